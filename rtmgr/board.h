@@ -1,0 +1,100 @@
+/* board.h — a board profile: the computer's devices and their calibrated model
+ * parameters, as data (board/<name>.yaml).
+ *
+ * Parameters are stored in SI base units (seconds, bytes, bytes/second, operations);
+ * in YAML they carry a unit suffix. Each parameter has a `have` bit: an uncalibrated
+ * parameter is absent, never a silent zero. */
+#ifndef RTM_BOARD_H
+#define RTM_BOARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "kernel.h"
+#include "limits.h"
+#include "status.h"
+
+typedef enum { RTM_DEV_CPU, RTM_DEV_GPU, RTM_DEV_ACCEL } rtm_dev_kind_t;
+typedef enum { RTM_ABORT_WRITE, RTM_ABORT_MAPPED } rtm_abort_transport_t;
+typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
+
+/* X(id, yaml key, unit class, help) — OpenCL device parameters (seed 000 eq. 4 and the
+ * extended model). Unit classes: TIME (s), BYTES, RATE (B/s), COUNT. */
+#define RTM_DEV_PARAMS(X)                                                          \
+    X(r_op, "r_op", TIME, "time of one operation (matrix_mov kernel)")            \
+    X(units, "units", COUNT, "execution units N")                                \
+    X(ws_fixed, "ws_fixed", TIME, "host->device transfer, fixed part")            \
+    X(ws_rate, "ws_rate", RATE, "host->device transfer bandwidth")                \
+    X(wr_fixed, "wr_fixed", TIME, "device->host transfer, fixed part")            \
+    X(wr_rate, "wr_rate", RATE, "device->host transfer bandwidth")                \
+    X(build, "build", TIME, "program build time c (from source)")                 \
+    X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
+    X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \
+    X(mem_rate, "mem_rate", RATE, "device global-memory bandwidth")               \
+    X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done")
+
+/* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
+#define RTM_CPU_PARAMS(X)                                                          \
+    X(r_scalar, "r_scalar", TIME, "operation time, scalar class (r_1)")           \
+    X(r_unit, "r_unit", TIME, "operation time, unit-stride array class (r_2)")    \
+    X(r_strided, "r_strided", TIME, "operation time, strided array class (r_3)")  \
+    X(w, "w", TIME, "time to pass one datum between threads")                     \
+    X(cw, "cw", TIME, "thread synchronisation time")                              \
+    X(ti, "ti", TIME, "measurement initialisation time")                          \
+    X(lp, "lp", COUNT, "pipeline depth")                                          \
+    X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")
+
+enum {
+#define RTM_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,
+    RTM_DEV_PARAMS(RTM_P_ENUM) RTM_DEV_P_COUNT
+};
+enum {
+    RTM_CPU_PARAMS(RTM_P_ENUM) RTM_CPU_P_COUNT
+#undef RTM_P_ENUM
+};
+
+/* Per device and kernel: measured tuning and per-kernel operation time. */
+typedef struct {
+    bool have;
+    rtm_tune_t tune;
+    double r_op;  /* per-kernel r (s), 0 when not calibrated */
+} rtm_board_ktune_t;
+
+typedef struct {
+    char name[RTM_NAME_MAX];     /* rtmgr's name for the device (e.g. gpu0) */
+    char platform[RTM_NAME_MAX * 2]; /* substring of CL_PLATFORM_NAME */
+    char device[RTM_NAME_MAX * 2];   /* substring of CL_DEVICE_NAME */
+    rtm_dev_kind_t kind;
+    uint64_t memory;             /* bytes */
+    rtm_abort_transport_t abort;
+    rtm_model_kind_t model;      /* which model placement uses */
+    char driver[RTM_NAME_MAX * 2];   /* CL_DRIVER_VERSION at calibration */
+    char measured[32];           /* ISO date of calibration, "" if never */
+    double param[RTM_DEV_P_COUNT];
+    bool have[RTM_DEV_P_COUNT];
+    rtm_board_ktune_t ktune[RTM_MAX_KERNELS]; /* by catalogue index */
+} rtm_board_dev_t;
+
+typedef struct {
+    char path[RTM_PATH_MAX];
+    char name[RTM_NAME_MAX];
+    uint32_t cores;   /* CPU cores of the computer */
+    uint32_t threads; /* CPU worker threads rtmgr may use */
+    rtm_model_kind_t cpu_model;
+    char cpu_measured[32];
+    double cpu_param[RTM_CPU_P_COUNT];
+    bool cpu_have[RTM_CPU_P_COUNT];
+    rtm_board_ktune_t cpu_ktune[RTM_MAX_KERNELS];
+    uint32_t n_devs;
+    rtm_board_dev_t dev[RTM_MAX_DEVICES];
+} rtm_board_t;
+
+/* Loads and validates a board profile. Init only. */
+rtm_status_t rtm_board_load(const char *path, rtm_board_t *board, rtm_diag_t *diag);
+
+/* Writes a board profile (calibration output): to a temporary file, then renamed into
+ * place. Init only. */
+rtm_status_t rtm_board_save(const rtm_board_t *board, const char *path);
+
+#endif

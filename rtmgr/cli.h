@@ -1,0 +1,14 @@
+/* cli.h — the rtmgr commands. Each command is `int rtm_cmd_<name>(int argc, char **argv)`
+ * (argv[0] is the command name) returning an exit code: RTM_EXIT_*. main.c dispatches;
+ * a command that has not landed is not listed. */
+#ifndef RTM_CLI_H
+#define RTM_CLI_H
+
+enum {
+    RTM_EXIT_OK = 0,
+    RTM_EXIT_USAGE = 1,   /* bad command line */
+    RTM_EXIT_CONFIG = 2,  /* invalid configuration or board profile */
+    RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
+};
+
+#endif

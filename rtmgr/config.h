@@ -1,0 +1,65 @@
+/* config.h — a task set: the typed C tables made once from the YAML file.
+ *
+ * Lifecycle: rtm_config_load() parses with libyaml, validates every key and value and
+ * frees the parser before returning; nothing else allocates. On error the diagnostic
+ * says FILE:LINE:COLUMN and what is wrong, and the config must not be used. */
+#ifndef RTM_CONFIG_H
+#define RTM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "diag.h"
+#include "kernel.h"
+#include "limits.h"
+#include "status.h"
+
+typedef enum { RTM_CRIT_HARD, RTM_CRIT_FIRM, RTM_CRIT_SOFT } rtm_crit_t;
+typedef enum { RTM_PLACE_AUTO, RTM_PLACE_CPU, RTM_PLACE_GPU } rtm_place_t;
+typedef enum { RTM_INPUT_SCENARIO, RTM_INPUT_NMEA_UDP, RTM_INPUT_NMEA_TCP, RTM_INPUT_NMEA_FILE } rtm_input_kind_t;
+
+typedef struct {
+    char name[RTM_NAME_MAX];
+    const rtm_kernel_t *kernel;
+    int64_t period_ns;
+    int64_t deadline_ns; /* relative, 0 < deadline <= period */
+    int64_t offset_ns;   /* first release after start, 0 <= offset < period */
+    rtm_crit_t crit;
+    rtm_place_t placement;
+    bool preemptible;
+    int64_t size[RTM_SIZE_KEYS_MAX]; /* by index of kernel->keys */
+    int line, column;                /* where the task starts in the file */
+} rtm_task_cfg_t;
+
+typedef struct {
+    char path[RTM_PATH_MAX];       /* the task-set file as given */
+    int version;                   /* `rtmgr:` schema version */
+    char board_path[RTM_PATH_MAX]; /* resolved relative to the task-set file */
+    uint32_t max_jobs;             /* limits.max_jobs */
+    uint64_t arena_bytes;          /* limits.arena */
+    char log_path[RTM_PATH_MAX];   /* log.path, resolved relative to the working dir */
+    struct {
+        rtm_input_kind_t kind;
+        uint32_t targets;  /* scenario: number of synthetic targets */
+        uint64_t seed;     /* scenario: seed */
+        double radius_m;   /* scenario: radius around own ship */
+        char address[RTM_NAME_MAX]; /* nmea: host:port or file path */
+    } input;
+    uint32_t n_tasks;
+    rtm_task_cfg_t task[RTM_MAX_TASKS];
+    rtm_board_t board; /* the board profile named by `board:` */
+} rtm_config_t;
+
+/* Loads and validates a task set and the board profile it names. Init only.
+ * Returns RTM_OK or an RTM_E_CFG_* code with `diag` filled. */
+rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag);
+
+/* Validates an already-loaded config (cross-field rules). Called by rtm_config_load;
+ * exposed so tests can check tables built in C. Init only. */
+rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag);
+
+const char *rtm_crit_name(rtm_crit_t c);
+const char *rtm_place_name(rtm_place_t p);
+
+#endif

@@ -1,0 +1,108 @@
+/* kernel.c — the kernel catalogue and the instance helpers (see kernel.h).
+ * The catalogue is the static table of descriptors listed in kernels/kernels.h. */
+#include "kernel.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+static const rtm_kernel_t *const catalogue[] = {
+#define RTM_KERNEL_ENTRY(name) &rtm_kernel_##name,
+    RTM_KERNEL_LIST(RTM_KERNEL_ENTRY)
+#undef RTM_KERNEL_ENTRY
+};
+
+_Static_assert(sizeof(catalogue) / sizeof(catalogue[0]) <= RTM_MAX_KERNELS,
+               "more kernels than RTM_MAX_KERNELS");
+
+uint32_t rtm_kernel_count(void) { return (uint32_t)(sizeof(catalogue) / sizeof(catalogue[0])); }
+
+const rtm_kernel_t *rtm_kernel_at(uint32_t index)
+{
+    return index < rtm_kernel_count() ? catalogue[index] : NULL;
+}
+
+const rtm_kernel_t *rtm_kernel_find(const char *name)
+{
+    for (uint32_t i = 0; name && i < rtm_kernel_count(); i++)
+        if (strcmp(catalogue[i]->name, name) == 0)
+            return catalogue[i];
+    return NULL;
+}
+
+int rtm_kernel_index(const rtm_kernel_t *kernel)
+{
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++)
+        if (catalogue[i] == kernel)
+            return (int)i;
+    return -1;
+}
+
+int rtm_kernel_key(const rtm_kernel_t *kernel, const char *key)
+{
+    for (uint32_t i = 0; kernel && key && i < kernel->n_keys; i++)
+        if (strcmp(kernel->keys[i].name, key) == 0)
+            return (int)i;
+    return -1;
+}
+
+void rtm_kinst_init(rtm_kinst_t *k, const rtm_kernel_t *kernel)
+{
+    memset(k, 0, sizeof(*k));
+    k->kernel = kernel;
+    for (uint32_t i = 0; i < kernel->n_keys; i++)
+        k->size[i] = kernel->keys[i].def;
+    k->tune = kernel->tune_default;
+}
+
+rtm_status_t rtm_kinst_plan(rtm_kinst_t *k)
+{
+    if (!k || !k->kernel || k->tune.wg == 0 || k->tune.vec == 0)
+        return RTM_E_ARG;
+    if (!(k->kernel->vec_allowed & (1u << k->tune.vec)))
+        return RTM_E_RANGE;
+    for (uint32_t i = 0; i < k->kernel->n_keys; i++)
+        if (k->size[i] < k->kernel->keys[i].min || k->size[i] > k->kernel->keys[i].max)
+            return RTM_E_RANGE;
+    memset(&k->plan, 0, sizeof(k->plan));
+    const rtm_status_t st = k->kernel->plan(k, &k->plan);
+    if (st == RTM_OK && (k->plan.n_bufs > RTM_KBUF_MAX || k->plan.launches == 0))
+        return RTM_E_RANGE;
+    return st;
+}
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+size_t rtm_kinst_bytes(const rtm_kinst_t *k)
+{
+    size_t total = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        total += align64(k->plan.buf[i].bytes);
+    return total;
+}
+
+size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)
+{
+    if (rtm_kinst_plan(k) != RTM_OK)
+        return 0;
+    const size_t need = rtm_kinst_bytes(k);
+    if (need > arena_bytes || ((uintptr_t)arena & 63u))
+        return 0;
+    unsigned char *p = arena;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        k->host[i] = p;
+        p += align64(k->plan.buf[i].bytes);
+    }
+    return need;
+}
+
+void rtm_kinst_run_cpu(const rtm_kinst_t *k)
+{
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, l, &kl);
+        for (uint32_t b = 0; b < kl.blocks; b++)
+            k->kernel->cpu_block(k, l, b);
+    }
+}

@@ -1,0 +1,48 @@
+/* main.c — the rtmgr command line: dispatches `rtmgr COMMAND [ARGS]` to the commands of
+ * cli.h. Exit codes: 0 ok, 1 usage, 2 invalid config, 3 runtime failure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+    const char *help;
+} command_t;
+
+static const command_t commands[] = {
+    {NULL, NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rtmgr [--help] [--version] COMMAND [ARGS]\n\n"
+               "rtmgr — real-time task manager for ships' onboard computers.\n\ncommands:\n");
+    for (const command_t *c = commands; c->name; c++)
+        fprintf(f, "  %-44s %s\n", c->usage, c->help);
+    fprintf(f, "\nexit codes: 0 ok, 1 usage, 2 invalid configuration, 3 runtime failure\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return RTM_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return RTM_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("rtmgr %s\n", RTM_VERSION);
+        return RTM_EXIT_OK;
+    }
+    for (const command_t *c = commands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0)
+            return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "rtmgr: unknown command '%s' (see rtmgr --help)\n", argv[1]);
+    return RTM_EXIT_USAGE;
+}

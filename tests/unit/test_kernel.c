@@ -1,0 +1,63 @@
+/* test_kernel.c — the kernel catalogue and instance helpers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/kernels.h"
+#include "rtmgr/kernel.h"
+
+static void test_catalogue_lookup(void **state)
+{
+    (void)state;
+    assert_true(rtm_kernel_count() >= 1);
+    const rtm_kernel_t *k = rtm_kernel_find("matrix_add");
+    assert_non_null(k);
+    assert_int_equal(rtm_kernel_index(k) >= 0, 1);
+    assert_null(rtm_kernel_find("no_such_kernel"));
+    assert_int_equal(rtm_kernel_key(k, "n"), 0);
+    assert_int_equal(rtm_kernel_key(k, "m"), -1);
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
+        const rtm_kernel_t *d = rtm_kernel_at(i);
+        assert_non_null(d->plan);
+        assert_non_null(d->launch);
+        assert_non_null(d->args);
+        assert_non_null(d->fill);
+        assert_non_null(d->cpu_block);
+        assert_non_null(d->cost);
+        assert_non_null(d->compare);
+        assert_non_null(d->entries[0]);
+    }
+}
+
+static void test_matrix_add_cpu(void **state)
+{
+    (void)state;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, rtm_kernel_find("matrix_add"));
+    k.size[0] = 37; /* not a multiple of the block */
+    k.tune.vec = 4;
+    assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+    size_t bytes = rtm_kinst_bytes(&k);
+    void *arena = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    assert_int_equal(rtm_kinst_bind(&k, arena, bytes), bytes);
+    k.kernel->fill(&k, 7);
+    rtm_kinst_run_cpu(&k);
+    const float *a = k.host[0], *b = k.host[1], *c = k.host[2];
+    for (int i = 0; i < 37 * 37; i++)
+        assert_true(c[i] == a[i] + b[i]);
+    free(arena);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_catalogue_lookup),
+        cmocka_unit_test(test_matrix_add_cpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
