@@ -1,17 +1,68 @@
 /* rtm_block.h — the block contract every rtmgr OpenCL kernel is built on (seed 002).
  *
- * A kernel is a 1-D range of blocks (work-groups) of RTM_WG work-items. Each block:
- *   1. reads the abort flag once (work-item 0, shared through local memory) and, if it
- *      is raised, returns at once without touching its outputs;
- *   2. maps its group id through the block map when one is given (a resumed launch
- *      runs only the blocks that had not completed);
- *   3. computes its outputs; long loops poll the flag with RTM_POLL() and stop early;
- *   4. after a barrier, work-item 0 marks done[block] = 1 unless the block stopped.
+ * A kernel is a 1-D range of logical blocks of RTM_WG work-items. Each block:
+ *   1. checks the abort flag at entry (work-item 0 loads it, the group shares it through
+ *      local memory) and, if it is raised, stops without touching its outputs;
+ *   2. maps its index through the block map when one is given (a resumed launch runs
+ *      only the blocks that had not completed);
+ *   3. computes its outputs; long loops poll the flag (RTM_POLL(), RTM_POLL_FOR) and
+ *      stop early — the block is then not completed;
+ *   4. after a barrier, work-item 0 marks done[block] = 1 unless the block stopped
+ *      (seed 002's third feedback variant: completed-block array after a barrier).
  *
- * Invariant: a block's outputs depend only on inputs that no block of the same launch
- * writes, so re-running an unfinished block is safe and a completed block is never
- * run again. Build options from the runtime: RTM_WG (work-items per block), RTM_VEC
- * (vector width). */
+ *     __kernel void k(RTM_BLOCK_ARGS, __global const float *in, __global float *out)
+ *     {
+ *         RTM_BLOCK_BEGIN(blk);          // declares const uint blk
+ *         const size_t i = (size_t)blk * RTM_WG + get_local_id(0);
+ *         float acc = 0.0f;
+ *         RTM_POLL_FOR(j, 0, n)          // strip-mined loop: polls every RTM_POLL_EVERY
+ *             acc += in[i] * j;          // iterations, nothing per iteration
+ *         if (!RTM_STOPPED())
+ *             out[i] = acc;
+ *         RTM_BLOCK_END(blk);            // nothing may follow it
+ *     }
+ *
+ * Rules for the code between BEGIN and END (a test scans every kernels/*.cl for them):
+ *   - index everything from `blk` and get_local_id(0), never get_group_id/get_global_id
+ *     (a work-group may run several logical blocks, and a resumed one runs mapped ids);
+ *   - never `return` (the group would drop the other logical blocks it owns); let loops
+ *     end through the poll and fall through to RTM_BLOCK_END;
+ *   - `__local` arrays may be declared anywhere at kernel scope (BEGIN opens no brace);
+ *   - re-running a block that did not complete must be safe: its outputs depend only on
+ *     inputs that no block of the same launch writes (idempotent per block).
+ *   - a loop that contains barrier() must poll with RTM_POLL_WG() (uniform decision),
+ *     never with RTM_POLL() / RTM_POLL_FOR.
+ *
+ * Persistent groups (RTM_PERSIST=1): the runtime launches at most as many work-groups as
+ * the device holds at once and each group runs logical blocks g, g+G, g+2G, … in order
+ * (a label and a backward goto, so no brace is opened). After an abort, the groups still
+ * running finish (or poll out of) their current block and the grid is drained in one
+ * wave instead of tens of thousands of empty work-group launches. The entry check of the
+ * 2nd and later blocks of a group is free: work-item 0 loads the flag when a block
+ * starts and the group tests it at that block's end barrier (load early, test later).
+ *
+ * In-loop polls are cheap by construction: every RTM_POLL_EVERY iterations one load is
+ * issued into a register and tested at the next poll (its latency is hidden), only one
+ * work-item in RTM_POLL_LANES loads global memory (the others read the group's local
+ * stop word), and RTM_POLL_FOR has no per-iteration test at all.
+ *
+ * Build options set by the runtime (rtmgr/kexec.c), with their defaults here:
+ *   RTM_WG, RTM_VEC       work-items per block, vector width
+ *   RTM_PERSIST=0|1       persistent groups (loop over logical blocks)
+ *   RTM_POLL_EVERY=K      in-loop poll period in loop iterations; 0 = no in-loop poll
+ *   RTM_POLL_LANES=L      one work-item in L loads the global flag at a poll (1 = all)
+ *   RTM_NO_ABORT=1        the original kernel: no check, no mark, no poll (benchmarks)
+ *   RTM_NO_DONE=1         entry check only, no completed-block array (benchmarks)
+ *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
+ *
+ * Standard arguments (RTM_BLOCK_ARGS, first in every entry point, set by kexec):
+ *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped)
+ *   rtm_done   completed-block array of the job; this launch's slice starts at rtm_doff
+ *   rtm_map    block ids of a resumed launch (used when rtm_nmap != 0)
+ *   rtm_nmap   0 = unmapped launch, else 1 (the map holds rtm_nblk ids)
+ *   rtm_nblk   logical blocks this launch runs
+ *   rtm_doff   offset of this launch in rtm_done / rtm_count (launch * stride)
+ *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL) */
 #ifndef RTM_BLOCK_H
 #define RTM_BLOCK_H
 
@@ -20,6 +71,24 @@
 #endif
 #ifndef RTM_VEC
 #define RTM_VEC 1
+#endif
+#ifndef RTM_PERSIST
+#define RTM_PERSIST 0
+#endif
+#ifndef RTM_POLL_EVERY
+#define RTM_POLL_EVERY 256
+#endif
+#ifndef RTM_POLL_LANES
+#define RTM_POLL_LANES 1
+#endif
+#ifndef RTM_NO_ABORT
+#define RTM_NO_ABORT 0
+#endif
+#ifndef RTM_NO_DONE
+#define RTM_NO_DONE 0
+#endif
+#ifndef RTM_COUNT_BLOCKS
+#define RTM_COUNT_BLOCKS 0
 #endif
 
 #define RTM_CAT_(a, b) a##b
@@ -31,28 +100,170 @@
 #define RTM_V(t) RTM_CAT(t, RTM_VEC)
 #endif
 
-/* The four standard arguments, first in every entry point. */
+/* The standard arguments, first in every entry point. */
 #define RTM_BLOCK_ARGS                                                              \
     __global const volatile int *rtm_abort, __global uchar *rtm_done,               \
-        __global const uint *rtm_map, const uint rtm_nmap
+        __global const uint *rtm_map, const uint rtm_nmap, const uint rtm_nblk,     \
+        const uint rtm_doff, __global uint *rtm_count
 
-/* Opens the block; declares `const uint blk`, the logical block id. */
+#if RTM_NO_ABORT || RTM_NO_DONE
+/* The benchmark variants never poll and never run persistent. */
+#undef RTM_POLL_EVERY
+#define RTM_POLL_EVERY 0
+#undef RTM_PERSIST
+#define RTM_PERSIST 0
+#endif
+
+#if RTM_NO_ABORT
+/* ---- the original kernel: one work-group per block, nothing added ------------------ */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
-    __local volatile int rtm_stop_;                                                 \
-    if (get_local_id(0) == 0)                                                       \
-        rtm_stop_ = *rtm_abort;                                                     \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-    if (rtm_stop_)                                                                  \
-        return;                                                                     \
     const uint blk = rtm_nmap ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
+#define RTM_BLOCK_END(blk) (void)0
+#define RTM_POLL() 0
+#define RTM_POLL_N(n) 0
+#define RTM_POLL_WG() 0
+#define RTM_STOPPED() 0
+#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
 
-/* In-loop poll: true (and the block will not be marked done) once the flag is up. */
-#define RTM_POLL() (*rtm_abort ? (rtm_stop_ = 1, 1) : 0)
+#else
+/* ---- abortable kernel --------------------------------------------------------------- */
 
-/* Closes the block: marks it completed unless a poll stopped it. */
+/* One poll, made every RTM_POLL_EVERY iterations: tests the flag value loaded at the
+ * previous poll and the group's stop word read then, and issues the next loads. Marks
+ * the current block interrupted (stop word = tag) when the flag was up. */
+int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
+                  int *pv, uint *lv)
+{
+    if (*pv | (*lv == tag)) {
+        *stop = tag;
+        return 1;
+    }
+    *lv = *stop;
+#if RTM_POLL_LANES > 1
+    if (get_local_id(0) % RTM_POLL_LANES == 0)
+#endif
+        *pv = *flag;
+    return 0;
+}
+
+/* Work-group-uniform poll (for loops with barriers): work-item 0 publishes the flag it
+ * loaded at the previous poll in a slot that alternates with each poll, a barrier
+ * follows, every work-item reads the same slot. */
+int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
+                 __local volatile int *slot, uint tag, int *pv, uint *par)
+{
+    const uint p = *par;
+    *par = p ^ 1u;
+    if (get_local_id(0) == 0) {
+        slot[p] = *pv;
+        *pv = *flag;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot[p]) {
+        *stop = tag;
+        return 1;
+    }
+    return 0;
+}
+
+#if RTM_COUNT_BLOCKS
+#define RTM_COUNT_(blk) atomic_inc(&rtm_count[rtm_doff + (blk)])
+#else
+#define RTM_COUNT_(blk) (void)0
+#endif
+
+#if RTM_PERSIST
+#define RTM_GROUPS_() get_num_groups(0)
+#define RTM_LOOP_TOP_() rtm_top_:
+#define RTM_LOOP_NEXT_()                                                            \
+    rtm_it_ += (uint)get_num_groups(0);                                             \
+    if (rtm_it_ < rtm_nblk)                                                         \
+        goto rtm_top_
+#else
+#define RTM_LOOP_TOP_()
+#define RTM_LOOP_NEXT_() (void)0
+#endif
+
+/* Opens the block; declares `const uint blk`, the logical block id.
+ * rtm_stopw_ holds the tag (iteration + 1) of an interrupted block, rtm_quitw_ the tag
+ * of a block after which the group stops (~0 at entry: stop before the first block).
+ * Tags never repeat within a group, so a fast work-item already in the next block never
+ * confuses a slow one still testing the previous tag (no reset, no extra barrier). */
+#define RTM_BLOCK_BEGIN(blk)                                                        \
+    __local volatile uint rtm_stopw_, rtm_quitw_;                                   \
+    __local volatile int rtm_slot_[2];                                              \
+    uint rtm_it_ = (uint)get_group_id(0);                                           \
+    if (get_local_id(0) == 0) {                                                     \
+        rtm_stopw_ = 0;                                                             \
+        rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \
+    }                                                                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+    if (rtm_quitw_ == ~0u)                                                          \
+        return;                                                                     \
+    RTM_LOOP_TOP_();                                                                \
+    int rtm_pv_ = (RTM_PERSIST && get_local_id(0) == 0) ? *rtm_abort : 0;           \
+    uint rtm_lv_ = 0, rtm_pc_ = 0, rtm_par_ = 0;                                    \
+    (void)rtm_lv_, (void)rtm_pc_, (void)rtm_par_;                                   \
+    const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
+
+#if RTM_NO_DONE
+#define RTM_BLOCK_END(blk) (void)0
+#else
+/* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
+ * the group when the block was interrupted or the flag was seen up; else (persistent)
+ * goes on with the group's next logical block. */
 #define RTM_BLOCK_END(blk)                                                          \
+    if (get_local_id(0) == 0 && rtm_pv_)                                            \
+        rtm_quitw_ = rtm_it_ + 1u;                                                  \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
-    if (get_local_id(0) == 0 && !rtm_stop_)                                         \
-        rtm_done[blk] = 1
+    if (rtm_stopw_ == rtm_it_ + 1u)                                                 \
+        return;                                                                     \
+    if (get_local_id(0) == 0) {                                                     \
+        rtm_done[rtm_doff + (blk)] = 1;                                             \
+        RTM_COUNT_(blk);                                                            \
+    }                                                                               \
+    if (rtm_quitw_ == rtm_it_ + 1u)                                                 \
+        return;                                                                     \
+    RTM_LOOP_NEXT_()
+#endif
+
+#if RTM_POLL_EVERY > 0
+/* Poll on every call, throttled to one real poll every RTM_POLL_EVERY calls: true once the
+ * flag is up (the block is then not marked completed). Costs a counter per call; prefer
+ * RTM_POLL_FOR for tight loops. RTM_POLL_N(n) counts n iterations (heavy loop bodies). */
+#define RTM_POLL_N(n)                                                               \
+    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY                                       \
+         ? (rtm_pc_ = 0, rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_, &rtm_lv_)) \
+         : 0)
+#define RTM_POLL() RTM_POLL_N(1)
+/* Work-group-uniform poll; every work-item must reach it the same number of times. */
+#define RTM_POLL_WG()                                                               \
+    ((rtm_pc_ += 1u) >= RTM_POLL_EVERY                                              \
+         ? (rtm_pc_ = 0,                                                            \
+            rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_slot_, rtm_it_ + 1u, &rtm_pv_, &rtm_par_)) \
+         : 0)
+/* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
+ * iterations and stops when the flag is up. The body is one statement or a braced
+ * block; `break` inside it only leaves the current strip — end loops with a flag. */
+#define RTM_POLL_FOR(i, lo, hi)                                                     \
+    for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
+         rtm_s_ < rtm_h_ &&                                                         \
+         !rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_, &rtm_lv_);  \
+         rtm_s_ += RTM_POLL_EVERY)                                                  \
+        for (uint i = rtm_s_,                                                       \
+                  rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \
+             i < rtm_e_; i++)
+#else
+#define RTM_POLL_N(n) 0
+#define RTM_POLL() 0
+#define RTM_POLL_WG() 0
+#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
+#endif
+
+/* True in a block that a poll has stopped (its outputs will be recomputed on resume;
+ * a kernel may skip writing them). */
+#define RTM_STOPPED() (rtm_stopw_ == rtm_it_ + 1u)
+
+#endif /* RTM_NO_ABORT */
 
 #endif

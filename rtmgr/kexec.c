@@ -1,7 +1,11 @@
 /* kexec.c — device buffers, block control and profiled execution of one kernel
- * instance on one OpenCL device (see kexec.h). Owns the instance's cl_mem objects. */
+ * instance on one OpenCL device (see kexec.h). Owns the instance's cl_mem objects and
+ * its abort flag. The block-control build options (-DRTM_PERSIST, -DRTM_POLL_EVERY, …)
+ * are fixed at creation; the launch shape follows: a persistent program gets at most
+ * opts.groups work-groups per launch, each looping over logical blocks. */
 #include "kexec.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,12 +16,56 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
+{
+    const uint32_t units = info->units ? info->units : 1;
+    if (info->type & CL_DEVICE_TYPE_CPU)
+        return 4 * units; /* a few groups per core keeps the threads balanced */
+    /* GPUs hold about 2048 work-items per compute unit (NVIDIA SM, AMD CU) */
+    const uint32_t per_unit = wg && wg < 2048 ? 2048 / wg : 1;
+    return units * per_unit;
+}
+
+static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
+{
+    const rtm_ocl_info_t *info = &x->dev->info;
+    x->opts = o ? *o : (rtm_kexec_opts_t){0};
+    if (!x->opts.transport_set) {
+        x->opts.transport = rtm_abortflag_default(info);
+        x->opts.transport_set = true;
+    }
+    if (x->opts.poll_every == 0)
+        x->opts.poll_every = RTM_KEXEC_POLL_DEFAULT;
+    if (x->opts.poll_lanes == 0)
+        x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
+    if (x->opts.groups == 0)
+        x->opts.groups = auto_groups(info, x->k->tune.wg);
+    x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
+                 x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
+                 !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
+}
+
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
+{
+    return rtm_kexec_create_ex(x, d, k, NULL);
+}
+
+rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                 const rtm_kexec_opts_t *opts)
 {
     memset(x, 0, sizeof(*x));
     x->dev = d;
     x->k = k;
-    rtm_status_t st = rtm_program_build(d, k, &x->prog);
+    resolve(x, opts);
+    const rtm_kexec_opts_t *o = &x->opts;
+    char extra[256];
+    snprintf(extra, sizeof(extra),
+             "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
+             "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d",
+             x->persist ? 1 : 0, o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
+             o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
+             o->count_blocks ? 1 : 0);
+    rtm_status_t st = rtm_program_build_ex(d, k, extra, &x->prog);
     if (st != RTM_OK)
         return st;
     cl_int err = CL_SUCCESS;
@@ -31,12 +79,21 @@ rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_
             return rtm_ocl_fail("clCreateBuffer", err, __FILE__, __LINE__);
         }
     }
+    st = rtm_abortflag_create(&x->flag, d, o->transport);
+    if (st != RTM_OK) {
+        rtm_kexec_destroy(x);
+        return st;
+    }
+    x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
-    x->abort_flag = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
-    if (err == CL_SUCCESS)
-        x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, nb, NULL, &err);
+    x->launches = k->plan.launches;
+    x->done_stride = (uint32_t)((nb + 63u) & ~(size_t)63u);
+    const size_t ndone = (size_t)x->launches * x->done_stride;
+    x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone, NULL, &err);
     if (err == CL_SUCCESS)
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
+    if (err == CL_SUCCESS && o->count_blocks)
+        x->count = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) {
         rtm_kexec_destroy(x);
         return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
@@ -49,15 +106,21 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
     for (uint32_t i = 0; i < RTM_KBUF_MAX; i++)
         if (x->buf[i])
             clReleaseMemObject(x->buf[i]);
-    if (x->abort_flag)
-        clReleaseMemObject(x->abort_flag);
+    rtm_abortflag_destroy(&x->flag);
     if (x->done)
         clReleaseMemObject(x->done);
     if (x->map)
         clReleaseMemObject(x->map);
+    if (x->count)
+        clReleaseMemObject(x->count);
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->done = x->map = NULL;
+    x->abort_flag = x->done = x->map = x->count = NULL;
+}
+
+uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
+{
+    return x->persist && x->opts.groups < blocks ? x->opts.groups : blocks;
 }
 
 /* Keeps the first event of a sequence and the latest one. */
@@ -80,16 +143,21 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
 {
     const rtm_kinst_t *k = x->k;
     cl_event ev;
-    const cl_int zero = 0;
+    const cl_uint zero = 0;
     const cl_uchar zero8 = 0;
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->abort_flag, &zero, sizeof(zero), 0,
-                                     sizeof(zero), 0, NULL, &ev),
-                 "clEnqueueFillBuffer(abort)");
-    track(ev, first, last);
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0,
-                                     k->plan.blocks_max ? k->plan.blocks_max : 1, 0, NULL, &ev),
+    const size_t ndone = (size_t)x->launches * x->done_stride;
+    rtm_status_t st = rtm_abortflag_clear(&x->flag);
+    if (st != RTM_OK)
+        return st;
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL, &ev),
                  "clEnqueueFillBuffer(done)");
     track(ev, first, last);
+    if (x->count) {
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
+                                         ndone * sizeof(cl_uint), 0, NULL, &ev),
+                     "clEnqueueFillBuffer(count)");
+        track(ev, first, last);
+    }
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (!(k->plan.buf[i].dir & RTM_BUF_IN))
             continue;
@@ -109,21 +177,30 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     k->kernel->launch(k, launch, &kl);
     if (kl.entry >= x->prog.n_kern)
         return RTM_E_RANGE;
+    if (launch >= x->launches || (nmap && (!map_host || nmap > k->plan.blocks_max)))
+        return RTM_E_RANGE;
     cl_kernel kern = x->prog.kern[kl.entry];
-    const cl_uint n = nmap;
+    const cl_uint mapped = nmap ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
+    const cl_uint doff = launch * x->done_stride;
     if (nmap) {
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
     }
-    RTM_CL_CHECK(clSetKernelArg(kern, 0, sizeof(cl_mem), &x->abort_flag), "clSetKernelArg(abort)");
+    rtm_status_t st = rtm_abortflag_set_arg(&x->flag, kern, 0);
+    if (st != RTM_OK)
+        return st;
     RTM_CL_CHECK(clSetKernelArg(kern, 1, sizeof(cl_mem), &x->done), "clSetKernelArg(done)");
     RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &x->map), "clSetKernelArg(map)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &n), "clSetKernelArg(nmap)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 4, sizeof(cl_uint), &nblk), "clSetKernelArg(nblk)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 5, sizeof(cl_uint), &doff), "clSetKernelArg(doff)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
+                 "clSetKernelArg(count)");
     rtm_karg_t args[RTM_KARG_MAX];
     const uint32_t na = k->kernel->args(k, launch, args);
     for (uint32_t i = 0; i < na; i++) {
-        const cl_uint idx = 4 + i;
+        const cl_uint idx = RTM_KEXEC_STD_ARGS + i;
         switch (args[i].kind) {
         case RTM_KARG_BUF:
             RTM_CL_CHECK(clSetKernelArg(kern, idx, sizeof(cl_mem), &x->buf[args[i].buf]),
@@ -138,10 +215,9 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
             break;
         }
     }
-    const size_t blocks = nmap ? nmap : kl.blocks;
-    if (blocks == 0)
+    if (nblk == 0)
         return RTM_OK;
-    const size_t local = k->tune.wg, global = blocks * local;
+    const size_t local = k->tune.wg, global = (size_t)rtm_kexec_groups(x, nblk) * local;
     RTM_CL_CHECK(clEnqueueNDRangeKernel(x->dev->exec, kern, 1, NULL, &global, &local, 0, NULL, ev),
                  "clEnqueueNDRangeKernel");
     return RTM_OK;

@@ -64,6 +64,12 @@ static void print_build_log(rtm_ocl_dev_t *d, cl_program prog, const char *kerne
 
 rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p)
 {
+    return rtm_program_build_ex(d, k, NULL, p);
+}
+
+rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *more,
+                                  rtm_program_t *p)
+{
     memset(p, 0, sizeof(*p));
     const char *dir = rtm_program_kernel_dir();
     char path[RTM_PATH_MAX];
@@ -77,8 +83,8 @@ rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_progr
     char extra[256] = "";
     if (k->kernel->options)
         k->kernel->options(k, extra, sizeof(extra));
-    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s", dir,
-             k->tune.wg, k->tune.vec, extra);
+    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir,
+             k->tune.wg, k->tune.vec, extra, more ? more : "");
     cl_int err = CL_SUCCESS;
     const char *srcs[] = {src};
     const double t0 = now_s();
