@@ -22,7 +22,7 @@
  *         RTM_BLOCK_END(blk);            // nothing may follow it
  *     }
  *
- * Rules for the code between BEGIN and END (a test scans every kernels/*.cl for them):
+ * Rules for the code between BEGIN and END (tests/unit/test_preempt.c scans every .cl file for them):
  *   - index everything from `blk` and get_local_id(0), never get_group_id/get_global_id
  *     (a work-group may run several logical blocks, and a resumed one runs mapped ids);
  *   - never `return` (the group would drop the other logical blocks it owns); let loops
