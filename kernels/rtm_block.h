@@ -33,13 +33,19 @@
  *   - a loop that contains barrier() must poll with RTM_POLL_WG() (uniform decision),
  *     never with RTM_POLL() / RTM_POLL_FOR.
  *
- * Persistent groups (RTM_PERSIST=1): the runtime launches at most as many work-groups as
- * the device holds at once and each group runs logical blocks g, g+G, g+2G, … in order
- * (a label and a backward goto, so no brace is opened). After an abort, the groups still
- * running finish (or poll out of) their current block and the grid is drained in one
- * wave instead of tens of thousands of empty work-group launches. The entry check of the
- * 2nd and later blocks of a group is free: work-item 0 loads the flag when a block
- * starts and the group tests it at that block's end barrier (load early, test later).
+ * Persistent groups (RTM_PERSIST=1 or 2): the runtime launches at most as many
+ * work-groups as the device holds at once (G) and each group runs several logical blocks
+ * (a label and a backward goto, so no brace is opened): group g starts with block g, then
+ *   RTM_PERSIST=2  fetches its next block in order from a per-launch counter (one atomic
+ *                  by work-item 0 per block, issued when the block starts and consumed
+ *                  at its end barrier: latency hidden; balanced even when fewer groups
+ *                  than G fit on the device);
+ *   RTM_PERSIST=1  takes blocks g+G, g+2G, … (no atomic; needs all G groups resident).
+ * After an abort, the groups still running finish (or poll out of) their current block
+ * and the grid drains in one wave instead of tens of thousands of empty work-group
+ * launches. The entry check of the 2nd and later blocks of a group is free: work-item 0
+ * loads the flag when a block starts and the group tests it at that block's end barrier
+ * (load early, test later).
  *
  * In-loop polls are cheap by construction: every RTM_POLL_EVERY iterations one load is
  * issued into a register and tested at the next poll (its latency is hidden), only one
@@ -48,7 +54,7 @@
  *
  * Build options set by the runtime (rtmgr/kexec.c), with their defaults here:
  *   RTM_WG, RTM_VEC       work-items per block, vector width
- *   RTM_PERSIST=0|1       persistent groups (loop over logical blocks)
+ *   RTM_PERSIST=0|1|2     persistent groups: 0 none, 1 static stride, 2 in-order fetch
  *   RTM_POLL_EVERY=K      in-loop poll period in loop iterations; 0 = no in-loop poll
  *   RTM_POLL_LANES=L      one work-item in L loads the global flag at a poll (1 = all)
  *   RTM_NO_ABORT=1        the original kernel: no check, no mark, no poll (benchmarks)
@@ -62,7 +68,9 @@
  *   rtm_nmap   0 = unmapped launch, else 1 (the map holds rtm_nblk ids)
  *   rtm_nblk   logical blocks this launch runs
  *   rtm_doff   offset of this launch in rtm_done / rtm_count (launch * stride)
- *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL) */
+ *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL)
+ *   rtm_next   RTM_PERSIST=2: fetch counters, rtm_next[rtm_doff / 64] for this launch,
+ *              zero when the launch starts (rtm_doff is a multiple of 64) */
 #ifndef RTM_BLOCK_H
 #define RTM_BLOCK_H
 
@@ -104,7 +112,7 @@
 #define RTM_BLOCK_ARGS                                                              \
     __global const volatile int *rtm_abort, __global uchar *rtm_done,               \
         __global const uint *rtm_map, const uint rtm_nmap, const uint rtm_nblk,     \
-        const uint rtm_doff, __global uint *rtm_count
+        const uint rtm_doff, __global uint *rtm_count, __global volatile uint *rtm_next
 
 #if RTM_NO_ABORT || RTM_NO_DONE
 /* The benchmark variants never poll and never run persistent. */
@@ -128,17 +136,18 @@
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
 
-/* One poll, made every RTM_POLL_EVERY iterations: tests the flag value loaded at the
- * previous poll and the group's stop word read then, and issues the next loads. Marks
- * the current block interrupted (stop word = tag) when the flag was up. */
+/* One poll, made every RTM_POLL_EVERY iterations: publishes the flag value this
+ * work-item loaded at its previous poll (a raised flag marks the current block
+ * interrupted: stop word = tag), tests the group's stop word, and issues the next load —
+ * whose latency the loop hides until the next poll. Only one work-item in
+ * RTM_POLL_LANES loads global memory; the others see its publication in the stop word. */
 int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
-                  int *pv, uint *lv)
+                  int *pv)
 {
-    if (*pv | (*lv == tag)) {
+    if (*pv)
         *stop = tag;
+    if (*stop == tag)
         return 1;
-    }
-    *lv = *stop;
 #if RTM_POLL_LANES > 1
     if (get_local_id(0) % RTM_POLL_LANES == 0)
 #endif
@@ -172,16 +181,35 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_COUNT_(blk) (void)0
 #endif
 
-#if RTM_PERSIST
-#define RTM_GROUPS_() get_num_groups(0)
+#if RTM_PERSIST == 2
+/* work-item 0 fetches the group's next block when a block starts ... */
+#define RTM_FETCH_ISSUE_()                                                          \
+    const uint rtm_nx_ = get_local_id(0) == 0                                       \
+                             ? (uint)get_num_groups(0) + atomic_inc(&rtm_next[rtm_doff >> 6]) \
+                             : 0u
+/* ... publishes it before the end barrier (slot by block parity: a fast work-item-0
+ * never overwrites a slot a slow work-item has still to read) ... */
+#define RTM_FETCH_PUBLISH_() rtm_nextw_[rtm_fp_] = rtm_nx_
+/* ... and every work-item moves on to it after the barrier. */
+#define RTM_LOOP_NEXT_()                                                            \
+    rtm_it_ = rtm_nextw_[rtm_fp_];                                                  \
+    rtm_fp_ ^= 1u;                                                                  \
+    if (rtm_it_ < rtm_nblk)                                                         \
+        goto rtm_top_
 #define RTM_LOOP_TOP_() rtm_top_:
+#elif RTM_PERSIST == 1
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() (void)0
 #define RTM_LOOP_NEXT_()                                                            \
     rtm_it_ += (uint)get_num_groups(0);                                             \
     if (rtm_it_ < rtm_nblk)                                                         \
         goto rtm_top_
+#define RTM_LOOP_TOP_() rtm_top_:
 #else
-#define RTM_LOOP_TOP_()
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() (void)0
 #define RTM_LOOP_NEXT_() (void)0
+#define RTM_LOOP_TOP_()
 #endif
 
 /* Opens the block; declares `const uint blk`, the logical block id.
@@ -190,9 +218,10 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
  * Tags never repeat within a group, so a fast work-item already in the next block never
  * confuses a slow one still testing the previous tag (no reset, no extra barrier). */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
-    __local volatile uint rtm_stopw_, rtm_quitw_;                                   \
+    __local volatile uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                    \
     __local volatile int rtm_slot_[2];                                              \
-    uint rtm_it_ = (uint)get_group_id(0);                                           \
+    uint rtm_it_ = (uint)get_group_id(0), rtm_fp_ = 0;                              \
+    (void)rtm_fp_, (void)rtm_nextw_;                                                \
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
         rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \
@@ -202,8 +231,9 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
         return;                                                                     \
     RTM_LOOP_TOP_();                                                                \
     int rtm_pv_ = (RTM_PERSIST && get_local_id(0) == 0) ? *rtm_abort : 0;           \
-    uint rtm_lv_ = 0, rtm_pc_ = 0, rtm_par_ = 0;                                    \
-    (void)rtm_lv_, (void)rtm_pc_, (void)rtm_par_;                                   \
+    RTM_FETCH_ISSUE_();                                                             \
+    uint rtm_pc_ = 0, rtm_par_ = 0;                                                 \
+    (void)rtm_pc_, (void)rtm_par_;                                                  \
     const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
 #if RTM_NO_DONE
@@ -213,8 +243,11 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
  * the group when the block was interrupted or the flag was seen up; else (persistent)
  * goes on with the group's next logical block. */
 #define RTM_BLOCK_END(blk)                                                          \
-    if (get_local_id(0) == 0 && rtm_pv_)                                            \
-        rtm_quitw_ = rtm_it_ + 1u;                                                  \
+    if (get_local_id(0) == 0) {                                                     \
+        if (rtm_pv_)                                                                \
+            rtm_quitw_ = rtm_it_ + 1u;                                              \
+        RTM_FETCH_PUBLISH_();                                                       \
+    }                                                                               \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
     if (rtm_stopw_ == rtm_it_ + 1u)                                                 \
         return;                                                                     \
@@ -233,7 +266,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
  * RTM_POLL_FOR for tight loops. RTM_POLL_N(n) counts n iterations (heavy loop bodies). */
 #define RTM_POLL_N(n)                                                               \
     ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY                                       \
-         ? (rtm_pc_ = 0, rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_, &rtm_lv_)) \
+         ? (rtm_pc_ = 0, rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)) \
          : 0)
 #define RTM_POLL() RTM_POLL_N(1)
 /* Work-group-uniform poll; every work-item must reach it the same number of times. */
@@ -248,7 +281,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
          rtm_s_ < rtm_h_ &&                                                         \
-         !rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_, &rtm_lv_);  \
+         !rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_);            \
          rtm_s_ += RTM_POLL_EVERY)                                                  \
         for (uint i = rtm_s_,                                                       \
                   rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \

@@ -62,7 +62,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     snprintf(extra, sizeof(extra),
              "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
              "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d",
-             x->persist ? 1 : 0, o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
+             x->persist ? (o->static_fetch ? 1 : 2) : 0, o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
              o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
              o->count_blocks ? 1 : 0);
     rtm_status_t st = rtm_program_build_ex(d, k, extra, &x->prog);
@@ -92,6 +92,8 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone, NULL, &err);
     if (err == CL_SUCCESS)
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
+    if (err == CL_SUCCESS)
+        x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone / 16, NULL, &err);
     if (err == CL_SUCCESS && o->count_blocks)
         x->count = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) {
@@ -113,9 +115,11 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->map);
     if (x->count)
         clReleaseMemObject(x->count);
+    if (x->next)
+        clReleaseMemObject(x->next);
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->done = x->map = x->count = NULL;
+    x->abort_flag = x->done = x->map = x->count = x->next = NULL;
 }
 
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
@@ -158,6 +162,10 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
                      "clEnqueueFillBuffer(count)");
         track(ev, first, last);
     }
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0, ndone / 16,
+                                     0, NULL, &ev),
+                 "clEnqueueFillBuffer(next)");
+    track(ev, first, last);
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (!(k->plan.buf[i].dir & RTM_BUF_IN))
             continue;
@@ -166,6 +174,18 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
                      "clEnqueueWriteBuffer");
         track(ev, first, last);
     }
+    return RTM_OK;
+}
+
+rtm_status_t rtm_kexec_reset_fetch(rtm_kexec_t *x, uint32_t from)
+{
+    if (from >= x->launches)
+        return RTM_OK;
+    const cl_uint zero = 0;
+    const size_t per = x->done_stride / 16; /* bytes of counters per launch */
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), from * per,
+                                     (x->launches - from) * per, 0, NULL, NULL),
+                 "clEnqueueFillBuffer(next)");
     return RTM_OK;
 }
 
@@ -197,6 +217,7 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     RTM_CL_CHECK(clSetKernelArg(kern, 5, sizeof(cl_uint), &doff), "clSetKernelArg(doff)");
     RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
                  "clSetKernelArg(count)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
     rtm_karg_t args[RTM_KARG_MAX];
     const uint32_t na = k->kernel->args(k, launch, args);
     for (uint32_t i = 0; i < na; i++) {

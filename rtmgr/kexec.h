@@ -20,7 +20,7 @@
 #include "program.h"
 
 /* Standard kernel arguments before the kernel's own (RTM_BLOCK_ARGS). */
-#define RTM_KEXEC_STD_ARGS 7
+#define RTM_KEXEC_STD_ARGS 8
 /* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
 #define RTM_KEXEC_POLL_DEFAULT 256
 /* rtm_kexec_opts_t.groups: one work-group per block (no persistent groups). */
@@ -43,6 +43,8 @@ typedef struct {
     uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1 on CPU devices, 32 on others) */
     uint32_t groups;      /* work-groups per launch; 0 = auto (persistent, the device's
                            * resident capacity), RTM_KEXEC_GROUPS_ALL = one per block */
+    bool static_fetch;    /* persistent groups take blocks g, g+G, … (RTM_PERSIST=1)
+                           * instead of fetching them in order (RTM_PERSIST=2) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
 } rtm_kexec_opts_t;
 
@@ -64,6 +66,7 @@ typedef struct {
     cl_mem done;           /* uchar[launches * done_stride]: 1 = block completed */
     cl_mem map;            /* uint[plan.blocks_max]: block ids of a resumed launch */
     cl_mem count;          /* uint[launches * done_stride] when opts.count_blocks */
+    cl_mem next;           /* uint[launches * done_stride / 64]: block fetch counters */
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
@@ -86,6 +89,10 @@ uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks);
  * completed-block array (every launch) and the counters. `first`/`last` get the first
  * and last commands' events (each may be NULL). Real-time safe. */
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
+/* Enqueues the reset of the block-fetch counters of launches [from, launches): needed
+ * before a launch runs again after an abort (write_inputs resets them all). Real-time
+ * safe. */
+rtm_status_t rtm_kexec_reset_fetch(rtm_kexec_t *x, uint32_t from);
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
  * map is written first, non-blocking: map_host must stay unchanged until the launch has
  * started). `ev` gets the kernel's event (may be NULL). Real-time safe. */

@@ -446,6 +446,8 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
         job->x = x;
     }
     st = rtm_abortflag_clear(&x->flag);
+    if (st == RTM_OK)
+        st = rtm_kexec_reset_fetch(x, job->launch);
     if (st != RTM_OK)
         return st;
     const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
