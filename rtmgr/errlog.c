@@ -24,7 +24,8 @@
  * Writer: wakes every period (or at stop), drains the ring into a 64 KiB buffer and
  * writes it with write(2), retrying partial writes and EINTR. A failed write loses that
  * buffer's rows (counted in `lost`), counts the error, and is reported on stderr the
- * first time only; later writes are attempted as usual (the disk may recover).
+ * first time only; later writes are attempted as usual (the disk may recover), and a
+ * header lost that way is sent again before the first row that gets written.
  * The writer is created SCHED_OTHER explicitly (not inheriting a real-time policy) and
  * with every signal blocked, so that SIGTERM reaches the manager's own thread. */
 #include "errlog.h"
@@ -255,20 +256,23 @@ static void flush_buf(rtm_errlog_t *log)
         }
         off += (size_t)w;
     }
-    if (off == log->buf_len)
+    if (off == log->buf_len) {
         atomic_fetch_add(&log->written, log->buf_rows);
+        log->header_done |= log->header_in_buf;
+    }
+    log->header_in_buf = false; /* a header lost with its buffer is written again */
     log->buf_len = 0;
     log->buf_rows = 0;
 }
 
 static void drain(rtm_errlog_t *log)
 {
-    if (!log->header_done) {
+    if (!log->header_done && !log->header_in_buf) { /* buf is empty between drains */
         const size_t n = sizeof(header) - 1;
         memcpy(log->buf, header, n);
         log->buf[n] = '\n';
         log->buf_len = n + 1;
-        log->header_done = true;
+        log->header_in_buf = true;
     }
     const uint64_t used = atomic_load(&log->head) - log->tail;
     if (used > atomic_load(&log->peak))

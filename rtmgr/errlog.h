@@ -83,7 +83,8 @@ typedef struct {
     _Atomic uint32_t peak;
     int fd;
     int state; /* lifecycle phase (errlog.c) */
-    bool reported, header_done;
+    bool reported;                 /* the first write error was printed */
+    bool header_done, header_in_buf; /* header written / waiting in buf */
     uint32_t period_ms;
     pthread_t thread;
     pthread_mutex_t mu; /* with cv: writer wake-up and stop request only */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -398,6 +400,71 @@ static void test_disk_full(void **state)
     unlink(errpath);
 }
 
+/* The disk fills (file-size limit 0: write fails with EFBIG), then recovers: the rows of
+ * the failed write are lost and counted, the error is reported once, and the later rows
+ * are written under a header. */
+static void test_disk_recovers(void **state)
+{
+    (void)state;
+    struct rlimit old, none = {0, 0};
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    none.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    char path[256], errpath[256];
+    tmp_path(path, sizeof(path), "recover");
+    tmp_path(errpath, sizeof(errpath), "recover_stderr");
+    fflush(stderr);
+    const int saved = dup(2);
+    assert_non_null(freopen(errpath, "w", stderr)); /* opened before the limit */
+
+    rtm_errlog_slot_t *slots = slots_new(64);
+    static rtm_errlog_t log;
+    assert_int_equal(rtm_errlog_init(&log, path, slots, 64, 1), RTM_OK);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &none), 0);
+    assert_int_equal(rtm_errlog_start(&log), RTM_OK);
+    rtm_errlog_row_t r;
+    for (unsigned j = 0; j < 10; j++) {
+        make_row(&r, 0, j);
+        assert_int_equal(rtm_errlog_push(&log, &r), RTM_OK);
+    }
+    wait_errors(&log, 1);
+    usleep(20000); /* let the writer finish with that batch */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    for (unsigned j = 10; j < 20; j++) {
+        make_row(&r, 0, j);
+        assert_int_equal(rtm_errlog_push(&log, &r), RTM_OK);
+    }
+    assert_int_equal(rtm_errlog_stop(&log), RTM_E_IO);
+    rtm_errlog_stats_t st;
+    rtm_errlog_stats(&log, &st);
+    assert_int_equal(st.pushed, 20);
+    assert_int_equal(st.written + st.lost, 20);
+    assert_true(st.lost >= 10);
+    assert_true(st.written >= 1);
+
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    signal(SIGXFSZ, SIG_DFL);
+    char *text, **lines;
+    size_t n = read_lines(errpath, &text, &lines);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(lines[0], "write failed: File too large"));
+    free(lines);
+    free(text);
+    n = read_lines(path, &text, &lines);
+    assert_int_equal(n, 1 + st.written);
+    assert_string_equal(lines[0], rtm_errlog_header());
+    char *seen = malloc(20);
+    assert_int_equal(check_rows(lines, n, 1, 20, seen), st.written);
+    free(seen);
+    free(lines);
+    free(text);
+    free(slots);
+    unlink(path);
+    unlink(errpath);
+}
+
 static void test_flush_on_stop(void **state)
 {
     (void)state;
@@ -502,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_producers_all_rows),
         cmocka_unit_test(test_producers_drops_counted),
         cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_disk_recovers),
         cmocka_unit_test(test_flush_on_stop),
         cmocka_unit_test(test_init_errors),
         cmocka_unit_test(test_push_no_alloc),
