@@ -36,7 +36,6 @@
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -156,16 +155,13 @@ typedef struct {
     size_t cap, n;
 } line_t;
 
-static void add(line_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(line_t *l, const char *fmt, ...)
+/* Moves past what snprintf wrote (k), keeping the terminating NUL inside. */
+static void advance(line_t *l, int k)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    const int k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
-    va_end(ap);
     if (k > 0)
         l->n += (size_t)k < l->cap - l->n ? (size_t)k : l->cap - l->n - 1;
 }
+#define add(l, ...) advance((l), snprintf((l)->p + (l)->n, (l)->cap - (l)->n, __VA_ARGS__))
 
 /* ",<ms>" with 6 decimals (exact from ns), or "," when `none`. */
 static void add_ms(line_t *l, int64_t ns, bool none)

@@ -21,9 +21,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stats.h"
 
 /* Columns read; the first REQUIRED of them must be present. */
 enum { C_TASK, C_JOB, C_DEVICE, C_PRED, C_MEAS, C_DEADLINE, C_MET, REQUIRED,
@@ -33,21 +34,10 @@ static const char *const col_name[N_COLS] = {
     "predicted_paper_ms", "predicted_ext_ms", "model", "preempted",
 };
 
-static rtm_status_t fail(rtm_diag_t *diag, const char *name, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static rtm_status_t fail(rtm_diag_t *diag, const char *name, int line, const char *fmt, ...)
-{
-    if (diag) {
-        snprintf(diag->file, sizeof(diag->file), "%s", name);
-        diag->line = line;
-        diag->column = 0;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(diag->text, sizeof(diag->text), fmt, ap);
-        va_end(ap);
-    }
-    return RTM_E_PARSE;
-}
+/* Fills the diagnostic (`diag` and `name` in scope) and gives RTM_E_PARSE. */
+#define FAIL(line_, ...)                                                            \
+    (snprintf(diag->file, sizeof(diag->file), "%s", name), diag->line = (line_),    \
+     diag->column = 0, snprintf(diag->text, sizeof(diag->text), __VA_ARGS__), RTM_E_PARSE)
 
 /* Splits `s` on ',' in place; returns the field count (up to max). */
 static size_t split(char *s, char **field, size_t max)
@@ -149,8 +139,7 @@ static void group_finish(rtm_report_group_t *g, acc_t *a)
         g->bias = a->sum_pe / n;
         g->mape_ewma = a->sum_corr / n;
         g->median_ape = n % 2 ? a->ape[n / 2] : (a->ape[n / 2 - 1] + a->ape[n / 2]) / 2.0;
-        uint32_t rank = (uint32_t)ceil(0.99 * n);
-        g->p99_ape = a->ape[(rank ? rank : 1) - 1];
+        g->p99_ape = rtm_stats_percentile(a->ape, n, 99.0);
         g->max_ape = a->ape[n - 1];
     }
     if (g->n_paper)
@@ -164,8 +153,8 @@ static void group_finish(rtm_report_group_t *g, acc_t *a)
 static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
 {
     const size_t nt = r->n_tasks, nd = r->n_devs;
-    if (r->n_rows == 0)
-        return RTM_OK; /* a header alone: no groups */
+    if (r->n_rows == 0 || !models)
+        return RTM_OK; /* a header alone: no groups (models exists when rows do) */
     size_t *gi = malloc((nt + 1) * nd * sizeof(size_t)); /* [dev][task or nt = all] */
     double *ewma = malloc(nt * nd * sizeof(double));
     if (!gi || !ewma) {
@@ -249,6 +238,9 @@ static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
 
 rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_diag_t *diag)
 {
+    rtm_diag_t unused;
+    if (!diag)
+        diag = &unused;
     memset(r, 0, sizeof(*r));
     snprintf(r->path, sizeof(r->path), "%s", name);
     char *line = NULL, **field = NULL;
@@ -280,13 +272,13 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
                     if (strcmp(field[i], col_name[c]) == 0)
                         col[c] = (int)i;
                 if (c < REQUIRED && col[c] < 0 && st == RTM_OK)
-                    st = fail(diag, name, 1, "header lacks the column '%s'", col_name[c]);
+                    st = FAIL(1, "header lacks the column '%s'", col_name[c]);
             }
             continue;
         }
         const size_t nf = split(line, field, n_fields);
         if (nf != n_fields) {
-            st = fail(diag, name, lineno, "%s%zu fields, the header has %zu",
+            st = FAIL(lineno, "%s%zu fields, the header has %zu",
                       nf > n_fields ? "more than " : "", nf > n_fields ? n_fields : nf,
                       n_fields);
             break;
@@ -308,7 +300,7 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
         memset(w, 0, sizeof(*w));
         const char *task = field[col[C_TASK]], *dev = field[col[C_DEVICE]];
         if (!*task || !*dev || strlen(task) >= RTM_NAME_MAX || strlen(dev) >= RTM_NAME_MAX) {
-            st = fail(diag, name, lineno, "task and device must be 1..%d characters",
+            st = FAIL(lineno, "task and device must be 1..%d characters",
                       RTM_NAME_MAX - 1);
             break;
         }
@@ -329,17 +321,17 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
                 continue;
             const char *s = field[col[num[i].c]];
             if (!number(s, num[i].empty_ok, num[i].out))
-                st = fail(diag, name, lineno, "column %s: '%s' is not a number%s",
+                st = FAIL(lineno, "column %s: '%s' is not a number%s",
                           col_name[num[i].c], s, num[i].empty_ok ? " (or empty)" : "");
         }
         if (st == RTM_OK && (met != 0.0 && met != 1.0))
-            st = fail(diag, name, lineno, "column met: must be 0 or 1");
+            st = FAIL(lineno, "column met: must be 0 or 1");
         if (st == RTM_OK && (job < 0 || job != (double)(uint64_t)job))
-            st = fail(diag, name, lineno, "column job: must be a whole number >= 0");
+            st = FAIL(lineno, "column job: must be a whole number >= 0");
         if (st != RTM_OK)
             break;
         if (preempted < 0 || preempted != (double)(uint64_t)preempted) {
-            st = fail(diag, name, lineno, "column preempted: must be a whole number >= 0");
+            st = FAIL(lineno, "column preempted: must be a whole number >= 0");
             break;
         }
         w->preempted = preempted > 0;
@@ -360,15 +352,15 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
             r->n_rows++;
     }
     if (st == RTM_OK && ferror(f)) {
-        fail(diag, name, lineno + 1, "read error");
+        (void)FAIL(lineno + 1, "read error");
         st = RTM_E_IO;
     }
     if (st == RTM_OK && lineno == 0)
-        st = fail(diag, name, 1, "empty file: no header");
+        st = FAIL(1, "empty file: no header");
     if (st == RTM_OK)
         st = summarise(r, models);
     if (st == RTM_E_NOMEM)
-        fail(diag, name, lineno, "out of memory");
+        (void)FAIL(lineno, "out of memory");
     free(line);
     free(field);
     free(models);
