@@ -261,15 +261,21 @@ static void flush_buf(rtm_errlog_t *log)
     log->buf_rows = 0;
 }
 
+/* Starts an empty buffer with the header while the header has not been written. */
+static void buf_start(rtm_errlog_t *log)
+{
+    if (log->buf_len || log->header_done)
+        return;
+    const size_t n = sizeof(header) - 1;
+    memcpy(log->buf, header, n);
+    log->buf[n] = '\n';
+    log->buf_len = n + 1;
+    log->header_in_buf = true;
+}
+
 static void drain(rtm_errlog_t *log)
 {
-    if (!log->header_done && !log->header_in_buf) { /* buf is empty between drains */
-        const size_t n = sizeof(header) - 1;
-        memcpy(log->buf, header, n);
-        log->buf[n] = '\n';
-        log->buf_len = n + 1;
-        log->header_in_buf = true;
-    }
+    buf_start(log);
     const uint64_t used = atomic_load(&log->head) - log->tail;
     if (used > atomic_load(&log->peak))
         atomic_store(&log->peak, (uint32_t)used);
@@ -277,8 +283,10 @@ static void drain(rtm_errlog_t *log)
     char line[1024];
     while (ring_pop(log, &row)) {
         const size_t n = format_row(&row, line, sizeof(line)) - 1; /* without the ',' */
-        if (log->buf_len + n > sizeof(log->buf))
+        if (log->buf_len + n > sizeof(log->buf)) {
             flush_buf(log);
+            buf_start(log);
+        }
         memcpy(log->buf + log->buf_len, line + 1, n);
         log->buf_len += n;
         log->buf_rows++;
