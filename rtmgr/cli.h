@@ -11,4 +11,7 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
+int rtm_cmd_report(int argc, char **argv);
+
 #endif

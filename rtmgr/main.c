@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
+     "model error and deadline summary, plots"},
     {NULL, NULL, NULL, NULL},
 };
 
