@@ -99,6 +99,11 @@
 #define RTM_COUNT_BLOCKS 0
 #endif
 
+#ifdef __clang__
+/* The block words are written by work-item 0 only, then read by all after a barrier. */
+#pragma clang diagnostic ignored "-Wsometimes-uninitialized"
+#endif
+
 #define RTM_CAT_(a, b) a##b
 #define RTM_CAT(a, b) RTM_CAT_(a, b)
 /* Vector type of width RTM_VEC over scalar type t: RTM_V(float) is float4 when RTM_VEC=4. */
@@ -221,7 +226,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     __local volatile uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                    \
     __local volatile int rtm_slot_[2];                                              \
     uint rtm_it_ = (uint)get_group_id(0), rtm_fp_ = 0;                              \
-    (void)rtm_fp_, (void)rtm_nextw_;                                                \
+    (void)rtm_fp_, (void)rtm_nextw_, (void)rtm_slot_;                               \
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
         rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \

@@ -14,4 +14,8 @@ enum {
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
 
+/* rtmgr preempt-bench [--quick] [--device N] [--json] …: seed 002's preemption tables
+ * (bench_preempt.c; temporary name until `rtmgr bench preempt` is wired). */
+int rtm_bench_preempt(int argc, char **argv);
+
 #endif

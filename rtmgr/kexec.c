@@ -19,8 +19,6 @@ static double now_s(void)
 static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
 {
     const uint32_t units = info->units ? info->units : 1;
-    if (info->type & CL_DEVICE_TYPE_CPU)
-        return 4 * units; /* a few groups per core keeps the threads balanced */
     /* GPUs hold about 2048 work-items per compute unit (NVIDIA SM, AMD CU) */
     const uint32_t per_unit = wg && wg < 2048 ? 2048 / wg : 1;
     return units * per_unit;
@@ -38,8 +36,10 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         x->opts.poll_every = RTM_KEXEC_POLL_DEFAULT;
     if (x->opts.poll_lanes == 0)
         x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
-    if (x->opts.groups == 0)
-        x->opts.groups = auto_groups(info, x->k->tune.wg);
+    if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
+                                * barriers are not (PoCL splits them into regions) */
+        x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ? RTM_KEXEC_GROUPS_ALL
+                                                          : auto_groups(info, x->k->tune.wg);
     x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
                  !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
@@ -143,9 +143,8 @@ static void track(cl_event ev, cl_event *first, cl_event *last)
     }
 }
 
-rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
+rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
-    const rtm_kinst_t *k = x->k;
     cl_event ev;
     const cl_uint zero = 0;
     const cl_uchar zero8 = 0;
@@ -166,7 +165,17 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
                                      0, NULL, &ev),
                  "clEnqueueFillBuffer(next)");
     track(ev, first, last);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
+{
+    const rtm_kinst_t *k = x->k;
+    const rtm_status_t st = rtm_kexec_clear(x, first, last);
+    if (st != RTM_OK)
+        return st;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        cl_event ev;
         if (!(k->plan.buf[i].dir & RTM_BUF_IN))
             continue;
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,

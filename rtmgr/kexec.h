@@ -41,8 +41,9 @@ typedef struct {
     uint32_t poll_every;  /* RTM_POLL_EVERY; 0 = RTM_KEXEC_POLL_DEFAULT; see no_poll */
     bool no_poll;         /* RTM_POLL_EVERY=0 */
     uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1 on CPU devices, 32 on others) */
-    uint32_t groups;      /* work-groups per launch; 0 = auto (persistent, the device's
-                           * resident capacity), RTM_KEXEC_GROUPS_ALL = one per block */
+    uint32_t groups;      /* work-groups per launch; 0 = auto: on GPUs persistent groups,
+                           * as many as the device holds (units * 2048 / wg), on CPU
+                           * devices one per block; RTM_KEXEC_GROUPS_ALL = one per block */
     bool static_fetch;    /* persistent groups take blocks g, g+G, … (RTM_PERSIST=1)
                            * instead of fetching them in order (RTM_PERSIST=2) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
@@ -85,9 +86,11 @@ void rtm_kexec_destroy(rtm_kexec_t *x);
 /* Work-groups launch `launch` would use for `blocks` logical blocks. Safe anywhere. */
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks);
 
-/* Enqueues the input transfers (RTM_BUF_IN / INOUT) and clears the abort flag, the
- * completed-block array (every launch) and the counters. `first`/`last` get the first
- * and last commands' events (each may be NULL). Real-time safe. */
+/* Enqueues the clearing of the block control: abort flag, completed-block array (every
+ * launch), fetch counters and completion counters. `first`/`last` get the first and last
+ * commands' events (each may be NULL). Real-time safe. */
+rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last);
+/* rtm_kexec_clear, then the input transfers (RTM_BUF_IN / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
 /* Enqueues the reset of the block-fetch counters of launches [from, launches): needed
  * before a launch runs again after an abort (write_inputs resets them all). Real-time

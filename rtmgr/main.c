@@ -15,6 +15,9 @@ typedef struct {
 static const command_t commands[] = {
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
+    {"preempt-bench", rtm_bench_preempt,
+     "preempt-bench [--quick] [--device N] [--json] [--sweep]",
+     "abort response, check overhead, resume (seed 002)"},
     {NULL, NULL, NULL, NULL},
 };
 

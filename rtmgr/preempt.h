@@ -69,10 +69,13 @@ typedef struct {
     bool host_fresh;           /* k->host holds the job's latest state */
     cl_event ring[RTM_PREEMPT_WINDOW_MAX]; /* events of launches in flight (windowed) */
     uint32_t ring_head, ring_n;
+    cl_event first_ev;         /* the first kernel enqueued by this start or resume */
     cl_event last_ev;          /* the last enqueued kernel */
     cl_event out_ev;           /* the output transfer of a finishing job */
     int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
     /* statistics */
+    double run_latency_s;      /* last finished run: first kernel queued -> started */
+    double run_kernel_s;       /* last finished run: first kernel start -> last kernel end */
     uint32_t preemptions;
     uint64_t blocks_gpu_resumed; /* blocks enqueued by resumes on a device */
     uint64_t blocks_cpu;         /* blocks the CPU twin computed */
@@ -95,6 +98,9 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job);
  * flag and completed-block arrays are enqueued, then the first launches; returns at
  * once. Real-time safe. */
 rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
+/* Same; with `inputs` false the input transfers are skipped (x's buffers already hold
+ * this job's inputs: a rerun of a job whose launches do not change them). */
+rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs);
 /* Non-blocking progress of a RUNNING job: keeps the launch window full, and when the
  * outputs have arrived sets *finished and the state DONE. Real-time safe. */
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished);
