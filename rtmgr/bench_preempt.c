@@ -296,12 +296,13 @@ static void section_overhead(bench_t *b)
             b->worst_check = pct[V_CHECK];
         if (pct[V_PERSIST] > b->worst_full)
             b->worst_full = pct[V_PERSIST];
-        char sz[128];
-        if (!b->o.json)
+        if (!b->o.json) {
+            char sz[128];
             printf("%-12s %-34s %10.3f %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7u\n",
                    kernel->name, size_text(&proto, sz, sizeof(sz)), best[V_ORIG] * 1e3,
                    best[V_CHECK] * 1e3, pct[V_CHECK], best[V_DONE] * 1e3, pct[V_DONE],
                    best[V_POLL] * 1e3, pct[V_POLL], best[V_PERSIST] * 1e3, pct[V_PERSIST], groups);
+        }
     }
     if (!b->o.json)
         printf("(columns: ms (overhead %%); +persist is the production build: check, done[], "
@@ -598,7 +599,7 @@ static void section_resume(bench_t *b)
             continue;
         }
         rtm_kinst_run_cpu(&r.ref.k); /* the reference: the CPU twin, uninterrupted */
-        double whole[16], gg[16], gc[16];
+        double whole[16] = {0}, gg[16] = {0}, gc[16] = {0};
         int stopped = 0;
         for (int k = 0; k < reps; k++) {
             r.in.k.kernel->fill(&r.in.k, 5);
@@ -668,12 +669,13 @@ static void section_resume(bench_t *b)
         b->reexec += ex;
         if (missing)
             fail(b, "blocks never completed", proto.kernel->name, NULL);
-        char sz[128];
-        if (!b->o.json)
+        if (!b->o.json) {
+            char sz[128];
             printf("%-12s %-28s %10.3f %10.3f %10.3f %6d/%-3d %8llu\n", proto.kernel->name,
                    size_text(&proto, sz, sizeof(sz)), median3(whole, reps) * 1e3,
                    median3(gg, reps) * 1e3, median3(gc, reps) * 1e3, stopped, 2 * reps,
                    (unsigned long long)ex);
+        }
     }
 }
 

@@ -610,6 +610,7 @@ static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_tran
     const size_t jb = rtm_preempt_job_bytes(k, false);
     void *jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
     rtm_preempt_job_t job;
+    memset(&job, 0, sizeof(job));
     st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, false) : RTM_E_NOMEM;
     /* scale the work so that one uninterrupted run takes about 20 ms */
     double wall = 0.0;
