@@ -13,6 +13,7 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {NULL, NULL, NULL, NULL},
 };
 
