@@ -487,7 +487,7 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
         char why[sizeof(diag->text)];
         snprintf(why, sizeof(why), "%s", diag ? diag->text : "cannot read");
         return rtm_yamldoc_fail_at(doc, f[1], RTM_E_CFG_IO, diag,
-                                   "board profile '%s' %s (looked for %s)", board_rel, why,
+                                   "board profile '%s': %s (looked for %s)", board_rel, why,
                                    cfg->board_path);
     }
     if (st != RTM_OK)

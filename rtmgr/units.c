@@ -240,12 +240,17 @@ static rtm_status_t exact_value(const number_t *n, uint64_t factor, const char *
         snprintf(why, len, "has too many significant digits");
         return RTM_E_CFG_VALUE;
     }
+    int exp10 = n->exp10;
+    while (exp10 < 0 && factor % 10u == 0) { /* 0.1s: cancel powers of ten first */
+        factor /= 10u;
+        exp10++;
+    }
     if (__builtin_mul_overflow(n->mant, factor, &v))
         goto too_large;
-    for (int e = n->exp10; e > 0; e--)
+    for (int e = exp10; e > 0; e--)
         if (v != 0 && __builtin_mul_overflow(v, (uint64_t)10, &v))
             goto too_large;
-    for (int e = n->exp10; e < 0; e++) {
+    for (int e = exp10; e < 0; e++) {
         if (v % 10u) {
             snprintf(why, len, "is not a whole number of %s", what);
             return RTM_E_CFG_VALUE;
@@ -355,7 +360,10 @@ int rtm_units_format(double value, rtm_unit_t unit, char *buf, size_t len)
     if (def->div != 1.0)
         x *= def->div;
     size_t n;
-    const unit_def_t *base = class_table(unit, &n);
+    const unit_def_t *table = class_table(unit, &n), *base = table;
+    for (size_t i = 0; i < n; i++)
+        if (table[i].mul == 1.0 && table[i].div == 1.0)
+            base = &table[i];
     if (!format_in(value, x, def, unit, false, out, sizeof(out)) &&
         !format_in(value, value, base, unit, true, out, sizeof(out)))
         snprintf(out, sizeof(out), "%.17g%s", value, base->name);
