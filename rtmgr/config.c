@@ -679,7 +679,8 @@ rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag)
 
     uint64_t need;
     if ((st = rtm_config_kernel_bytes(cfg, &need)))
-        return fail(cfg, cfg->at.tasks, RTM_E_CFG_VALUE, diag, "kernel buffers cannot be planned");
+        return fail(cfg, cfg->at.tasks, st, diag, "kernel buffers cannot be planned: %s",
+                    rtm_strerror(st));
     if (need > cfg->arena_bytes) {
         char n[32], a[32];
         rtm_units_human_bytes(need, n, sizeof(n));
