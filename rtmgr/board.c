@@ -441,9 +441,29 @@ static void put_board(FILE *f, const rtm_board_t *b)
     }
 }
 
+/* Every value that will be written is finite (NaN or inf would not load back). */
+static bool all_finite(const rtm_board_t *b)
+{
+    for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++)
+        if (b->cpu_have[p] && !isfinite(b->cpu_param[p]))
+            return false;
+    for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
+        if (b->cpu_ktune[k].have && !isfinite(b->cpu_ktune[k].r_op))
+            return false;
+    for (uint32_t i = 0; i < b->n_devs; i++) {
+        for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
+            if (b->dev[i].have[p] && !isfinite(b->dev[i].param[p]))
+                return false;
+        for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
+            if (b->dev[i].ktune[k].have && !isfinite(b->dev[i].ktune[k].r_op))
+                return false;
+    }
+    return true;
+}
+
 rtm_status_t rtm_board_save(const rtm_board_t *board, const char *path)
 {
-    if (!board || !path || board->n_devs > RTM_MAX_DEVICES)
+    if (!board || !path || board->n_devs > RTM_MAX_DEVICES || !all_finite(board))
         return RTM_E_ARG;
     char tmp[RTM_PATH_MAX + 16];
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))

@@ -102,7 +102,7 @@ rtm_status_t rtm_board_load(const char *path, rtm_board_t *board, rtm_diag_t *di
 /* Writes a board profile (calibration output) in the schema rtm_board_load() reads,
  * every value with its unit, so that loading it gives back `board` exactly: to a
  * temporary file beside `path`, then renamed into place. Init only. Returns RTM_OK,
- * RTM_E_ARG or RTM_E_IO. */
+ * RTM_E_ARG (e.g. a NaN parameter) or RTM_E_IO. */
 rtm_status_t rtm_board_save(const rtm_board_t *board, const char *path);
 
 /* YAML names of the enumerations ("gpu", "mapped", "extended"). Safe anywhere. */

@@ -27,8 +27,9 @@
 #include "status.h"
 #include "units.h"
 
-/* Scalar text of one file: its bytes (UTF-8 never grows when parsed) plus a NUL for
- * each key and value. */
+/* Scalar text of one file: about its size in bytes (parsed text is no longer than the
+ * source, except for the rare escapes \L and \P) plus a NUL for each key and value. A
+ * file that needs more fails with RTM_E_CFG_LIMIT. */
 #define RTM_YAMLDOC_TEXT_MAX (RTM_CONFIG_BYTES_MAX + 2 * RTM_CONFIG_NODES_MAX)
 #define RTM_YAMLDOC_NONE UINT32_MAX
 

@@ -1,6 +1,7 @@
 /* test_board.c — board profiles: the shipped pocl-cpu profile, load(save(b)) == b,
  * atomic saving. */
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,8 @@ static void test_save_atomic(void **state)
     /* A directory that does not exist: an error, nothing written. */
     assert_int_equal(rtm_board_save(&a, "/nonexistent-dir/x.yaml"), RTM_E_IO);
     assert_int_equal(rtm_board_save(NULL, path), RTM_E_ARG);
+    a.dev[0].param[RTM_DEV_P_r_op] = NAN; /* NaN would not load back */
+    assert_int_equal(rtm_board_save(&a, path), RTM_E_ARG);
 }
 
 static void test_load_errors(void **state)
