@@ -47,14 +47,14 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
 
 /* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */
 enum {
-#define RTM_DEV_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,
-    RTM_DEV_PARAMS(RTM_DEV_P_ENUM) RTM_DEV_P_COUNT
-#undef RTM_DEV_P_ENUM
+#define RTM_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,
+    RTM_DEV_PARAMS(RTM_P_ENUM) RTM_DEV_P_COUNT
+#undef RTM_P_ENUM
 };
 enum {
-#define RTM_CPU_P_ENUM(id, key, unit, help) RTM_CPU_P_##id,
-    RTM_CPU_PARAMS(RTM_CPU_P_ENUM) RTM_CPU_P_COUNT
-#undef RTM_CPU_P_ENUM
+#define RTM_P_ENUM(id, key, unit, help) RTM_CPU_P_##id,
+    RTM_CPU_PARAMS(RTM_P_ENUM) RTM_CPU_P_COUNT
+#undef RTM_P_ENUM
 };
 
 /* Per device and kernel: measured tuning and per-kernel operation time. */

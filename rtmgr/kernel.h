@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "limits.h"
 #include "status.h"
@@ -89,6 +90,7 @@ typedef struct {
 } rtm_cost_t;
 
 typedef struct rtm_kinst rtm_kinst_t;
+struct rtm_traffic;
 
 /* A kernel descriptor. All function pointers are mandatory unless marked optional. */
 typedef struct rtm_kernel {
@@ -119,6 +121,17 @@ typedef struct rtm_kernel {
     /* Compares the outputs of two instances of equal size; returns the number of
      * elements outside the kernel's stated tolerance, with the first in `why`. */
     size_t (*compare)(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len);
+
+    /* Optional: copies a traffic snapshot into the input buffers (navigation kernels).
+     * Sizes stay as planned; extra targets are ignored, missing ones padded as absent.
+     * Safe on the real-time path. */
+    void (*load_traffic)(rtm_kinst_t *k, const struct rtm_traffic *t);
+    /* Optional, for `rtmgr eval`: sets k->size from CSV input text (before planning). */
+    rtm_status_t (*csv_size)(rtm_kinst_t *k, const char *text, char *why, size_t len);
+    /* Optional, for `rtmgr eval`: fills the input buffers from CSV text (after binding). */
+    rtm_status_t (*csv_load)(rtm_kinst_t *k, const char *text, char *why, size_t len);
+    /* Optional, for `rtmgr eval`: writes the outputs as CSV (with a header line). */
+    void (*csv_write)(const rtm_kinst_t *k, FILE *out);
 } rtm_kernel_t;
 
 /* One kernel at one size and tuning, with its host buffers. */

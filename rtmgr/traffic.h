@@ -13,7 +13,7 @@
 /* One consistent copy of the picture, handed to a job. Structure of arrays so kernels
  * copy it straight into their input buffers. Target i is at index i; own ship is
  * separate and always at the origin. */
-typedef struct {
+typedef struct rtm_traffic {
     uint64_t seq;      /* picture version (increments on every update) */
     int64_t t_ns;      /* CLOCK_MONOTONIC time the picture refers to */
     double lat0, lon0; /* own ship position (degrees): origin of the plane */

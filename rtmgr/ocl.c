@@ -1,0 +1,179 @@
+/* ocl.c — OpenCL discovery, device opening and error naming (see ocl.h).
+ * Owns the cl_context and the two command queues of every opened device. */
+#include "ocl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rtm_ocl_errname(cl_int err)
+{
+    switch (err) {
+#define E(x) \
+    case x:  \
+        return #x;
+        E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+        E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_PROFILING_INFO_NOT_AVAILABLE)
+        E(CL_MEM_COPY_OVERLAP) E(CL_IMAGE_FORMAT_MISMATCH) E(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+        E(CL_BUILD_PROGRAM_FAILURE) E(CL_MAP_FAILURE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) E(CL_COMPILE_PROGRAM_FAILURE)
+        E(CL_LINKER_NOT_AVAILABLE) E(CL_LINK_PROGRAM_FAILURE) E(CL_DEVICE_PARTITION_FAILED)
+        E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
+        E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_QUEUE_PROPERTIES) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_HOST_PTR)
+        E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+        E(CL_INVALID_IMAGE_SIZE) E(CL_INVALID_SAMPLER) E(CL_INVALID_BINARY)
+        E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE)
+        E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL_DEFINITION) E(CL_INVALID_KERNEL)
+        E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+        E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+        E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
+        E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_GL_OBJECT)
+        E(CL_INVALID_BUFFER_SIZE) E(CL_INVALID_MIP_LEVEL) E(CL_INVALID_GLOBAL_WORK_SIZE)
+        E(CL_INVALID_PROPERTY) E(CL_INVALID_IMAGE_DESCRIPTOR) E(CL_INVALID_COMPILER_OPTIONS)
+        E(CL_INVALID_LINKER_OPTIONS) E(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef E
+    default:
+        return "CL_UNKNOWN_ERROR";
+    }
+}
+
+rtm_status_t rtm_ocl_fail(const char *call, cl_int err, const char *file, int line)
+{
+    fprintf(stderr, "rtmgr: %s failed: %s (%d) at %s:%d\n", call, rtm_ocl_errname(err),
+            (int)err, file, line);
+    return err == CL_BUILD_PROGRAM_FAILURE ? RTM_E_CL_BUILD : RTM_E_CL;
+}
+
+static void info_string(cl_device_id d, cl_device_info what, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (clGetDeviceInfo(d, what, len - 1, buf, NULL) != CL_SUCCESS)
+        buf[0] = '\0';
+    buf[len - 1] = '\0';
+}
+
+static void describe(cl_platform_id p, cl_device_id d, uint32_t index, rtm_ocl_info_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->platform = p;
+    o->id = d;
+    o->index = index;
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(o->platform_name) - 1,
+                          o->platform_name, NULL) != CL_SUCCESS)
+        o->platform_name[0] = '\0';
+    info_string(d, CL_DEVICE_NAME, o->name, sizeof(o->name));
+    info_string(d, CL_DEVICE_VENDOR, o->vendor, sizeof(o->vendor));
+    info_string(d, CL_DEVICE_VERSION, o->version, sizeof(o->version));
+    info_string(d, CL_DRIVER_VERSION, o->driver, sizeof(o->driver));
+    info_string(d, CL_DEVICE_OPENCL_C_VERSION, o->c_version, sizeof(o->c_version));
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(o->type), &o->type, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(o->units), &o->units, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(o->clock_mhz), &o->clock_mhz, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(o->global_mem), &o->global_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(o->local_mem), &o->local_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(o->max_alloc), &o->max_alloc, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(o->max_wg), &o->max_wg, NULL);
+    cl_bool unified = CL_FALSE;
+    clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, NULL);
+    o->host_unified = unified == CL_TRUE || (o->type & CL_DEVICE_TYPE_CPU);
+    cl_device_fp_config fp = 0;
+    clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
+    o->has_double = fp != 0;
+    clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, sizeof(cl_uint), &o->pref_vec_char, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, sizeof(cl_uint), &o->pref_vec_int, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof(cl_uint), &o->pref_vec_float, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof(cl_uint), &o->pref_vec_double, NULL);
+}
+
+rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)
+{
+    cl_platform_id plats[RTM_MAX_PLATFORMS];
+    cl_uint np = 0;
+    *n = 0;
+    const cl_int err = clGetPlatformIDs(RTM_MAX_PLATFORMS, plats, &np);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && np == 0)) {
+        fprintf(stderr, "rtmgr: no OpenCL platform found (is an ICD such as "
+                        "pocl-opencl-icd installed? OCL_ICD_VENDORS=%s)\n",
+                getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "unset");
+        return RTM_E_CL_NODEV;
+    }
+    RTM_CL_CHECK(err, "clGetPlatformIDs");
+    if (np > RTM_MAX_PLATFORMS)
+        np = RTM_MAX_PLATFORMS;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[RTM_MAX_DEVICES];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, RTM_MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+            continue;
+        if (nd > RTM_MAX_DEVICES)
+            nd = RTM_MAX_DEVICES;
+        for (cl_uint d = 0; d < nd && *n < max; d++) {
+            describe(plats[p], devs[d], *n, &out[*n]);
+            (*n)++;
+        }
+    }
+    return *n ? RTM_OK : RTM_E_CL_NODEV;
+}
+
+rtm_status_t rtm_ocl_find(const char *platform, const char *device, rtm_ocl_info_t *out)
+{
+    rtm_ocl_info_t all[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    const rtm_status_t st = rtm_ocl_discover(all, RTM_MAX_DEVICES, &n);
+    if (st != RTM_OK)
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((!platform || strstr(all[i].platform_name, platform)) &&
+            (!device || strstr(all[i].name, device))) {
+            *out = all[i];
+            return RTM_OK;
+        }
+    }
+    return RTM_E_CL_NODEV;
+}
+
+rtm_status_t rtm_ocl_open(rtm_ocl_dev_t *d, const rtm_ocl_info_t *info)
+{
+    cl_int err = CL_SUCCESS;
+    memset(d, 0, sizeof(*d));
+    d->info = *info;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                           (cl_context_properties)info->platform, 0};
+    d->ctx = clCreateContext(props, 1, &info->id, NULL, NULL, &err);
+    RTM_CL_CHECK(err, "clCreateContext");
+    const cl_queue_properties qprof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    d->exec = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
+    if (err != CL_SUCCESS) {
+        rtm_ocl_close(d);
+        return rtm_ocl_fail("clCreateCommandQueueWithProperties(exec)", err, __FILE__, __LINE__);
+    }
+    d->ctrl = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
+    if (err != CL_SUCCESS) {
+        rtm_ocl_close(d);
+        return rtm_ocl_fail("clCreateCommandQueueWithProperties(ctrl)", err, __FILE__, __LINE__);
+    }
+    return RTM_OK;
+}
+
+void rtm_ocl_close(rtm_ocl_dev_t *d)
+{
+    if (d->ctrl)
+        clReleaseCommandQueue(d->ctrl);
+    if (d->exec)
+        clReleaseCommandQueue(d->exec);
+    if (d->ctx)
+        clReleaseContext(d->ctx);
+    d->ctrl = d->exec = NULL;
+    d->ctx = NULL;
+}
+
+double rtm_ocl_event_seconds(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0.0;
+    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+}
