@@ -15,4 +15,7 @@ enum {
  * and devices. Init-time tool; never starts the executive. */
 int rtm_cmd_check(int argc, char **argv);
 
+/* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
+int rtm_cmd_report(int argc, char **argv);
+
 #endif
