@@ -91,7 +91,8 @@ static void print_devices(const rtm_board_t *b)
 static void print_predictions(const rtm_config_t *cfg)
 {
     (void)cfg;
-    printf("predictions: not available yet (the execution-time model is not built in)\n");
+    printf("predictions: not shown yet (print_predictions() in rtmgr/cmd_check.c waits for the "
+           "model module)\n");
 }
 
 static void print_input(const rtm_config_t *cfg)
