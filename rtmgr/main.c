@@ -13,6 +13,7 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
     {"preempt-bench", rtm_bench_preempt,
