@@ -17,12 +17,14 @@
  *         float acc = 0.0f;
  *         RTM_POLL_FOR(j, 0, n)          // strip-mined loop: polls every RTM_POLL_EVERY
  *             acc += in[i] * j;          // iterations, nothing per iteration
+ *         // or, in a loop of heavy steps:  if ((k & 63) == 63 && RTM_POLL()) break;
  *         if (!RTM_STOPPED())
  *             out[i] = acc;
  *         RTM_BLOCK_END(blk);            // nothing may follow it
  *     }
  *
- * Rules for the code between BEGIN and END (tests/unit/test_preempt.c scans every .cl file for them):
+ * Rules for the code between BEGIN and END (tests/unit/test_preempt.c checks the .cl
+ * files for the first two):
  *   - index everything from `blk` and get_local_id(0), never get_group_id/get_global_id
  *     (a work-group may run several logical blocks, and a resumed one runs mapped ids);
  *   - never `return` (the group would drop the other logical blocks it owns); let loops
@@ -30,8 +32,9 @@
  *   - `__local` arrays may be declared anywhere at kernel scope (BEGIN opens no brace);
  *   - re-running a block that did not complete must be safe: its outputs depend only on
  *     inputs that no block of the same launch writes (idempotent per block).
- *   - a loop that contains barrier() must poll with RTM_POLL_WG() (uniform decision),
- *     never with RTM_POLL() / RTM_POLL_FOR.
+ *   - a loop that contains barrier() must leave on a decision every work-item shares:
+ *     RTM_POLL_WG(), or RTM_POLL() by one work-item, a barrier, then RTM_STOPPED() —
+ *     never a per-item RTM_POLL() / RTM_POLL_FOR break (the barriers would not match).
  *
  * Persistent groups (RTM_PERSIST=1 or 2): the runtime launches at most as many
  * work-groups as the device holds at once (G) and each group runs several logical blocks
@@ -47,10 +50,12 @@
  * loads the flag when a block starts and the group tests it at that block's end barrier
  * (load early, test later).
  *
- * In-loop polls are cheap by construction: every RTM_POLL_EVERY iterations one load is
- * issued into a register and tested at the next poll (its latency is hidden), only one
+ * In-loop polls are cheap by construction: a poll issues one flag load into a register
+ * and tests the value loaded at the previous poll (its latency is hidden), only one
  * work-item in RTM_POLL_LANES loads global memory (the others read the group's local
- * stop word), and RTM_POLL_FOR has no per-iteration test at all.
+ * stop word), RTM_POLL_FOR polls once per RTM_POLL_EVERY iterations with no
+ * per-iteration test at all, RTM_POLL_N(n) once per RTM_POLL_EVERY counted iterations,
+ * RTM_POLL() on every call (for loops whose steps are heavy).
  *
  * Build options set by the runtime (rtmgr/kexec.c), with their defaults here:
  *   RTM_WG, RTM_VEC       work-items per block, vector width
@@ -136,6 +141,7 @@
 #define RTM_POLL_N(n) 0
 #define RTM_POLL_WG() 0
 #define RTM_STOPPED() 0
+#define rtm_stop_ 0
 #define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
 
 #else
@@ -242,7 +248,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
 #if RTM_NO_DONE
-#define RTM_BLOCK_END(blk) (void)0
+#define RTM_BLOCK_END(blk) (void)rtm_pv_
 #else
 /* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
  * the group when the block was interrupted or the flag was seen up; else (persistent)
@@ -266,14 +272,15 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #endif
 
 #if RTM_POLL_EVERY > 0
-/* Poll on every call, throttled to one real poll every RTM_POLL_EVERY calls: true once the
- * flag is up (the block is then not marked completed). Costs a counter per call; prefer
- * RTM_POLL_FOR for tight loops. RTM_POLL_N(n) counts n iterations (heavy loop bodies). */
+/* Polls now: true once the flag is up (then the block will not be marked completed).
+ * The flag value tested is the one loaded at this work-item's previous poll, so the
+ * answer lags one call; call it where an iteration is long enough to be worth one load
+ * (e.g. every 64 steps of a heavy loop). */
+#define RTM_POLL() rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
+/* Counts n loop iterations and polls once RTM_POLL_EVERY have passed: for loops whose
+ * iterations are short (the period comes from calibration). */
 #define RTM_POLL_N(n)                                                               \
-    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY                                       \
-         ? (rtm_pc_ = 0, rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)) \
-         : 0)
-#define RTM_POLL() RTM_POLL_N(1)
+    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY ? (rtm_pc_ = 0, RTM_POLL()) : 0)
 /* Work-group-uniform poll; every work-item must reach it the same number of times. */
 #define RTM_POLL_WG()                                                               \
     ((rtm_pc_ += 1u) >= RTM_POLL_EVERY                                              \
@@ -301,6 +308,8 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 /* True in a block that a poll has stopped (its outputs will be recomputed on resume;
  * a kernel may skip writing them). */
 #define RTM_STOPPED() (rtm_stopw_ == rtm_it_ + 1u)
+/* Compatibility: kernels written against the first rtm_block.h read `rtm_stop_`. */
+#define rtm_stop_ RTM_STOPPED()
 
 #endif /* RTM_NO_ABORT */
 

@@ -59,13 +59,24 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     resolve(x, opts);
     const rtm_kexec_opts_t *o = &x->opts;
     char extra[256];
-    snprintf(extra, sizeof(extra),
-             "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
-             "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d",
-             x->persist ? (o->static_fetch ? 1 : 2) : 0, o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
-             o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
-             o->count_blocks ? 1 : 0);
-    rtm_status_t st = rtm_program_build_ex(d, k, extra, &x->prog);
+    rtm_status_t st = RTM_E_CL_BUILD;
+    for (int attempt = 0; attempt < 2 && st == RTM_E_CL_BUILD; attempt++) {
+        if (attempt == 1) { /* a compiler that refuses the persistent loop: plain grid */
+            if (!x->persist)
+                break;
+            fprintf(stderr, "rtmgr: kernel '%s': persistent groups refused by the device "
+                            "compiler, using one work-group per block\n", k->kernel->name);
+            x->persist = false;
+        }
+        snprintf(extra, sizeof(extra),
+                 "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
+                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d",
+                 x->persist ? (o->static_fetch ? 1 : 2) : 0,
+                 o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
+                 o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
+                 o->count_blocks ? 1 : 0);
+        st = rtm_program_build_ex(d, k, extra, &x->prog);
+    }
     if (st != RTM_OK)
         return st;
     cl_int err = CL_SUCCESS;
