@@ -340,53 +340,14 @@ static bool calibrate_len(bench_t *b, inst_t *in, rtm_kexec_t *x, double len, do
     return *kernel_s < 2.0 * len;
 }
 
-/* `aborts` aborts at random instants of spin runs on x (inputs uploaded once). */
-static int abort_series(bench_t *b, inst_t *in, rtm_kexec_t *x, double kernel_s, uint32_t aborts,
-                        double *samples, resp_t *out)
+/* `aborts` aborts at random instants of spin runs on x; pools the samples. */
+static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *samples, resp_t *out)
 {
-    rtm_preempt_job_t job;
-    const size_t jb = rtm_preempt_job_bytes(&in->k, false);
-    void *jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
     memset(out, 0, sizeof(*out));
-    out->kernel_s = kernel_s;
-    if (!jm || rtm_preempt_job_init(&job, &in->k, jm, jb, 0, false) != RTM_OK) {
-        free(jm);
-        return fail(b, "job init failed", "spin", NULL);
-    }
-    /* where the kernel starts after a (re)start, from profiling: abort inside it */
-    double lat = 0.0;
-    rtm_status_t st = rtm_preempt_start(&job, x);
-    if (st == RTM_OK)
-        st = rtm_preempt_wait(&job);
-    for (int i = 0; st == RTM_OK && i < 3; i++) {
-        rtm_preempt_job_reset(&job);
-        st = rtm_preempt_start_ex(&job, x, false);
-        if (st == RTM_OK)
-            st = rtm_preempt_wait(&job);
-        lat = job.run_latency_s;
-        if (job.run_kernel_s > 0)
-            kernel_s = out->kernel_s = job.run_kernel_s;
-    }
-    for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
-        rtm_preempt_job_reset(&job);
-        const double t0 = now_s();
-        st = rtm_preempt_start_ex(&job, x, false);
-        if (st != RTM_OK)
-            break;
-        sleep_until(t0 + lat + rtm_rng_uniform(&b->rng, 0.05, 0.9) * kernel_s);
-        rtm_preempt_stop_t s;
-        st = rtm_preempt_abort(&job, false, &s);
-        if (st != RTM_OK)
-            break;
-        if (s.finished)
-            out->missed++;
-        else
-            samples[out->n++] = s.response_s;
-    }
-    rtm_preempt_job_release(&job);
-    free(jm);
+    const rtm_status_t st = rtm_preempt_abort_series(x, aborts, rtm_rng_next(&b->rng), samples,
+                                                     &out->n, &out->missed, &out->kernel_s);
     if (st != RTM_OK)
-        return fail(b, "abort series failed", "spin", rtm_strerror(st));
+        return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
     if (b->npool + out->n <= b->cap) {
         memcpy(b->pool + b->npool, samples, out->n * sizeof(double));
         b->npool += out->n;
@@ -452,11 +413,11 @@ static void section_response(bench_t *b)
                 continue;
             }
             resp_t r;
-            if (abort_series(b, &in, &x, ks, aborts[l], samples, &r) != 0)
+            if (abort_series(b, &x, aborts[l], samples, &r) != 0)
                 continue;
             if (!b->o.json)
                 printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f\n", grids[g],
-                       ks * 1e3, (long long)in.k.size[1], rtm_kexec_groups(&x, grids[g]), r.n,
+                       r.kernel_s * 1e3, (long long)in.k.size[1], rtm_kexec_groups(&x, grids[g]), r.n,
                        r.missed, r.p50 * 1e6, r.p99 * 1e6, r.max * 1e6);
         }
         rtm_kexec_destroy(&x);
@@ -471,55 +432,26 @@ static void section_sweep(bench_t *b)
 {
     static const uint32_t ks_full[] = {16, 64, 256, 1024, 4096};
     static const uint32_t ks_quick[] = {64, 1024};
-    static const uint32_t grids[] = {1, 4096};
-    const uint32_t *ks = b->o.quick ? ks_quick : ks_full;
-    const size_t nk = b->o.quick ? 2 : 5;
-    const uint32_t aborts = b->o.quick ? 10 : 100;
-    const int runs = b->o.quick ? 5 : 20;
-    double *samples = malloc(aborts * sizeof(double));
+    const uint32_t grids[2] = {1, b->o.quick ? 256 : 4096};
     if (!b->o.json)
-        printf("\n3. in-loop poll period K (spin, ~10 ms): overhead vs original, response\n"
-               "%8s %8s %12s %10s %10s %10s\n", "groups", "K", "overhead %", "p50 us", "p99 us",
-               "max us");
-    const size_t saved = b->npool;
-    for (size_t g = 0; samples && g < 2; g++) {
-        inst_t in;
-        if (spin_inst(b, &in, b->o.quick && grids[g] > 256 ? 256 : grids[g]) != 0)
-            continue;
-        const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};
-        rtm_kexec_t x0;
-        double len = 0.0;
-        if (rtm_kexec_create_ex(&x0, &b->dev, &in.k, &orig) != RTM_OK ||
-            !calibrate_len(b, &in, &x0, 10e-3, &len)) {
-            rtm_kexec_destroy(&x0);
-            inst_free(&in);
+        printf("\n3. in-loop poll period K (spin, ~10 ms, production build otherwise): overhead "
+               "vs original (min of runs), response\n%8s %8s %12s %10s %10s\n", "groups", "K",
+               "overhead %", "p50 us", "p99 us");
+    for (size_t g = 0; g < 2; g++) {
+        rtm_preempt_polltune_t tu;
+        const rtm_status_t st = rtm_preempt_tune_poll(
+            &b->dev, b->transport, grids[g], b->o.quick ? ks_quick : ks_full,
+            b->o.quick ? 2 : 5, b->o.quick ? 5 : 20, b->o.quick ? 10 : 100, 0.5, &tu);
+        if (st != RTM_OK) {
+            fail(b, "poll sweep failed", "spin", rtm_strerror(st));
             continue;
         }
-        for (size_t i = 0; i < nk; i++) {
-            rtm_kexec_opts_t o = prod_opts(b);
-            o.poll_every = ks[i];
-            rtm_kexec_t x;
-            if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &o) != RTM_OK)
-                break;
-            double t0 = 1e30, t1 = 1e30;
-            for (int r = 0; r < runs; r++) {
-                rtm_kexec_timing_t t;
-                if (rtm_kexec_run(&x0, &t) == RTM_OK && r && t.kernel_s < t0)
-                    t0 = t.kernel_s;
-                if (rtm_kexec_run(&x, &t) == RTM_OK && r && t.kernel_s < t1)
-                    t1 = t.kernel_s;
-            }
-            resp_t rs;
-            if (abort_series(b, &in, &x, t1, aborts, samples, &rs) == 0 && !b->o.json)
-                printf("%8lld %8u %12.3f %10.1f %10.1f %10.1f\n", (long long)in.k.size[0], ks[i],
-                       100.0 * (t1 / t0 - 1.0), rs.p50 * 1e6, rs.p99 * 1e6, rs.max * 1e6);
-            rtm_kexec_destroy(&x);
-        }
-        rtm_kexec_destroy(&x0);
-        inst_free(&in);
+        for (uint32_t i = 0; !b->o.json && i < tu.n; i++)
+            printf("%8u %8u %12.3f %10.1f %10.1f\n", grids[g], tu.k[i], tu.overhead_pct[i],
+                   tu.p50_s[i] * 1e6, tu.p99_s[i] * 1e6);
+        if (!b->o.json)
+            printf("%8u   best K within 0.5 %% overhead: %u\n", grids[g], tu.best);
     }
-    b->npool = saved; /* the sweep's samples are not the production build's */
-    free(samples);
 }
 
 /* ---- 5. abort + resume vs uninterrupted, re-executed blocks -------------------------------- */

@@ -598,6 +598,81 @@ static void sleep_until(double t)
     }
 }
 
+rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                      double *samples, uint32_t *n, uint32_t *missed,
+                                      double *kernel_s)
+{
+    *n = *missed = 0;
+    *kernel_s = 0.0;
+    const rtm_kinst_t *k = x->k;
+    const size_t jb = rtm_preempt_job_bytes(k, x->count != NULL);
+    void *jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
+    rtm_preempt_job_t job;
+    memset(&job, 0, sizeof(job));
+    rtm_status_t st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, x->count != NULL) : RTM_E_NOMEM;
+    /* where the kernels start after a restart, and how long they run, from profiling */
+    double lat = 0.0;
+    if (st == RTM_OK)
+        st = rtm_preempt_start(&job, x);
+    if (st == RTM_OK)
+        st = rtm_preempt_wait(&job);
+    for (int i = 0; st == RTM_OK && i < 3; i++) {
+        rtm_preempt_job_reset(&job);
+        st = rtm_preempt_start_ex(&job, x, false);
+        if (st == RTM_OK)
+            st = rtm_preempt_wait(&job);
+        lat = job.run_latency_s;
+        *kernel_s = job.run_kernel_s;
+    }
+    rtm_rng_t r;
+    rtm_rng_seed(&r, seed);
+    for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
+        rtm_preempt_job_reset(&job);
+        const double t0 = now_s();
+        st = rtm_preempt_start_ex(&job, x, false);
+        if (st != RTM_OK)
+            break;
+        sleep_until(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
+        rtm_preempt_stop_t s;
+        st = rtm_preempt_abort(&job, false, &s);
+        if (st != RTM_OK)
+            break;
+        if (s.finished)
+            (*missed)++;
+        else
+            samples[(*n)++] = s.response_s;
+    }
+    rtm_preempt_job_release(&job);
+    free(jm);
+    return st;
+}
+
+/* Summarises n response samples (sorted in place). */
+static void summarise(double *samples, uint32_t n, double *p50, double *p99, double *max)
+{
+    rtm_stats_sort(samples, n);
+    *p50 = rtm_stats_percentile(samples, n, 50);
+    *p99 = rtm_stats_percentile(samples, n, 99);
+    *max = n ? samples[n - 1] : 0.0;
+}
+
+/* Sets spin's work (size key 1) so that one run lasts about `len` seconds on x. */
+static rtm_status_t spin_length(rtm_kexec_t *x, rtm_kinst_t *k, double len)
+{
+    for (int pass = 0; pass < 4; pass++) {
+        rtm_kexec_timing_t t;
+        const rtm_status_t st = rtm_kexec_run(x, &t);
+        if (st != RTM_OK)
+            return st;
+        if (t.kernel_s > 0.8 * len && t.kernel_s < 1.25 * len)
+            break;
+        double w = (double)k->size[1] * len / (t.kernel_s > 1e-7 ? t.kernel_s : 1e-7);
+        w = w < 1 ? 1 : w > (double)(1 << 30) ? (double)(1 << 30) : w;
+        k->size[1] = (int64_t)w;
+    }
+    return RTM_OK;
+}
+
 /* One transport: `aborts` aborts of a spin job at random instants of its run. */
 static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_transport_t t,
                                 uint32_t aborts, double *samples, rtm_preempt_measure_t *out)
@@ -607,56 +682,93 @@ static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_tran
     rtm_status_t st = rtm_kexec_create_ex(&x, d, k, &o);
     if (st != RTM_OK)
         return st;
-    const size_t jb = rtm_preempt_job_bytes(k, false);
-    void *jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
-    rtm_preempt_job_t job;
-    memset(&job, 0, sizeof(job));
-    st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, false) : RTM_E_NOMEM;
-    /* scale the work so that one uninterrupted run takes about 20 ms */
-    double wall = 0.0;
-    for (int pass = 0; st == RTM_OK && pass < 3; pass++) {
-        rtm_preempt_job_reset(&job);
-        const double t0 = now_s();
-        st = rtm_preempt_start(&job, &x);
-        if (st == RTM_OK)
-            st = rtm_preempt_wait(&job);
-        wall = now_s() - t0;
-        if (st == RTM_OK && pass < 2 && wall > 0) {
-            double w = (double)k->size[1] * 0.02 / wall;
-            w = w < 1 ? 1 : w > (double)(1 << 30) ? (double)(1 << 30) : w;
-            k->size[1] = (int64_t)w;
-        }
+    st = spin_length(&x, k, 0.02);
+    uint32_t n = 0, missed = 0;
+    double ks = 0.0;
+    if (st == RTM_OK)
+        st = rtm_preempt_abort_series(&x, aborts, 2018, samples, &n, &missed, &ks);
+    if (st == RTM_OK) {
+        out->kernel_s = ks;
+        out->n[t] = n;
+        summarise(samples, n, &out->p50_s[t], &out->p99_s[t], &out->max_s[t]);
+        /* works: (nearly) every abort stopped the kernel early, and promptly */
+        out->works[t] = n * 10 >= aborts * 9 && out->p50_s[t] < 0.25 * ks;
     }
-    out->kernel_s = wall;
-    rtm_rng_t r;
-    rtm_rng_seed(&r, 2018);
-    uint32_t early = 0, n = 0;
-    for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
-        rtm_preempt_job_reset(&job);
-        const double t0 = now_s();
-        st = rtm_preempt_start(&job, &x);
+    rtm_kexec_destroy(&x);
+    return st;
+}
+
+rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, uint32_t grid,
+                                   const uint32_t *ks, uint32_t nk, uint32_t runs,
+                                   uint32_t aborts, double max_overhead_pct,
+                                   rtm_preempt_polltune_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const rtm_kernel_t *spin = rtm_kernel_find("spin");
+    if (!spin || nk == 0 || nk > RTM_PREEMPT_TUNE_MAX || grid == 0 || aborts == 0)
+        return RTM_E_ARG;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, spin);
+    k.size[0] = grid;
+    k.size[1] = 64;
+    if (rtm_kinst_plan(&k) != RTM_OK)
+        return RTM_E_ARG;
+    const size_t bytes = rtm_kinst_bytes(&k);
+    void *arena = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+    double *samples = malloc(aborts * sizeof(double));
+    rtm_status_t st = arena && samples && rtm_kinst_bind(&k, arena, bytes) == bytes ? RTM_OK
+                                                                                  : RTM_E_NOMEM;
+    rtm_kexec_t x0;
+    memset(&x0, 0, sizeof(x0));
+    const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};
+    if (st == RTM_OK) {
+        k.kernel->fill(&k, 1);
+        st = rtm_kexec_create_ex(&x0, d, &k, &orig);
+    }
+    if (st == RTM_OK)
+        st = spin_length(&x0, &k, 0.01);
+    out->best = 0;
+    for (uint32_t i = 0; st == RTM_OK && i < nk; i++) {
+        const rtm_kexec_opts_t o = {.transport = t, .transport_set = true, .poll_every = ks[i]};
+        rtm_kexec_t x;
+        st = rtm_kexec_create_ex(&x, d, &k, &o);
         if (st != RTM_OK)
             break;
-        sleep_until(t0 + rtm_rng_uniform(&r, 0.1, 0.8) * wall);
-        rtm_preempt_stop_t s;
-        st = rtm_preempt_abort(&job, false, &s);
-        if (st == RTM_OK && !s.finished) {
-            early++;
-            samples[n++] = s.response_s;
+        double t0 = 1e30, t1 = 1e30;
+        for (uint32_t r = 0; st == RTM_OK && r <= runs; r++) { /* run 0 warms up */
+            rtm_kexec_timing_t a, b;
+            st = rtm_kexec_run(&x0, &a);
+            if (st == RTM_OK)
+                st = rtm_kexec_run(&x, &b);
+            if (st == RTM_OK && r > 0) {
+                t0 = a.kernel_s < t0 ? a.kernel_s : t0;
+                t1 = b.kernel_s < t1 ? b.kernel_s : t1;
+            }
         }
+        uint32_t n = 0, missed = 0;
+        double kt = 0.0, mx = 0.0;
+        if (st == RTM_OK)
+            st = rtm_preempt_abort_series(&x, aborts, 4 + i, samples, &n, &missed, &kt);
+        rtm_kexec_destroy(&x);
+        if (st != RTM_OK)
+            break;
+        out->k[i] = ks[i];
+        out->overhead_pct[i] = 100.0 * (t1 / t0 - 1.0);
+        summarise(samples, n, &out->p50_s[i], &out->p99_s[i], &mx);
+        out->n = i + 1;
     }
-    if (st == RTM_OK) {
-        rtm_stats_sort(samples, n);
-        out->n[t] = n;
-        out->p50_s[t] = rtm_stats_percentile(samples, n, 50);
-        out->p99_s[t] = rtm_stats_percentile(samples, n, 99);
-        out->max_s[t] = n ? samples[n - 1] : 0.0;
-        /* works: (nearly) every abort stopped the kernel early, and promptly */
-        out->works[t] = early * 10 >= aborts * 9 && out->p50_s[t] < 0.25 * wall;
+    /* the smallest K (best response) whose overhead is within budget, else the cheapest */
+    uint32_t best = UINT32_MAX, cheapest = 0;
+    for (uint32_t i = 0; i < out->n; i++) {
+        if (out->overhead_pct[i] < out->overhead_pct[cheapest])
+            cheapest = i;
+        if (out->overhead_pct[i] <= max_overhead_pct && (best == UINT32_MAX || out->k[i] < out->k[best]))
+            best = i;
     }
-    rtm_preempt_job_release(&job);
-    free(jm);
-    rtm_kexec_destroy(&x);
+    out->best = out->n ? out->k[best != UINT32_MAX ? best : cheapest] : 0;
+    rtm_kexec_destroy(&x0);
+    free(samples);
+    free(arena);
     return st;
 }
 

@@ -155,6 +155,32 @@ typedef struct {
     rtm_abort_transport_t best;
 } rtm_preempt_measure_t;
 
+/* Tool for calibration and benchmarks: aborts a job of x's instance `aborts` times at
+ * random instants inside its kernels (placed from the profiled start latency and length
+ * of three uninterrupted reruns). samples[] gets the response of each abort that stopped
+ * the job early (*n of them); *missed counts aborts that came after it had finished;
+ * *kernel_s is its uninterrupted kernel time. The instance's launches must leave their
+ * inputs unchanged (inputs are uploaded once; spin with one launch does). Init only. */
+rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                      double *samples, uint32_t *n, uint32_t *missed,
+                                      double *kernel_s);
+
+/* In-loop poll period calibration (RTM_POLL_EVERY) on the spin kernel of `grid` blocks
+ * (about 10 ms): for each candidate K, overhead vs the original build (min of `runs`
+ * event-profiled runs) and abort response over `aborts` aborts. */
+#define RTM_PREEMPT_TUNE_MAX 8
+typedef struct {
+    uint32_t n; /* candidates measured */
+    uint32_t k[RTM_PREEMPT_TUNE_MAX];
+    double overhead_pct[RTM_PREEMPT_TUNE_MAX];
+    double p50_s[RTM_PREEMPT_TUNE_MAX], p99_s[RTM_PREEMPT_TUNE_MAX];
+    uint32_t best; /* the smallest K within max_overhead_pct, else the cheapest K */
+} rtm_preempt_polltune_t;
+rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, uint32_t grid,
+                                   const uint32_t *ks, uint32_t nk, uint32_t runs,
+                                   uint32_t aborts, double max_overhead_pct,
+                                   rtm_preempt_polltune_t *out);
+
 /* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin
  * kernel (about 20 ms long, `aborts` aborts each at random instants) and names the
  * better one (a transport that does not stop the kernel never wins). Init only. */
