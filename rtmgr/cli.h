@@ -11,4 +11,7 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
+int rtm_cmd_nmea(int argc, char **argv);
+
 #endif

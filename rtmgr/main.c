@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"nmea", rtm_cmd_nmea, "nmea decode [--split24] FILE | nmea stats FILE",
+     "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
     {NULL, NULL, NULL, NULL},
 };
 
