@@ -516,7 +516,8 @@ rtm_status_t rtm_nmea_nav(rtm_nmea_t *lx, const rtm_nmea_sentence_t *s, rtm_nmea
 
 int64_t rtm_nmea_civil_ns(int year, int month, int day, uint32_t time_ms)
 {
-    if (month < 1 || month > 12)
+    if (month < 1 || month > 12 || year < 0 || year > 9999 || day < 0 || day > 31 ||
+        time_ms > 86401000u)
         return -1;
     /* days from 1970-01-01 (proleptic Gregorian; H. Hinnant's days_from_civil) */
     int64_t y = year - (month <= 2);

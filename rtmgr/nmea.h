@@ -147,8 +147,9 @@ rtm_status_t rtm_nmea_nav(rtm_nmea_t *lx, const rtm_nmea_sentence_t *s, rtm_nmea
  * -1 when either is missing. Real-time safe. */
 int64_t rtm_nmea_utc_ns(const rtm_nmea_nav_t *nav);
 
-/* UTC nanoseconds since 1970-01-01 of a calendar date and time of day; no range
- * checks beyond month 1..12 (-1 otherwise). Real-time safe. */
+/* UTC nanoseconds since 1970-01-01 of a calendar date (year 0..9999, month 1..12,
+ * day 0..31) and time of day (ms, up to a leap second); -1 outside those ranges.
+ * Real-time safe. */
 int64_t rtm_nmea_civil_ns(int year, int month, int day, uint32_t time_ms);
 
 /* Writes the counters as "name=value" pairs separated by spaces into buf (always

@@ -447,8 +447,10 @@ static void build(rtm_targets_t *t, int64_t now_ns)
         pic->x[k] = (float)dot(e, d);
         pic->y[k] = (float)dot(nv, d);
         if (r->has_vel) {
+            /* the course turns with the plane; the speed is the reported one (the
+             * velocity's tiny component out of the plane is not a loss of speed) */
             double vx = dot(e, r->v), vy = dot(nv, r->v);
-            pic->sog[k] = (float)sqrt(vx * vx + vy * vy);
+            pic->sog[k] = r->sog;
             pic->cog[k] = (float)wrap_2pi(atan2(vx, vy));
         } else {
             pic->sog[k] = 0.0f;

@@ -14,10 +14,11 @@
  * Geodesy: positions become WGS-84 earth-centred coordinates (ECEF) when they
  * arrive; a picture is the local tangent plane (east-north, "ENU" without the up
  * axis) at own ship: x = east, y = north, in metres. The plane is exact at the origin;
- * range distortion is below 2e-4 within 50 nm. Velocities are carried the same way, so
- * SOG/COG in the picture are relative to the plane's north (meridian convergence is
- * accounted for). Every target is dead-reckoned along its reported course and speed
- * from its last report to the picture time; so is own ship.
+ * range distortion is below 2e-5 within 50 nm. Velocities are carried the same way, so
+ * COG in the picture is relative to the plane's north (meridian convergence, about
+ * 1 degree at 50 nm east or west at 50 N, is accounted for); SOG is the reported
+ * speed. Every target is dead-reckoned along its reported course and speed, in ECEF,
+ * from its last report to the picture time; so is own ship (along its rhumb line).
  *
  * In the picture: SOG in m/s, COG in radians clockwise from north in [0, 2π), ROT in
  * rad/s (class A only; 0 when not available), targets in MMSI order. A target whose

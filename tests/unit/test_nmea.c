@@ -484,8 +484,10 @@ static bool clean_line(const char *p, size_t n)
             return false;
         x ^= (uint8_t)p[i];
     }
-    unsigned cs;
-    return sscanf(p + n - 2, "%2X", &cs) == 1 && cs == x;
+    char hex[3] = {p[n - 2], p[n - 1], '\0'}; /* not sscanf on the buffer: it strlen()s */
+    char *end;
+    unsigned long cs = strtoul(hex, &end, 16);
+    return end == hex + 2 && cs == x;
 }
 
 static int ais_type_of(const char *line)
