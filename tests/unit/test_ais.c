@@ -656,9 +656,10 @@ static void test_fragments_missing_stale_duplicate(void **state)
 
     /* all slots busy: the oldest partial message is evicted */
     feeder_init(&f);
+    _Static_assert(RTM_AIS_SLOTS + 1 <= 20, "the keys below cover 20 partial messages");
     for (int i = 0; i < RTM_AIS_SLOTS + 1; i++) {
         char s[128];
-        snprintf(s, sizeof(s), "!AIVDM,2,1,%d,%c," T5_1 ",0", i % 10, i < 10 ? 'A' : 'B');
+        snprintf(s, sizeof(s), "!AIVDM,2,1,%d,%c," T5_1 ",0", i % 10, "AB"[i / 10]);
         assert_int_equal(feed(&f, s, &m), 0);
     }
     assert_int_equal(f.ais.stats.evicted, 1);
