@@ -435,8 +435,13 @@ int rtm_ais_feed(rtm_ais_t *a, const rtm_nmea_sentence_t *s, int64_t now_ns, rtm
         }
         return 0;
     }
-    if (count == 1)
+    if (count == 1) {
+        if (plen > RTM_AIS_PAYLOAD_MAX) {
+            a->stats.overlong++;
+            return 0;
+        }
         return complete(a, payload, plen, (unsigned)fill, own, (char)ch, msg);
+    }
 
     /* one fragment of a multi-sentence message */
     uint16_t bit = (uint16_t)(1u << (number - 1));

@@ -175,7 +175,8 @@ int rtm_ais_feed(rtm_ais_t *a, const rtm_nmea_sentence_t *s, int64_t now_ns,
 rtm_status_t rtm_ais_decode(const char *payload, size_t len, unsigned fill,
                             rtm_ais_msg_t *msg);
 
-/* Scaled values, as gpsd scales them (n/a values scale too: 91, 181, 102.3, 360). */
+/* Scaled values, as gpsd scales them (n/a values scale too: 91, 181, 102.3, 360).
+ * These and the three below are real-time safe. */
 double rtm_ais_lat_deg(int32_t raw);
 double rtm_ais_lon_deg(int32_t raw);
 double rtm_ais_speed_kn(uint16_t raw);
@@ -192,14 +193,19 @@ bool rtm_ais_pos_valid(const rtm_ais_pos_t *p);
  * the real-time path. */
 int rtm_ais_json(const rtm_ais_msg_t *msg, char *buf, size_t len);
 
-/* gpsd's legends: navigation status, position-fixing device, ship type. Never NULL. */
+/* gpsd's legends: navigation status, position-fixing device, ship type. Never NULL.
+ * Ship types 20-99 are composed into buf (64 bytes suffice; snprintf): not for the
+ * real-time path; with buf NULL the category alone is returned. */
 const char *rtm_ais_status_text(unsigned status);
 const char *rtm_ais_epfd_text(unsigned epfd);
 const char *rtm_ais_shiptype_text(unsigned shiptype, char *buf, size_t len);
 
-/* Counter i (RTM_AIS_STATS_LIST order) and its value; NULL past the last. */
+/* Counter i (RTM_AIS_STATS_LIST order) and its value; NULL past the last. Real-time
+ * safe. The counters are written by the thread that feeds the assembler: another
+ * thread shows a copy that thread publishes. */
 const char *rtm_ais_stats_at(const rtm_ais_stats_t *st, unsigned i, uint64_t *value);
-/* "name=value" pairs separated by spaces, then "type<N>=value" for every type seen. */
+/* "name=value" pairs separated by spaces, then "type<N>=value" for every type seen;
+ * returns the length needed, like snprintf (which it uses: not for the real-time path). */
 size_t rtm_ais_stats_format(const rtm_ais_stats_t *st, char *buf, size_t len);
 
 #endif

@@ -153,11 +153,14 @@ int64_t rtm_nmea_utc_ns(const rtm_nmea_nav_t *nav);
 int64_t rtm_nmea_civil_ns(int year, int month, int day, uint32_t time_ms);
 
 /* Writes the counters as "name=value" pairs separated by spaces into buf (always
- * NUL-terminated when len > 0). Returns the length it needed, like snprintf. */
+ * NUL-terminated when len > 0). Returns the length it needed, like snprintf (which it
+ * uses: not for the real-time path). */
 size_t rtm_nmea_stats_format(const rtm_nmea_stats_t *st, char *buf, size_t len);
 
 /* The name of counter i (0-based, in RTM_NMEA_STATS_LIST order) and its value;
- * NULL past the last. For `rtmgr status` tables. Real-time safe. */
+ * NULL past the last. For `rtmgr status` tables. Real-time safe. The counters are
+ * plain integers written by the thread that owns the lexer: another thread shows a
+ * copy that thread publishes. */
 const char *rtm_nmea_stats_at(const rtm_nmea_stats_t *st, unsigned i, uint64_t *value);
 
 #endif

@@ -71,8 +71,11 @@ void rtm_targets_init(rtm_targets_t *t, const rtm_targets_config_t *cfg)
     atomic_init(&t->st.failures, 0);
     atomic_init(&t->st.count, 0);
     atomic_init(&t->latest, RTM_TARGETS_BUFS);
-    for (unsigned b = 0; b < RTM_TARGETS_BUFS; b++)
+    for (unsigned b = 0; b < RTM_TARGETS_BUFS; b++) {
         atomic_init(&t->buf[b].seq, 0);
+        for (size_t w = 0; w < RTM_TARGETS_WORDS; w++)
+            atomic_init(&t->buf[b].w[w], 0);
+    }
 }
 
 /* ---- geodesy ---- */

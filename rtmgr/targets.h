@@ -26,7 +26,19 @@
  * with one older than own_expire_ns) the picture is centred on the configured origin,
  * or, when there is none, has lat0 = lon0 = NaN and no targets.
  *
- * The table is about 4 MB at the default RTM_MAX_TARGETS: give it static storage. */
+ * The table is about 4 MB at the default RTM_MAX_TARGETS: give it static storage.
+ *
+ * The input thread's loop, with lx, ais and tt static:
+ *
+ *     if (rtm_nmea_push(&lx, byte, &s) == 1) {
+ *         if (rtm_ais_feed(&ais, &s, now, &m) == 1)
+ *             rtm_targets_update_ais(&tt, &m, now);
+ *         else if (rtm_nmea_nav(&lx, &s, &nav) == RTM_OK)
+ *             rtm_targets_update_nav(&tt, &nav, now);
+ *     }
+ *     ... and every picture period: rtm_targets_publish(&tt, now);
+ *
+ * and a job: rtm_targets_snapshot(&tt, &its_own_copy). */
 #ifndef RTM_TARGETS_H
 #define RTM_TARGETS_H
 
@@ -150,13 +162,14 @@ rtm_status_t rtm_targets_publish(rtm_targets_t *t, int64_t now_ns);
  * Real-time safe: lock-free, bounded, O(n). */
 rtm_status_t rtm_targets_snapshot(rtm_targets_t *t, rtm_traffic_t *out);
 
-/* Copies the record of one MMSI (writer thread only). RTM_OK or RTM_E_NOTFOUND. */
+/* Copies the record of one MMSI (writer thread only). RTM_OK or RTM_E_NOTFOUND.
+ * Real-time safe, O(log n). */
 rtm_status_t rtm_targets_find(const rtm_targets_t *t, uint32_t mmsi, rtm_target_t *out);
 
-/* Targets in the table (any thread; the value of the last update). */
+/* Targets in the table (any thread; the value of the last update). Real-time safe. */
 uint32_t rtm_targets_count(rtm_targets_t *t);
 
-/* Counters (any thread). */
+/* Counters (any thread; each read atomically). Real-time safe. */
 void rtm_targets_stats(rtm_targets_t *t, rtm_targets_stats_t *out);
 
 #endif
