@@ -434,8 +434,8 @@ static int parse_gga(const rtm_nmea_sentence_t *s, rtm_nmea_nav_t *nav)
     if (parse_angle(fld(s, 3), fld(s, 4), 180, 'E', 'W', &nav->lon) != r)
         return -1;
     nav->have |= r ? RTM_NMEA_HAVE_POS : 0;
-    double q;
-    if ((r = parse_nonneg(fld(s, 5), &q)) < 0 || q > 9 || q != (int)q)
+    double q = 0.0;
+    if ((r = parse_nonneg(fld(s, 5), &q)) < 0 || q > 9.0 || q != (double)(int)q)
         return -1;
     if (r) {
         nav->quality = (int)q;

@@ -198,6 +198,15 @@ static void test_gga_hdt_vtg(void **state)
     push_cstr(&lx, with_cs(buf, sizeof(buf), "$GPGGA,213950.00,,,,,0,00,,,M,,M,,"), &s);
     assert_int_equal(rtm_nmea_nav(&lx, &s, &nav), RTM_OK);
     assert_false(nav.valid);
+    /* empty quality field (found by fuzz_nmea: an uninitialised value was compared) */
+    push_cstr(&lx, "$GPGGA,214044.00,5250.53727,N,00542.34907,E,,109,1.10,-4.6,M,45.8,M,,*78\r\n",
+              &s);
+    assert_int_equal(rtm_nmea_nav(&lx, &s, &nav), RTM_OK);
+    assert_false(nav.valid);
+    assert_false(nav.have & RTM_NMEA_HAVE_QUALITY);
+    assert_true(nav.have & RTM_NMEA_HAVE_POS);
+    push_cstr(&lx, with_cs(buf, sizeof(buf), "$GPGGA,213950.00,,,,,1.5,00,,,M,,M,,"), &s);
+    assert_int_equal(rtm_nmea_nav(&lx, &s, &nav), RTM_E_PARSE);
 
     push_cstr(&lx, with_cs(buf, sizeof(buf), "$HEHDT,274.07,T"), &s);
     assert_int_equal(rtm_nmea_nav(&lx, &s, &nav), RTM_OK);
@@ -229,7 +238,7 @@ static void test_gga_hdt_vtg(void **state)
     /* other sentences are not navigation */
     push_cstr(&lx, "$GPGLL,5013.4693,N,00346.6503,W,035258,A,A*52\r\n", &s);
     assert_int_equal(rtm_nmea_nav(&lx, &s, &nav), RTM_E_NOTFOUND);
-    assert_int_equal(lx.stats.bad_fields, 1);
+    assert_int_equal(lx.stats.bad_fields, 2);
 }
 
 /* Every kind of damage, each counted once, and the lexer recovers after each. */
