@@ -13,7 +13,7 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
-    {"nmea", rtm_cmd_nmea, "nmea decode [--split24] FILE | nmea stats FILE",
+    {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
      "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
     {NULL, NULL, NULL, NULL},
 };
