@@ -17,5 +17,7 @@ int rtm_cmd_check(int argc, char **argv);
 
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
+/* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
+int rtm_cmd_nmea(int argc, char **argv);
 
 #endif
