@@ -11,4 +11,8 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr eval KERNEL [--device cpu|N] --in FILE.csv [--out FILE.csv] [--size KEY=VALUE]...
+ * Runs one kernel once over CSV input (see docs/kernels.md). Init-time tool. */
+int rtm_cmd_eval(int argc, char **argv);
+
 #endif

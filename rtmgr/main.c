@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
+     "run one kernel over CSV input, print CSV output"},
     {NULL, NULL, NULL, NULL},
 };
 
