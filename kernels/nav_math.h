@@ -26,6 +26,8 @@
 #define NAV_SQRT(x) sqrt(x)
 #define NAV_FABS(x) fabs(x)
 #define NAV_RINT(x) rint(x)
+#define NAV_FMIN(x, y) fmin(x, y)
+#define NAV_FMAX(x, y) fmax(x, y)
 #define NAV_INF INFINITY
 typedef uint nav_uint;
 #else
@@ -42,6 +44,8 @@ typedef uint nav_uint;
 #define NAV_SQRT(x) sqrtf(x)
 #define NAV_FABS(x) fabsf(x)
 #define NAV_RINT(x) rintf(x)
+#define NAV_FMIN(x, y) fminf(x, y)
+#define NAV_FMAX(x, y) fmaxf(x, y)
 #define NAV_INF INFINITY
 typedef uint32_t nav_uint;
 #endif
@@ -117,7 +121,8 @@ NAV_FN void nav_sincos(float x, float *s, float *c)
     pc = pc * z;
     pc = pc - 0.5f * z;
     pc = pc + 1.0f;
-    const int n = ((int)q) & 3;
+    /* Quadrant; the clamp keeps the int conversion defined for NaN and huge x. */
+    const int n = ((int)NAV_FMIN(NAV_FMAX(q, -8388608.0f), 8388608.0f)) & 3;
     if (n == 0) {
         *s = ps;
         *c = pc;

@@ -247,14 +247,18 @@ int rtm_cmd_eval(int argc, char **argv)
     else
         rc = run_device(&k, (uint32_t)dev_index, repeat, verbose);
     if (rc == RTM_EXIT_OK && kernel->csv_write) {
-        FILE *f = out ? fopen(out, "w") : stdout;
-        if (!f) {
-            fprintf(stderr, "rtmgr: eval: cannot write %s\n", out);
-            rc = RTM_EXIT_RUNTIME;
-        } else {
-            kernel->csv_write(&k, f);
-            if ((out && fclose(f) != 0) || (!out && fflush(f) != 0))
+        if (!out) {
+            kernel->csv_write(&k, stdout);
+            if (fflush(stdout) != 0)
                 rc = RTM_EXIT_RUNTIME;
+        } else {
+            FILE *f = fopen(out, "w");
+            if (f)
+                kernel->csv_write(&k, f);
+            if (!f || fclose(f) != 0) {
+                fprintf(stderr, "rtmgr: eval: cannot write %s\n", out);
+                rc = RTM_EXIT_RUNTIME;
+            }
         }
     }
     free(arena);

@@ -168,6 +168,11 @@ static void test_sincos_accuracy(void **state)
     nav_sincos(0.0f, &s, &c);
     assert_true(s == 0.0f && c == 1.0f);
     assert_true(nav_sinc(0.0f) == 1.0f);
+    /* Defined behaviour (no int overflow) for NaN and huge arguments. */
+    nav_sincos(NAN, &s, &c);
+    assert_true(isnan(s) && isnan(c));
+    nav_sincos(1e30f, &s, &c);
+    assert_true(isnan(s) || fabsf(s) <= 1e30f);
 }
 
 /* ---- device vs twin at several sizes (incl. non-multiples of the work-group) ---- */
@@ -700,8 +705,8 @@ static void test_eval_cpa_tcpa_binary(void **state)
      *   1 head-on: 0.1 N, southbound 10 kn: closing 10.2889 m/s, CPA 0,
      *     TCPA = 11057.4 / 10.2889 = 1074.7 s.
      *   2 crossing: 0.1 E, westbound 10 kn: r = (11131.9, 0), w = (-5.14444, -5.14444):
-     *     TCPA = 11131.9 / (2 * 5.14444) = 1081.9 s, CPA = 11131.9 / sqrt(2) = 7871.4 m =
-     *     4.2502 nm.
+     *     TCPA = 11131.9 / (2 * 5.14444) = 1081.9 s, CPA = 11131.94 / sqrt(2) = 7871.47 m =
+     *     4.2503 nm.
      *   3 overtaking own ship from astern: 0.05 S (5528.7 m), northbound 15 kn: closing
      *     2.57222 m/s, TCPA = 5528.7 / 2.57222 = 2149.4 s, CPA 0.
      *   4 opening astern: 0.05 S, southbound 10 kn: w = -10.2889 m/s northward:
@@ -717,7 +722,7 @@ static void test_eval_cpa_tcpa_binary(void **state)
     assert_non_null(f);
     fputs(csv, f);
     fclose(f);
-    const double cpa[] = {0.0, 4.2502, 0.0, 0.0};
+    const double cpa[] = {0.0, 4.2503, 0.0, 0.0};
     const double tcpa[] = {1074.7, 1081.9, 2149.4, -537.3};
     const char *devices[] = {"cpu", "0"};
     for (int d = 0; d < 2; d++) {
