@@ -15,4 +15,7 @@ enum {
  * Runs one kernel once over CSV input (see docs/kernels.md). Init-time tool. */
 int rtm_cmd_eval(int argc, char **argv);
 
+/* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
+int rtm_cmd_report(int argc, char **argv);
+
 #endif

@@ -15,6 +15,8 @@ typedef struct {
 static const command_t commands[] = {
     {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
      "run one kernel over CSV input, print CSV output"},
+    {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
+     "model error and deadline summary, plots"},
     {NULL, NULL, NULL, NULL},
 };
 
