@@ -45,7 +45,7 @@ void rtm_nav_fill(rtm_nav_own_t *own, float *tgt, uint32_t n, uint64_t seed, flo
     own_clear(own);
     own->sog = (float)rtm_rng_uniform(&r, 4.0, 8.0);
     own->cog = (float)rtm_rng_uniform(&r, 0.0, 2.0 * PI);
-    const double ovx = own->sog * sin(own->cog), ovy = own->sog * cos(own->cog);
+    const double ovx = own->sog * sin((double)own->cog), ovy = own->sog * cos((double)own->cog);
     for (uint32_t i = 0; i < n; i++) {
         const double rho = radius * sqrt(rtm_rng_uniform(&r, 0.0, 1.0));
         const double phi = rtm_rng_uniform(&r, 0.0, 2.0 * PI);

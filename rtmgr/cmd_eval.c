@@ -183,9 +183,11 @@ int rtm_cmd_eval(int argc, char **argv)
         else if (strcmp(argv[i], "--fill") == 0 && more)
             fill = argv[++i];
         else if (strcmp(argv[i], "--repeat") == 0 && more) {
-            repeat = atoi(argv[++i]);
+            char *rend;
+            const long r = strtol(argv[++i], &rend, 10);
+            repeat = (int)r;
             verbose = 1;
-            if (repeat < 1 || repeat > EVAL_REPEAT_MAX) {
+            if (*rend || r < 1 || r > EVAL_REPEAT_MAX) {
                 fprintf(stderr, "rtmgr: eval: --repeat wants 1..%d\n", EVAL_REPEAT_MAX);
                 return RTM_EXIT_USAGE;
             }
