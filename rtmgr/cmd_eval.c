@@ -191,8 +191,7 @@ int rtm_cmd_eval(int argc, char **argv)
                 fprintf(stderr, "rtmgr: eval: --repeat wants 1..%d\n", EVAL_REPEAT_MAX);
                 return RTM_EXIT_USAGE;
             }
-        }
-        else if (strcmp(argv[i], "--size") == 0 && more) {
+        } else if (strcmp(argv[i], "--size") == 0 && more) {
             if (parse_size(&k, argv[++i]) != 0)
                 return RTM_EXIT_USAGE;
         } else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0)
@@ -203,10 +202,17 @@ int rtm_cmd_eval(int argc, char **argv)
             return RTM_EXIT_USAGE;
         }
     }
+    const int on_cpu = strcmp(device, "cpu") == 0;
     char *end = NULL;
-    const long dev_index = strcmp(device, "cpu") == 0 ? -1 : strtol(device, &end, 10);
-    if (!in == !fill || (dev_index != -1 && (!end || *end || dev_index < 0))) {
+    const long dev_index = on_cpu ? 0 : strtol(device, &end, 10);
+    if (!in == !fill || (!on_cpu && (end == device || *end || dev_index < 0))) {
         eval_usage(stderr);
+        return RTM_EXIT_USAGE;
+    }
+    char *seed_end = NULL;
+    const unsigned long long seed = fill ? strtoull(fill, &seed_end, 0) : 0;
+    if (fill && (seed_end == fill || *seed_end)) {
+        fprintf(stderr, "rtmgr: eval: --fill wants an integer seed, got '%s'\n", fill);
         return RTM_EXIT_USAGE;
     }
     if (in && (!kernel->csv_size || !kernel->csv_load)) {
@@ -223,8 +229,15 @@ int rtm_cmd_eval(int argc, char **argv)
     int rc = RTM_EXIT_OK;
     void *arena = NULL;
     rtm_status_t st = text ? kernel->csv_size(&k, text, why, sizeof(why)) : RTM_OK;
-    if (st == RTM_OK && (st = rtm_kinst_plan(&k)) != RTM_OK)
-        snprintf(why, sizeof(why), "sizes or tuning out of range");
+    if (st == RTM_OK && (st = rtm_kinst_plan(&k)) != RTM_OK) {
+        snprintf(why, sizeof(why), "sizes rejected by the kernel (e.g. an even course count, "
+                                   "or a work-group size it cannot use)");
+        for (uint32_t i = 0; i < kernel->n_keys; i++)
+            if (k.size[i] < kernel->keys[i].min || k.size[i] > kernel->keys[i].max)
+                snprintf(why, sizeof(why), "%s = %lld outside %lld..%lld", kernel->keys[i].name,
+                         (long long)k.size[i], (long long)kernel->keys[i].min,
+                         (long long)kernel->keys[i].max);
+    }
     size_t bytes = st == RTM_OK ? rtm_kinst_bytes(&k) : 0;
     if (st == RTM_OK && !(arena = aligned_alloc(64, (bytes + 63) & ~(size_t)63))) {
         snprintf(why, sizeof(why), "out of memory (%zu bytes)", bytes);
@@ -236,7 +249,7 @@ int rtm_cmd_eval(int argc, char **argv)
         if (text)
             st = kernel->csv_load(&k, text, why, sizeof(why));
         else
-            kernel->fill(&k, strtoull(fill, NULL, 0));
+            kernel->fill(&k, seed);
     }
     free(text);
     if (st != RTM_OK) {
@@ -244,7 +257,7 @@ int rtm_cmd_eval(int argc, char **argv)
         free(arena);
         return RTM_EXIT_USAGE;
     }
-    if (dev_index < 0)
+    if (on_cpu)
         run_cpu(&k, repeat, verbose);
     else
         rc = run_device(&k, (uint32_t)dev_index, repeat, verbose);
