@@ -45,7 +45,7 @@ size_t rtm_nav_tgt_bytes(uint32_t n);
 /* Plausible random traffic from `seed`: own ship at the origin, 4-8 m/s on a random
  * course; n targets uniform in a disc of `radius` m, 0-15 m/s, random courses, one in
  * five turning at up to 0.6 deg/s; a tenth of them set on a collision course with own
- * ship. Deterministic. */
+ * ship. Deterministic. Real-time safe (no allocation), but meant for tests and benchmarks. */
 void rtm_nav_fill(rtm_nav_own_t *own, float *tgt, uint32_t n, uint64_t seed, float radius);
 
 /* Copies a traffic snapshot into the buffers: own ship into *own; targets into the n
@@ -71,13 +71,14 @@ rtm_status_t rtm_nav_csv_load(const char *text, rtm_nav_own_t *own, float *tgt, 
                               int own_first, char *why, size_t len);
 
 /* Compares n floats: equal (also both infinite of one sign, or both NaN) or within
- * tol * max(1, |y|). Returns the count outside, the first in `why`. */
+ * tol * max(1, |y|). Returns the count outside, the first in `why`. Safe anywhere. */
 size_t rtm_nav_compare(const float *x, const float *y, size_t n, float tol, const char *what,
                        char *why, size_t len);
 
 /* Manoeuvre search (manoeuvre and last_chance instances): number of candidates, the
  * course offset (rad, + starboard) and speed factor of candidate m, and its output
- * (cost, predicted minimum distance m, its time s, index of that target or -1). */
+ * (cost, predicted minimum distance m, its time s, index of that target or -1).
+ * Pure; real-time safe. */
 uint32_t rtm_nav_manoeuvres(const rtm_kinst_t *k);
 void rtm_nav_manoeuvre_of(const rtm_kinst_t *k, uint32_t m, float *off, float *fac);
 const float *rtm_nav_manoeuvre_out(const rtm_kinst_t *k, uint32_t m);
