@@ -6,6 +6,7 @@
 #include "kexec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,7 +48,9 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
 
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
-    return rtm_kexec_create_ex(x, d, k, NULL);
+    /* the first kexec's flag: a device buffer written by clEnqueueWriteBuffer */
+    const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true};
+    return rtm_kexec_create_ex(x, d, k, &o);
 }
 
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
@@ -105,6 +108,11 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
     if (err == CL_SUCCESS)
         x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone / 16, NULL, &err);
+    x->fetch_dirty = calloc(x->launches, 1);
+    if (!x->fetch_dirty) {
+        rtm_kexec_destroy(x);
+        return RTM_E_NOMEM;
+    }
     if (err == CL_SUCCESS && o->count_blocks)
         x->count = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) {
@@ -128,6 +136,8 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->count);
     if (x->next)
         clReleaseMemObject(x->next);
+    free(x->fetch_dirty);
+    x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
     x->abort_flag = x->done = x->map = x->count = x->next = NULL;
@@ -176,6 +186,7 @@ rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
                                      0, NULL, &ev),
                  "clEnqueueFillBuffer(next)");
     track(ev, first, last);
+    memset(x->fetch_dirty, 0, x->launches);
     return RTM_OK;
 }
 
@@ -197,18 +208,6 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
     return RTM_OK;
 }
 
-rtm_status_t rtm_kexec_reset_fetch(rtm_kexec_t *x, uint32_t from)
-{
-    if (from >= x->launches)
-        return RTM_OK;
-    const cl_uint zero = 0;
-    const size_t per = x->done_stride / 16; /* bytes of counters per launch */
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), from * per,
-                                     (x->launches - from) * per, 0, NULL, NULL),
-                 "clEnqueueFillBuffer(next)");
-    return RTM_OK;
-}
-
 rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *map_host,
                                uint32_t nmap, cl_event *ev)
 {
@@ -222,6 +221,13 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     cl_kernel kern = x->prog.kern[kl.entry];
     const cl_uint mapped = nmap ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
     const cl_uint doff = launch * x->done_stride;
+    if (x->fetch_dirty[launch]) { /* enqueued before (an aborted run): reset its counter */
+        const cl_uint zero = 0;
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
+                                         (size_t)doff / 16, sizeof(zero), 0, NULL, NULL),
+                     "clEnqueueFillBuffer(next)");
+    }
+    x->fetch_dirty[launch] = 1;
     if (nmap) {
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),

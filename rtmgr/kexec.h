@@ -68,16 +68,20 @@ typedef struct {
     cl_mem map;            /* uint[plan.blocks_max]: block ids of a resumed launch */
     cl_mem count;          /* uint[launches * done_stride] when opts.count_blocks */
     cl_mem next;           /* uint[launches * done_stride / 64]: block fetch counters */
+    unsigned char *fetch_dirty; /* [launches]: enqueued since the last clear (its fetch
+                                 * counter is reset before it is enqueued again) */
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
 } rtm_kexec_t;
 
 /* Builds k's program on d and creates every device buffer with the default options
- * (full variant, default transport for the device, auto groups). k must be planned and
+ * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:
+ * x->abort_flag is a device buffer, as in the first kexec). k must be planned and
  * bound. Init only. */
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k);
-/* Same with explicit options (NULL = defaults). Init only. */
+/* Same with explicit options; NULL, or transport_set false, means the device's default
+ * transport (rtm_abortflag_default: mapped on CPU devices). Init only. */
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                  const rtm_kexec_opts_t *opts);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
@@ -92,13 +96,10 @@ uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks);
 rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last);
 /* rtm_kexec_clear, then the input transfers (RTM_BUF_IN / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
-/* Enqueues the reset of the block-fetch counters of launches [from, launches): needed
- * before a launch runs again after an abort (write_inputs resets them all). Real-time
- * safe. */
-rtm_status_t rtm_kexec_reset_fetch(rtm_kexec_t *x, uint32_t from);
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
  * map is written first, non-blocking: map_host must stay unchanged until the launch has
- * started). `ev` gets the kernel's event (may be NULL). Real-time safe. */
+ * started). A launch enqueued again since the last clear (a resume) gets its block-fetch
+ * counter reset first. `ev` gets the kernel's event (may be NULL). Real-time safe. */
 rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *map_host,
                                uint32_t nmap, cl_event *ev);
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */

@@ -476,8 +476,6 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
         job->x = x;
     }
     st = rtm_abortflag_clear(&x->flag);
-    if (st == RTM_OK)
-        st = rtm_kexec_reset_fetch(x, job->launch);
     if (st != RTM_OK)
         return st;
     const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
@@ -660,10 +658,14 @@ static void summarise(double *samples, uint32_t n, double *p50, double *p99, dou
 static rtm_status_t spin_length(rtm_kexec_t *x, rtm_kinst_t *k, double len)
 {
     for (int pass = 0; pass < 4; pass++) {
-        rtm_kexec_timing_t t;
-        const rtm_status_t st = rtm_kexec_run(x, &t);
+        rtm_kexec_timing_t t, u;
+        rtm_status_t st = rtm_kexec_run(x, &t);
+        if (st == RTM_OK)
+            st = rtm_kexec_run(x, &u); /* the min of two: the first may include a JIT */
         if (st != RTM_OK)
             return st;
+        if (u.kernel_s < t.kernel_s)
+            t = u;
         if (t.kernel_s > 0.8 * len && t.kernel_s < 1.25 * len)
             break;
         double w = (double)k->size[1] * len / (t.kernel_s > 1e-7 ? t.kernel_s : 1e-7);
@@ -691,8 +693,9 @@ static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_tran
         out->kernel_s = ks;
         out->n[t] = n;
         summarise(samples, n, &out->p50_s[t], &out->p99_s[t], &out->max_s[t]);
-        /* works: (nearly) every abort stopped the kernel early, and promptly */
-        out->works[t] = n * 10 >= aborts * 9 && out->p50_s[t] < 0.25 * ks;
+        /* works: most aborts stopped the kernel early (a transport that queues behind the
+         * kernel lets it finish), and promptly */
+        out->works[t] = n * 4 >= aborts * 3 && out->p50_s[t] < 0.25 * ks;
     }
     rtm_kexec_destroy(&x);
     return st;
