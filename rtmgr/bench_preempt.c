@@ -399,7 +399,8 @@ static void section_response(bench_t *b)
             continue;
         }
         rtm_kexec_t x;
-        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &prod) != RTM_OK) {
+        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &prod) != RTM_OK ||
+            rtm_kexec_warm(&x) != RTM_OK) {
             fail(b, "cannot build", "spin", NULL);
             inst_free(&in);
             continue;
@@ -441,7 +442,7 @@ static void section_sweep(bench_t *b)
         rtm_preempt_polltune_t tu;
         const rtm_status_t st = rtm_preempt_tune_poll(
             &b->dev, b->transport, grids[g], b->o.quick ? ks_quick : ks_full,
-            b->o.quick ? 2 : 5, b->o.quick ? 5 : 20, b->o.quick ? 10 : 100, 0.5, &tu);
+            b->o.quick ? 2 : 5, b->o.quick ? 5 : 15, b->o.quick ? 10 : 60, 0.5, &tu);
         if (st != RTM_OK) {
             fail(b, "poll sweep failed", "spin", rtm_strerror(st));
             continue;
@@ -470,7 +471,8 @@ static int rjob_open(bench_t *b, rjob_t *r, const rtm_kinst_t *proto, bool count
         return fail(b, "cannot allocate", proto->kernel->name, NULL);
     rtm_kexec_opts_t o = prod_opts(b);
     o.count_blocks = count;
-    if (rtm_kexec_create_ex(&r->x, &b->dev, &r->in.k, &o) != RTM_OK)
+    if (rtm_kexec_create_ex(&r->x, &b->dev, &r->in.k, &o) != RTM_OK ||
+        rtm_kexec_warm(&r->x) != RTM_OK)
         return fail(b, "cannot build", proto->kernel->name, NULL);
     const size_t jb = rtm_preempt_job_bytes(&r->in.k, count);
     r->jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
@@ -522,7 +524,7 @@ static void section_resume(bench_t *b)
         rtm_kinst_init(&proto, rtm_kernel_at(i));
         if (strcmp(proto.kernel->name, "spin") == 0) {
             proto.size[0] = 64;
-            proto.size[1] = b->o.quick ? 5000 : 200000;
+            proto.size[1] = b->o.quick ? 5000 : 20000; /* the CPU twin runs it too */
             proto.size[3] = 2;
         }
         rjob_t r;

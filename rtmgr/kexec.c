@@ -285,6 +285,36 @@ rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *l
     return RTM_OK;
 }
 
+rtm_status_t rtm_kexec_warm(rtm_kexec_t *x)
+{
+    if (x->opts.variant == RTM_KEXEC_ORIGINAL) /* no entry check: it would run in full */
+        return RTM_OK;
+    const rtm_kinst_t *k = x->k;
+    rtm_status_t st = rtm_kexec_clear(x, NULL, NULL);
+    if (st == RTM_OK)
+        st = rtm_abortflag_raise(&x->flag);
+    if (st == RTM_OK)
+        st = rtm_abortflag_settle(&x->flag);
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    bool warmed[RTM_KENTRY_MAX] = {false};
+    for (uint32_t l = 0; st == RTM_OK && l < x->launches; l++) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, l, &kl);
+        if (kl.entry >= RTM_KENTRY_MAX || warmed[kl.entry])
+            continue;
+        warmed[kl.entry] = true;
+        st = rtm_kexec_enqueue(x, l, NULL, 0, NULL);
+    }
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    if (st == RTM_OK)
+        st = rtm_kexec_clear(x, NULL, NULL);
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    return st;
+}
+
 static double span(cl_event a, cl_event b)
 {
     cl_ulong t0 = 0, t1 = 0;

@@ -105,6 +105,12 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
 
+/* Launches each entry point once with the abort flag raised (every work-group exits at
+ * its entry check; no output, no completed block), so that a device compiler working
+ * lazily at the first launch (PoCL) does it now; then clears the block control. Skipped
+ * for the original variant (it has no check). Init only (blocks). */
+rtm_status_t rtm_kexec_warm(rtm_kexec_t *x);
+
 /* Runs one whole job (inputs, every launch, outputs) and waits; fills `t`. */
 rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t);
 

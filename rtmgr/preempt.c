@@ -684,7 +684,9 @@ static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_tran
     rtm_status_t st = rtm_kexec_create_ex(&x, d, k, &o);
     if (st != RTM_OK)
         return st;
-    st = spin_length(&x, k, 0.02);
+    st = rtm_kexec_warm(&x);
+    if (st == RTM_OK)
+        st = spin_length(&x, k, 0.02);
     uint32_t n = 0, missed = 0;
     double ks = 0.0;
     if (st == RTM_OK)
@@ -737,6 +739,7 @@ rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, ui
         st = rtm_kexec_create_ex(&x, d, &k, &o);
         if (st != RTM_OK)
             break;
+        st = rtm_kexec_warm(&x);
         double t0 = 1e30, t1 = 1e30;
         for (uint32_t r = 0; st == RTM_OK && r <= runs; r++) { /* run 0 warms up */
             rtm_kexec_timing_t a, b;
