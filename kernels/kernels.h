@@ -11,7 +11,9 @@
 
 /* X(name): every kernel in catalogue order. */
 #define RTM_KERNEL_LIST(X) \
-    X(matrix_add)
+    X(matrix_add) \
+    X(threshold) \
+    X(convolve)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)
@@ -23,5 +25,9 @@ size_t rtm_compare_floats(const float *x, const float *y, size_t n, float tol, c
                           size_t len);
 /* Counts elements that differ; writes the first difference into `why`. */
 size_t rtm_compare_u32(const unsigned *x, const unsigned *y, size_t n, char *why, size_t len);
+
+/* Counts bytes that differ by more than `tol`; writes the first difference into `why`. */
+size_t rtm_compare_u8(const unsigned char *x, const unsigned char *y, size_t n, unsigned tol,
+                      char *why, size_t len);
 
 #endif
