@@ -63,7 +63,7 @@ __kernel void convolve(RTM_BLOCK_ARGS, __global const T *restrict in, __global T
         if (gx >= 0 && gx + RTM_VEC <= (int)width) {
             tile[row][col] = ((__global const TV *)src)[gx / RTM_VEC];
         } else {
-            RTM_VUNION(T) u;
+            RTM_VUNION(CV_T) u;
 #pragma unroll
             for (int e = 0; e < RTM_VEC; e++)
                 u.s[e] = src[clamp(gx + e, 0, (int)width - 1)];
@@ -87,7 +87,7 @@ __kernel void convolve(RTM_BLOCK_ARGS, __global const T *restrict in, __global T
 
 #pragma unroll
     for (int j = 0; j < CV_RY + 2 * R; j++) { /* input row ly * CV_RY + j of the tile */
-        RTM_VUNION(T) u[2 * CV_HV + 1];
+        RTM_VUNION(CV_T) u[2 * CV_HV + 1];
 #pragma unroll
         for (int d = 0; d < 2 * CV_HV + 1; d++)
             u[d].v = tile[ly * CV_RY + j][lx + d];

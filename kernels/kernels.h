@@ -13,7 +13,12 @@
 #define RTM_KERNEL_LIST(X) \
     X(matrix_add) \
     X(threshold) \
-    X(convolve)
+    X(convolve) \
+    X(matrix_mov) \
+    X(matrix_add3) \
+    X(matrix_loop_add) \
+    X(matrix_mul) \
+    X(empty)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)
