@@ -20,7 +20,9 @@
     X(matrix_loop_add) \
     X(matrix_mul) \
     X(empty) \
-    X(grid_path)
+    X(grid_path) \
+    X(sort) \
+    X(radix_sort)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)
@@ -49,6 +51,11 @@ int rtm_grid_path_converged(const rtm_kinst_t *k);
  * the path does not fit. No allocation; safe on the real-time path. */
 size_t rtm_grid_path_extract(const uint32_t *cost, const uint8_t *occ, uint32_t w, uint32_t h,
                              uint32_t sx, uint32_t sy, uint32_t *path, size_t max);
+
+/* sort / radix_sort: a pair is key << 32 | value (uint64_t). Order-preserving key of a
+ * float (e.g. a TCPA): a < b as floats iff key(a) < key(b) as unsigned; -0 < +0; NaNs
+ * sort past +inf. Safe anywhere. */
+uint32_t rtm_sort_key_float(float f);
 
 /* Counts bytes that differ by more than `tol`; writes the first difference into `why`. */
 size_t rtm_compare_u8(const unsigned char *x, const unsigned char *y, size_t n, unsigned tol,
