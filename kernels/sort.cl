@@ -71,15 +71,38 @@ __kernel void oems_chunk(RTM_BLOCK_ARGS, __global const ulong *restrict src,
     RTM_BLOCK_END(blk);
 }
 
-/* Last merge of a G-element odd-even merge sort (G = 2, 4, 8, 16), in registers. */
+/* Last merge of a G-element odd-even merge sort (G = 2, 4, 8, 16), in registers.
+ * Called with constant G only, so the loops unroll and x stays in registers. */
 void oe_merge(ulong *x, const int G)
 {
+#pragma unroll
     for (int m = 0; m < G / 2; m++)
         CMPX(x[m], x[m + G / 2]);
+#pragma unroll
     for (int q = G / 4; q > 0; q >>= 1)
+#pragma unroll
         for (int m = q; m + q < G; m++)
             if (m & q)
                 CMPX(x[m], x[m + q]);
+}
+
+/* One residue class of G pairs: load, merge, store. */
+void oe_head(__global const ulong *restrict src, __global ulong *restrict dst, const uint base,
+             const uint u, const uint P, const int G)
+{
+    ulong x[16];
+#pragma unroll
+    for (int m = 0; m < G; m++) {
+        const uint idx = base + (uint)m * u;
+        x[m] = idx < P ? src[idx] : ULONG_MAX;
+    }
+    oe_merge(x, G);
+#pragma unroll
+    for (int m = 0; m < G; m++) {
+        const uint idx = base + (uint)m * u;
+        if (idx < P)
+            dst[idx] = x[m];
+    }
 }
 
 __kernel void oems_head(RTM_BLOCK_ARGS, __global const ulong *restrict src,
@@ -90,22 +113,11 @@ __kernel void oems_head(RTM_BLOCK_ARGS, __global const ulong *restrict src,
     const uint u = S >> F;
     const uint base = (g / u) * S + (g & (u - 1u));
     if (base < P) {
-        ulong x[16];
-        const int G = 1 << F;
-        for (int m = 0; m < G; m++) {
-            const uint idx = base + (uint)m * u;
-            x[m] = idx < P ? src[idx] : ULONG_MAX;
-        }
         switch (F) {
-        case 1: oe_merge(x, 2); break;
-        case 2: oe_merge(x, 4); break;
-        case 3: oe_merge(x, 8); break;
-        default: oe_merge(x, 16); break;
-        }
-        for (int m = 0; m < G; m++) {
-            const uint idx = base + (uint)m * u;
-            if (idx < P)
-                dst[idx] = x[m];
+        case 1: oe_head(src, dst, base, u, P, 2); break;
+        case 2: oe_head(src, dst, base, u, P, 4); break;
+        case 3: oe_head(src, dst, base, u, P, 8); break;
+        default: oe_head(src, dst, base, u, P, 16); break;
         }
     }
     RTM_BLOCK_END(blk);
