@@ -40,7 +40,7 @@ enum { IN, OUT, W };
 enum { K_WIDTH, K_HEIGHT, K_K, K_FLOAT };
 
 #define CV_LOCAL_TARGET (32u * 1024u)
-#define CV_LOCAL_MAX (48u * 1024u)
+#define CV_LOCAL_MAX (44u * 1024u) /* leaves room for the block header under 48 KiB */
 
 typedef struct {
     uint32_t lx, ly, ry, hv, r, k;

@@ -34,6 +34,8 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
     const uint64_t n = s0_n(k);
     uint64_t lo, hi;
     s0_range(k, blk, &lo, &hi);
+    if (n == 0)
+        return;
     for (uint64_t g = lo; g < hi; g++) {
         const uint64_t tx = g % n, ty = g / n;
         float value = 0.0f;

@@ -29,7 +29,7 @@
 
 /* Exclusive work-group scan of one ulong per work-item; *total gets the sum.
  * Uses sc[RTM_WG]; every work-item must call it. */
-ulong scan_excl(ulong v, __local ulong *sc, ulong *total)
+static inline ulong scan_excl(ulong v, __local ulong *sc, ulong *total)
 {
     const uint lid = get_local_id(0);
     sc[lid] = v;

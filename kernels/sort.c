@@ -59,6 +59,8 @@ static uint32_t schedule(const rtm_kinst_t *k, uint32_t want, pass_t *out)
 {
     const uint64_t P = P_of(k);
     uint32_t l = 0;
+    if (out)
+        *out = (pass_t){E_CHUNK, OE_LS, 0};
 #define EMIT(e, s, a)                                                               \
     do {                                                                            \
         if (l == want && out)                                                       \
@@ -230,7 +232,7 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
             const uint64_t base = (uint64_t)(g / u) * S + (g & (u - 1u));
             if (base >= P)
                 continue;
-            uint64_t x[16];
+            uint64_t x[16] = {0};
             for (uint32_t m = 0; m < (1u << F); m++)
                 x[m] = base + m * u < P ? src[base + m * u] : UINT64_MAX;
             oe_merge(x, 1 << F);
@@ -290,7 +292,8 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     memset(c, 0, sizeof(*c));
     const double P = P_of(k);
     double dev = 0.0, unit_steps = 0.0, strided_steps = 0.0;
-    for (uint32_t l = 0; l < k->plan.launches; l++) {
+    const uint32_t launches = schedule(k, UINT32_MAX, NULL);
+    for (uint32_t l = 0; l < launches; l++) {
         pass_t ps;
         schedule(k, l, &ps);
         dev += ps.entry == E_WINDOW ? 24.0 * P : 16.0 * P;
@@ -311,7 +314,7 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->bytes_in = 8.0 * n_of(k);
     c->bytes_out = 8.0 * P;
     c->bytes_dev = dev;
-    c->launches = k->plan.launches;
+    c->launches = launches;
 }
 
 static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)

@@ -72,22 +72,26 @@ __kernel void oems_chunk(RTM_BLOCK_ARGS, __global const ulong *restrict src,
 }
 
 /* Last merge of a G-element odd-even merge sort (G = 2, 4, 8, 16), in registers.
- * Called with constant G only, so the loops unroll and x stays in registers. */
-void oe_merge(ulong *x, const int G)
+ * Called with constant G only; every loop has a constant trip count once G is known
+ * (the fix-up loop tests each m rather than starting at q), so all of it unrolls and
+ * x stays in registers. */
+__attribute__((always_inline)) static inline void oe_merge(ulong *x, const int G)
 {
 #pragma unroll
     for (int m = 0; m < G / 2; m++)
         CMPX(x[m], x[m + G / 2]);
 #pragma unroll
-    for (int q = G / 4; q > 0; q >>= 1)
+    for (int t = 2; (1 << t) <= G; t++) {
+        const int q = G >> t;
 #pragma unroll
-        for (int m = q; m + q < G; m++)
-            if (m & q)
+        for (int m = 0; m < 16; m++)
+            if (m < G && (m & q) && m + q < G)
                 CMPX(x[m], x[m + q]);
+    }
 }
 
 /* One residue class of G pairs: load, merge, store. */
-void oe_head(__global const ulong *restrict src, __global ulong *restrict dst, const uint base,
+__attribute__((always_inline)) static inline void oe_head(__global const ulong *restrict src, __global ulong *restrict dst, const uint base,
              const uint u, const uint P, const int G)
 {
     ulong x[16];

@@ -21,7 +21,7 @@ static rtm_ocl_dev_t kc_device;
 static int kc_device_open;
 
 /* The first OpenCL device, opened once per test program. */
-static rtm_ocl_dev_t *kc_dev(void)
+static inline rtm_ocl_dev_t *kc_dev(void)
 {
     if (!kc_device_open) {
         rtm_ocl_info_t infos[RTM_MAX_DEVICES];
@@ -33,7 +33,7 @@ static rtm_ocl_dev_t *kc_dev(void)
     return &kc_device;
 }
 
-static int kc_teardown(void **state)
+static inline int kc_teardown(void **state)
 {
     (void)state;
     if (kc_device_open)
@@ -49,7 +49,7 @@ typedef struct {
 
 /* Sets up both instances of kernel `name` with sizes (by key name, NULL-terminated
  * list of name/value pairs), tuning wg/vec, and fills both from `seed`. */
-static void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec, uint64_t seed,
+static inline void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec, uint64_t seed,
                      const char *const *keys, const int64_t *vals)
 {
     const rtm_kernel_t *kd = rtm_kernel_find(name);
@@ -77,7 +77,7 @@ static void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec, 
 
 /* Runs the GPU instance through kexec (every launch) and checks that every block of
  * the job was marked completed. */
-static void kc_run_gpu(kc_pair_t *p)
+static inline void kc_run_gpu(kc_pair_t *p)
 {
     rtm_kexec_t x;
     assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p->gpu), RTM_OK);
@@ -102,7 +102,7 @@ static void kc_run_gpu(kc_pair_t *p)
 }
 
 /* Runs both and asserts that the kernel's compare() finds no difference. */
-static void kc_run_both(kc_pair_t *p)
+static inline void kc_run_both(kc_pair_t *p)
 {
     rtm_kinst_run_cpu(&p->cpu);
     kc_run_gpu(p);
@@ -114,7 +114,7 @@ static void kc_run_both(kc_pair_t *p)
     assert_int_equal(bad, 0);
 }
 
-static void kc_free(kc_pair_t *p)
+static inline void kc_free(kc_pair_t *p)
 {
     free(p->ag);
     free(p->ac);
