@@ -120,18 +120,18 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* One relaxation of local cell (x, y); returns the new value. */
-static uint32_t relax(uint32_t cost[GP_HT][GP_HT], uint8_t blk[GP_HT][GP_HT], int x, int y)
+static uint32_t relax(uint32_t val[GP_HT][GP_HT], uint8_t blk[GP_HT][GP_HT], int x, int y)
 {
     const int l = !blk[y][x - 1], r = !blk[y][x + 1], u = !blk[y - 1][x], d = !blk[y + 1][x];
-    uint32_t best = cost[y][x];
-    best = min_u32(best, cost[y][x - 1] + RTM_GRID_STEP);
-    best = min_u32(best, cost[y][x + 1] + RTM_GRID_STEP);
-    best = min_u32(best, cost[y - 1][x] + RTM_GRID_STEP);
-    best = min_u32(best, cost[y + 1][x] + RTM_GRID_STEP);
-    best = min_u32(best, l && u ? cost[y - 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
-    best = min_u32(best, r && u ? cost[y - 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
-    best = min_u32(best, l && d ? cost[y + 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
-    best = min_u32(best, r && d ? cost[y + 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    uint32_t best = val[y][x];
+    best = min_u32(best, val[y][x - 1] + RTM_GRID_STEP);
+    best = min_u32(best, val[y][x + 1] + RTM_GRID_STEP);
+    best = min_u32(best, val[y - 1][x] + RTM_GRID_STEP);
+    best = min_u32(best, val[y + 1][x] + RTM_GRID_STEP);
+    best = min_u32(best, l && u ? val[y - 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, r && u ? val[y - 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, l && d ? val[y + 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, r && d ? val[y + 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
     return best;
 }
 
@@ -147,7 +147,7 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
     const uint8_t *occ = k->host[OCC];
     const int w = (int)width(k), h = (int)height(k);
     const int x0 = (int)(blk % tiles_x(k)) * GP_T, y0 = (int)(blk / tiles_x(k)) * GP_T;
-    uint32_t cost[GP_HT][GP_HT];
+    uint32_t val[GP_HT][GP_HT];
     uint8_t blocked[GP_HT][GP_HT];
     for (int hy = 0; hy < GP_HT; hy++) {
         for (int hx = 0; hx < GP_HT; hx++) {
@@ -155,7 +155,7 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
             const int inside = gx >= 0 && gx < w && gy >= 0 && gy < h;
             const size_t gi = inside ? (size_t)gy * (size_t)w + (size_t)gx : 0;
             blocked[hy][hx] = !inside || occ[gi] != 0;
-            cost[hy][hx] = blocked[hy][hx] ? RTM_GRID_INF : src[gi];
+            val[hy][hx] = blocked[hy][hx] ? RTM_GRID_INF : src[gi];
         }
     }
     for (int s = 0, changed = 1; changed && s < GP_T * GP_T + 2; s++) {
@@ -165,9 +165,9 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
             const int x = c % GP_T + 1, y = c / GP_T + 1;
             if (blocked[y][x])
                 continue;
-            const uint32_t v = relax(cost, blocked, x, y);
-            if (v < cost[y][x]) {
-                cost[y][x] = v;
+            const uint32_t v = relax(val, blocked, x, y);
+            if (v < val[y][x]) {
+                val[y][x] = v;
                 changed = 1;
             }
         }
@@ -176,8 +176,8 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
     for (int y = 0; y < GP_T && y0 + y < h; y++) {
         for (int x = 0; x < GP_T && x0 + x < w; x++) {
             const size_t gi = (size_t)(y0 + y) * (size_t)w + (size_t)(x0 + x);
-            changed |= cost[y + 1][x + 1] != src[gi];
-            dst[gi] = cost[y + 1][x + 1];
+            changed |= val[y + 1][x + 1] != src[gi];
+            dst[gi] = val[y + 1][x + 1];
         }
     }
     if (changed)
