@@ -12,16 +12,21 @@
 
 /* X(name): every kernel in catalogue order. */
 #define RTM_KERNEL_LIST(X) \
-    X(matrix_add) \
-    X(threshold) \
-    X(convolve) \
-    X(matrix_mov) \
-    X(matrix_add3) \
-    X(matrix_loop_add) \
-    X(matrix_mul) \
-    X(empty) \
-    X(grid_path) \
-    X(sort) \
+    X(matrix_add)          \
+    X(trajectory)          \
+    X(cpa_tcpa)            \
+    X(cpa_pairs)           \
+    X(manoeuvre)           \
+    X(last_chance)         \
+    X(threshold)           \
+    X(convolve)            \
+    X(matrix_mov)          \
+    X(matrix_add3)         \
+    X(matrix_loop_add)     \
+    X(matrix_mul)          \
+    X(empty)               \
+    X(grid_path)           \
+    X(sort)                \
     X(radix_sort)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
