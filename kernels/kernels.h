@@ -59,7 +59,7 @@ size_t rtm_grid_path_extract(const uint32_t *cost, const uint8_t *occ, uint32_t 
 
 /* sort / radix_sort: a pair is key << 32 | value (uint64_t). Order-preserving key of a
  * float (e.g. a TCPA): a < b as floats iff key(a) < key(b) as unsigned; -0 < +0; NaNs
- * sort past +inf. Safe anywhere. */
+ * sort past +inf (sign bit clear) or before -inf (sign bit set). Safe anywhere. */
 uint32_t rtm_sort_key_float(float f);
 
 /* Counts bytes that differ by more than `tol`; writes the first difference into `why`. */
