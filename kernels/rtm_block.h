@@ -63,8 +63,11 @@
  *   RTM_POLL_EVERY=K      in-loop poll period in loop iterations; 0 = no in-loop poll
  *   RTM_POLL_LANES=L      one work-item in L loads the global flag at a poll (1 = all)
  *   RTM_NO_ABORT=1        the original kernel: no check, no mark, no poll (benchmarks)
- *   RTM_NO_DONE=1         entry check only, no completed-block array (benchmarks)
+ *   RTM_NO_DONE=1         the paper's entry check alone: every work-item reads the flag
+ *                         and returns; no barrier, no completed-block array (benchmarks)
  *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
+ *   RTM_HIDE_LATENCY=0|1  1 (GPUs): look-ahead loads in registers; 0 (CPU devices): read
+ *                         where used (see RTM_PEEK_FLAG_)
  *
  * Standard arguments (RTM_BLOCK_ARGS, first in every entry point, set by kexec):
  *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped)
@@ -103,6 +106,9 @@
 #ifndef RTM_COUNT_BLOCKS
 #define RTM_COUNT_BLOCKS 0
 #endif
+#ifndef RTM_HIDE_LATENCY
+#define RTM_HIDE_LATENCY 1
+#endif
 
 #ifdef __clang__
 /* The block words are written by work-item 0 only, then read by all after a barrier. */
@@ -132,9 +138,18 @@
 #define RTM_PERSIST 0
 #endif
 
+#if RTM_NO_ABORT || RTM_NO_DONE
+/* ---- benchmark builds, one work-group per block: the original kernel (nothing added),
+ * and the paper's entry check alone (every work-item reads the flag and returns) ----- */
 #if RTM_NO_ABORT
-/* ---- the original kernel: one work-group per block, nothing added ------------------ */
+#define RTM_ENTRY_CHECK_() (void)0
+#else
+#define RTM_ENTRY_CHECK_()                                                          \
+    if (*rtm_abort)                                                                 \
+    return
+#endif
 #define RTM_BLOCK_BEGIN(blk)                                                        \
+    RTM_ENTRY_CHECK_();                                                             \
     const uint blk = rtm_nmap ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
 #define RTM_BLOCK_END(blk) (void)0
 #define RTM_POLL() 0
@@ -147,11 +162,13 @@
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
 
-/* One poll, made every RTM_POLL_EVERY iterations: publishes the flag value this
+/* Poll with the latency hidden (RTM_POLL_FOR, RTM_POLL_N): publishes the flag value this
  * work-item loaded at its previous poll (a raised flag marks the current block
- * interrupted: stop word = tag), tests the group's stop word, and issues the next load —
- * whose latency the loop hides until the next poll. Only one work-item in
- * RTM_POLL_LANES loads global memory; the others see its publication in the stop word. */
+ * interrupted: stop word = tag), tests the group's stop word, and issues the next load,
+ * which the loop's work covers until the next poll. Only one work-item in
+ * RTM_POLL_LANES loads global memory; the others see its publication in the stop word.
+ * Not for loops that contain barriers (the private pending value is then miscompiled by
+ * PoCL 3.1, and the break would not be uniform anyway). */
 int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
                   int *pv)
 {
@@ -166,24 +183,28 @@ int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop
     return 0;
 }
 
-/* Work-group-uniform poll (for loops with barriers): work-item 0 publishes the flag it
- * loaded at the previous poll in a slot that alternates with each poll, a barrier
- * follows, every work-item reads the same slot. */
-int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
-                 __local volatile int *slot, uint tag, int *pv, uint *par)
+/* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it. */
+int rtm_poll_imm_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
 {
-    const uint p = *par;
-    *par = p ^ 1u;
-    if (get_local_id(0) == 0) {
-        slot[p] = *pv;
-        *pv = *flag;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (slot[p]) {
+#if RTM_POLL_LANES > 1
+    if (get_local_id(0) % RTM_POLL_LANES == 0)
+#endif
+        if (*flag)
+            *stop = tag;
+    return *stop == tag;
+}
+
+/* Work-group-uniform poll (RTM_POLL_WG), for loops with barriers: work-item 0 loads the
+ * flag, a barrier publishes it, every work-item reads the same stop word, and a second
+ * barrier keeps work-item 0's next poll from overtaking a slow reader. */
+int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
+{
+    if (get_local_id(0) == 0 && *flag)
         *stop = tag;
-        return 1;
-    }
-    return 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int r = *stop == tag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
 }
 
 #if RTM_COUNT_BLOCKS
@@ -192,15 +213,34 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_COUNT_(blk) (void)0
 #endif
 
+/* Work-item 0's look-ahead for the next block: the flag and the next block id. With
+ * RTM_HIDE_LATENCY (GPUs) both are issued into registers when a block starts and
+ * consumed at its end barrier; without (CPU devices, where nothing needs hiding) they
+ * are read at the block's end straight into local memory. (PoCL 3.1 miscompiles
+ * private values written by one work-item and carried across barriers inside loops.) */
+#if !RTM_PERSIST /* one block per group: the polls' value, nothing to look ahead for */
+#define RTM_PEEK_FLAG_() 0
+#define RTM_END_FLAG_() rtm_pv_
+#elif RTM_HIDE_LATENCY
+#define RTM_PEEK_FLAG_() (get_local_id(0) == 0 ? *rtm_abort : 0)
+#define RTM_END_FLAG_() rtm_pv_
+#else
+#define RTM_PEEK_FLAG_() 0
+#define RTM_END_FLAG_() (*rtm_abort)
+#endif
+
 #if RTM_PERSIST == 2
+#define RTM_FETCH_NEXT_() ((uint)get_num_groups(0) + atomic_inc(&rtm_next[rtm_doff >> 6]))
+#if RTM_HIDE_LATENCY
 /* work-item 0 fetches the group's next block when a block starts ... */
-#define RTM_FETCH_ISSUE_()                                                          \
-    const uint rtm_nx_ = get_local_id(0) == 0                                       \
-                             ? (uint)get_num_groups(0) + atomic_inc(&rtm_next[rtm_doff >> 6]) \
-                             : 0u
+#define RTM_FETCH_ISSUE_() const uint rtm_nx_ = get_local_id(0) == 0 ? RTM_FETCH_NEXT_() : 0u
 /* ... publishes it before the end barrier (slot by block parity: a fast work-item-0
  * never overwrites a slot a slow work-item has still to read) ... */
 #define RTM_FETCH_PUBLISH_() rtm_nextw_[rtm_fp_] = rtm_nx_
+#else
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() rtm_nextw_[rtm_fp_] = RTM_FETCH_NEXT_()
+#endif
 /* ... and every work-item moves on to it after the barrier. */
 #define RTM_LOOP_NEXT_()                                                            \
     rtm_it_ = rtm_nextw_[rtm_fp_];                                                  \
@@ -224,15 +264,18 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #endif
 
 /* Opens the block; declares `const uint blk`, the logical block id.
+ * The block words are plain local memory: every read of them that decides anything
+ * follows a barrier, which makes other work-items' writes visible; only the polls read
+ * the stop word between barriers, through a volatile pointer. (PoCL 3.1 miscompiles an
+ * early return guarded by a volatile local word: blocks then never mark themselves.)
  * rtm_stopw_ holds the tag (iteration + 1) of an interrupted block, rtm_quitw_ the tag
  * of a block after which the group stops (~0 at entry: stop before the first block).
  * Tags never repeat within a group, so a fast work-item already in the next block never
  * confuses a slow one still testing the previous tag (no reset, no extra barrier). */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
-    __local volatile uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                    \
-    __local volatile int rtm_slot_[2];                                              \
+    __local uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                             \
     uint rtm_it_ = (uint)get_group_id(0), rtm_fp_ = 0;                              \
-    (void)rtm_fp_, (void)rtm_nextw_, (void)rtm_slot_;                               \
+    (void)rtm_fp_, (void)rtm_nextw_;                                                \
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
         rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \
@@ -241,21 +284,18 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     if (rtm_quitw_ == ~0u)                                                          \
         return;                                                                     \
     RTM_LOOP_TOP_();                                                                \
-    int rtm_pv_ = (RTM_PERSIST && get_local_id(0) == 0) ? *rtm_abort : 0;           \
+    int rtm_pv_ = RTM_PEEK_FLAG_();                                                 \
     RTM_FETCH_ISSUE_();                                                             \
-    uint rtm_pc_ = 0, rtm_par_ = 0;                                                 \
-    (void)rtm_pc_, (void)rtm_par_;                                                  \
+    uint rtm_pc_ = 0;                                                               \
+    (void)rtm_pc_;                                                                  \
     const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
-#if RTM_NO_DONE
-#define RTM_BLOCK_END(blk) (void)rtm_pv_
-#else
 /* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
  * the group when the block was interrupted or the flag was seen up; else (persistent)
  * goes on with the group's next logical block. */
 #define RTM_BLOCK_END(blk)                                                          \
     if (get_local_id(0) == 0) {                                                     \
-        if (rtm_pv_)                                                                \
+        if (RTM_END_FLAG_())                                                        \
             rtm_quitw_ = rtm_it_ + 1u;                                              \
         RTM_FETCH_PUBLISH_();                                                       \
     }                                                                               \
@@ -269,31 +309,30 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     if (rtm_quitw_ == rtm_it_ + 1u)                                                 \
         return;                                                                     \
     RTM_LOOP_NEXT_()
-#endif
 
 #if RTM_POLL_EVERY > 0
 /* Polls now: true once the flag is up (then the block will not be marked completed).
- * The flag value tested is the one loaded at this work-item's previous poll, so the
- * answer lags one call; call it where an iteration is long enough to be worth one load
- * (e.g. every 64 steps of a heavy loop). */
-#define RTM_POLL() rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
-/* Counts n loop iterations and polls once RTM_POLL_EVERY have passed: for loops whose
- * iterations are short (the period comes from calibration). */
+ * One flag load whose latency is not hidden: call it where a step is heavy (e.g. every
+ * 64 steps of a CTRV loop, once per tile), or from one work-item between barriers. */
+#define RTM_POLL() rtm_poll_imm_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
+/* Counts n loop iterations and polls (latency hidden) once RTM_POLL_EVERY have passed:
+ * for loops without barriers whose iterations are short (the period is calibrated). */
+#if RTM_HIDE_LATENCY
+#define RTM_POLL_HIDDEN_() rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
+#else
+#define RTM_POLL_HIDDEN_() RTM_POLL()
+#endif
 #define RTM_POLL_N(n)                                                               \
-    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY ? (rtm_pc_ = 0, RTM_POLL()) : 0)
-/* Work-group-uniform poll; every work-item must reach it the same number of times. */
-#define RTM_POLL_WG()                                                               \
-    ((rtm_pc_ += 1u) >= RTM_POLL_EVERY                                              \
-         ? (rtm_pc_ = 0,                                                            \
-            rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_slot_, rtm_it_ + 1u, &rtm_pv_, &rtm_par_)) \
-         : 0)
+    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY ? (rtm_pc_ = 0, RTM_POLL_HIDDEN_()) : 0)
+/* Work-group-uniform poll (two barriers): every work-item must call it at the same
+ * point; the caller chooses how often (e.g. every 16 sweeps). */
+#define RTM_POLL_WG() rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
 /* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
  * iterations and stops when the flag is up. The body is one statement or a braced
  * block; `break` inside it only leaves the current strip — end loops with a flag. */
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
-         rtm_s_ < rtm_h_ &&                                                         \
-         !rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_);            \
+         rtm_s_ < rtm_h_ && !RTM_POLL_HIDDEN_();                                    \
          rtm_s_ += RTM_POLL_EVERY)                                                  \
         for (uint i = rtm_s_,                                                       \
                   rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \
@@ -311,6 +350,6 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 /* Compatibility: kernels written against the first rtm_block.h read `rtm_stop_`. */
 #define rtm_stop_ RTM_STOPPED()
 
-#endif /* RTM_NO_ABORT */
+#endif /* RTM_NO_ABORT || RTM_NO_DONE */
 
 #endif

@@ -35,6 +35,8 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
     }
     if (x->opts.poll_every == 0)
         x->opts.poll_every = RTM_KEXEC_POLL_DEFAULT;
+    if (x->opts.hide_latency == 0)
+        x->opts.hide_latency = (info->type & CL_DEVICE_TYPE_CPU) ? -1 : 1;
     if (x->opts.poll_lanes == 0)
         x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
     if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
@@ -73,11 +75,11 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         }
         snprintf(extra, sizeof(extra),
                  "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
-                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d",
+                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d",
                  x->persist ? (o->static_fetch ? 1 : 2) : 0,
                  o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
                  o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
-                 o->count_blocks ? 1 : 0);
+                 o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0);
         st = rtm_program_build_ex(d, k, extra, &x->prog);
     }
     if (st != RTM_OK)

@@ -47,6 +47,7 @@ typedef struct {
     bool static_fetch;    /* persistent groups take blocks g, g+G, … (RTM_PERSIST=1)
                            * instead of fetching them in order (RTM_PERSIST=2) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
+    int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
 } rtm_kexec_opts_t;
 
 typedef struct {

@@ -189,9 +189,12 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
         more = true;
     }
     if (job->next == job->launches && !job->out_ev) {
-        st = rtm_kexec_read_outputs(job->x, NULL, &job->out_ev);
+        /* the outputs, then a marker: the job's end even when it has no output buffer */
+        st = rtm_kexec_read_outputs(job->x, NULL, NULL);
         if (st != RTM_OK)
             return st;
+        RTM_CL_CHECK(clEnqueueMarkerWithWaitList(job->x->dev->exec, 0, NULL, &job->out_ev),
+                     "clEnqueueMarkerWithWaitList");
         more = true;
     }
     if (more)

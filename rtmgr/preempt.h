@@ -71,7 +71,7 @@ typedef struct {
     uint32_t ring_head, ring_n;
     cl_event first_ev;         /* the first kernel enqueued by this start or resume */
     cl_event last_ev;          /* the last enqueued kernel */
-    cl_event out_ev;           /* the output transfer of a finishing job */
+    cl_event out_ev;           /* marker after the output transfers of a finishing job */
     int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
     /* statistics */
     double run_latency_s;      /* last finished run: first kernel queued -> started */
