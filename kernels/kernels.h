@@ -11,7 +11,8 @@
 
 /* X(name): every kernel in catalogue order. */
 #define RTM_KERNEL_LIST(X) \
-    X(matrix_add)
+    X(matrix_add)             \
+    X(copy)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)

@@ -11,4 +11,9 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr devices: lists OpenCL platforms and devices (cmd_devices.c). */
+int rtm_cmd_devices(int argc, char **argv);
+/* rtmgr bench SUB [ARGS]: benchmarks (cmd_bench.c; sub-benchmarks in bench.h). */
+int rtm_cmd_bench(int argc, char **argv);
+
 #endif

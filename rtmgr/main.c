@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"devices", rtm_cmd_devices, "devices", "list OpenCL platforms and devices"},
+    {"bench", rtm_cmd_bench, "bench SUB [ARGS]", "benchmarks: kernels (see rtmgr bench --help)"},
     {NULL, NULL, NULL, NULL},
 };
 

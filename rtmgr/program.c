@@ -229,7 +229,7 @@ static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const ch
     size_t len = 0;
     char *file = read_file(path, &len);
     if (!file) {
-        if (errno == ENOENT)
+        if (errno == ENOENT || errno == ENOTDIR)
             return 0;
         snprintf(why, wlen, "unreadable: %s", strerror(errno));
         return -1;
