@@ -3,26 +3,16 @@
  * A sub-benchmark is `int rtm_bench_<name>(int argc, char **argv)` (argv[0] is its
  * name) returning an RTM_EXIT_* code; cmd_bench.c lists them in its table. Benchmarks
  * are tools, not the real-time path: they allocate freely. They never fail on speed,
- * only on wrong results or broken runs. */
+ * only on wrong results or broken runs. Time samples are summarised with stats.h. */
 #ifndef RTM_BENCH_H
 #define RTM_BENCH_H
 
-#include <stdint.h>
 #include <stdio.h>
 
 /* `rtmgr bench kernels`: per kernel and size, transfer and kernel times on OpenCL,
  * effective and measured memory bandwidth, the CPU twin on the worker pool, and a
  * check of every device result against the twin (bench_kernels.c). */
 int rtm_bench_kernels(int argc, char **argv);
-
-/* Summary of a sample of times (seconds). */
-typedef struct {
-    uint32_t n;
-    double min, median, p99, max, mean;
-} rtm_bench_summary_t;
-
-/* Summarises x[0..n) (sorts x in place); p99 and median by nearest rank. */
-void rtm_bench_summarise(double *x, uint32_t n, rtm_bench_summary_t *s);
 
 /* Monotonic clock, seconds. */
 double rtm_bench_now(void);

@@ -2,8 +2,8 @@
  * sweep, on each OpenCL device and on the CPU worker pool.
  *
  * Per (device, kernel, size): a warm-up run, then repetitions of the whole job
- * (inputs, launches, outputs) with event profiling; median and p99 of the transfer-in,
- * kernel and transfer-out times; effective bandwidth = bytes_dev of the cost
+ * (inputs, launches, outputs) with event profiling; median (outliers dropped, stats.h)
+ * and p99 (all samples) of the transfer-in, kernel and transfer-out times; effective bandwidth = bytes_dev of the cost
  * descriptor / median kernel time, next to the device's bandwidth measured by the
  * `copy` kernel (vector-width sweep); the CPU twin's time on the pool. Inputs are
  * restored before every repetition (INOUT buffers), so each run computes the same job,
@@ -25,6 +25,7 @@
 #include "kexec.h"
 #include "pool.h"
 #include "program.h"
+#include "stats.h"
 
 #define REPS_MAX 100
 #define N_CLASSES 3
@@ -59,7 +60,7 @@ typedef struct {
     result_t result;
     char note[256];
     uint32_t reps;
-    rtm_bench_summary_t in, kern, out, wall, cpu;
+    rtm_summary_t in, kern, out, wall, cpu;
     rtm_cost_t cost;
     double build_s;
     int from_cache;
@@ -226,10 +227,10 @@ static void measure(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, bo
         snprintf(m->note, sizeof(m->note), "OpenCL run: %s", rtm_strerror(st));
         goto done;
     }
-    rtm_bench_summarise(in, m->reps, &m->in);
-    rtm_bench_summarise(kern, m->reps, &m->kern);
-    rtm_bench_summarise(out, m->reps, &m->out);
-    rtm_bench_summarise(wall, m->reps, &m->wall);
+    rtm_stats_summary(in, m->reps, &m->in);
+    rtm_stats_summary(kern, m->reps, &m->kern);
+    rtm_stats_summary(out, m->reps, &m->out);
+    rtm_stats_summary(wall, m->reps, &m->wall);
 
     uint32_t cpu_n = 0, launch = 0;
     restore_inout(&c, orig, ac);
@@ -248,7 +249,7 @@ static void measure(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, bo
         snprintf(m->note, sizeof(m->note), "CPU pool: %s", rtm_strerror(st));
         goto done;
     }
-    rtm_bench_summarise(cpu, cpu_n, &m->cpu);
+    rtm_stats_summary(cpu, cpu_n, &m->cpu);
     m->mismatches = g.kernel->compare(&g, &c, m->note, sizeof(m->note));
     m->result = m->mismatches ? M_MISMATCH : M_OK;
 done:
@@ -258,10 +259,10 @@ done:
     free(orig);
 }
 
-static void json_summary(const char *name, const rtm_bench_summary_t *s)
+static void json_summary(const char *name, const rtm_summary_t *s)
 {
-    printf(",\"%s\":{\"median\":%.9g,\"p99\":%.9g,\"min\":%.9g,\"max\":%.9g}", name, s->median,
-           s->p99, s->min, s->max);
+    printf(",\"%s\":{\"median\":%.9g,\"p99\":%.9g,\"min\":%.9g,\"max\":%.9g,\"kept\":%zu}",
+           name, s->median, s->p99, s->min, s->max, s->kept);
 }
 
 static void json_head(const char *type, const rtm_ocl_info_t *info, const rtm_kinst_t *k)

@@ -11,6 +11,13 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr check [-c FILE]: validate a task set and its board profile, print the tasks
+ * and devices. Init-time tool; never starts the executive. */
+int rtm_cmd_check(int argc, char **argv);
+
+/* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
+int rtm_cmd_report(int argc, char **argv);
+
 /* rtmgr devices: lists OpenCL platforms and devices (cmd_devices.c). */
 int rtm_cmd_devices(int argc, char **argv);
 /* rtmgr bench SUB [ARGS]: benchmarks (cmd_bench.c; sub-benchmarks in bench.h). */

@@ -13,6 +13,9 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
+    {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
+     "model error and deadline summary, plots"},
     {"devices", rtm_cmd_devices, "devices", "list OpenCL platforms and devices"},
     {"bench", rtm_cmd_bench, "bench SUB [ARGS]", "benchmarks: kernels (see rtmgr bench --help)"},
     {NULL, NULL, NULL, NULL},
