@@ -35,7 +35,7 @@ static void work(rtm_pool_t *p)
 {
     const rtm_kinst_t *k = p->k;
     for (;;) {
-        if (p->abort && *p->abort)
+        if (p->abort && __atomic_load_n(p->abort, __ATOMIC_ACQUIRE))
             return;
         const uint32_t i = atomic_fetch_add_explicit(&p->next, 1u, memory_order_relaxed);
         if (i >= p->n_blocks)
@@ -57,6 +57,8 @@ static void *worker_main(void *arg)
     uint64_t seen = 0; /* the generation at start: a job posted before this thread
                         * first runs is still new to it */
     pthread_mutex_lock(&p->lock);
+    if (++p->ready == p->n_workers)
+        pthread_cond_signal(&p->idle); /* rtm_pool_start waits for every worker */
     for (;;) {
         while (!p->stopping && p->generation == seen)
             pthread_cond_wait(&p->wake, &p->lock);
@@ -161,6 +163,7 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
         return RTM_E_OS_THREAD;
     }
     pthread_attr_setstacksize(&attr, RTM_WORKER_STACK_BYTES);
+    p->n_workers = threads; /* before the first worker reads it */
     for (uint32_t i = 0; i < threads; i++) {
         p->worker[i] = (rtm_pool_worker_t){.pool = p, .index = i};
         const int err = pthread_create(&p->worker[i].thread, &attr, worker_main, &p->worker[i]);
@@ -173,7 +176,12 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
         }
     }
     pthread_attr_destroy(&attr);
-    p->n_workers = threads;
+    /* Every worker is in its wait loop (its thread start-up allocations done) before
+     * start returns: from here on the pool allocates nothing. */
+    pthread_mutex_lock(&p->lock);
+    while (p->ready < threads)
+        pthread_cond_wait(&p->idle, &p->lock);
+    pthread_mutex_unlock(&p->lock);
     p->started = true;
     tune_threads(p, rt_priority, cpus);
     return RTM_OK;

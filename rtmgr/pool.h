@@ -54,6 +54,7 @@ struct rtm_pool {
     pthread_cond_t idle;      /* caller: the last worker finished the job */
     uint64_t generation;      /* bumped per job, under lock */
     uint32_t active;          /* workers still on the current job, under lock */
+    uint32_t ready;           /* workers that reached their wait loop, under lock */
     bool stopping;            /* under lock */
     bool started;
     atomic_bool busy;         /* a run is in progress (one caller at a time) */
@@ -79,8 +80,8 @@ struct rtm_pool {
  * RTM_E_RANGE). rt_priority > 0 asks SCHED_FIFO at that priority; cpus (may be NULL)
  * pins worker i to CPU cpus[i]. Where the priority or affinity is not permitted, one
  * warning is printed and the workers run without it (p->rt_priority / p->pinned tell).
- * RTM_E_STATE if already started, RTM_E_OS_THREAD if a thread cannot be created.
- * Init only. */
+ * Returns once every worker waits for work. RTM_E_STATE if already started,
+ * RTM_E_OS_THREAD if a thread cannot be created. Init only. */
 rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, const int *cpus);
 
 /* Runs blocks of launch `launch` of k on the workers and waits. blocks lists the block
