@@ -11,8 +11,9 @@
  * A mismatch or a failed build or run is an error (exit 3); speed never is.
  *
  * Sizes: the sweep table below names small / medium / large sizes per kernel as
- * "key=value,…" (unnamed keys keep their defaults); a kernel missing from the table
- * runs at its default sizes only. --quick runs the small sizes. Sizes that do not fit
+ * "key=value,…" (unnamed keys keep their defaults; a key the kernel does not have is
+ * an error, so the table cannot drift silently); a kernel missing from the table runs
+ * at its default sizes only. Large sizes put >= 256 MB through memory-bound kernels. --quick runs the small sizes. Sizes that do not fit
  * the device (max allocation, global memory) or host memory are skipped with a note. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,8 +37,26 @@ typedef struct {
 } sweep_t;
 
 static const sweep_t sweeps[] = {
+    /* seed-000 validation kernels and the bandwidth probe */
     {"matrix_add", {"n=256", "n=2048", "n=8192"}},
+    {"matrix_add3", {"n=256", "n=2048", "n=8192"}},
+    {"matrix_mov", {"n=128", "n=1000", "n=2000"}},
+    {"matrix_loop_add", {"n=128", "n=1000", "n=2000"}},
+    {"matrix_mul", {"n=128", "n=1000", "n=2000"}},
+    {"empty", {"blocks=1", "blocks=1024", "blocks=65536"}},
     {"copy", {"n=65536", "n=4194304", "n=67108864"}},
+    /* navigation */
+    {"trajectory", {"targets=64,steps=60", "targets=1024,steps=360", "targets=16384,steps=1440"}},
+    {"cpa_tcpa", {"targets=1024", "targets=4096", "targets=16384"}},
+    {"cpa_pairs", {"ships=256", "ships=2048", "ships=16384"}},
+    {"manoeuvre", {"targets=32,steps=60", "targets=256,steps=360", "targets=2048,steps=720"}},
+    {"last_chance", {"targets=32,steps=60", "targets=256,steps=180", "targets=2048,steps=360"}},
+    /* vision, route search, sorting */
+    {"threshold", {"width=320,height=240", "width=1920,height=1080", "width=16384,height=16384"}},
+    {"convolve", {"width=320,height=240", "width=1920,height=1080", "width=8192,height=8192,float=1"}},
+    {"grid_path", {"width=64,height=64,passes=8", "width=512,height=512", "width=2048,height=2048"}},
+    {"sort", {"n=4096", "n=1048576", "n=16777216"}},
+    {"radix_sort", {"n=4096", "n=1048576", "n=67108864"}},
 };
 
 static const char *const class_name[N_CLASSES] = {"small", "medium", "large"};
@@ -349,9 +368,9 @@ static double bandwidth_probe(bench_t *b, rtm_ocl_dev_t *dev)
 
 static void table_header(void)
 {
-    printf("  %-14s %-6s %-26s %7s %10s %10s %10s %10s %7s %5s %10s %10s %6s  %s\n", "kernel",
-           "class", "size", "wg/vec", "in ms", "kernel ms", "k p99 ms", "out ms", "GB/s", "%bw",
-           "cpu ms", "cpu p99", "x cpu", "check");
+    printf("  %-15s %-7s %7s %9s %9s %9s %9s %7s %4s %9s %9s %6s %-8s %s\n", "kernel", "class",
+           "wg/vec", "in ms", "kern ms", "k p99", "out ms", "GB/s", "%bw", "cpu ms", "cpu p99",
+           "x cpu", "check", "size");
 }
 
 static void table_row(const rtm_kinst_t *k, const char *cls, const meas_t *m, double bw_dev)
@@ -359,24 +378,24 @@ static void table_row(const rtm_kinst_t *k, const char *cls, const meas_t *m, do
     char size[128], wv[16];
     size_string(k, size, sizeof(size));
     snprintf(wv, sizeof(wv), "%u/%u", k->tune.wg, k->tune.vec);
-    printf("  %-14s %-6s %-26s %7s", k->kernel->name, cls, size, wv);
+    printf("  %-15s %-7s %7s", k->kernel->name, cls, wv);
     if (m->result == M_OK || m->result == M_MISMATCH) {
         const double eff = m->cost.bytes_dev > 0 && m->kern.median > 0 ? m->cost.bytes_dev / m->kern.median : 0;
         const double dev_total = m->in.median + m->kern.median + m->out.median;
-        printf(" %10.3f %10.3f %10.3f %10.3f", m->in.median * 1e3, m->kern.median * 1e3,
+        printf(" %9.3f %9.3f %9.3f %9.3f", m->in.median * 1e3, m->kern.median * 1e3,
                m->kern.p99 * 1e3, m->out.median * 1e3);
         if (eff > 0)
             printf(" %7.2f", eff * 1e-9);
         else
             printf(" %7s", "-");
         if (eff > 0 && bw_dev > 0)
-            printf(" %5.0f", 100.0 * eff / bw_dev);
+            printf(" %4.0f", 100.0 * eff / bw_dev);
         else
-            printf(" %5s", "-");
-        printf(" %10.3f %10.3f %6.2f  %s\n", m->cpu.median * 1e3, m->cpu.p99 * 1e3,
-               dev_total > 0 ? m->cpu.median / dev_total : 0.0, result_name[m->result]);
+            printf(" %4s", "-");
+        printf(" %9.3f %9.3f %6.2f %-8s %s\n", m->cpu.median * 1e3, m->cpu.p99 * 1e3,
+               dev_total > 0 ? m->cpu.median / dev_total : 0.0, result_name[m->result], size);
     } else {
-        printf("  %s: %s\n", result_name[m->result], m->note);
+        printf("  %s (%s): %s\n", result_name[m->result], size, m->note);
     }
     fflush(stdout);
 }

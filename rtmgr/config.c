@@ -528,6 +528,22 @@ static void tune_candidates(const rtm_config_t *cfg, const rtm_kernel_t *k, rtm_
             tunes[(*n)++] = cfg->board.dev[d].ktune[ki].tune;
 }
 
+rtm_status_t rtm_config_task_kinst(const rtm_config_t *cfg, uint32_t i, int dev, rtm_kinst_t *k)
+{
+    if (!cfg || !k || i >= cfg->n_tasks || i >= RTM_MAX_TASKS || !cfg->task[i].kernel ||
+        dev < -1 || dev >= (int)cfg->board.n_devs)
+        return RTM_E_ARG;
+    const rtm_task_cfg_t *t = &cfg->task[i];
+    const int ki = rtm_kernel_index(t->kernel);
+    rtm_kinst_init(k, t->kernel);
+    memcpy(k->size, t->size, sizeof(k->size));
+    const rtm_board_ktune_t *kt =
+        ki < 0 ? NULL : dev < 0 ? &cfg->board.cpu_ktune[ki] : &cfg->board.dev[dev].ktune[ki];
+    if (kt && kt->have)
+        k->tune = kt->tune;
+    return rtm_kinst_plan(k);
+}
+
 rtm_status_t rtm_config_task_bytes(const rtm_config_t *cfg, uint32_t i, uint64_t *bytes)
 {
     if (!cfg || !bytes || i >= cfg->n_tasks || i >= RTM_MAX_TASKS || !cfg->task[i].kernel)

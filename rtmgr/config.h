@@ -81,6 +81,11 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
  * Init only. */
 rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag);
 
+/* Sets up k as task i's kernel instance for device `dev` (board device index, or -1 for
+ * the CPU pool): the task's sizes, the board's tuning for that kernel and device (else
+ * the kernel's default), planned. Buffers are not bound. Init only. */
+rtm_status_t rtm_config_task_kinst(const rtm_config_t *cfg, uint32_t i, int dev, rtm_kinst_t *k);
+
 /* Host bytes of task i's kernel buffers: the kernel planned at the task's sizes with
  * each tuning the board gives it (CPU, every device, the kernel's default), largest
  * wins. Allocates nothing. Init only. */

@@ -14,8 +14,12 @@ typedef struct {
 
 static const command_t commands[] = {
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
+    {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
+     "run one kernel over CSV input, print CSV output"},
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
+    {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
+     "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
     {"devices", rtm_cmd_devices, "devices", "list OpenCL platforms and devices"},
     {"bench", rtm_cmd_bench, "bench SUB [ARGS]", "benchmarks: kernels (see rtmgr bench --help)"},
     {NULL, NULL, NULL, NULL},

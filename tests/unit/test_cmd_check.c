@@ -100,7 +100,8 @@ static void test_default_config_exit_0(void **state)
     assert_non_null(strstr(out, "TASK"));
     assert_non_null(strstr(out, "matrix_add"));
     assert_non_null(strstr(out, "DEVICE"));
-    assert_non_null(strstr(out, "predictions:"));
+    assert_non_null(strstr(out, "PREDICTED"));
+    assert_non_null(strstr(out, "schedulable: yes"));
 }
 
 static void test_usage_exit_1(void **state)
