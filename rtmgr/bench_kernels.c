@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "board.h"
 #include "cli.h"
 #include "kexec.h"
 #include "pool.h"
@@ -64,13 +65,23 @@ static const char *const class_name[N_CLASSES] = {"small", "medium", "large"};
 typedef struct {
     bool quick, json, no_bw;
     int device;             /* -1 = every device */
-    uint32_t threads;       /* CPU pool */
+    uint32_t threads;       /* CPU pool (0 = online CPUs) */
+    const char *board;      /* --board FILE: threads from the board profile */
     const char *kernel;     /* NULL = every kernel */
     uint32_t reps;          /* 0 = default */
     char cache[RTM_PATH_MAX];
     rtm_pool_t pool;
     int errors;
+    /* Measurements of this device with >= 256 MiB of input, for the bandwidth summary. */
+    uint32_t n_big;
+    struct {
+        char what[96];
+        double pct;
+    } big[32];
 } bench_t;
+
+/* Inputs from this size on count for the bandwidth target. */
+#define BIG_INPUT_BYTES (256.0 * 1024.0 * 1024.0)
 
 typedef enum { M_OK, M_SKIPPED, M_MISMATCH, M_FAILED } result_t;
 static const char *const result_name[] = {"ok", "skipped", "mismatch", "failed"};
@@ -90,11 +101,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: rtmgr bench kernels [--quick] [--device N] [--json] [--threads N]\n"
-            "                           [--kernel NAME] [--reps N] [--no-bandwidth]\n\n"
+            "                           [--board FILE] [--kernel NAME] [--reps N]\n"
+            "                           [--no-bandwidth]\n\n"
             "  --quick        small sizes only, 3 repetitions (CI)\n"
             "  --device N     only OpenCL device N (rtmgr devices); default every device\n"
             "  --json         one JSON object per measurement instead of the table\n"
             "  --threads N    CPU worker-pool threads for the twins (default: online CPUs)\n"
+            "  --board FILE   take the thread count from a board profile's `threads`\n"
             "  --kernel NAME  only this kernel\n"
             "  --reps N       repetitions per measurement (default 10, quick 3)\n"
             "  --no-bandwidth skip the copy-kernel bandwidth probe\n"
@@ -426,6 +439,15 @@ static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *ker
         }
         const char *cname = sw ? class_name[cls] : "default";
         check(b, &dev->info, &k, &m);
+        const double eff = m.cost.bytes_dev > 0 && m.kern.median > 0 ? m.cost.bytes_dev / m.kern.median : 0;
+        const double pct = eff > 0 && bw_dev > 0 ? 100.0 * eff / bw_dev : 0.0;
+        if (m.result == M_OK && pct > 0 && m.cost.bytes_in >= BIG_INPUT_BYTES &&
+            b->n_big < sizeof(b->big) / sizeof(b->big[0])) {
+            char size[64];
+            size_string(&k, size, sizeof(size));
+            snprintf(b->big[b->n_big].what, sizeof(b->big[0].what), "%s %s", kern->name, size);
+            b->big[b->n_big++].pct = pct;
+        }
         if (b->json) {
             json_head("kernel", &dev->info, &k);
             printf(",\"class\":\"%s\",\"reps\":%u,\"cpu_threads\":%u,\"build_s\":%.6g,"
@@ -436,10 +458,10 @@ static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *ker
             json_summary("out_s", &m.out);
             json_summary("wall_s", &m.wall);
             json_summary("cpu_s", &m.cpu);
-            const double eff = m.cost.bytes_dev > 0 && m.kern.median > 0 ? m.cost.bytes_dev / m.kern.median : 0;
             printf(",\"bytes_in\":%.0f,\"bytes_out\":%.0f,\"bytes_dev\":%.0f,"
-                   "\"eff_bandwidth\":%.6g,\"device_bandwidth\":%.6g,\"mismatches\":%zu",
-                   m.cost.bytes_in, m.cost.bytes_out, m.cost.bytes_dev, eff, bw_dev,
+                   "\"eff_bandwidth\":%.6g,\"device_bandwidth\":%.6g,\"pct_bandwidth\":%.4g,"
+                   "\"mismatches\":%zu",
+                   m.cost.bytes_in, m.cost.bytes_out, m.cost.bytes_dev, eff, bw_dev, pct,
                    m.mismatches);
             json_tail(&m);
         } else {
@@ -471,6 +493,8 @@ static int parse(bench_t *b, int argc, char **argv)
             if (*end || v < 1 || v > RTM_MAX_WORKERS)
                 return -1;
             b->threads = (uint32_t)v;
+        } else if (strcmp(a, "--board") == 0 && has_val) {
+            b->board = argv[++i];
         } else if (strcmp(a, "--reps") == 0 && has_val) {
             const long v = strtol(argv[++i], &end, 10);
             if (*end || v < 1 || v > REPS_MAX)
@@ -513,6 +537,17 @@ int rtm_bench_kernels(int argc, char **argv)
                 b.device, n);
         return RTM_EXIT_USAGE;
     }
+    if (b.board && !b.threads) {
+        static rtm_board_t board;
+        rtm_diag_t diag;
+        if (rtm_board_load(b.board, &board, &diag) != RTM_OK) {
+            char line[1024];
+            rtm_diag_format(&diag, line, sizeof(line));
+            fprintf(stderr, "%s\n", line);
+            return RTM_EXIT_CONFIG;
+        }
+        b.threads = board.threads < RTM_MAX_WORKERS ? board.threads : RTM_MAX_WORKERS;
+    }
     if (rtm_program_cache_dir(b.cache, sizeof(b.cache)) != RTM_OK)
         b.cache[0] = '\0';
     st = rtm_pool_start(&b.pool, b.threads, 0, NULL);
@@ -544,6 +579,13 @@ int rtm_bench_kernels(int argc, char **argv)
             if (!b.kernel || strcmp(b.kernel, kern->name) == 0)
                 bench_kernel(&b, &dev, kern, bw);
         }
+        if (!b.json && b.n_big) {
+            printf("  inputs >= 256 MiB, kernel bandwidth / measured (target for memory-bound "
+                   "kernels: >= 70%%):\n");
+            for (uint32_t i = 0; i < b.n_big; i++)
+                printf("    %-60s %5.0f%%\n", b.big[i].what, b.big[i].pct);
+        }
+        b.n_big = 0;
         rtm_ocl_close(&dev);
     }
     rtm_pool_stop(&b.pool);

@@ -16,8 +16,8 @@ typedef struct {
 
 static const bench_t benches[] = {
     {"kernels", rtm_bench_kernels,
-     "kernels [--quick] [--device N] [--json] [--threads N] [--kernel NAME] [--reps N]\n"
-     "              [--no-bandwidth]",
+     "kernels [--quick] [--device N] [--json] [--threads N | --board FILE]\n"
+     "          [--kernel NAME] [--reps N] [--no-bandwidth]",
      "every kernel at a size sweep on OpenCL and on the CPU pool, checked against the twin"},
     {NULL, NULL, NULL, NULL},
 };
@@ -27,8 +27,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: rtmgr bench SUB [ARGS]\n\nsub-benchmarks:\n");
     for (const bench_t *b = benches; b->name; b++)
         fprintf(f, "  %s\n      %s\n", b->usage, b->help);
-    fprintf(f, "\nexit codes: 0 ok (speed never fails), 1 usage, 3 wrong results or a "
-               "failed run\n");
+    fprintf(f, "\nexit codes: 0 ok (speed never fails), 1 usage, 2 invalid board profile, 3 wrong "
+               "results or a failed run\n");
 }
 
 int rtm_cmd_bench(int argc, char **argv)

@@ -23,7 +23,7 @@ rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm
     memset(x, 0, sizeof(*x));
     x->dev = d;
     x->k = k;
-    rtm_status_t st = rtm_program_build_cached(d, k, cache_dir, &x->prog);
+    rtm_status_t st = rtm_program_build_cached(d, k, NULL, cache_dir, &x->prog);
     if (st != RTM_OK)
         return st;
     cl_int err = CL_SUCCESS;

@@ -330,10 +330,16 @@ static void cache_store(rtm_ocl_dev_t *d, cl_program prog, const char *dir, cons
 
 rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p)
 {
-    return rtm_program_build_cached(d, k, NULL, p);
+    return rtm_program_build_cached(d, k, NULL, NULL, p);
 }
 
-rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                                  rtm_program_t *p)
+{
+    return rtm_program_build_cached(d, k, extra, NULL, p);
+}
+
+rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                       const char *cache_dir, rtm_program_t *p)
 {
     memset(p, 0, sizeof(*p));
@@ -346,11 +352,11 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
         fprintf(stderr, "rtmgr: cannot read kernel source %s\n", path);
         return RTM_E_IO;
     }
-    char extra[256] = "";
+    char own[256] = "";
     if (k->kernel->options)
-        k->kernel->options(k, extra, sizeof(extra));
-    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s", dir,
-             k->tune.wg, k->tune.vec, extra);
+        k->kernel->options(k, own, sizeof(own));
+    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir,
+             k->tune.wg, k->tune.vec, own, extra ? extra : "");
     const double t0 = now_s();
 
     char bin_path[RTM_PATH_MAX + 64] = "";

@@ -46,12 +46,16 @@ rtm_status_t rtm_program_cache_dir(char *buf, size_t len);
 /* Builds kernel k's program for device d with k->tune and creates all entry points,
  * through the binary cache in `cache_dir` (NULL or "" = no cache; the directory is
  * created when missing; a cache that cannot be written costs one warning, never the
- * build). Returns RTM_OK, RTM_E_IO (source unreadable), RTM_E_CL_BUILD (compile or
+ * build). `extra` build options are appended (NULL = none; e.g. kexec's block-control
+ * options). Returns RTM_OK, RTM_E_IO (source unreadable), RTM_E_CL_BUILD (compile or
  * entry-point failure, build log printed) or RTM_E_CL. Init only. */
-rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                       const char *cache_dir, rtm_program_t *p);
 
 /* rtm_program_build_cached() without a cache: always compiles from source. Init only. */
+rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                                  rtm_program_t *p);
+/* rtm_program_build_ex() without extra options. Init only. */
 rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p);
 
 /* Releases the program and its kernels. Safe on a zeroed struct. */

@@ -176,6 +176,11 @@ static void test_usage_errors(void **state)
     assert_int_equal(run(RTM_TEST_RTMGR " bench --help"), 0);
     assert_non_null(strstr(out, "kernels [--quick]"));
     assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --help"), 0);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --board /nonexistent.yaml"), 2);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --quick --device 0 --kernel cpa_tcpa "
+                         "--no-bandwidth --reps 1 --board " RTM_TEST_SOURCE_DIR
+                         "/board/pocl-cpu.yaml"), 0);
+    assert_non_null(strstr(out, "CPU twin on 2 pool threads"));
 }
 
 int main(void)

@@ -83,13 +83,13 @@ static void test_cache_hit_and_run(void **state)
     rtm_kinst_t k;
     matrix_add(&k, 2);
     rtm_program_t p1, p2;
-    assert_int_equal(rtm_program_build_cached(&dev, &k, cache, &p1), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, cache, &p1), RTM_OK);
     assert_int_equal(p1.from_cache, 0);
     assert_true(p1.key != 0);
     char path[RTM_PATH_MAX + 64];
     entry_path(&p1, path, sizeof(path));
     assert_true(file_size(path) > 0);
-    assert_int_equal(rtm_program_build_cached(&dev, &k, cache, &p2), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, cache, &p2), RTM_OK);
     assert_int_equal(p2.from_cache, 1);
     assert_true(p2.key == p1.key);
     printf("source build %.4f s, cache load %.4f s\n", p1.build_s, p2.build_s);
@@ -100,9 +100,15 @@ static void test_cache_hit_and_run(void **state)
     /* Another tuning is another entry. */
     rtm_kinst_t k4;
     matrix_add(&k4, 4);
-    assert_int_equal(rtm_program_build_cached(&dev, &k4, cache, &p1), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k4, NULL, cache, &p1), RTM_OK);
     assert_int_equal(p1.from_cache, 0);
     assert_true(p1.key != p2.key);
+    rtm_program_release(&p1);
+    /* So are extra build options. */
+    assert_int_equal(rtm_program_build_cached(&dev, &k, "-DRTM_TEST_EXTRA=1", cache, &p1), RTM_OK);
+    assert_int_equal(p1.from_cache, 0);
+    assert_true(p1.key != p2.key);
+    assert_non_null(strstr(p1.options, "-DRTM_TEST_EXTRA=1"));
     rtm_program_release(&p1);
 
     /* A program loaded from the cache computes what the CPU twin computes. */
@@ -131,18 +137,18 @@ static void test_cache_hit_and_run(void **state)
 static void damage_and_rebuild(const rtm_kinst_t *k, void (*how)(const char *path))
 {
     rtm_program_t p;
-    assert_int_equal(rtm_program_build_cached(&dev, k, cache, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, k, NULL, cache, &p), RTM_OK);
     char path[RTM_PATH_MAX + 64];
     entry_path(&p, path, sizeof(path));
     rtm_program_release(&p);
     const long good = file_size(path);
     assert_true(good > 0);
     how(path);
-    assert_int_equal(rtm_program_build_cached(&dev, k, cache, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, k, NULL, cache, &p), RTM_OK);
     assert_int_equal(p.from_cache, 0);
     rtm_program_release(&p);
     assert_int_equal(file_size(path), good);
-    assert_int_equal(rtm_program_build_cached(&dev, k, cache, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, k, NULL, cache, &p), RTM_OK);
     assert_int_equal(p.from_cache, 1);
     rtm_program_release(&p);
 }
@@ -214,7 +220,7 @@ static rtm_status_t build_capturing(const rtm_kinst_t *k, char *log, size_t len)
     const int saved = dup(2);
     dup2(fd, 2);
     rtm_program_t p;
-    const rtm_status_t st = rtm_program_build_cached(&dev, k, cache, &p);
+    const rtm_status_t st = rtm_program_build_cached(&dev, k, NULL, cache, &p);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -243,12 +249,12 @@ static void test_header_change_and_broken_source(void **state)
     rtm_kinst_t k;
     matrix_add(&k, 1);
     rtm_program_t p;
-    assert_int_equal(rtm_program_build_cached(&dev, &k, cache, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, cache, &p), RTM_OK);
     const uint64_t key = p.key;
     rtm_program_release(&p);
     /* An edited header is a new key, hence a compile. */
     copy_file(from, to, "/* edited */\n");
-    assert_int_equal(rtm_program_build_cached(&dev, &k, cache, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, cache, &p), RTM_OK);
     assert_true(p.key != key);
     assert_int_equal(p.from_cache, 0);
     rtm_program_release(&p);
@@ -286,7 +292,7 @@ static void test_no_cache_and_unwritable_cache(void **state)
     garbage(file);
     char sub[RTM_PATH_MAX + 8];
     snprintf(sub, sizeof(sub), "%s/sub", file);
-    assert_int_equal(rtm_program_build_cached(&dev, &k, sub, &p), RTM_OK);
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, sub, &p), RTM_OK);
     assert_int_equal(p.from_cache, 0);
     rtm_program_release(&p);
     unlink(file);
