@@ -15,11 +15,12 @@ for s in $steps; do
   devices)
     ./build/rtmgr devices | tee "$out/devices.txt" | grep -E "^\s*\[|platform" ;;
   kernels)
-    timeout 500 ./build/rtmgr bench kernels --device 0 > "$out/bench-h100.txt" 2>&1; echo "bench rc=$?"
+    timeout 500 ./build/rtmgr bench kernels --device 0 > "$out/bench-gpu.txt" 2>&1; echo "bench rc=$?"
+    ;;
   nav)
     for spec in "cpa_pairs ships=16384" "manoeuvre targets=4096" "cpa_tcpa targets=16384" "trajectory targets=4096" "radix_sort n=33554432" "sort n=33554432"; do
       set -- $spec
       echo "== $1 $2"; ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
-    done 2>&1 | tee "$out/eval-h100.txt" ;;
+    done 2>&1 | tee "$out/eval-gpu.txt" ;;
   esac
 done
