@@ -156,7 +156,8 @@ static uint64_t cache_key(const rtm_ocl_dev_t *d, const char *dir, const char *s
     scan_includes(src, names, &n);
     for (uint32_t i = 0; i < n; i++) { /* n grows as headers name more headers */
         char path[RTM_PATH_MAX];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
+            continue; /* cannot name it: the build itself will fail on it */
         size_t hl = 0;
         char *text = read_file(path, &hl);
         h = fnv1a_field(h, names[i], strlen(names[i]));
