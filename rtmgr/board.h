@@ -48,8 +48,10 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
 enum {
 #define RTM_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,
     RTM_DEV_PARAMS(RTM_P_ENUM) RTM_DEV_P_COUNT
+#undef RTM_P_ENUM
 };
 enum {
+#define RTM_P_ENUM(id, key, unit, help) RTM_CPU_P_##id,
     RTM_CPU_PARAMS(RTM_P_ENUM) RTM_CPU_P_COUNT
 #undef RTM_P_ENUM
 };
