@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +85,8 @@ rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio,
     }
     return RTM_OK;
 }
+
+void rtm_os_precise_sleeps(void) { (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
 
 void rtm_os_thread_join(rtm_os_thread_t *t)
 {
