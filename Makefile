@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CONFIG ?= config/default.yaml
 
-.PHONY: all deps build build-asan run test clean
+.PHONY: all deps build build-asan run test lint clean
 
 all: build
 
@@ -40,6 +40,13 @@ run: build
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS)
+
+# Static analysis: clang-tidy (checks in .clang-tidy) and cppcheck, both must be clean.
+lint: build
+	clang-tidy -p $(BUILD) --quiet rtmgr/*.c kernels/*.c
+	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
+	  --inline-suppr --suppress=missingIncludeSystem --std=c11 -I . -I rtmgr \
+	  -DRTM_VERSION='"0"' -DRTM_SOURCE_KERNEL_DIR='"."' -DRTM_INSTALL_KERNEL_DIR='"."' rtmgr kernels/*.c
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -43,7 +43,7 @@ uint64_t rtm_rng_below(rtm_rng_t *r, uint64_t n)
     __uint128_t m = (__uint128_t)x * n;
     uint64_t l = (uint64_t)m;
     if (l < n) {
-        const uint64_t t = -n % n;
+        const uint64_t t = (0 - n) % n; /* 2^64 mod n */
         while (l < t) {
             x = rtm_rng_next(r);
             m = (__uint128_t)x * n;
