@@ -11,4 +11,7 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr status [--name NAME] [--watch [S]] — live status of a running manager. */
+int rtm_cmd_status(int argc, char **argv);
+
 #endif

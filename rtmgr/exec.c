@@ -15,6 +15,7 @@
  * x->mu and must be a quick, non-blocking push. */
 #include "exec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ typedef struct {
     bool cv_ok;
     rtm_os_thread_t th;
     rtm_traffic_t snap;  /* the snapshot of the job being started */
+    char result[RTM_EXEC_RESULT_MAX]; /* summary of the job just completed */
     unsigned char done_host[EXEC_DONE_MAX];
 } devrt_t;
 
@@ -599,6 +601,20 @@ static void *dispatch_main(void *arg)
             rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
             continue;
         }
+        const rtm_kinst_t *k = x->task[j->task].inst[r->index];
+        const bool completed = res.outcome == RTM_JOB_MET || res.outcome == RTM_JOB_LATE;
+        if (completed && k->kernel->summary) {
+            pthread_mutex_unlock(&x->mu); /* format outside the lock */
+            r->result[0] = '\0';
+            k->kernel->summary(k, r->result, sizeof(r->result));
+            pthread_mutex_lock(&x->mu);
+            rtm_exec_task_stats_t *ts = &x->st.task[j->task];
+            memcpy(ts->result, r->result, sizeof(ts->result));
+            ts->result[sizeof(ts->result) - 1] = '\0';
+            ts->result_job = j->seq;
+            ts->result_dev = (int32_t)r->index;
+            ts->result_ns = res.end_ns;
+        }
         rtm_exec_rec_t rec;
         rec_init(x, j, &rec);
         rec.outcome = res.outcome;
@@ -685,7 +701,10 @@ void rtm_exec_stop(rtm_exec_t *x)
 void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out)
 {
     pthread_mutex_lock(&x->mu);
-    *out = x->st;
+    memcpy(out, &x->st, offsetof(rtm_exec_stats_t, task));
+    memcpy(out->task, x->st.task, x->n_tasks * sizeof(out->task[0]));
+    memcpy(out->dev_jobs, x->st.dev_jobs, sizeof(out->dev_jobs));
+    memcpy(out->dev_busy_ns, x->st.dev_busy_ns, sizeof(out->dev_busy_ns));
     out->now_ns = rtm_os_now_ns();
     pthread_mutex_unlock(&x->mu);
 }

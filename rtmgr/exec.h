@@ -125,6 +125,9 @@ typedef struct {
     void *cpu_run_ctx;
 } rtm_exec_params_t;
 
+/* Bytes of a task's latest-result text (kernel summary hook), with the NUL. */
+#define RTM_EXEC_RESULT_MAX 512
+
 /* Per-task statistics (readable while running through rtm_exec_stats). */
 typedef struct {
     uint64_t released, completed, met, late, aborted, dropped, rejected, cancelled, failed;
@@ -137,6 +140,11 @@ typedef struct {
     double ape_sum;           /* sum of |measured - predicted| / measured */
     uint64_t ape_n;
     rtm_hist_t resp;          /* response times of completed jobs */
+    /* latest result: the kernel's summary of the last completed job ("" without hook) */
+    uint64_t result_job;
+    int32_t result_dev;
+    int64_t result_ns;        /* completion time */
+    char result[RTM_EXEC_RESULT_MAX];
 } rtm_exec_task_stats_t;
 
 typedef struct {

@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"status", rtm_cmd_status, "status [--name NAME] [--watch [S]]",
+     "live status of a running manager (shared memory)"},
     {NULL, NULL, NULL, NULL},
 };
 
