@@ -77,6 +77,7 @@ struct rtm_exec {
     int64_t next_release[RTM_MAX_TASKS];
     uint64_t job_seq[RTM_MAX_TASKS];
     rtm_exec_stats_t st;
+    rtm_place_qitem_t scratch[RTM_MAX_JOBS]; /* release thread: one device's queue */
 };
 
 static const char *const outcome_names[RTM_JOB_OUTCOME_COUNT] = {
@@ -102,7 +103,7 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
 {
     if (!x || !p || !devs || !tasks || n_devs == 0 || n_devs > RTM_MAX_DEVICES || n_tasks == 0 ||
         n_tasks > RTM_MAX_TASKS || p->max_jobs == 0 || p->max_jobs > RTM_MAX_JOBS ||
-        (unsigned)p->policy >= RTM_POLICY_COUNT)
+        (unsigned)p->policy >= RTM_POLICY_COUNT || !(p->margin >= 0.0 && p->margin < 10.0))
         return RTM_E_ARG;
     memset(x, 0, sizeof(*x));
     x->p = *p;
@@ -245,9 +246,9 @@ static void finish_unrun(rtm_exec_t *x, int32_t slot, rtm_job_outcome_t outcome)
 
 /* ---- release thread ---- */
 
-/* Predicted work ahead of a job with deadline `deadline` on device d, at `now`. */
-static void device_state(const rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadline,
-                         int64_t now, rtm_place_dev_t *out)
+/* Device d as placement sees it for a job of `task` with absolute deadline `deadline`. */
+static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadline, int64_t now,
+                         rtm_place_dev_t *out)
 {
     const devrt_t *r = &x->drt[d];
     memset(out, 0, sizeof(*out));
@@ -255,24 +256,31 @@ static void device_state(const rtm_exec_t *x, uint32_t d, uint32_t task, int64_t
     out->can_abort = x->dev[d].can_abort;
     out->abort_ns = x->dev[d].abort_ns;
     out->predict_ns = x->task[task].predict_ns[d];
-    int64_t backlog = 0;
+    out->margin_ns = out->predict_ns > 0 ? (int64_t)((double)out->predict_ns * x->p.margin) : 0;
+    int64_t rem = 0, rmargin = 0;
     if (r->running >= 0) {
         const job_t *rj = &x->job[r->running];
-        int64_t rem = r->run_pred_ns - (now - r->run_start_ns);
+        const rtm_task_cfg_t *rc = x->task[rj->task].cfg;
+        rem = r->run_pred_ns - (now - r->run_start_ns);
         if (rem < 0)
             rem = 0;
-        backlog += rem;
+        rmargin = (int64_t)((double)r->run_pred_ns * x->p.margin);
         out->running = true;
-        out->run_preemptible = x->task[rj->task].cfg->preemptible && r->preempt_job < 0;
+        out->run_preemptible = rc->preemptible && r->preempt_job < 0;
+        out->run_guarded = rc->crit != RTM_CRIT_SOFT;
         out->run_deadline_ns = rj->deadline_ns;
         out->run_remaining_ns = rem;
     }
-    for (uint32_t i = 0; i < rtm_edfq_count(&r->q); i++) {
+    const uint32_t n = rtm_edfq_count(&r->q);
+    for (uint32_t i = 0; i < n; i++) {
         const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
-        if (it->deadline <= deadline)
-            backlog += x->job[it->handle].predicted_ns;
+        const job_t *qj = &x->job[it->handle];
+        x->scratch[i] = (rtm_place_qitem_t){
+            .deadline_ns = it->deadline, .predict_ns = qj->predicted_ns,
+            .margin_ns = (int64_t)((double)qj->predicted_ns * x->p.margin),
+            .guarded = x->task[qj->task].cfg->crit != RTM_CRIT_SOFT};
     }
-    out->backlog_ns = backlog;
+    rtm_place_queue(out, now, deadline, rem, rmargin, x->scratch, n);
 }
 
 static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)

@@ -118,6 +118,7 @@ typedef struct {
     bool rt;                  /* ask for SCHED_FIFO / affinity (mlockall is the manager's) */
     int64_t start_delay_ns;   /* first releases at start + delay + task offset */
     uint32_t max_jobs;        /* job slots (<= RTM_MAX_JOBS) */
+    double margin;            /* placement's model-error allowance, fraction of a prediction */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;

@@ -197,6 +197,90 @@ static void test_baseline_policies(void **state)
     assert_int_equal(decide(RTM_POLICY_GREEDY, &j, now, d, 2).device, 0);
 }
 
+static void test_queue_state(void **state)
+{
+    (void)state;
+    const int64_t now = 1000 * MS;
+    /* queue in heap (unsorted) order; new job's deadline now + 20 ms */
+    rtm_place_qitem_t q[4] = {
+        {now + 30 * MS, 4 * MS, 400000, true},  /* behind: guarded */
+        {now + 10 * MS, 2 * MS, 200000, false}, /* ahead */
+        {now + 20 * MS, 1 * MS, 100000, true},  /* equal deadline: ahead (FIFO) */
+        {now + 25 * MS, 3 * MS, 300000, false}, /* behind: soft, does not constrain */
+    };
+    rtm_place_dev_t d = cpu(5 * MS, 0);
+    rtm_place_queue(&d, now, now + 20 * MS, 2 * MS, 150000, q, 4);
+    assert_int_equal(d.backlog_ns, 2 * MS + 2 * MS + 1 * MS);
+    assert_int_equal(d.backlog_margin_ns, 150000 + 200000 + 100000);
+    assert_int_equal(d.run_margin_ns, 150000);
+    for (int i = 1; i < 4; i++)
+        assert_true(q[i - 1].deadline_ns <= q[i].deadline_ns); /* sorted in place */
+    /* the guarded job behind finishes at now + 2+2+1+3+4 = 12 ms, allowance 1.15 ms */
+    assert_true(d.guard_behind);
+    assert_int_equal(d.behind_slack_ns, 30 * MS - 12 * MS - 1150000);
+    /* a guarded job already predicted late does not constrain */
+    rtm_place_qitem_t late[1] = {{now + 3 * MS, 4 * MS, 0, true}};
+    rtm_place_queue(&d, now, now + 1 * MS, 0, 0, late, 1);
+    assert_false(d.guard_behind);
+    assert_int_equal(d.backlog_ns, 0);
+    rtm_place_queue(&d, now, now + 1 * MS, 0, 0, NULL, 0);
+    assert_int_equal(d.backlog_ns, 0);
+}
+
+static void test_margin_and_harm(void **state)
+{
+    (void)state;
+    const int64_t now = 0;
+    rtm_place_job_t j = job(now, 10 * MS, RTM_CRIT_HARD);
+    /* the GPU finishes at 9 ms: met without a margin, not with 1.5 ms of allowance */
+    rtm_place_dev_t d[2] = {cpu(9500000, 0), gpu(3 * MS, 6 * MS)};
+    assert_int_equal(decide(RTM_POLICY_MODEL, &j, now, d, 2).device, 1);
+    d[1].backlog_margin_ns = 1500000;
+    rtm_place_out_t o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.device, 0); /* the CPU meets with its finish at 9.5 ms */
+    d[0].margin_ns = 600000;       /* ... but not with its own allowance */
+    o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.reason, RTM_REASON_MISS_OVERLOAD);
+    assert_int_equal(o.device, 1); /* earliest finish, 9 ms */
+    assert_false(o.predicted_miss); /* it fits, but not with its allowance */
+    assert_true(o.overload);
+    /* harm: overtaking a guarded job with 2 ms of slack is refused for a 3 ms job */
+    d[0].margin_ns = 0;
+    d[1].backlog_margin_ns = 0;
+    d[0].predict_ns = 3 * MS;
+    d[0].guard_behind = true;
+    d[0].behind_slack_ns = 2 * MS;
+    o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.device, 1);
+    assert_int_equal(o.reason, RTM_REASON_MET_EARLIEST);
+    /* when nothing meets, a harmless device is still preferred to a harmful one */
+    d[1].backlog_ns = 20 * MS;
+    o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.reason, RTM_REASON_MISS_OVERLOAD);
+    assert_int_equal(o.device, 1);
+    /* baselines ignore harm */
+    assert_int_equal(decide(RTM_POLICY_CPU_ONLY, &j, now, d, 2).device, 0);
+}
+
+static void test_preempt_protects_guarded_victim(void **state)
+{
+    (void)state;
+    const int64_t now = 0;
+    rtm_place_dev_t d[1] = {gpu(2 * MS, 10 * MS)};
+    d[0].running = d[0].run_preemptible = true;
+    d[0].run_remaining_ns = 10 * MS;
+    d[0].run_margin_ns = 1 * MS;
+    d[0].backlog_margin_ns = 1 * MS; /* the victim's allowance does not count */
+    d[0].run_deadline_ns = 13 * MS;
+    rtm_place_job_t j = job(now, 3 * MS, RTM_CRIT_FIRM);
+    rtm_place_out_t o = decide(RTM_POLICY_MODEL, &j, now, d, 1);
+    assert_true(o.preempt); /* soft victim: fine */
+    d[0].run_guarded = true; /* firm victim: 2.1 + 10 > 13? no: 12.1 <= 13, still fine */
+    assert_true(decide(RTM_POLICY_MODEL, &j, now, d, 1).preempt);
+    d[0].run_deadline_ns = 12 * MS; /* now it would miss: refused */
+    assert_false(decide(RTM_POLICY_MODEL, &j, now, d, 1).preempt);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -314,6 +398,9 @@ int main(void)
         cmocka_unit_test(test_only_device_and_task_placement),
         cmocka_unit_test(test_preempt_when_nothing_meets),
         cmocka_unit_test(test_baseline_policies),
+        cmocka_unit_test(test_queue_state),
+        cmocka_unit_test(test_margin_and_harm),
+        cmocka_unit_test(test_preempt_protects_guarded_victim),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_simulated_clock),
         cmocka_unit_test(test_decision_latency),
