@@ -2,7 +2,7 @@
 #   make run   — install what is missing, build, run config/default.yaml
 #   make test  — install what is missing, build (gcc and clang+ASan/UBSan), run CTest
 DEBS := cmake gcc clang make pkg-config ocl-icd-opencl-dev opencl-c-headers \
-        pocl-opencl-icd libyaml-dev libcmocka-dev clinfo
+        pocl-opencl-icd libyaml-dev libcmocka-dev clinfo gnuplot-nox
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

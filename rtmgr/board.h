@@ -32,7 +32,9 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
     X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \
     X(mem_rate, "mem_rate", RATE, "device global-memory bandwidth")               \
-    X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done")
+    X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done") \
+    X(cus, "cus", COUNT, "compute units (CL_DEVICE_MAX_COMPUTE_UNITS), extended") \
+    X(resident, "resident", COUNT, "work-groups resident per compute unit, ext.")
 
 /* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
 #define RTM_CPU_PARAMS(X)                                                          \
@@ -43,7 +45,8 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(cw, "cw", TIME, "thread synchronisation time")                              \
     X(ti, "ti", TIME, "measurement initialisation time")                          \
     X(lp, "lp", COUNT, "pipeline depth")                                          \
-    X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")
+    X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")            \
+    X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")
 
 enum {
 #define RTM_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,

@@ -13,5 +13,7 @@ enum {
 
 /* rtmgr status [--name NAME] [--watch [S]] — live status of a running manager. */
 int rtm_cmd_status(int argc, char **argv);
+/* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
+int rtm_cmd_report(int argc, char **argv);
 
 #endif

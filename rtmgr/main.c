@@ -15,6 +15,8 @@ typedef struct {
 static const command_t commands[] = {
     {"status", rtm_cmd_status, "status [--name NAME] [--watch [S]]",
      "live status of a running manager (shared memory)"},
+    {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
+     "model error and deadline summary, plots"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -38,6 +38,7 @@ typedef int rtm_status_t;
     /* model -400..-499 */                                                        \
     X(RTM_E_MODEL, -400, "model has no parameters for this device")               \
     X(RTM_E_MODEL_STALE, -401, "board profile is stale for this device")          \
+    X(RTM_E_MODEL_PARAM, -402, "model parameter out of range (negative, zero rate)") \
     /* I/O and log -500..-599 */                                                  \
     X(RTM_E_IO, -500, "file I/O failed")                                          \
     X(RTM_E_PARSE, -501, "input malformed")

@@ -1,0 +1,421 @@
+/* model.c — the execution-time models of rtmgr (see model.h for the API).
+ *
+ * Owns: the formulas below, the rule of which parameters each needs, and the
+ * conversion of their result to nanoseconds. Parameters come from the board profile in
+ * SI units (rtm_board_dev_t.param / rtm_board_t.cpu_param, keys of board.h); counts come
+ * from the kernel's cost descriptor (rtm_cost_t, kernel.h) and its plan.
+ *
+ * Paper model, seed 000 (Nozdrzykowski & Nozdrzykowska 2018), exactly as published:
+ *
+ *   CPU, eq. 1:  T(n) = sum_k (r_k * li * z_k) / (lp * n) + w * md + cw + ti
+ *     k over the locality classes scalar, unit-stride, strided (r_scalar, r_unit,
+ *     r_strided; z[RTM_LOC_*]); n = worker threads; lp, w, cw, ti from cpu_param;
+ *     li, md from the cost descriptor. All of it is reported as kernel time; the pool
+ *     works in host memory, so in = out = setup = 0.
+ *
+ *   OpenCL device, eq. 4:  T = (Z * li * r) / N + ws + wr + c
+ *     r = the kernel's own r_op from ktune when calibrated, else the device's r_op
+ *     (matrix_mov kernel); N = units; ws = ws_fixed + bytes_in / ws_rate,
+ *     wr = wr_fixed + bytes_out / wr_rate (a direction with no bytes costs 0);
+ *     c = build (compile time), charged to every job as in the paper: with programs
+ *     built once at start-up, the measured time has no c, and the log shows it.
+ *     The paper's prose says "all of this is divided by N"; its typeset eq. 4 divides
+ *     only the first term, and that is what is implemented.
+ *
+ * Extended model, from first principles, for programs built (or loaded from the
+ * binary cache) once at start-up:
+ *
+ *   OpenCL device:  T = ws' + kernel + wr' + setup
+ *     ws' = n_in * ws_fixed + bytes_in / ws_rate        one fixed cost per command
+ *     wr' = n_out * wr_fixed + bytes_out / wr_rate
+ *     kernel = max(compute, bytes_dev / mem_rate) + launches * launch
+ *       roofline: a kernel is bound by its operations or by device-memory traffic,
+ *       whichever is slower; each launch pays the enqueue-to-start latency.
+ *     compute = waves * t_wave
+ *       waves  = ceil(blocks / (cus * resident))  work-groups run in waves of at most
+ *                resident groups on each of the cus compute units;
+ *       t_wave = resident * ops_block * r / (units / cus)  a compute unit has
+ *                units / cus lanes, and one full wave of its resident groups takes their
+ *                operations at that rate; a partial last wave takes as long as a full
+ *                one (its groups' latency is not hidden by others: conservative);
+ *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
+ *       compute = Z * li * r / units, eq. 4's first term.
+ *     r = per-kernel r_op from ktune when calibrated, else the device's r_op.
+ *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
+ *
+ *   CPU worker pool:  T = max(per_thread * t_block, bytes_dev / mem_rate)
+ *                         + per_thread * dispatch + launches * cw
+ *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
+ *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
+ *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
+ *     t_block = t1 / blocks; per_thread = ceil(blocks / n): the pool hands whole blocks
+ *          to n workers, the busiest one runs per_thread of them (= t1 / n when blocks
+ *          is a multiple of n);
+ *     bytes_dev / mem_rate: all workers share one memory bus (roofline);
+ *     dispatch: pool overhead per block (queue pop, completed-block mark);
+ *     cw: the join at the end of every launch.
+ *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
+ *
+ * Parameter rule (both models): a parameter is needed iff its term is non-zero for the
+ * job (r_k only where z_k > 0, ws_* only with input bytes, mem_rate only with device
+ * bytes, cache_load only when cold…); a needed parameter with have[] false gives
+ * RTM_E_MODEL, one that is negative, not finite, or zero where it divides gives
+ * RTM_E_MODEL_PARAM; `missing` names its YAML key either way.
+ *
+ * Remaining part of a preempted job (the *_rest functions): with f = remaining /
+ * total blocks, li and bytes_dev scale by f, blocks and launches become
+ * ceil(blocks * f) and ceil(launches * f); ops_block and t_block stay those of the whole
+ * job; transfers and fixed terms stay whole.
+ *
+ * Invariants: no allocation, no locks, no libm or system calls; every result is finite
+ * and clamped to [0, RTM_MODEL_NS_MAX]; the inputs are never written. */
+#include "model.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* Largest accepted parameter or count (guards against overflow to infinity). */
+#define PARAM_MAX 1e30
+
+static const char *const dev_key[RTM_DEV_P_COUNT] = {
+#define RTM_P_KEY(id, key, unit, help) key,
+    RTM_DEV_PARAMS(RTM_P_KEY)
+};
+static const char *const cpu_key[RTM_CPU_P_COUNT] = {
+    RTM_CPU_PARAMS(RTM_P_KEY)
+#undef RTM_P_KEY
+};
+
+/* r_k of eq. 1 by locality class. */
+static const int cpu_r_id[RTM_LOC_COUNT] = {
+    [RTM_LOC_SCALAR] = RTM_CPU_P_r_scalar,
+    [RTM_LOC_UNIT] = RTM_CPU_P_r_unit,
+    [RTM_LOC_STRIDED] = RTM_CPU_P_r_strided,
+};
+
+/* Parameter reader over one device's table: the first failure is kept. */
+typedef struct {
+    const double *v;
+    const bool *have;
+    const char *const *key;
+    rtm_status_t st;
+    const char *missing;
+} params_t;
+
+static double param(params_t *p, int id, bool divides)
+{
+    rtm_status_t st = RTM_OK;
+    const double x = p->v[id];
+    if (!p->have[id])
+        st = RTM_E_MODEL;
+    else if (!(x >= 0.0 && x <= PARAM_MAX) || (divides && !(x > 0.0)))
+        st = RTM_E_MODEL_PARAM;
+    if (st == RTM_OK)
+        return x;
+    if (p->st == RTM_OK) {
+        p->st = st;
+        p->missing = p->key[id];
+    }
+    return 1.0; /* harmless stand-in; the result is discarded */
+}
+
+/* The part of a job still to run. */
+typedef struct {
+    double li;        /* iterations */
+    double bytes_in;  /* host -> device bytes (0 when inputs are resident) */
+    double bytes_out; /* device -> host bytes */
+    double bytes_dev; /* device-memory traffic */
+    double blocks;    /* blocks still to run */
+    double launches;  /* launches still to run */
+} work_t;
+
+static bool finite_count(double x) { return x >= 0.0 && x <= PARAM_MAX; }
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* ceil(x) for 0 <= x <= PARAM_MAX, without libm. */
+static double ceil_pos(double x)
+{
+    if (x >= 9.0e15) /* beyond 2^53 every double is an integer */
+        return x;
+    const double i = (double)(uint64_t)x;
+    return i < x ? i + 1.0 : i;
+}
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint32_t total,
+                              unsigned flags, work_t *w)
+{
+    const rtm_cost_t *c = &j->cost;
+    if (total == 0 || remaining > total || j->blocks == 0)
+        return RTM_E_ARG;
+    if (!finite_count(c->li) || !finite_count(c->Z) || !finite_count(c->md) ||
+        !finite_count(c->bytes_in) || !finite_count(c->bytes_out) ||
+        !finite_count(c->bytes_dev))
+        return RTM_E_ARG;
+    for (int k = 0; k < RTM_LOC_COUNT; k++)
+        if (!finite_count(c->z[k]))
+            return RTM_E_ARG;
+    const double f = (double)remaining / (double)total;
+    const uint32_t launches = c->launches ? c->launches : 1u;
+    w->li = c->li * f;
+    w->bytes_in = (flags & RTM_MODEL_F_IN_RESIDENT) ? 0.0 : c->bytes_in;
+    w->bytes_out = c->bytes_out;
+    w->bytes_dev = c->bytes_dev * f;
+    w->blocks = (double)ceil_div((uint64_t)j->blocks * remaining, total);
+    w->launches = (double)ceil_div((uint64_t)launches * remaining, total);
+    return RTM_OK;
+}
+
+static int64_t to_ns(double s)
+{
+    if (!(s > 0.0))
+        return 0;
+    if (s >= (double)RTM_MODEL_NS_MAX / 1e9)
+        return RTM_MODEL_NS_MAX;
+    return (int64_t)(s * 1e9 + 0.5);
+}
+
+static void finish(rtm_model_time_t *t, const params_t *p, double in, double kernel,
+                   double out, double setup)
+{
+    memset(t, 0, sizeof(*t));
+    t->status = p->st;
+    t->missing = p->missing;
+    if (p->st != RTM_OK)
+        return;
+    t->in_ns = to_ns(in);
+    t->kernel_ns = to_ns(kernel);
+    t->out_ns = to_ns(out);
+    t->setup_ns = to_ns(setup);
+    /* each part <= NS_MAX = INT64_MAX / 4: the sum cannot overflow */
+    const int64_t sum = t->in_ns + t->kernel_ns + t->out_ns + t->setup_ns;
+    t->total_ns = sum < RTM_MODEL_NS_MAX ? sum : RTM_MODEL_NS_MAX;
+}
+
+static void fail(rtm_model_time_t *t, rtm_status_t st)
+{
+    memset(t, 0, sizeof(*t));
+    t->status = st;
+}
+
+/* Per-kernel operation time from a ktune table, or 0 when not calibrated. */
+static double kernel_r(const rtm_board_ktune_t *ktune, int kernel)
+{
+    if (kernel < 0 || kernel >= RTM_MAX_KERNELS || !ktune[kernel].have)
+        return 0.0;
+    const double r = ktune[kernel].r_op;
+    return r > 0.0 && r <= PARAM_MAX ? r : 0.0;
+}
+
+/* ---- OpenCL device ---------------------------------------------------------------- */
+
+static double dev_r(const rtm_model_job_t *j, const rtm_board_dev_t *d, params_t *p)
+{
+    const double r = kernel_r(d->ktune, j->kernel);
+    return r > 0.0 ? r : param(p, RTM_DEV_P_r_op, false);
+}
+
+/* Seed 000 eq. 4: T = Z * li * r / N + ws + wr + c. */
+static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
+                      rtm_model_time_t *t)
+{
+    params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
+    const double r = dev_r(j, d, &p);
+    const double N = param(&p, RTM_DEV_P_units, true);
+    const double c = param(&p, RTM_DEV_P_build, false);
+    double ws = 0.0, wr = 0.0;
+    if (w->bytes_in > 0.0)
+        ws = param(&p, RTM_DEV_P_ws_fixed, false) +
+             w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
+    if (w->bytes_out > 0.0)
+        wr = param(&p, RTM_DEV_P_wr_fixed, false) +
+             w->bytes_out / param(&p, RTM_DEV_P_wr_rate, true);
+    finish(t, &p, ws, j->cost.Z * w->li * r / N, wr, c);
+}
+
+/* Extended: waves over compute units, roofline, launch latency, per-command transfers. */
+static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
+                    unsigned flags, rtm_model_time_t *t)
+{
+    params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
+    const double r = dev_r(j, d, &p);
+    const double units = param(&p, RTM_DEV_P_units, true);
+    const double cus = param(&p, RTM_DEV_P_cus, true);
+    const double resident = param(&p, RTM_DEV_P_resident, true);
+    const double launch = param(&p, RTM_DEV_P_launch, false);
+    const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
+    const double waves = ceil_pos(w->blocks / (cus * resident));
+    const double t_wave = resident * ops_block * r * cus / units;
+    double t_mem = 0.0, ws = 0.0, wr = 0.0, setup = 0.0;
+    if (w->bytes_dev > 0.0)
+        t_mem = w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true);
+    if (w->bytes_in > 0.0)
+        ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
+             w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
+    if (w->bytes_out > 0.0)
+        wr = (double)(j->n_out ? j->n_out : 1u) * param(&p, RTM_DEV_P_wr_fixed, false) +
+             w->bytes_out / param(&p, RTM_DEV_P_wr_rate, true);
+    if (flags & RTM_MODEL_F_COLD)
+        setup = param(&p, RTM_DEV_P_cache_load, false);
+    const double kernel = max2(waves * t_wave, t_mem) + w->launches * launch;
+    finish(t, &p, ws, kernel, wr, setup);
+}
+
+/* ---- CPU worker pool --------------------------------------------------------------- */
+
+/* sum_k r_k * li * z_k over the classes the kernel uses. */
+static double cpu_ops_time(const rtm_cost_t *c, double li, params_t *p)
+{
+    double sum = 0.0;
+    for (int k = 0; k < RTM_LOC_COUNT; k++)
+        if (c->z[k] > 0.0)
+            sum += param(p, cpu_r_id[k], false) * li * c->z[k];
+    return sum;
+}
+
+/* Seed 000 eq. 1: T(n) = sum_k r_k li z_k / (lp n) + w md + cw + ti. */
+static void cpu_paper(const rtm_model_job_t *j, const rtm_board_t *b, double n,
+                      const work_t *w, rtm_model_time_t *t)
+{
+    params_t p = {b->cpu_param, b->cpu_have, cpu_key, RTM_OK, NULL};
+    const double ops = cpu_ops_time(&j->cost, w->li, &p);
+    const double lp = param(&p, RTM_CPU_P_lp, true);
+    const double cw = param(&p, RTM_CPU_P_cw, false);
+    const double ti = param(&p, RTM_CPU_P_ti, false);
+    double comm = 0.0;
+    if (j->cost.md > 0.0)
+        comm = param(&p, RTM_CPU_P_w, false) * j->cost.md;
+    finish(t, &p, 0.0, ops / (lp * n) + comm + cw + ti, 0.0, 0.0);
+}
+
+/* Extended: whole blocks over n workers, roofline, dispatch per block, join per launch. */
+static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, const work_t *w,
+                    rtm_model_time_t *t)
+{
+    params_t p = {b->cpu_param, b->cpu_have, cpu_key, RTM_OK, NULL};
+    const rtm_cost_t *c = &j->cost;
+    const double rk = kernel_r(b->cpu_ktune, j->kernel);
+    double t1;
+    if (rk > 0.0)
+        t1 = rk * c->li * (c->z[RTM_LOC_SCALAR] + c->z[RTM_LOC_UNIT] + c->z[RTM_LOC_STRIDED]);
+    else
+        t1 = cpu_ops_time(c, c->li, &p) / param(&p, RTM_CPU_P_lp, true);
+    const double per_thread = ceil_pos(w->blocks / n);
+    const double dispatch = param(&p, RTM_CPU_P_dispatch, false);
+    const double cw = param(&p, RTM_CPU_P_cw, false);
+    double t_mem = 0.0;
+    if (w->bytes_dev > 0.0)
+        t_mem = w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true);
+    const double t_block = t1 / (double)j->blocks;
+    const double kernel =
+        max2(per_thread * t_block, t_mem) + per_thread * dispatch + w->launches * cw;
+    finish(t, &p, 0.0, kernel, 0.0, 0.0);
+}
+
+/* ---- public ------------------------------------------------------------------------ */
+
+static rtm_status_t pick(rtm_model_pred_t *out, rtm_model_kind_t kind)
+{
+    out->kind = kind;
+    const rtm_model_time_t *u = rtm_model_used(out);
+    out->total_ns = u->status == RTM_OK ? u->total_ns : -1;
+    return u->status;
+}
+
+static rtm_status_t fail_both(rtm_model_pred_t *out, rtm_model_kind_t kind, rtm_status_t st)
+{
+    fail(&out->paper, st);
+    fail(&out->ext, st);
+    return pick(out, kind);
+}
+
+static bool kind_ok(rtm_model_kind_t kind)
+{
+    return kind == RTM_MODEL_PAPER || kind == RTM_MODEL_EXTENDED;
+}
+
+rtm_status_t rtm_model_predict_dev_rest(const rtm_model_job_t *job, const rtm_board_dev_t *dev,
+                                        uint32_t blocks_remaining, uint32_t blocks_total,
+                                        rtm_model_kind_t kind, unsigned flags,
+                                        rtm_model_pred_t *out)
+{
+    if (!out)
+        return RTM_E_ARG;
+    if (!job || !dev || !kind_ok(kind))
+        return fail_both(out, RTM_MODEL_PAPER, RTM_E_ARG);
+    work_t w;
+    const rtm_status_t st = work_make(job, blocks_remaining, blocks_total, flags, &w);
+    if (st != RTM_OK)
+        return fail_both(out, kind, st);
+    dev_paper(job, dev, &w, &out->paper);
+    dev_ext(job, dev, &w, flags, &out->ext);
+    return pick(out, kind);
+}
+
+rtm_status_t rtm_model_predict_dev(const rtm_model_job_t *job, const rtm_board_dev_t *dev,
+                                   rtm_model_kind_t kind, unsigned flags,
+                                   rtm_model_pred_t *out)
+{
+    const uint32_t blocks = job ? job->blocks : 0;
+    return rtm_model_predict_dev_rest(job, dev, blocks, blocks, kind, flags, out);
+}
+
+rtm_status_t rtm_model_predict_cpu_rest(const rtm_model_job_t *job, const rtm_board_t *board,
+                                        uint32_t threads, uint32_t blocks_remaining,
+                                        uint32_t blocks_total, rtm_model_kind_t kind,
+                                        unsigned flags, rtm_model_pred_t *out)
+{
+    if (!out)
+        return RTM_E_ARG;
+    if (!job || !board || !kind_ok(kind))
+        return fail_both(out, RTM_MODEL_PAPER, RTM_E_ARG);
+    const uint32_t n = threads ? threads : board->threads;
+    work_t w;
+    rtm_status_t st = n ? RTM_OK : RTM_E_ARG;
+    if (st == RTM_OK)
+        st = work_make(job, blocks_remaining, blocks_total, flags, &w);
+    if (st != RTM_OK)
+        return fail_both(out, kind, st);
+    cpu_paper(job, board, (double)n, &w, &out->paper);
+    cpu_ext(job, board, (double)n, &w, &out->ext);
+    return pick(out, kind);
+}
+
+rtm_status_t rtm_model_predict_cpu(const rtm_model_job_t *job, const rtm_board_t *board,
+                                   uint32_t threads, rtm_model_kind_t kind, unsigned flags,
+                                   rtm_model_pred_t *out)
+{
+    const uint32_t blocks = job ? job->blocks : 0;
+    return rtm_model_predict_cpu_rest(job, board, threads, blocks, blocks, kind, flags, out);
+}
+
+rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
+{
+    if (!k || !job || !k->kernel || k->plan.launches == 0)
+        return RTM_E_ARG;
+    memset(job, 0, sizeof(*job));
+    k->kernel->cost(k, &job->cost);
+    uint64_t blocks = 0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        blocks += kl.blocks;
+    }
+    if (blocks == 0 || blocks > UINT32_MAX)
+        return RTM_E_ARG;
+    job->blocks = (uint32_t)blocks;
+    job->wg = k->tune.wg;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) { /* INOUT = IN | OUT; SCRATCH neither */
+        job->n_in += (k->plan.buf[i].dir & RTM_BUF_IN) ? 1u : 0u;
+        job->n_out += (k->plan.buf[i].dir & RTM_BUF_OUT) ? 1u : 0u;
+    }
+    job->kernel = rtm_kernel_index(k->kernel);
+    return RTM_OK;
+}
+
+const char *rtm_model_name(rtm_model_kind_t kind)
+{
+    return kind == RTM_MODEL_EXTENDED ? "extended" : "paper";
+}

@@ -1,0 +1,115 @@
+/* model.h — execution-time models: how long one job takes on one device, before it runs.
+ *
+ * Two models are evaluated side by side in every call (the formulas, their sources and
+ * the parameters each needs are in the header comment of model.c):
+ *   - RTM_MODEL_PAPER: seed 000 as published — eq. 1 for the CPU worker pool, eq. 4 for
+ *     an OpenCL device;
+ *   - RTM_MODEL_EXTENDED: launch latency instead of compile time, waves of work-groups
+ *     over compute units, a memory-bandwidth roofline, per-kernel operation time, and
+ *     per-block dispatch on the CPU pool.
+ * The board profile says which of the two placement uses (rtm_board_dev_t.model,
+ * rtm_board_t.cpu_model); the model-error log records both.
+ *
+ * Lifecycle: rtm_model_job_make() once per (task, device) at start-up, from the kernel
+ * instance planned with that device's tuning; then the predict functions at every
+ * release. Predictions are pure arithmetic on the caller's data: no allocation, no
+ * locks, no system or libm calls; safe on the real-time path and from any thread. */
+#ifndef RTM_MODEL_H
+#define RTM_MODEL_H
+
+#include <stdint.h>
+
+#include "board.h"
+#include "kernel.h"
+#include "status.h"
+
+/* What the models need to know of one job, beyond the kernel's cost descriptor. */
+typedef struct {
+    rtm_cost_t cost; /* kernel->cost() of the instance, at this device's tuning */
+    uint32_t blocks; /* work-groups over all launches of one job (> 0) */
+    uint32_t wg;     /* work-items per work-group (tune.wg) */
+    uint32_t n_in;   /* host -> device transfer commands per job (IN and INOUT buffers) */
+    uint32_t n_out;  /* device -> host transfer commands per job (OUT and INOUT buffers) */
+    int kernel;      /* catalogue index, for the per-kernel r of ktune; -1 = none */
+} rtm_model_job_t;
+
+/* Prediction flags. */
+enum {
+    /* The program is not loaded on the device yet (first job after start-up): the
+     * extended model adds cache_load. */
+    RTM_MODEL_F_COLD = 1u << 0,
+    /* The inputs are already in device memory (a job resumed on the device that ran its
+     * first part): no host -> device transfer in either model. */
+    RTM_MODEL_F_IN_RESIDENT = 1u << 1,
+};
+
+/* Largest predicted time (about 73 years); longer results are clamped to it. */
+#define RTM_MODEL_NS_MAX (INT64_MAX / 4)
+
+/* One model's prediction, in nanoseconds. total_ns = in + kernel + out + setup.
+ * On failure every time is 0 and `status`/`missing` say why. */
+typedef struct {
+    int64_t in_ns;       /* host -> device transfers (0 on the CPU pool) */
+    int64_t kernel_ns;   /* kernel execution, all launches */
+    int64_t out_ns;      /* device -> host transfers (0 on the CPU pool) */
+    int64_t setup_ns;    /* paper: build time c (eq. 4); extended: cache_load when cold */
+    int64_t total_ns;
+    rtm_status_t status; /* RTM_OK, RTM_E_MODEL (parameter absent), RTM_E_MODEL_PARAM
+                            (parameter out of range) or RTM_E_ARG (job descriptor) */
+    const char *missing; /* YAML key of the offending parameter, NULL when none */
+} rtm_model_time_t;
+
+/* Both models' predictions for one job on one device. */
+typedef struct {
+    rtm_model_time_t paper;
+    rtm_model_time_t ext;
+    rtm_model_kind_t kind; /* the model placement uses */
+    int64_t total_ns;      /* total of `kind`'s prediction; -1 when it failed */
+} rtm_model_pred_t;
+
+/* The prediction of the model placement uses. Safe anywhere. */
+static inline const rtm_model_time_t *rtm_model_used(const rtm_model_pred_t *p)
+{
+    return p->kind == RTM_MODEL_EXTENDED ? &p->ext : &p->paper;
+}
+
+/* Fills `job` from a planned kernel instance (rtm_kinst_plan done, tuning set for the
+ * device the job will be predicted on): cost descriptor, blocks over all launches,
+ * transfer commands, catalogue index. Calls the descriptor's pure plan/launch/cost
+ * functions only. Init only. RTM_E_ARG when k is not planned or has no blocks. */
+rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job);
+
+/* Predicts a whole job on OpenCL device `dev` with both models (eq. 4 and extended);
+ * `kind` picks the one whose status is returned and whose total is copied to
+ * out->total_ns. `flags`: RTM_MODEL_F_*. Returns RTM_OK or the chosen model's error
+ * (the other model's status is in `out`). Real-time safe. */
+rtm_status_t rtm_model_predict_dev(const rtm_model_job_t *job, const rtm_board_dev_t *dev,
+                                   rtm_model_kind_t kind, unsigned flags,
+                                   rtm_model_pred_t *out);
+
+/* Predicts a whole job on the CPU worker pool of `board` with `threads` workers (0: all
+ * of board->threads), both models (eq. 1 and extended). As rtm_model_predict_dev
+ * otherwise. Real-time safe. */
+rtm_status_t rtm_model_predict_cpu(const rtm_model_job_t *job, const rtm_board_t *board,
+                                   uint32_t threads, rtm_model_kind_t kind, unsigned flags,
+                                   rtm_model_pred_t *out);
+
+/* The remaining part of a preempted job: blocks_remaining of blocks_total blocks still
+ * to run (blocks_total as counted by the caller's completed-block arrays, normally
+ * job->blocks; 0 < blocks_total, blocks_remaining <= blocks_total). Work terms (li,
+ * device-memory bytes, launches, blocks) scale by the remaining fraction; transfers stay
+ * whole (the resumed part reads every input and writes back whole output buffers) unless
+ * RTM_MODEL_F_IN_RESIDENT; fixed terms (c, cw, ti, w*md) stay. Real-time safe. */
+rtm_status_t rtm_model_predict_dev_rest(const rtm_model_job_t *job, const rtm_board_dev_t *dev,
+                                        uint32_t blocks_remaining, uint32_t blocks_total,
+                                        rtm_model_kind_t kind, unsigned flags,
+                                        rtm_model_pred_t *out);
+rtm_status_t rtm_model_predict_cpu_rest(const rtm_model_job_t *job, const rtm_board_t *board,
+                                        uint32_t threads, uint32_t blocks_remaining,
+                                        uint32_t blocks_total, rtm_model_kind_t kind,
+                                        unsigned flags, rtm_model_pred_t *out);
+
+/* "paper" or "extended". Safe anywhere. */
+const char *rtm_model_name(rtm_model_kind_t kind);
+
+#endif
