@@ -175,7 +175,7 @@ static rtm_tune_t tune_for(const rtm_manager_t *m, uint32_t t, uint32_t d)
         kt = &m->cfg.board.dev[m->board_dev[d]].ktune[ki];
     if (kt && kt->have && kt->tune.wg && (k->vec_allowed & (1u << kt->tune.vec)))
         tune = kt->tune;
-    if (d > 0 && m->ocl[d].info.max_wg && tune.wg > m->ocl[d].info.max_wg)
+    if (d > 0 && d < RTM_MAX_DEVICES && m->ocl[d].info.max_wg && tune.wg > m->ocl[d].info.max_wg)
         tune.wg = (uint32_t)m->ocl[d].info.max_wg;
     return tune;
 }
