@@ -48,6 +48,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")            \
     X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")
 
+/* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */
 enum {
 #define RTM_P_ENUM(id, key, unit, help) RTM_DEV_P_##id,
     RTM_DEV_PARAMS(RTM_P_ENUM) RTM_DEV_P_COUNT
@@ -95,11 +96,21 @@ typedef struct {
     rtm_board_dev_t dev[RTM_MAX_DEVICES];
 } rtm_board_t;
 
-/* Loads and validates a board profile. Init only. */
+/* Loads and validates a board profile (schema: docs/config.md). Init only; uses a
+ * static parse tree, so one load at a time. Returns RTM_OK, or RTM_E_CFG_IO when the
+ * file cannot be read (diag line 0), or another RTM_E_CFG_* code with `diag` pointing
+ * into the file. On error `board` must not be used. */
 rtm_status_t rtm_board_load(const char *path, rtm_board_t *board, rtm_diag_t *diag);
 
-/* Writes a board profile (calibration output): to a temporary file, then renamed into
- * place. Init only. */
+/* Writes a board profile (calibration output) in the schema rtm_board_load() reads,
+ * every value with its unit, so that loading it gives back `board` exactly: to a
+ * temporary file beside `path`, then renamed into place. Init only. Returns RTM_OK,
+ * RTM_E_ARG (e.g. a NaN parameter) or RTM_E_IO. */
 rtm_status_t rtm_board_save(const rtm_board_t *board, const char *path);
+
+/* YAML names of the enumerations ("gpu", "mapped", "extended"). Safe anywhere. */
+const char *rtm_board_kind_name(rtm_dev_kind_t kind);
+const char *rtm_board_abort_name(rtm_abort_transport_t abort);
+const char *rtm_board_model_name(rtm_model_kind_t model);
 
 #endif

@@ -13,7 +13,13 @@ enum {
 
 /* rtmgr status [--name NAME] [--watch [S]] — live status of a running manager. */
 int rtm_cmd_status(int argc, char **argv);
+/* rtmgr check [-c FILE]: validate a task set and its board profile, print the tasks
+ * and devices. Init-time tool; never starts the executive. */
+int rtm_cmd_check(int argc, char **argv);
+
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
+/* rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH] … — the manager (cmd_run.c). */
+int rtm_cmd_run(int argc, char **argv);
 
 #endif

@@ -19,6 +19,17 @@ typedef enum { RTM_CRIT_HARD, RTM_CRIT_FIRM, RTM_CRIT_SOFT } rtm_crit_t;
 typedef enum { RTM_PLACE_AUTO, RTM_PLACE_CPU, RTM_PLACE_GPU } rtm_place_t;
 typedef enum { RTM_INPUT_SCENARIO, RTM_INPUT_NMEA_UDP, RTM_INPUT_NMEA_TCP, RTM_INPUT_NMEA_FILE } rtm_input_kind_t;
 
+/* Where a value was written in the task-set file (line 0: not from a file, e.g. a table
+ * built in C). rtm_config_validate() reports its errors there. */
+typedef struct {
+    int line, column;
+} rtm_cfg_pos_t;
+
+/* Defaults of the optional `limits:` and `log:` keys. */
+#define RTM_CONFIG_MAX_JOBS_DEFAULT 256u
+#define RTM_CONFIG_ARENA_DEFAULT (512ull * 1024 * 1024)
+#define RTM_CONFIG_LOG_DEFAULT "rtmgr-model.csv"
+
 typedef struct {
     char name[RTM_NAME_MAX];
     const rtm_kernel_t *kernel;
@@ -30,6 +41,9 @@ typedef struct {
     bool preemptible;
     int64_t size[RTM_SIZE_KEYS_MAX]; /* by index of kernel->keys */
     int line, column;                /* where the task starts in the file */
+    struct {
+        rtm_cfg_pos_t name, kernel, period, deadline, offset, placement, size;
+    } at;
 } rtm_task_cfg_t;
 
 typedef struct {
@@ -44,21 +58,46 @@ typedef struct {
         uint32_t targets;  /* scenario: number of synthetic targets */
         uint64_t seed;     /* scenario: seed */
         double radius_m;   /* scenario: radius around own ship */
-        char address[RTM_NAME_MAX]; /* nmea: host:port or file path */
+        char address[RTM_PATH_MAX]; /* nmea: host:port, or the file path resolved
+                                       relative to the task-set file */
     } input;
     uint32_t n_tasks;
     rtm_task_cfg_t task[RTM_MAX_TASKS];
     rtm_board_t board; /* the board profile named by `board:` */
+    struct {
+        rtm_cfg_pos_t board, max_jobs, arena, input, tasks;
+    } at;
 } rtm_config_t;
 
-/* Loads and validates a task set and the board profile it names. Init only.
- * Returns RTM_OK or an RTM_E_CFG_* code with `diag` filled. */
+/* Loads and validates a task set and the board profile it names (schema:
+ * docs/config.md). Init only; uses a static parse tree, so one load at a time.
+ * Returns RTM_OK or an RTM_E_CFG_* code with `diag` filled (FILE:LINE:COLUMN, the key
+ * and what was expected; FILE is the board profile for errors inside it). */
 rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag);
 
-/* Validates an already-loaded config (cross-field rules). Called by rtm_config_load;
- * exposed so tests can check tables built in C. Init only. */
+/* Validates an already-loaded config (cross-field rules: ranges, deadline <= period,
+ * unique names, limits, kernel buffers within limits.arena). Called by
+ * rtm_config_load; exposed so tests can check tables built in C. Allocates nothing.
+ * Init only. */
 rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag);
 
+/* Sets up k as task i's kernel instance for device `dev` (board device index, or -1 for
+ * the CPU pool): the task's sizes, the board's tuning for that kernel and device (else
+ * the kernel's default), planned. Buffers are not bound. Init only. */
+rtm_status_t rtm_config_task_kinst(const rtm_config_t *cfg, uint32_t i, int dev, rtm_kinst_t *k);
+
+/* Host bytes of task i's kernel buffers: the kernel planned at the task's sizes with
+ * each tuning the board gives it (CPU, every device, the kernel's default), largest
+ * wins. Allocates nothing. Init only. */
+rtm_status_t rtm_config_task_bytes(const rtm_config_t *cfg, uint32_t i, uint64_t *bytes);
+
+/* Sum of rtm_config_task_bytes() over all tasks, each rounded up to 64 bytes. */
+rtm_status_t rtm_config_kernel_bytes(const rtm_config_t *cfg, uint64_t *bytes);
+
+/* Index of the task named `name`, or -1. Safe on the real-time path. */
+int rtm_config_task_find(const rtm_config_t *cfg, const char *name);
+
+/* YAML names ("hard", "auto"). Safe anywhere. */
 const char *rtm_crit_name(rtm_crit_t c);
 const char *rtm_place_name(rtm_place_t p);
 

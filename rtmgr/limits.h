@@ -47,6 +47,8 @@
 #define RTM_CONFIG_BYTES_MAX (1024 * 1024)
 /* Deepest YAML nesting accepted. */
 #define RTM_CONFIG_DEPTH_MAX 16
+/* YAML nodes (scalars, mappings, sequences) in one configuration file. */
+#define RTM_CONFIG_NODES_MAX 8192
 
 #if RTM_MAX_TASKS < 1 || RTM_MAX_TASKS > 1024
 #error "RTM_MAX_TASKS must be in 1..1024"

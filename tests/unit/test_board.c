@@ -1,0 +1,262 @@
+/* test_board.c — board profiles: the shipped pocl-cpu profile, load(save(b)) == b,
+ * atomic saving. */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rtmgr/board.h"
+
+#define SRC RTM_TEST_SOURCE_DIR
+
+static rtm_board_t a, b;
+static rtm_diag_t diag;
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/rtmgr-test-board-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmpdir);
+    if (d) {
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            char p[400];
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(tmpdir);
+    return 0;
+}
+
+static void load_ok(const char *path, rtm_board_t *board)
+{
+    memset(&diag, 0, sizeof(diag));
+    const rtm_status_t st = rtm_board_load(path, board, &diag);
+    if (st != RTM_OK) {
+        char line[2048];
+        rtm_diag_format(&diag, line, sizeof(line));
+        fail_msg("%s: %s", rtm_status_name(st), line);
+    }
+}
+
+static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune_t *y)
+{
+    for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++) {
+        assert_int_equal(x[k].have, y[k].have);
+        assert_int_equal(x[k].tune.wg, y[k].tune.wg);
+        assert_int_equal(x[k].tune.vec, y[k].tune.vec);
+        assert_true(x[k].r_op == y[k].r_op);
+    }
+}
+
+/* Every field but the path. Doubles compared exactly. */
+static void assert_boards_equal(const rtm_board_t *x, const rtm_board_t *y)
+{
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->cores, y->cores);
+    assert_int_equal(x->threads, y->threads);
+    assert_int_equal(x->cpu_model, y->cpu_model);
+    assert_string_equal(x->cpu_measured, y->cpu_measured);
+    for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++) {
+        assert_int_equal(x->cpu_have[p], y->cpu_have[p]);
+        if (x->cpu_have[p] && x->cpu_param[p] != y->cpu_param[p])
+            fail_msg("cpu param %u: %.17g != %.17g", p, x->cpu_param[p], y->cpu_param[p]);
+    }
+    assert_ktune_equal(x->cpu_ktune, y->cpu_ktune);
+    assert_int_equal(x->n_devs, y->n_devs);
+    for (uint32_t i = 0; i < x->n_devs; i++) {
+        const rtm_board_dev_t *d = &x->dev[i], *e = &y->dev[i];
+        assert_string_equal(d->name, e->name);
+        assert_string_equal(d->platform, e->platform);
+        assert_string_equal(d->device, e->device);
+        assert_int_equal(d->kind, e->kind);
+        assert_true(d->memory == e->memory);
+        assert_int_equal(d->abort, e->abort);
+        assert_int_equal(d->model, e->model);
+        assert_string_equal(d->driver, e->driver);
+        assert_string_equal(d->measured, e->measured);
+        for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++) {
+            assert_int_equal(d->have[p], e->have[p]);
+            if (d->have[p] && d->param[p] != e->param[p])
+                fail_msg("device %u param %u: %.17g != %.17g", i, p, d->param[p], e->param[p]);
+        }
+        assert_ktune_equal(d->ktune, e->ktune);
+    }
+}
+
+static void test_shipped_profile(void **state)
+{
+    (void)state;
+    load_ok(SRC "/board/pocl-cpu.yaml", &a);
+    assert_string_equal(a.name, "pocl-cpu");
+    assert_int_equal(a.cores, 2);
+    assert_int_equal(a.threads, 2);
+    assert_string_equal(a.cpu_measured, "");
+    for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++)
+        assert_true(a.cpu_have[p]);
+    assert_true(a.cpu_param[RTM_CPU_P_r_scalar] == 1e-9);
+    assert_true(a.cpu_param[RTM_CPU_P_mem_rate] == 5e9);
+    assert_int_equal(a.n_devs, 1);
+    const rtm_board_dev_t *d = &a.dev[0];
+    assert_int_equal(d->kind, RTM_DEV_CPU);
+    assert_int_equal(d->abort, RTM_ABORT_MAPPED);
+    assert_int_equal(d->model, RTM_MODEL_EXTENDED);
+    assert_true(d->memory == 4ull << 30);
+    assert_non_null(strstr("Portable Computing Language", d->platform));
+    assert_true(d->have[RTM_DEV_P_r_op]);
+    assert_true(d->param[RTM_DEV_P_r_op] == 1e-9);
+    assert_true(d->param[RTM_DEV_P_units] == 2.0);
+    assert_false(d->have[RTM_DEV_P_abort_response]); /* only calibration measures it */
+    const int k = rtm_kernel_index(rtm_kernel_find("matrix_add"));
+    assert_true(k >= 0);
+    assert_true(d->ktune[k].have);
+    assert_int_equal(d->ktune[k].tune.wg, 256);
+    assert_int_equal(d->ktune[k].tune.vec, 4);
+    assert_true(d->ktune[k].r_op == 0.7e-9);
+}
+
+static void test_round_trip_shipped(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/pocl.yaml", tmpdir);
+    load_ok(SRC "/board/pocl-cpu.yaml", &a);
+    assert_int_equal(rtm_board_save(&a, path), RTM_OK);
+    load_ok(path, &b);
+    assert_boards_equal(&a, &b);
+    assert_string_equal(b.path, path);
+}
+
+/* A board with awkward values everywhere: every parameter, odd doubles, strings that
+ * need quoting, every enumeration value, the most devices. */
+static void test_round_trip_synthetic(void **state)
+{
+    (void)state;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.name, sizeof(a.name), "rig-7.b_2");
+    a.cores = 48;
+    a.threads = 47;
+    a.cpu_model = RTM_MODEL_EXTENDED;
+    snprintf(a.cpu_measured, sizeof(a.cpu_measured), "2025-01-31T10:00:00Z");
+    for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++) {
+        a.cpu_have[p] = p % 3 != 1;
+        a.cpu_param[p] = (p + 1) / 3.0 * 1e-9 * (double)(p * p + 1);
+    }
+    a.cpu_param[RTM_CPU_P_lp] = 7.0;
+    a.cpu_param[RTM_CPU_P_mem_rate] = 12345678901.25;
+    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0};
+    a.n_devs = RTM_MAX_DEVICES;
+    for (uint32_t i = 0; i < a.n_devs; i++) {
+        rtm_board_dev_t *d = &a.dev[i];
+        snprintf(d->name, sizeof(d->name), "dev%u", i);
+        snprintf(d->platform, sizeof(d->platform), "Plat \"%u\" \\ \xc3\x9cnic\xc3\xb6" "de", i);
+        snprintf(d->device, sizeof(d->device), "%s", i % 2 ? "" : "GeForce GTX 1080: tab\there");
+        d->kind = (rtm_dev_kind_t)(i % 3);
+        d->abort = (rtm_abort_transport_t)(i % 2);
+        d->model = (rtm_model_kind_t)((i / 2) % 2);
+        d->memory = i == 0 ? 0 : (uint64_t)i * 1000000007ull;
+        snprintf(d->driver, sizeof(d->driver), "535.%u # not a comment", i);
+        snprintf(d->measured, sizeof(d->measured), "%s", i % 2 ? "" : "2024-12-24");
+        for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++) {
+            d->have[p] = (p + i) % 4 != 0;
+            d->param[p] = 1.0 / (double)(3 + p + i) * (p % 2 ? 1e-6 : 1e9);
+        }
+        d->param[RTM_DEV_P_units] = (double)(i + 1) * 10;
+        d->ktune[0] = (rtm_board_ktune_t){true, {(uint32_t)(32 << (i % 4)), 1u << (i % 5)},
+                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9};
+    }
+    char path[128];
+    snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);
+    assert_int_equal(rtm_board_save(&a, path), RTM_OK);
+    load_ok(path, &b);
+    assert_boards_equal(&a, &b);
+    /* Saving what was loaded gives the same bytes again. */
+    char path2[128];
+    snprintf(path2, sizeof(path2), "%s/synthetic2.yaml", tmpdir);
+    assert_int_equal(rtm_board_save(&b, path2), RTM_OK);
+    FILE *f1 = fopen(path, "rb"), *f2 = fopen(path2, "rb");
+    assert_non_null(f1);
+    assert_non_null(f2);
+    int c1, c2;
+    do {
+        c1 = fgetc(f1);
+        c2 = fgetc(f2);
+        assert_int_equal(c1, c2);
+    } while (c1 != EOF);
+    fclose(f1);
+    fclose(f2);
+}
+
+static void test_save_atomic(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/atomic.yaml", tmpdir);
+    load_ok(SRC "/board/pocl-cpu.yaml", &a);
+    assert_int_equal(rtm_board_save(&a, path), RTM_OK);
+    a.cores = 3;
+    assert_int_equal(rtm_board_save(&a, path), RTM_OK); /* overwrite */
+    load_ok(path, &b);
+    assert_int_equal(b.cores, 3);
+    /* No temporary file is left behind. */
+    DIR *d = opendir(tmpdir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        assert_null(strstr(e->d_name, ".yaml."));
+    closedir(d);
+    /* A directory that does not exist: an error, nothing written. */
+    assert_int_equal(rtm_board_save(&a, "/nonexistent-dir/x.yaml"), RTM_E_IO);
+    assert_int_equal(rtm_board_save(NULL, path), RTM_E_ARG);
+    a.dev[0].param[RTM_DEV_P_r_op] = NAN; /* NaN would not load back */
+    assert_int_equal(rtm_board_save(&a, path), RTM_E_ARG);
+}
+
+static void test_load_errors(void **state)
+{
+    (void)state;
+    memset(&diag, 0, sizeof(diag));
+    assert_int_equal(rtm_board_load(SRC "/board/none.yaml", &a, &diag), RTM_E_CFG_IO);
+    assert_int_equal(diag.line, 0);
+    memset(&diag, 0, sizeof(diag));
+    assert_int_equal(rtm_board_load(SRC "/tests/configs/bad/boards/bad-vec.yaml", &a, &diag),
+                     RTM_E_CFG_VALUE);
+    assert_string_equal(diag.file, SRC "/tests/configs/bad/boards/bad-vec.yaml");
+    assert_int_equal(diag.line, 8);
+    assert_int_equal(diag.column, 32);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(rtm_board_kind_name(RTM_DEV_ACCEL), "accelerator");
+    assert_string_equal(rtm_board_abort_name(RTM_ABORT_WRITE), "write");
+    assert_string_equal(rtm_board_model_name(RTM_MODEL_EXTENDED), "extended");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_profile),   cmocka_unit_test(test_round_trip_shipped),
+        cmocka_unit_test(test_round_trip_synthetic), cmocka_unit_test(test_save_atomic),
+        cmocka_unit_test(test_load_errors),       cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
