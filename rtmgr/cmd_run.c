@@ -85,11 +85,13 @@ int rtm_cmd_run(int argc, char **argv)
     if (st == RTM_OK)
         st = rtm_manager_validate(m, &diag);
     if (st != RTM_OK) {
-        if (diag.line > 0)
-            fprintf(stderr, "%s:%d:%d: error: %s\n", diag.file, diag.line, diag.column, diag.text);
-        else
-            fprintf(stderr, "%s: error: %s\n", diag.file[0] ? diag.file : path,
-                    diag.text[0] ? diag.text : rtm_strerror(st));
+        if (!diag.file[0])
+            snprintf(diag.file, sizeof(diag.file), "%s", path);
+        if (!diag.text[0])
+            snprintf(diag.text, sizeof(diag.text), "%s", rtm_strerror(st));
+        char buf[RTM_PATH_MAX + 600];
+        rtm_diag_format(&diag, buf, sizeof(buf));
+        fprintf(stderr, "%s\n", buf);
         rtm_manager_destroy(m);
         return RTM_EXIT_CONFIG;
     }

@@ -38,12 +38,13 @@ typedef struct {
     uint32_t preemptions;
 } job_t;
 
+/* Per-device run state: the fields placement reads are together at the top; the large
+ * buffers live in separate arrays of rtm_exec_t so that the states of all devices share
+ * a few cache lines. */
 typedef struct {
     rtm_exec_t *x;
     uint32_t index;
     rtm_edfq_t q;
-    rtm_edfq_item_t heap[RTM_MAX_JOBS];
-    uint32_t pos[RTM_MAX_JOBS];
     int32_t running;    /* job slot, -1 when idle */
     int64_t run_start_ns, run_pred_ns;
     int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
@@ -53,9 +54,9 @@ typedef struct {
     pthread_cond_t cv;
     bool cv_ok;
     rtm_os_thread_t th;
-    rtm_traffic_t snap;  /* the snapshot of the job being started */
-    char result[RTM_EXEC_RESULT_MAX]; /* summary of the job just completed */
-    unsigned char done_host[EXEC_DONE_MAX];
+    rtm_traffic_t *snap;         /* the snapshot of the job being started */
+    char *result;                /* summary of the job just completed */
+    unsigned char *done_host;    /* completed-block flags read back after an abort */
 } devrt_t;
 
 struct rtm_exec {
@@ -78,6 +79,12 @@ struct rtm_exec {
     uint64_t job_seq[RTM_MAX_TASKS];
     rtm_exec_stats_t st;
     rtm_place_qitem_t scratch[RTM_MAX_JOBS]; /* release thread: one device's queue */
+    /* the large per-device buffers */
+    rtm_edfq_item_t heap[RTM_MAX_DEVICES][RTM_MAX_JOBS];
+    uint32_t pos[RTM_MAX_DEVICES][RTM_MAX_JOBS];
+    char result[RTM_MAX_DEVICES][RTM_EXEC_RESULT_MAX];
+    unsigned char done_host[RTM_MAX_DEVICES][EXEC_DONE_MAX];
+    rtm_traffic_t snap[RTM_MAX_DEVICES];
 };
 
 static const char *const outcome_names[RTM_JOB_OUTCOME_COUNT] = {
@@ -139,7 +146,10 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
         r->x = x;
         r->index = d;
         r->running = r->preempt_job = -1;
-        rtm_edfq_init(&r->q, r->heap, r->pos, x->max_jobs);
+        r->snap = &x->snap[d];
+        r->result = x->result[d];
+        r->done_host = x->done_host[d];
+        rtm_edfq_init(&r->q, x->heap[d], x->pos[d], x->max_jobs);
         st = rtm_os_cond_init(&r->cv);
         if (st != RTM_OK) {
             rtm_exec_destroy(x);
@@ -395,8 +405,8 @@ static void load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t *k)
     const rtm_exec_t *x = r->x;
     (void)j;
     if (k->kernel->load_traffic && x->p.input.snapshot) {
-        x->p.input.snapshot(x->p.input.ctx, &r->snap);
-        k->kernel->load_traffic(k, &r->snap);
+        x->p.input.snapshot(x->p.input.ctx, r->snap);
+        k->kernel->load_traffic(k, r->snap);
     }
 }
 
@@ -614,10 +624,10 @@ static void *dispatch_main(void *arg)
         if (completed && k->kernel->summary) {
             pthread_mutex_unlock(&x->mu); /* format outside the lock */
             r->result[0] = '\0';
-            k->kernel->summary(k, r->result, sizeof(r->result));
+            k->kernel->summary(k, r->result, RTM_EXEC_RESULT_MAX);
             pthread_mutex_lock(&x->mu);
             rtm_exec_task_stats_t *ts = &x->st.task[j->task];
-            memcpy(ts->result, r->result, sizeof(ts->result));
+            memcpy(ts->result, r->result, RTM_EXEC_RESULT_MAX);
             ts->result[sizeof(ts->result) - 1] = '\0';
             ts->result_job = j->seq;
             ts->result_dev = (int32_t)r->index;

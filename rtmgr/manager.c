@@ -1,7 +1,7 @@
 /* manager.c — the lifecycle of a running rtmgr (see manager.h).
  *
- * Owns, from allocate to destroy: the opened OpenCL devices, the host-buffer region
- * (one mmap, bump-allocated, never freed piecewise), the kernel instances and their
+ * Owns, from allocate to destroy: the opened OpenCL devices, the host-buffer arena
+ * (arena.h: sized once, sealed at start), the kernel instances and their
  * kexecs, the per-(task, device) predictions, the synthetic scenario, the model-error
  * log and its ring, the executive and the status segment.
  * Invariant: after start, the only code running on the manager's threads is the
@@ -15,9 +15,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "errlog.h"
 #include "model.h"
 #include "os.h"
@@ -41,9 +41,8 @@ struct rtm_manager {
     rtm_exec_dev_t dev[RTM_MAX_DEVICES];
     rtm_ocl_dev_t ocl[RTM_MAX_DEVICES];
     int board_dev[RTM_MAX_DEVICES]; /* index into cfg.board.dev, -1 for the CPU */
-    /* host buffers */
-    unsigned char *region;
-    size_t region_bytes, region_used;
+    /* host buffers: one arena, sealed at start */
+    rtm_arena_t arena;
     /* per task and device */
     rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
@@ -141,16 +140,6 @@ rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag)
 
 /* ---- allocate ---- */
 
-static void *region_take(rtm_manager_t *m, size_t bytes)
-{
-    const size_t b = (bytes + 63u) & ~(size_t)63u;
-    if (m->region_used + b > m->region_bytes)
-        return NULL;
-    void *p = m->region + m->region_used;
-    m->region_used += b;
-    return p;
-}
-
 /* May task t run on executive device d under the policy? */
 static bool wanted(const rtm_manager_t *m, uint32_t t, uint32_t d)
 {
@@ -163,21 +152,18 @@ static bool wanted(const rtm_manager_t *m, uint32_t t, uint32_t d)
     return p == RTM_PLACE_AUTO || (p == RTM_PLACE_CPU) == cpu;
 }
 
-static rtm_tune_t tune_for(const rtm_manager_t *m, uint32_t t, uint32_t d)
+/* Sets up k as task t's instance for executive device d: sizes, the board's tuning
+ * (work-group size capped by the device), planned, not bound. */
+static rtm_status_t setup_kinst(const rtm_manager_t *m, uint32_t t, uint32_t d, rtm_kinst_t *k)
 {
-    const rtm_kernel_t *k = m->cfg.task[t].kernel;
-    const int ki = rtm_kernel_index(k);
-    rtm_tune_t tune = k->tune_default;
-    const rtm_board_ktune_t *kt = NULL;
-    if (ki >= 0 && d == 0)
-        kt = &m->cfg.board.cpu_ktune[ki];
-    else if (ki >= 0 && m->board_dev[d] >= 0)
-        kt = &m->cfg.board.dev[m->board_dev[d]].ktune[ki];
-    if (kt && kt->have && kt->tune.wg && (k->vec_allowed & (1u << kt->tune.vec)))
-        tune = kt->tune;
-    if (d > 0 && d < RTM_MAX_DEVICES && m->ocl[d].info.max_wg && tune.wg > m->ocl[d].info.max_wg)
-        tune.wg = (uint32_t)m->ocl[d].info.max_wg;
-    return tune;
+    if (t >= RTM_MAX_TASKS || d >= RTM_MAX_DEVICES)
+        return RTM_E_RANGE;
+    rtm_status_t st = rtm_config_task_kinst(&m->cfg, t, d == 0 ? -1 : m->board_dev[d], k);
+    if (st == RTM_OK && d > 0 && m->ocl[d].info.max_wg && k->tune.wg > m->ocl[d].info.max_wg) {
+        k->tune.wg = (uint32_t)m->ocl[d].info.max_wg;
+        st = rtm_kinst_plan(k);
+    }
+    return st;
 }
 
 static void open_devices(rtm_manager_t *m)
@@ -244,19 +230,17 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
 {
     const rtm_task_cfg_t *tc = &m->cfg.task[t];
     rtm_kinst_t *k = &m->inst[t][d];
-    rtm_kinst_init(k, tc->kernel);
-    memcpy(k->size, tc->size, sizeof(k->size));
-    k->tune = tune_for(m, t, d);
-    rtm_status_t st = rtm_kinst_plan(k);
+    rtm_status_t st = setup_kinst(m, t, d, k);
     if (st != RTM_OK) {
         fprintf(stderr, "rtmgr: task %s: kernel %s cannot be planned (wg %u, vec %u): %s\n", tc->name,
                 tc->kernel->name, k->tune.wg, k->tune.vec, rtm_strerror(st));
         return st;
     }
     const size_t bytes = rtm_kinst_bytes(k);
-    void *mem = region_take(m, bytes);
-    if (!mem || rtm_kinst_bind(k, mem, bytes) != bytes)
-        return RTM_E_NOMEM;
+    void *mem = NULL;
+    st = rtm_arena_alloc(&m->arena, bytes ? bytes : 64, &mem);
+    if (st != RTM_OK || rtm_kinst_bind(k, mem, bytes) != bytes)
+        return st != RTM_OK ? st : RTM_E_NOMEM;
     k->kernel->fill(k, (uint64_t)t + 1);
     uint32_t blocks = 0;
     for (uint32_t l = 0; l < k->plan.launches; l++) {
@@ -344,11 +328,8 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             if (!wanted(m, t, d))
                 continue;
             rtm_kinst_t k;
-            rtm_kinst_init(&k, c->task[t].kernel);
-            memcpy(k.size, c->task[t].size, sizeof(k.size));
-            k.tune = tune_for(m, t, d);
-            if (rtm_kinst_plan(&k) == RTM_OK)
-                total += rtm_kinst_bytes(&k) + 64u;
+            if (setup_kinst(m, t, d, &k) == RTM_OK)
+                total += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
         }
     }
     if (c->arena_bytes && total > c->arena_bytes) {
@@ -356,16 +337,12 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
                 total, (unsigned long long)c->arena_bytes);
         return RTM_E_CFG_LIMIT;
     }
-    m->region_bytes = total ? total : 64;
-    void *p = mmap(NULL, m->region_bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED) {
-        fprintf(stderr, "rtmgr: cannot map %zu bytes of kernel buffers: %s\n", m->region_bytes,
-                strerror(errno));
-        m->region = NULL;
-        return RTM_E_NOMEM;
+    rtm_status_t st = rtm_arena_create(&m->arena, total ? total : 64);
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: cannot obtain %zu bytes of kernel buffers: %s\n", total,
+                rtm_strerror(st));
+        return st;
     }
-    m->region = p;
 
     rtm_exec_task_t et[RTM_MAX_TASKS];
     memset(et, 0, sizeof(et));
@@ -377,10 +354,10 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             et[t].predict_ns[d] = -1;
             if (!wanted(m, t, d))
                 continue;
-            const rtm_status_t st = make_instance(m, t, d);
-            if (st != RTM_OK && d == 0)
-                return st;
-            if (st != RTM_OK)
+            const rtm_status_t ist = make_instance(m, t, d);
+            if (ist != RTM_OK && d == 0)
+                return ist;
+            if (ist != RTM_OK)
                 continue;
             et[t].inst[d] = &m->inst[t][d];
             et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
@@ -398,7 +375,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     m->slots = calloc(LOG_SLOTS, sizeof(*m->slots));
     if (!m->slots)
         return RTM_E_NOMEM;
-    rtm_status_t st = rtm_errlog_init(&m->log, m->log_path, m->slots, LOG_SLOTS, 0);
+    st = rtm_errlog_init(&m->log, m->log_path, m->slots, LOG_SLOTS, 0);
     if (st != RTM_OK)
         return st;
     m->log_ok = true;
@@ -430,7 +407,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     if (!m->o.quiet) {
         fprintf(stderr, "rtmgr: %u tasks, %u devices, %.1f MiB of kernel buffers; predicted ms per "
                         "job (warm-up ms):\n",
-                c->n_tasks, m->n_devs, (double)m->region_used / 1048576.0);
+                c->n_tasks, m->n_devs, (double)rtm_arena_used(&m->arena) / 1048576.0);
         for (uint32_t t = 0; t < c->n_tasks; t++) {
             fprintf(stderr, "  %-16s", c->task[t].name);
             for (uint32_t d = 0; d < m->n_devs; d++)
@@ -500,7 +477,9 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
 {
     if (m->phase != PH_ALLOCATED)
         return RTM_E_STATE;
-    rtm_status_t st = rtm_errlog_start(&m->log);
+    rtm_status_t st = rtm_arena_seal(&m->arena);
+    if (st == RTM_OK)
+        st = rtm_errlog_start(&m->log);
     if (st != RTM_OK)
         return st;
     m->t0_ns = now_ns() + START_DELAY_NS;
@@ -714,8 +693,7 @@ void rtm_manager_destroy(rtm_manager_t *m)
                 rtm_kexec_destroy(&m->kx[t][d]);
     for (uint32_t d = 1; d < m->n_devs; d++)
         rtm_ocl_close(&m->ocl[d]);
-    if (m->region)
-        munmap(m->region, m->region_bytes);
+    rtm_arena_destroy(&m->arena);
     if (m->sigs_blocked)
         pthread_sigmask(SIG_SETMASK, &m->old_sigs, NULL);
     free(m);
