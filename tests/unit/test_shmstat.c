@@ -118,6 +118,8 @@ static void *writer(void *arg)
         }
         rtm_shmstat_publish(&ws, &w, NULL, tasks, RTM_SHMSTAT_RUNNING, k, 0);
         k++;
+        if (k % 4 == 0)
+            usleep(100); /* a real writer publishes 10 times a second */
     }
     return NULL;
 }
@@ -132,7 +134,7 @@ static void test_consistent_under_writer(void **state)
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, writer, NULL), 0);
     unsigned ok = 0;
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 20000 && ok < 200; i++) {
         const rtm_status_t r = rtm_shmstat_read(name, &seg);
         if (r == RTM_E_ABORTED)
             continue;
