@@ -3,6 +3,7 @@
  * start, publishes a status segment readable while it runs, stops cleanly on SIGTERM
  * with a complete model-error log (one row per released job), and its device results
  * equal the CPU twins'. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -14,9 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+extern char **environ;
 
 #include "rtmgr/manager.h"
 #include "rtmgr/os.h"
@@ -289,6 +294,96 @@ static void test_run_policies(void **state)
     }
 }
 
+/* The command line: `rtmgr run -c FILE` in its own process, `rtmgr status` read from
+ * another, SIGTERM -> exit 0 with a complete log. */
+static void test_cli_run_status_sigterm(void **state)
+{
+    (void)state;
+    exempt = true; /* this test spawns processes; nothing of ours to count */
+    char dir[] = "/tmp/rtmgr-cli-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char yaml[300], logf[300], outf[300], stf[300], name[64];
+    snprintf(yaml, sizeof(yaml), "%s/set.yaml", dir);
+    snprintf(logf, sizeof(logf), "%s/log.csv", dir);
+    snprintf(outf, sizeof(outf), "%s/run.out", dir);
+    snprintf(stf, sizeof(stf), "%s/status.out", dir);
+    snprintf(name, sizeof(name), "rtmgr-cli-%ld", (long)getpid());
+    FILE *f = fopen(yaml, "w");
+    assert_non_null(f);
+    fprintf(f, "rtmgr: 1\nboard: %s/board/pocl-cpu.yaml\nlimits: {max_jobs: 64, arena: 64MiB}\n"
+               "log: {path: %s}\ninput:\n  scenario: {targets: 64, seed: 2, radius: 6nm}\n"
+               "tasks:\n"
+               "  - {name: fast, kernel: matrix_add, period: 20ms, deadline: 10ms, criticality: hard, size: {n: 96}}\n"
+               "  - {name: slow, kernel: matrix_add, period: 100ms, offset: 3ms, criticality: soft, placement: gpu, size: {n: 256}}\n",
+            RTM_TEST_SOURCE_DIR, logf);
+    fclose(f);
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, outf, O_WRONLY | O_APPEND, 0644);
+    char *argv[] = {(char *)RTM_TEST_RTMGR, "run", "-c", yaml, "--no-rt", "--status-name", name, NULL};
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    /* wait until the segment says running, then read it from another process */
+    static rtm_shmstat_seg_t seg;
+    bool running = false;
+    for (int i = 0; i < 200 && !running; i++) {
+        usleep(50000);
+        running = rtm_shmstat_read(name, &seg) == RTM_OK && seg.state == RTM_SHMSTAT_RUNNING &&
+                  seg.releases > 10;
+    }
+    assert_true(running);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "%s status --name %s > %s 2>&1", RTM_TEST_RTMGR, name, stf);
+    assert_int_equal(system(cmd), 0);
+    kill(pid, SIGUSR1);
+    usleep(200000);
+    kill(pid, SIGTERM);
+    int wst = 0;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst));
+    assert_int_equal(WEXITSTATUS(wst), 0);
+    /* status output names the tasks; the run printed its summary twice (SIGUSR1, end) */
+    char buf[16384];
+    f = fopen(stf, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    printf("%s", buf);
+    assert_non_null(strstr(buf, "fast"));
+    assert_non_null(strstr(buf, "slow"));
+    f = fopen(outf, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "SIGTERM: stopping"));
+    const char *first = strstr(buf, "resp p50"), *second = first ? strstr(first + 1, "resp p50") : NULL;
+    assert_non_null(second);
+    /* every released job has its row: releases in the final summary = rows */
+    size_t bad;
+    const size_t rows = count_rows(logf, &bad);
+    unsigned long released = 0;
+    /* "rtmgr: X s, policy model, N releases" — the last such line */
+    const char *last = NULL;
+    for (const char *q = strstr(buf, " releases,"); q; q = strstr(q + 1, " releases,"))
+        last = q;
+    assert_non_null(last);
+    const char *num = last;
+    while (num > buf && num[-1] >= '0' && num[-1] <= '9')
+        num--;
+    released = strtoul(num, NULL, 10);
+    printf("cli run: %lu releases, %zu log rows\n", released, rows);
+    assert_true(released > 10);
+    assert_int_equal(rows, released);
+    assert_int_equal(rtm_shmstat_read(name, &seg), RTM_E_NOTFOUND);
+    unlink(yaml), unlink(logf), unlink(outf), unlink(stf);
+    rmdir(dir);
+    exempt = false;
+}
+
 /* Phases out of order are refused. */
 static void test_phases(void **state)
 {
@@ -309,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_run_sigterm),
         cmocka_unit_test(test_run_policies),
+        cmocka_unit_test(test_cli_run_status_sigterm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
