@@ -21,5 +21,7 @@ int rtm_cmd_check(int argc, char **argv);
 int rtm_cmd_report(int argc, char **argv);
 /* rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH] … — the manager (cmd_run.c). */
 int rtm_cmd_run(int argc, char **argv);
+/* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
+int rtm_cmd_nmea(int argc, char **argv);
 
 #endif

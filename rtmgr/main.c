@@ -20,6 +20,8 @@ static const command_t commands[] = {
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
+    {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
+     "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
     {NULL, NULL, NULL, NULL},
 };
 

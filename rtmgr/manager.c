@@ -72,7 +72,6 @@ struct rtm_manager {
     atomic_bool stop_req;
     sigset_t sigs, old_sigs;
     bool sigs_blocked;
-    uint64_t started_ns;
 };
 
 void rtm_manager_defaults(rtm_manager_opts_t *o)
@@ -228,6 +227,8 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
 
 static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
 {
+    if (t >= RTM_MAX_TASKS || d >= RTM_MAX_DEVICES || d >= m->n_devs)
+        return RTM_E_RANGE;
     const rtm_task_cfg_t *tc = &m->cfg.task[t];
     rtm_kinst_t *k = &m->inst[t][d];
     rtm_status_t st = setup_kinst(m, t, d, k);
@@ -250,6 +251,8 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     m->blocks[t][d] = blocks;
     if (d > 0) {
+        /* d < n_devs <= RTM_MAX_DEVICES, checked above */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create(&m->kx[t][d], &m->ocl[d], k);
         if (st != RTM_OK) {
             fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
