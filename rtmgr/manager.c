@@ -69,6 +69,7 @@ struct rtm_manager {
     rtm_shmstat_t shm;
     rtm_exec_stats_t st; /* the main thread's copy */
     const rtm_task_cfg_t *task_ptr[RTM_MAX_TASKS];
+    uint64_t alarms_seen[RTM_MAX_TASKS]; /* hard misses already reported on stderr */
     atomic_bool stop_req;
     sigset_t sigs, old_sigs;
     bool sigs_blocked;
@@ -505,6 +506,26 @@ static void publish(rtm_manager_t *m, uint32_t state)
     rtm_shmstat_publish(&m->shm, &m->st, m->x, m->task_ptr, state, ls.written, ls.dropped);
 }
 
+/* Hard deadline misses are alarms: one line on stderr per task that had new ones since
+ * the last look (main thread, from the published statistics). Returns true if printed. */
+static bool report_alarms(rtm_manager_t *m, bool line_out)
+{
+    bool printed = false;
+    for (uint32_t t = 0; t < m->st.n_tasks; t++) {
+        const uint64_t a = m->st.task[t].hard_alarms;
+        if (a <= m->alarms_seen[t])
+            continue;
+        if (line_out && !printed)
+            fputc('\n', stderr);
+        fprintf(stderr, "rtmgr: ALARM: hard task %s missed %llu deadline%s (%llu in all)\n",
+                m->cfg.task[t].name, (unsigned long long)(a - m->alarms_seen[t]),
+                a - m->alarms_seen[t] == 1 ? "" : "s", (unsigned long long)a);
+        m->alarms_seen[t] = a;
+        printed = true;
+    }
+    return printed;
+}
+
 static void status_line(rtm_manager_t *m)
 {
     const rtm_exec_stats_t *s = &m->st;
@@ -552,6 +573,8 @@ rtm_status_t rtm_manager_run(rtm_manager_t *m, double duration_s)
             break;
         }
         publish(m, RTM_SHMSTAT_RUNNING);
+        if (report_alarms(m, line_out))
+            line_out = false;
         if (sig == SIGUSR1) {
             if (line_out)
                 fputc('\n', stderr);
@@ -567,6 +590,7 @@ rtm_status_t rtm_manager_run(rtm_manager_t *m, double duration_s)
     if (line_out)
         fputc('\n', stderr);
     publish(m, RTM_SHMSTAT_STOPPING);
+    report_alarms(m, false);
     return RTM_OK;
 }
 
