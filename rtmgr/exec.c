@@ -50,7 +50,8 @@ typedef struct {
     int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
     bool done;           /* completion callback fired */
     int done_status;
-    atomic_int abort;    /* CPU: stop between blocks */
+    volatile int abort;  /* CPU: stop between blocks (pool and twin loop read it) */
+    int64_t wd_deadline; /* CPU: watchdog raises `abort` at this time; -1 disarmed */
     pthread_cond_t cv;
     bool cv_ok;
     rtm_os_thread_t th;
@@ -75,6 +76,10 @@ struct rtm_exec {
     uint32_t n_free;
     devrt_t drt[RTM_MAX_DEVICES];
     rtm_os_thread_t release_th;
+    rtm_os_thread_t watchdog_th;
+    pthread_cond_t wd_cv;
+    bool wd_cv_ok;
+    bool wd_stop;
     int64_t next_release[RTM_MAX_TASKS];
     uint64_t job_seq[RTM_MAX_TASKS];
     rtm_exec_stats_t st;
@@ -157,6 +162,14 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
         }
         r->cv_ok = true;
     }
+    st = rtm_os_cond_init(&x->wd_cv);
+    if (st != RTM_OK) {
+        rtm_exec_destroy(x);
+        return st;
+    }
+    x->wd_cv_ok = true;
+    for (uint32_t d = 0; d < n_devs; d++)
+        x->drt[d].wd_deadline = -1;
     for (uint32_t i = 0; i < x->max_jobs; i++)
         x->free_stack[i] = x->max_jobs - 1 - i;
     x->n_free = x->max_jobs;
@@ -170,6 +183,9 @@ void rtm_exec_destroy(rtm_exec_t *x)
     for (uint32_t d = 0; d < x->n_devs; d++)
         if (x->drt[d].cv_ok)
             pthread_cond_destroy(&x->drt[d].cv);
+    if (x->wd_cv_ok)
+        pthread_cond_destroy(&x->wd_cv);
+    x->wd_cv_ok = false;
     if (x->mu_ok)
         pthread_mutex_destroy(&x->mu);
     x->mu_ok = false;
@@ -426,13 +442,13 @@ static void run_cpu(devrt_t *r, const job_t *j, run_result_t *res)
         res->blocks_done = 0;
         if (x->p.cpu_run) {
             if (firm && rtm_os_now_ns() >= j->deadline_ns)
-                atomic_store(&r->abort, 1);
-            aborted = !x->p.cpu_run(x->p.cpu_run_ctx, k, l, kl.blocks, &r->abort);
+                r->abort = 1;
+            aborted = r->abort || !x->p.cpu_run(x->p.cpu_run_ctx, k, l, kl.blocks, &r->abort);
             res->blocks_done = aborted ? 0 : kl.blocks;
             continue;
         }
         for (uint32_t b = 0; b < kl.blocks; b++) {
-            if (atomic_load(&r->abort) || (firm && rtm_os_now_ns() >= j->deadline_ns)) {
+            if (r->abort || (firm && rtm_os_now_ns() >= j->deadline_ns)) {
                 aborted = true;
                 break;
             }
@@ -598,7 +614,11 @@ static void *dispatch_main(void *arg)
         r->preempt_job = -1;
         r->done = false;
         r->done_status = 0;
-        atomic_store(&r->abort, 0);
+        r->abort = 0;
+        if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && x->p.cpu_run) {
+            r->wd_deadline = j->deadline_ns; /* the watchdog aborts it there */
+            pthread_cond_signal(&x->wd_cv);
+        }
         const job_t snapshot = *j;
         pthread_mutex_unlock(&x->mu);
 
@@ -612,6 +632,7 @@ static void *dispatch_main(void *arg)
         pthread_mutex_lock(&x->mu);
         r->running = -1;
         r->preempt_job = -1;
+        r->wd_deadline = -1;
         if (res.requeue) {
             j->preemptions++;
             x->st.task[j->task].preemptions++;
@@ -652,6 +673,32 @@ static void *dispatch_main(void *arg)
     return NULL;
 }
 
+/* ---- watchdog: firm deadlines of jobs running on the CPU pool ---- */
+
+static void *watchdog_main(void *arg)
+{
+    rtm_exec_t *x = arg;
+    rtm_os_precise_sleeps();
+    pthread_mutex_lock(&x->mu);
+    while (!x->wd_stop) {
+        int64_t next = -1;
+        for (uint32_t d = 0; d < x->n_devs; d++)
+            if (x->drt[d].wd_deadline >= 0 && (next < 0 || x->drt[d].wd_deadline < next))
+                next = x->drt[d].wd_deadline;
+        rtm_os_cond_wait_until(&x->wd_cv, &x->mu, next);
+        const int64_t now = rtm_os_now_ns();
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            devrt_t *r = &x->drt[d];
+            if (r->wd_deadline >= 0 && now >= r->wd_deadline) {
+                r->abort = 1;
+                r->wd_deadline = -1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
 /* ---- lifecycle ---- */
 
 rtm_status_t rtm_exec_start(rtm_exec_t *x)
@@ -660,6 +707,7 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
         return RTM_E_STATE;
     atomic_store(&x->stop_release, false);
     x->stopping = false;
+    x->wd_stop = false;
     x->fifo = x->p.rt;
     for (uint32_t d = 0; d < x->n_devs; d++) {
         char name[16];
@@ -673,6 +721,17 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
             return st;
         }
         x->fifo = x->fifo && x->drt[d].th.fifo;
+    }
+    if (x->p.cpu_run) {
+        const rtm_status_t wst = rtm_os_thread_start(&x->watchdog_th, "rtm-watchdog",
+                                                     x->p.rt ? PRIO_RELEASE - 1 : 0, -1,
+                                                     watchdog_main, x);
+        if (wst != RTM_OK) {
+            x->started = true;
+            rtm_exec_stop(x);
+            return wst;
+        }
+        x->fifo = x->fifo && x->watchdog_th.fifo;
     }
     const int64_t t0 = rtm_os_now_ns() + x->p.start_delay_ns;
     pthread_mutex_lock(&x->mu);
@@ -713,6 +772,11 @@ void rtm_exec_stop(rtm_exec_t *x)
     pthread_mutex_unlock(&x->mu);
     for (uint32_t d = 0; d < x->n_devs; d++)
         rtm_os_thread_join(&x->drt[d].th);
+    pthread_mutex_lock(&x->mu); /* after the dispatchers: in-flight firm jobs stay watched */
+    x->wd_stop = true;
+    pthread_cond_signal(&x->wd_cv);
+    pthread_mutex_unlock(&x->mu);
+    rtm_os_thread_join(&x->watchdog_th);
     x->started = false;
 }
 

@@ -15,8 +15,10 @@
  *     callback; a firm job still running at its deadline is aborted through the abort
  *     flag, a preempted job is re-queued;
  *   - one CPU dispatcher: the same for the host CPU, running the CPU twin's blocks
- *     (through the worker pool when a runner is given), checking the deadline of firm
- *     jobs between blocks.
+ *     (through the worker pool when a runner is given), which stop between blocks when
+ *     the abort flag is raised;
+ *   - one watchdog: raises the CPU abort flag when a running firm job reaches its
+ *     deadline (the CPU dispatcher is inside the pool run then).
  * Overruns: firm jobs are aborted at their deadline (dropped unstarted when their
  * deadline passed in the queue); soft jobs complete late; hard misses are alarms
  * (counted and reported). Every job ends in exactly one record handed to the sink.
@@ -90,11 +92,12 @@ typedef struct {
     void (*snapshot)(void *ctx, rtm_traffic_t *out);
 } rtm_exec_input_t;
 
-/* Runs blocks [0, n) of launch `launch` of k on the CPU; stops early and returns false
- * when *abort becomes non-zero (blocks already started finish). Used for the CPU
- * device; when NULL the CPU dispatcher runs the blocks on its own thread. */
+/* Runs blocks [0, n) of launch `launch` of k on the CPU (the worker pool); stops early
+ * and returns false when *abort becomes non-zero (blocks already started finish). The
+ * executive's watchdog raises *abort at a firm job's deadline. When NULL, the CPU
+ * dispatcher runs the blocks on its own thread. Real-time safe. */
 typedef bool (*rtm_exec_cpu_run_t)(void *ctx, const rtm_kinst_t *k, uint32_t launch,
-                                   uint32_t blocks, const atomic_int *abort);
+                                   uint32_t blocks, const volatile int *abort);
 
 /* One device of the executive. Index 0 is conventionally the host CPU. */
 typedef struct {

@@ -243,11 +243,73 @@ static void test_preemption(void **state)
         free_task(&t[i]);
 }
 
+/* A stand-in for the worker pool: one block at a time, 200 us each, stopping when the
+ * abort flag is raised (as rtm_pool_run does). */
+static bool slow_pool(void *ctx, const rtm_kinst_t *k, uint32_t launch, uint32_t blocks,
+                      const volatile int *abort)
+{
+    (void)ctx;
+    for (uint32_t b = 0; b < blocks; b++) {
+        if (*abort)
+            return false;
+        k->kernel->cpu_block(k, launch, b);
+        rtm_os_sleep_until(rtm_os_now_ns() + 200000);
+    }
+    return true;
+}
+
+/* A firm CPU job running in the pool past its deadline is aborted there by the
+ * watchdog; a soft one completes late. */
+static void test_cpu_watchdog(void **state)
+{
+    (void)state;
+    static tk_t t[2];
+    /* n = 64 with wg 64: 64 blocks, about 13 ms in slow_pool */
+    make_task(&t[0], "firm-cpu", 64, 50, 4, 0, RTM_CRIT_FIRM, RTM_PLACE_CPU, true);
+    make_task(&t[1], "soft-cpu", 64, 50, 4, 25, RTM_CRIT_SOFT, RTM_PLACE_CPU, true);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], 1 * MS, -1);
+    fill_exec_task(&et[1], &t[1], 1 * MS, -1);
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .start_delay_ns = 5 * MS, .max_jobs = 8,
+                           .margin = 0.1, .sink = sink, .cpu_run = slow_pool};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    n_recs = 0;
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_os_sleep_until(rtm_os_now_ns() + 220 * MS);
+    rtm_exec_stop(x);
+    uint32_t firm = 0, soft = 0;
+    for (uint32_t i = 0; i < n_recs; i++) {
+        const rtm_exec_rec_t *r = &recs[i];
+        if (r->outcome == RTM_JOB_CANCELLED)
+            continue;
+        if (r->task == 0) {
+            firm++;
+            assert_int_equal(r->outcome, RTM_JOB_ABORTED);
+            /* stopped within a block or two of the deadline */
+            assert_true(r->end_ns - r->deadline_ns < 2 * MS);
+        } else {
+            soft++;
+            assert_int_equal(r->outcome, RTM_JOB_LATE);
+            assert_true(r->exec_ns > 10 * MS);
+        }
+    }
+    printf("watchdog: %u firm jobs aborted at their deadline, %u soft jobs completed late\n", firm, soft);
+    assert_true(firm >= 3 && soft >= 3);
+    rtm_exec_destroy(x);
+    free(x);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic_run),
         cmocka_unit_test(test_preemption),
+        cmocka_unit_test(test_cpu_watchdog),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
