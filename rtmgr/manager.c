@@ -65,6 +65,7 @@ struct rtm_manager {
     rtm_exec_t *x;
     bool x_ok;
     int64_t t0_ns;
+    int64_t alloc_start_ns, startup_ns; /* allocate began; allocate -> first release */
     /* status */
     rtm_shmstat_t shm;
     rtm_exec_stats_t st; /* the main thread's copy */
@@ -304,6 +305,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
 {
     if (m->phase != PH_VALID)
         return RTM_E_STATE;
+    m->alloc_start_ns = now_ns();
     /* signals: blocked before any thread exists (OpenCL runtimes start their own) */
     sigemptyset(&m->sigs);
     sigaddset(&m->sigs, SIGINT);
@@ -490,7 +492,12 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
     st = rtm_exec_start(m->x);
     if (st != RTM_OK)
         return st;
+    m->startup_ns = m->t0_ns - m->alloc_start_ns;
     m->phase = PH_STARTED;
+    if (!m->o.quiet)
+        fprintf(stderr, "rtmgr: start-up %.1f ms (devices, programs, buffers, warm-up) to the "
+                        "first release\n",
+                (double)m->startup_ns / 1e6);
     if (m->o.rt)
         rtm_os_rt_warning(stderr);
     return RTM_OK;
@@ -619,10 +626,11 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
     const double up = (double)(s->now_ns - s->start_ns) / 1e9;
     rtm_errlog_stats_t ls;
     rtm_errlog_stats(&m->log, &ls);
-    fprintf(f, "rtmgr: %.1f s, policy %s, %llu releases, %llu overloads, %llu skipped; release "
+    fprintf(f, "rtmgr: start-up %.1f ms; %.1f s, policy %s, %llu releases, %llu overloads, %llu skipped; release "
                "jitter p50 %.1f us p99 %.1f us max %.1f us; decision p50 %lld ns p99 %lld ns; log "
                "%s: %llu rows written, %llu dropped\n",
-            up, rtm_place_policy_name(m->o.policy), (unsigned long long)s->releases,
+            (double)m->startup_ns / 1e6, up, rtm_place_policy_name(m->o.policy),
+            (unsigned long long)s->releases,
             (unsigned long long)s->overloads, (unsigned long long)s->skipped_releases,
             (double)rtm_hist_quantile(&s->jitter, 0.5) / 1e3,
             (double)rtm_hist_quantile(&s->jitter, 0.99) / 1e3, (double)s->jitter.max / 1e3,
