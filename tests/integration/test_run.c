@@ -320,8 +320,8 @@ static void test_cli_run_status_sigterm(void **state)
     pid_t pid;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, outf, O_WRONLY | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, outf, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
     char *argv[] = {(char *)RTM_TEST_RTMGR, "run", "-c", yaml, "--no-rt", "--status-name", name, NULL};
     assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
     posix_spawn_file_actions_destroy(&fa);
@@ -366,7 +366,8 @@ static void test_cli_run_status_sigterm(void **state)
     size_t bad;
     const size_t rows = count_rows(logf, &bad);
     unsigned long released = 0;
-    /* "rtmgr: X s, policy model, N releases" — the last such line */
+    /* "rtmgr: start-up …; X s, policy model, N releases" — the last such line: the final
+     * summary on stdout, flushed at exit after every stderr line */
     const char *last = NULL;
     for (const char *q = strstr(buf, " releases,"); q; q = strstr(q + 1, " releases,"))
         last = q;
