@@ -782,11 +782,16 @@ void rtm_exec_stop(rtm_exec_t *x)
 
 void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out)
 {
+    /* one task per lock hold: the release thread never waits for the whole copy */
     pthread_mutex_lock(&x->mu);
     memcpy(out, &x->st, offsetof(rtm_exec_stats_t, task));
-    memcpy(out->task, x->st.task, x->n_tasks * sizeof(out->task[0]));
     memcpy(out->dev_jobs, x->st.dev_jobs, sizeof(out->dev_jobs));
     memcpy(out->dev_busy_ns, x->st.dev_busy_ns, sizeof(out->dev_busy_ns));
     out->now_ns = rtm_os_now_ns();
     pthread_mutex_unlock(&x->mu);
+    for (uint32_t t = 0; t < x->n_tasks; t++) {
+        pthread_mutex_lock(&x->mu);
+        memcpy(&out->task[t], &x->st.task[t], sizeof(out->task[t]));
+        pthread_mutex_unlock(&x->mu);
+    }
 }

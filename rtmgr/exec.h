@@ -184,7 +184,8 @@ void rtm_exec_request_stop(rtm_exec_t *x);
  * Shutdown only. */
 void rtm_exec_stop(rtm_exec_t *x);
 
-/* Copies the statistics (under the lock). Any thread; O(tasks * bins). */
+/* Copies the statistics: the totals in one lock hold, then each task in its own (a
+ * snapshot consistent per task). Any thread; O(tasks * bins). */
 void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out);
 
 /* Device names, for reports. */
