@@ -111,7 +111,7 @@ int rtm_cmd_run(int argc, char **argv)
     st = rtm_manager_stop(m);
     rtm_manager_summary(m, stdout);
     int rc = st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
-    if (verify && rtm_manager_verify(m, stdout) > 0)
+    if (verify && rtm_manager_verify(m, stdout, NULL) > 0)
         rc = RTM_EXIT_RUNTIME;
     rtm_manager_destroy(m);
     return rc;

@@ -658,9 +658,9 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
     }
 }
 
-uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f)
+uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)
 {
-    uint32_t bad = 0;
+    uint32_t bad = 0, n = 0;
     for (uint32_t t = 0; t < m->cfg.n_tasks; t++) {
         for (uint32_t d = 1; d < m->n_devs; d++) {
             const rtm_kinst_t *k = &m->inst[t][d];
@@ -681,6 +681,7 @@ uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f)
             for (uint32_t b = 0; b < k->plan.n_bufs; b++)
                 memcpy(twin.host[b], k->host[b], k->plan.buf[b].bytes);
             rtm_kinst_run_cpu(&twin);
+            n++;
             char why[256] = "";
             const size_t diff = k->kernel->compare(k, &twin, why, sizeof(why));
             if (diff) {
@@ -695,6 +696,8 @@ uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f)
             free(mem);
         }
     }
+    if (checked)
+        *checked = n;
     return bad;
 }
 

@@ -84,7 +84,8 @@ const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t
 uint32_t rtm_manager_devices(const rtm_manager_t *m);
 /* Checks each task's last completed result on each OpenCL device against the CPU twin
  * on the same inputs (kernels without INOUT buffers). Returns the number of
- * mismatching instances and prints each. After stop; allocates. */
-uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f);
+ * mismatching instances and prints each; *checked (may be NULL) gets the number of
+ * instances compared. After stop; allocates. */
+uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked);
 
 #endif
