@@ -272,8 +272,10 @@ static void test_cpu_watchdog(void **state)
     fill_exec_task(&et[1], &t[1], 1 * MS, -1);
     rtm_exec_dev_t d[2];
     devices(d);
-    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .start_delay_ns = 5 * MS, .max_jobs = 8,
-                           .margin = 0.1, .sink = sink, .cpu_run = slow_pool};
+    /* SCHED_FIFO where permitted: under SCHED_OTHER on a loaded machine the watchdog may
+     * be scheduled after the job ends */
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = true, .start_delay_ns = 5 * MS,
+                           .max_jobs = 8, .margin = 0.1, .sink = sink, .cpu_run = slow_pool};
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
     assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
@@ -288,6 +290,8 @@ static void test_cpu_watchdog(void **state)
         if (r->task == 0) {
             if (r->outcome == RTM_JOB_DROPPED)
                 continue; /* the late soft job still held the CPU at its deadline */
+            if (!rtm_exec_is_fifo(x) && r->outcome == RTM_JOB_LATE)
+                continue; /* watchdog starved (no SCHED_FIFO here) */
             firm++;
             assert_int_equal(r->outcome, RTM_JOB_ABORTED);
             /* stopped within a block or two of the deadline */
