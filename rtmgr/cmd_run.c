@@ -15,14 +15,16 @@
 static int usage(FILE *f)
 {
     fprintf(f, "usage: rtmgr run [-c FILE] [--duration S] [--policy model|cpu-only|gpu-only|greedy]\n"
-               "                 [--log PATH] [--status-name NAME] [--margin F] [--no-rt]\n"
-               "                 [--verify] [--quiet]\n"
+               "                 [--log PATH] [--status-name NAME] [--margin F] [--adapt W]\n"
+               "                 [--no-rt] [--verify] [--quiet]\n"
                "  -c FILE            task set (default " DEFAULT_CONFIG ")\n"
                "  --duration S       run S seconds, then stop (default: until SIGINT/SIGTERM)\n"
                "  --policy P         placement policy (default model)\n"
                "  --log PATH         model-error log (default: the task set's log.path)\n"
                "  --status-name NAME shared-memory status segment (default /rtmgr-<pid>)\n"
                "  --margin F         placement allowance for model error, fraction (default 0.1)\n"
+               "  --adapt W          placement scales the model by the running measured/predicted\n"
+               "                     ratio, weight W per job (default 0.2; 0: the model as is)\n"
                "  --no-rt            do not ask for SCHED_FIFO, affinity, mlockall\n"
                "  --verify           at the end, check device results against the CPU twins\n"
                "  --quiet            no progress lines\n"
@@ -59,6 +61,10 @@ int rtm_cmd_run(int argc, char **argv)
         } else if (strcmp(a, "--margin") == 0 && more) {
             o.margin = strtod(argv[++i], &end);
             if (!end || *end || !(o.margin >= 0.0 && o.margin < 10.0))
+                return usage(stderr);
+        } else if (strcmp(a, "--adapt") == 0 && more) {
+            o.adapt = strtod(argv[++i], &end);
+            if (!end || *end || !(o.adapt >= 0.0 && o.adapt <= 1.0))
                 return usage(stderr);
         } else if (strcmp(a, "--no-rt") == 0) {
             o.rt = false;

@@ -34,7 +34,9 @@ typedef struct {
     int32_t device;
     rtm_place_reason_t reason;
     bool predicted_miss;
-    int64_t predicted_ns, decide_ns;
+    int64_t predicted_ns;   /* what placement assumed (raw model x correction) */
+    int64_t raw_ns;         /* the model's prediction */
+    int64_t decide_ns;
     uint32_t preemptions;
 } job_t;
 
@@ -115,7 +117,8 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
 {
     if (!x || !p || !devs || !tasks || n_devs == 0 || n_devs > RTM_MAX_DEVICES || n_tasks == 0 ||
         n_tasks > RTM_MAX_TASKS || p->max_jobs == 0 || p->max_jobs > RTM_MAX_JOBS ||
-        (unsigned)p->policy >= RTM_POLICY_COUNT || !(p->margin >= 0.0 && p->margin < 10.0))
+        (unsigned)p->policy >= RTM_POLICY_COUNT || !(p->margin >= 0.0 && p->margin < 10.0) ||
+        !(p->adapt >= 0.0 && p->adapt <= 1.0))
         return RTM_E_ARG;
     memset(x, 0, sizeof(*x));
     x->p = *p;
@@ -175,6 +178,9 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
     x->n_free = x->max_jobs;
     x->st.n_tasks = n_tasks;
     x->st.n_devs = n_devs;
+    for (uint32_t t = 0; t < n_tasks; t++)
+        for (uint32_t d = 0; d < RTM_MAX_DEVICES; d++)
+            x->st.task[t].corr[d] = 1.0;
     return RTM_OK;
 }
 
@@ -207,7 +213,8 @@ static void rec_init(const rtm_exec_t *x, const job_t *j, rtm_exec_rec_t *r)
     r->preemptions = j->preemptions;
     r->release_ns = j->release_ns;
     r->deadline_ns = j->deadline_ns;
-    r->predicted_ns = j->predicted_ns;
+    r->predicted_ns = j->raw_ns;
+    r->placed_ns = j->predicted_ns;
     r->decide_ns = j->decide_ns;
 }
 
@@ -252,6 +259,12 @@ static void rec_finish(rtm_exec_t *x, int32_t slot, rtm_exec_rec_t *r)
             const double e = (double)(r->exec_ns - r->predicted_ns);
             s->ape_sum += (e < 0 ? -e : e) / (double)r->exec_ns;
             s->ape_n++;
+            if (x->p.adapt > 0.0 && r->device >= 0) {
+                double ratio = (double)r->exec_ns / (double)r->predicted_ns;
+                ratio = ratio < 0.1 ? 0.1 : ratio > 10.0 ? 10.0 : ratio;
+                double *c = &s->corr[r->device];
+                *c += x->p.adapt * (ratio - *c);
+            }
         }
     }
     if (x->p.sink)
@@ -282,6 +295,8 @@ static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadl
     out->can_abort = x->dev[d].can_abort;
     out->abort_ns = x->dev[d].abort_ns;
     out->predict_ns = x->task[task].predict_ns[d];
+    if (out->predict_ns > 0)
+        out->predict_ns = (int64_t)((double)out->predict_ns * x->st.task[task].corr[d]);
     out->margin_ns = out->predict_ns > 0 ? (int64_t)((double)out->predict_ns * x->p.margin) : 0;
     int64_t rem = 0, rmargin = 0;
     if (r->running >= 0) {
@@ -359,7 +374,8 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     }
     devrt_t *r = &x->drt[o.device];
     s->placed[o.device]++;
-    j->predicted_ns = x->task[t].predict_ns[o.device];
+    j->raw_ns = x->task[t].predict_ns[o.device];
+    j->predicted_ns = devs[o.device].predict_ns;
     j->state = SLOT_QUEUED;
     rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
     if (o.preempt && r->running >= 0)

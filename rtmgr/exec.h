@@ -70,7 +70,8 @@ typedef struct {
     uint32_t preemptions;     /* times this job was preempted and re-queued */
     int64_t release_ns, deadline_ns; /* intended release, absolute deadline */
     int64_t start_ns, end_ns; /* last execution start, completion (0 when not run) */
-    int64_t predicted_ns;     /* model time on the chosen device */
+    int64_t predicted_ns;     /* model time on the chosen device (raw, uncorrected) */
+    int64_t placed_ns;        /* the time placement assumed (corrected when adapt > 0) */
     int64_t exec_ns;          /* measured execution, host clock, last run */
     int64_t in_ns, kernel_ns, out_ns; /* OpenCL profiling (0 on the CPU) */
     int64_t response_ns;      /* end - release */
@@ -122,6 +123,10 @@ typedef struct {
     int64_t start_delay_ns;   /* first releases at start + delay + task offset */
     uint32_t max_jobs;        /* job slots (<= RTM_MAX_JOBS) */
     double margin;            /* placement's model-error allowance, fraction of a prediction */
+    double adapt;             /* 0: placement uses the model's predictions as they are; in
+                                 (0, 1]: it scales each (task, device) prediction by an
+                                 exponential average of measured / predicted with this
+                                 weight per completed job (the log keeps the raw model) */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;
@@ -144,6 +149,7 @@ typedef struct {
     double ape_sum;           /* sum of |measured - predicted| / measured */
     uint64_t ape_n;
     rtm_hist_t resp;          /* response times of completed jobs */
+    double corr[RTM_MAX_DEVICES]; /* placement's correction of the model (1 = none) */
     /* latest result: the kernel's summary of the last completed job ("" without hook) */
     uint64_t result_job;
     int32_t result_dev;

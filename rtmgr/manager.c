@@ -82,6 +82,7 @@ void rtm_manager_defaults(rtm_manager_opts_t *o)
     o->policy = RTM_POLICY_MODEL;
     o->rt = true;
     o->margin = 0.1;
+    o->adapt = 0.2;
 }
 
 rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
@@ -122,8 +123,9 @@ rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag)
     rtm_status_t st = rtm_config_validate(&m->cfg, diag);
     if (st != RTM_OK)
         return st;
-    if ((unsigned)m->o.policy >= RTM_POLICY_COUNT || !(m->o.margin >= 0.0 && m->o.margin < 10.0)) {
-        snprintf(diag->text, sizeof(diag->text), "invalid policy or margin");
+    if ((unsigned)m->o.policy >= RTM_POLICY_COUNT || !(m->o.margin >= 0.0 && m->o.margin < 10.0) ||
+        !(m->o.adapt >= 0.0 && m->o.adapt <= 1.0)) {
+        snprintf(diag->text, sizeof(diag->text), "invalid policy, margin or adapt weight");
         return RTM_E_ARG;
     }
     if (m->cfg.input.kind != RTM_INPUT_SCENARIO) {
@@ -395,6 +397,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .start_delay_ns = START_DELAY_NS,
         .max_jobs = c->max_jobs ? c->max_jobs : 256,
         .margin = m->o.margin,
+        .adapt = m->o.adapt,
         .sink = sink,
         .sink_ctx = m,
         .input = {.ctx = m->scenario_on ? &m->scenario : NULL,
@@ -711,6 +714,23 @@ const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t
 }
 
 uint32_t rtm_manager_devices(const rtm_manager_t *m) { return m->n_devs; }
+
+const char *rtm_manager_device_name(const rtm_manager_t *m, uint32_t d)
+{
+    return d < m->n_devs ? m->dev[d].name : "-";
+}
+
+int64_t rtm_manager_predict_ns(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    return t < RTM_MAX_TASKS && d < RTM_MAX_DEVICES && m->have[t][d] ? m->predict_ns[t][d] : -1;
+}
+
+int64_t rtm_manager_warmup_ns(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    return t < RTM_MAX_TASKS && d < RTM_MAX_DEVICES && m->have[t][d] ? m->warm_ns[t][d] : -1;
+}
+
+const rtm_config_t *rtm_manager_config(const rtm_manager_t *m) { return &m->cfg; }
 
 void rtm_manager_destroy(rtm_manager_t *m)
 {

@@ -39,12 +39,13 @@ typedef struct {
     const char *status_name; /* shared-memory name; NULL: /rtmgr-<pid> */
     bool rt;                 /* ask for SCHED_FIFO, affinity and mlockall */
     double margin;           /* placement model-error allowance (fraction; default 0.1) */
+    double adapt;            /* placement's online correction weight (0: off; default 0.2) */
     bool quiet;              /* no per-second line, no allocation report */
 } rtm_manager_opts_t;
 
 typedef struct rtm_manager rtm_manager_t;
 
-/* Fills the defaults: policy model, rt on, margin 0.1. */
+/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2. */
 void rtm_manager_defaults(rtm_manager_opts_t *o);
 
 /* Allocates an empty manager (init only; the one heap allocation of the manager
@@ -82,6 +83,15 @@ const char *rtm_manager_status_name(const rtm_manager_t *m);
 const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t d);
 /* Executive devices: 0 is the host CPU, then the board's OpenCL devices found. */
 uint32_t rtm_manager_devices(const rtm_manager_t *m);
+/* Name of executive device d. */
+const char *rtm_manager_device_name(const rtm_manager_t *m, uint32_t d);
+/* Placement's prediction for one job of task t on device d (ns), -1 when it cannot
+ * run there. Valid after allocate. */
+int64_t rtm_manager_predict_ns(const rtm_manager_t *m, uint32_t t, uint32_t d);
+/* Wall time of the warm-up job of task t on device d (ns), -1 when none. */
+int64_t rtm_manager_warmup_ns(const rtm_manager_t *m, uint32_t t, uint32_t d);
+/* The task set in use (after load). */
+const rtm_config_t *rtm_manager_config(const rtm_manager_t *m);
 /* Checks each task's last completed result on each OpenCL device against the CPU twin
  * on the same inputs (kernels without INOUT buffers). Returns the number of
  * mismatching instances and prints each; *checked (may be NULL) gets the number of
