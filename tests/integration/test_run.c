@@ -107,14 +107,18 @@ static void make_config(const char *log_path)
         snprintf(t->name, sizeof(t->name), "%s", k->name);
         t->kernel = k;
         for (uint32_t s = 0; s < k->n_keys; s++) {
+            /* small enough for a loaded 2-core test machine: problem-size keys are cut
+             * to a few thousand elements, parameters (distances, levels…) keep defaults */
             const char *key = k->keys[s].name;
             int64_t v = k->keys[s].def ? k->keys[s].def : k->keys[s].min;
             if (strcmp(key, "n") == 0)
-                v = 128; /* matrix side */
+                v = strstr(k->name, "sort") ? 4096 : 64; /* elements, or matrix side */
             else if (strcmp(key, "targets") == 0 || strcmp(key, "ships") == 0)
-                v = 64;  /* small enough for a loaded 2-core test machine */
-            else if (strcmp(key, "steps") == 0)
-                v = 40;
+                v = 64;
+            else if (strcmp(key, "steps") == 0 || strcmp(key, "passes") == 0)
+                v = 16;
+            else if (strcmp(key, "width") == 0 || strcmp(key, "height") == 0)
+                v = 64;
             t->size[s] = v < k->keys[s].min ? k->keys[s].min : v > k->keys[s].max ? k->keys[s].max : v;
         }
         t->period_ns = 100 * MS;
@@ -270,9 +274,20 @@ static void test_run_sigterm(void **state)
     printf("log %s: %zu rows for %llu released jobs\n", log_path, rows, (unsigned long long)released);
     assert_int_equal(rows, released);
     /* device results equal the CPU twins */
-    uint32_t checked = 0;
+    uint32_t checked = 0, expect = 0, unsure = 0;
+    for (uint32_t t = 0; t < n; t++) { /* gpu tasks' device instances without INOUT buffers */
+        if (cfg.task[t].placement != RTM_PLACE_GPU)
+            continue;
+        const rtm_kinst_t *k = rtm_manager_inst(m, t, 1);
+        bool inout = false;
+        for (uint32_t b = 0; k && b < k->plan.n_bufs; b++)
+            inout = inout || k->plan.buf[b].dir == RTM_BUF_INOUT;
+        expect += k && !inout && st.task[t].completed > 0;
+        unsure += k && !inout && st.task[t].aborted > 0; /* its last job may be the aborted one */
+    }
     assert_int_equal(rtm_manager_verify(m, stdout, &checked), 0);
-    assert_true(checked >= rtm_kernel_count()); /* every kernel, and add_gpu */
+    printf("verified %u device instances against their twins (expected %u)\n", checked, expect);
+    assert_true(checked + unsure >= expect); /* add_auto may have ended on the device too */
     rtm_manager_destroy(m);
     /* the status segment is gone */
     static rtm_shmstat_seg_t seg;
