@@ -435,7 +435,10 @@ typedef struct {
 static void load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t *k)
 {
     const rtm_exec_t *x = r->x;
-    (void)j;
+    const rtm_exec_task_t *tk = &x->task[j->task];
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+        if (tk->inout_init[r->index][b] && k->plan.buf[b].dir == RTM_BUF_INOUT)
+            memcpy(k->host[b], tk->inout_init[r->index][b], k->plan.buf[b].bytes);
     if (k->kernel->load_traffic && x->p.input.snapshot) {
         x->p.input.snapshot(x->p.input.ctx, r->snap);
         k->kernel->load_traffic(k, r->snap);

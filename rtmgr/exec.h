@@ -115,6 +115,10 @@ typedef struct {
     rtm_kinst_t *inst[RTM_MAX_DEVICES]; /* planned and bound; NULL: cannot run there */
     rtm_kexec_t *kx[RTM_MAX_DEVICES];   /* OpenCL devices: created */
     int64_t predict_ns[RTM_MAX_DEVICES]; /* model time per job; < 0: cannot run there */
+    /* Initial contents of each instance's INOUT buffers (NULL elsewhere): a job's
+     * outputs overwrite them in k->host, so each job starts by copying these back
+     * (before load_traffic). */
+    const void *inout_init[RTM_MAX_DEVICES][RTM_KBUF_MAX];
 } rtm_exec_task_t;
 
 typedef struct {

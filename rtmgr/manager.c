@@ -46,6 +46,7 @@ struct rtm_manager {
     /* per task and device */
     rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    void *inout_init[RTM_MAX_TASKS][RTM_MAX_DEVICES][RTM_KBUF_MAX]; /* arena copies */
     rtm_kexec_t kx[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool kx_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     rtm_model_pred_t pred[RTM_MAX_TASKS][RTM_MAX_DEVICES];
@@ -247,6 +248,14 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     if (st != RTM_OK || rtm_kinst_bind(k, mem, bytes) != bytes)
         return st != RTM_OK ? st : RTM_E_NOMEM;
     k->kernel->fill(k, (uint64_t)t + 1);
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++) { /* every job starts from these */
+        if (k->plan.buf[b].dir != RTM_BUF_INOUT || !k->plan.buf[b].bytes)
+            continue;
+        st = rtm_arena_alloc(&m->arena, k->plan.buf[b].bytes, &m->inout_init[t][d][b]);
+        if (st != RTM_OK)
+            return st;
+        memcpy(m->inout_init[t][d][b], k->host[b], k->plan.buf[b].bytes);
+    }
     uint32_t blocks = 0;
     for (uint32_t l = 0; l < k->plan.launches; l++) {
         rtm_klaunch_t kl;
@@ -336,8 +345,12 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             if (!wanted(m, t, d))
                 continue;
             rtm_kinst_t k;
-            if (setup_kinst(m, t, d, &k) == RTM_OK)
-                total += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
+            if (setup_kinst(m, t, d, &k) != RTM_OK)
+                continue;
+            total += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
+            for (uint32_t b = 0; b < k.plan.n_bufs; b++)
+                if (k.plan.buf[b].dir == RTM_BUF_INOUT && k.plan.buf[b].bytes)
+                    total += rtm_arena_round(k.plan.buf[b].bytes);
         }
     }
     if (c->arena_bytes && total > c->arena_bytes) {
@@ -370,6 +383,8 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             et[t].inst[d] = &m->inst[t][d];
             et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
             et[t].predict_ns[d] = m->predict_ns[t][d];
+            for (uint32_t b = 0; b < RTM_KBUF_MAX; b++)
+                et[t].inout_init[d][b] = m->inout_init[t][d][b];
             any = true;
         }
         if (!any) {
@@ -669,11 +684,6 @@ uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)
             const rtm_kinst_t *k = &m->inst[t][d];
             if (!m->have[t][d] || !atomic_load(&m->last_ok[t][d]))
                 continue;
-            bool inout = false;
-            for (uint32_t b = 0; b < k->plan.n_bufs; b++)
-                inout = inout || k->plan.buf[b].dir == RTM_BUF_INOUT;
-            if (inout)
-                continue;
             rtm_kinst_t twin = *k;
             const size_t bytes = rtm_kinst_bytes(k);
             void *mem = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
@@ -681,8 +691,10 @@ uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)
                 free(mem);
                 continue;
             }
+            /* the job's inputs: IN buffers as they are, INOUT ones from their initial copy */
             for (uint32_t b = 0; b < k->plan.n_bufs; b++)
-                memcpy(twin.host[b], k->host[b], k->plan.buf[b].bytes);
+                memcpy(twin.host[b], m->inout_init[t][d][b] ? m->inout_init[t][d][b] : k->host[b],
+                       k->plan.buf[b].bytes);
             rtm_kinst_run_cpu(&twin);
             n++;
             char why[256] = "";

@@ -93,7 +93,7 @@ int64_t rtm_manager_warmup_ns(const rtm_manager_t *m, uint32_t t, uint32_t d);
 /* The task set in use (after load). */
 const rtm_config_t *rtm_manager_config(const rtm_manager_t *m);
 /* Checks each task's last completed result on each OpenCL device against the CPU twin
- * on the same inputs (kernels without INOUT buffers). Returns the number of
+ * on the same inputs (INOUT buffers from their initial copies). Returns the number of
  * mismatching instances and prints each; *checked (may be NULL) gets the number of
  * instances compared. After stop; allocates. */
 uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked);

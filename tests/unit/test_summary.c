@@ -42,6 +42,8 @@ static void test_every_summary(void **state)
         {"manoeuvre", "chosen manoeuvre: ", 64},
         {"last_chance", "last-chance manoeuvre: ", 64},
         {"cpa_pairs", "200 ships", 200},
+        {"threshold", "frame 200x1080 at level 128: ", 200},
+        {"grid_path", "grid 200x512, converged", 200},
     };
     for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         run(cases[i].kernel, cases[i].size);
