@@ -18,13 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "exec.h"
 #include "manager.h"
 #include "os.h"
 #include "sim.h"
-
-int rtm_bench_placement(int argc, char **argv);
 
 static const rtm_policy_t policies[] = {RTM_POLICY_MODEL, RTM_POLICY_CPU_ONLY,
                                         RTM_POLICY_GPU_ONLY, RTM_POLICY_GREEDY};

@@ -16,7 +16,7 @@ static int usage(FILE *f)
 {
     fprintf(f, "usage: rtmgr run [-c FILE] [--duration S] [--policy model|cpu-only|gpu-only|greedy]\n"
                "                 [--log PATH] [--status-name NAME] [--margin F] [--adapt W]\n"
-               "                 [--no-rt] [--verify] [--quiet]\n"
+               "                 [--no-rt] [--no-warmup] [--verify] [--quiet]\n"
                "  -c FILE            task set (default " DEFAULT_CONFIG ")\n"
                "  --duration S       run S seconds, then stop (default: until SIGINT/SIGTERM)\n"
                "  --policy P         placement policy (default model)\n"
@@ -26,6 +26,7 @@ static int usage(FILE *f)
                "  --adapt W          placement scales the model by the running measured/predicted\n"
                "                     ratio, weight W per job (default 0.2; 0: the model as is)\n"
                "  --no-rt            do not ask for SCHED_FIFO, affinity, mlockall\n"
+               "  --no-warmup        no warm-up job where the model predicts (faster start-up)\n"
                "  --verify           at the end, check device results against the CPU twins\n"
                "  --quiet            no progress lines\n"
                "signals: SIGINT/SIGTERM stop cleanly, SIGUSR1 prints per-task statistics\n");
@@ -68,6 +69,8 @@ int rtm_cmd_run(int argc, char **argv)
                 return usage(stderr);
         } else if (strcmp(a, "--no-rt") == 0) {
             o.rt = false;
+        } else if (strcmp(a, "--no-warmup") == 0) {
+            o.no_warmup = true;
         } else if (strcmp(a, "--verify") == 0) {
             verify = true;
         } else if (strcmp(a, "--quiet") == 0) {

@@ -21,6 +21,8 @@
 #include "errlog.h"
 #include "model.h"
 #include "os.h"
+#include "pool.h"
+#include "program.h"
 #include "scenario.h"
 #include "shmstat.h"
 
@@ -28,6 +30,7 @@
 #define PUBLISH_NS 100000000LL    /* status segment refresh */
 #define START_DELAY_NS 5000000LL  /* first releases after start */
 #define ABORT_DEFAULT_NS 200000LL /* abort response when the board does not say */
+#define PRIO_POOL 50              /* CPU workers, below the executive's threads */
 
 typedef enum { PH_NEW, PH_LOADED, PH_VALID, PH_ALLOCATED, PH_STARTED, PH_STOPPED } phase_t;
 
@@ -54,6 +57,10 @@ struct rtm_manager {
     int64_t warm_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     uint32_t blocks[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
     atomic_int last_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* last job there completed */
+    /* CPU worker pool (the host device's executor) */
+    rtm_pool_t pool;
+    bool pool_on;
+    char cache_dir[RTM_PATH_MAX]; /* program binary cache, "" = none */
     /* input */
     bool scenario_on;
     rtm_scenario_t scenario;
@@ -67,6 +74,7 @@ struct rtm_manager {
     bool x_ok;
     int64_t t0_ns;
     int64_t alloc_start_ns, startup_ns; /* allocate began; allocate -> first release */
+    int64_t t_devices_ns, t_programs_ns, t_warm_ns; /* parts of the start-up */
     /* status */
     rtm_shmstat_t shm;
     rtm_exec_stats_t st; /* the main thread's copy */
@@ -221,7 +229,12 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     const int64_t t0 = now_ns();
     if (d == 0) {
-        rtm_kinst_run_cpu(k);
+        for (uint32_t l = 0; l < k->plan.launches; l++) {
+            rtm_klaunch_t kl;
+            k->kernel->launch(k, l, &kl);
+            if (rtm_pool_run(&m->pool, k, l, NULL, kl.blocks, NULL, NULL, NULL) != RTM_OK)
+                return -1;
+        }
         return now_ns() - t0;
     }
     rtm_kexec_timing_t tm;
@@ -266,7 +279,10 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     if (d > 0) {
         /* d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
-        st = rtm_kexec_create(&m->kx[t][d], &m->ocl[d], k);
+        const int64_t tb = now_ns();
+        st = rtm_kexec_create_cached(&m->kx[t][d], &m->ocl[d], k,
+                                     m->cache_dir[0] ? m->cache_dir : NULL);
+        m->t_programs_ns += now_ns() - tb;
         if (st != RTM_OK) {
             fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
                     tc->name, m->dev[d].name);
@@ -279,8 +295,8 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     rtm_model_job_t mj;
     rtm_status_t ms = rtm_model_job_make(k, &mj);
     if (ms == RTM_OK && d == 0)
-        /* the CPU dispatcher runs the twin's blocks on one thread until the pool lands */
-        ms = rtm_model_predict_cpu(&mj, &m->cfg.board, 1, m->cfg.board.cpu_model, 0, &m->pred[t][d]);
+        ms = rtm_model_predict_cpu(&mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model, 0,
+                                   &m->pred[t][d]);
     else if (ms == RTM_OK)
         ms = rtm_model_predict_dev(&mj, &m->cfg.board.dev[m->board_dev[d]],
                                    m->cfg.board.dev[m->board_dev[d]].model, 0, &m->pred[t][d]);
@@ -288,14 +304,20 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
     }
-    const int64_t w = warm_up(m, t, d);
-    m->warm_ns[t][d] = w;
-    if (w < 0) {
-        fprintf(stderr, "rtmgr: task %s: warm-up on %s failed\n", tc->name, m->dev[d].name);
-        return RTM_E_CL;
-    }
     const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
-    if (ms == RTM_OK && u->status == RTM_OK) {
+    const bool model_ok = ms == RTM_OK && u->status == RTM_OK;
+    int64_t w = -1;
+    if (!m->o.no_warmup || !model_ok) {
+        const int64_t tw = now_ns();
+        w = warm_up(m, t, d);
+        m->t_warm_ns += now_ns() - tw;
+        if (w < 0) {
+            fprintf(stderr, "rtmgr: task %s: warm-up on %s failed\n", tc->name, m->dev[d].name);
+            return RTM_E_CL;
+        }
+    }
+    m->warm_ns[t][d] = w;
+    if (model_ok) {
         m->predict_ns[t][d] = u->in_ns + u->kernel_ns + u->out_ns;
     } else {
         m->predict_ns[t][d] = w;
@@ -311,6 +333,13 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
 }
 
 static void sink(void *ctx, const rtm_exec_rec_t *r);
+
+/* The executive's CPU runner: one launch on the worker pool. */
+static bool pool_run(void *ctx, const rtm_kinst_t *k, uint32_t launch, uint32_t blocks,
+                     const volatile int *abort)
+{
+    return rtm_pool_run(ctx, k, launch, NULL, blocks, abort, NULL, NULL) == RTM_OK;
+}
 
 rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
 {
@@ -336,7 +365,21 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         }
         m->scenario_on = true;
     }
+    const int64_t td = now_ns();
     open_devices(m);
+    m->t_devices_ns = now_ns() - td;
+    if (rtm_program_cache_dir(m->cache_dir, sizeof(m->cache_dir)) != RTM_OK)
+        m->cache_dir[0] = '\0';
+    /* the CPU workers: as many as the board allows; SCHED_FIFO only when permitted (the
+     * refusal is the manager's one warning, not the pool's) */
+    const int pool_prio = m->o.rt && rtm_os_fifo_permitted(PRIO_POOL) ? PRIO_POOL : 0;
+    rtm_status_t pst = rtm_pool_start(&m->pool, c->board.threads, pool_prio, NULL);
+    if (pst != RTM_OK) {
+        fprintf(stderr, "rtmgr: cannot start %u CPU workers: %s\n", c->board.threads,
+                rtm_strerror(pst));
+        return pst;
+    }
+    m->pool_on = true;
 
     /* host buffers: every instance, sized before anything is bound */
     size_t total = 0;
@@ -415,6 +458,8 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .adapt = m->o.adapt,
         .sink = sink,
         .sink_ctx = m,
+        .cpu_run = pool_run,
+        .cpu_run_ctx = &m->pool,
         .input = {.ctx = m->scenario_on ? &m->scenario : NULL,
                   .advance = m->scenario_on ? rtm_scenario_advance_cb : NULL,
                   .snapshot = m->scenario_on ? rtm_scenario_snapshot_cb : NULL},
@@ -429,9 +474,10 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     if (m->o.rt)
         (void)rtm_os_lock_memory();
     if (!m->o.quiet) {
-        fprintf(stderr, "rtmgr: %u tasks, %u devices, %.1f MiB of kernel buffers; predicted ms per "
-                        "job (warm-up ms):\n",
-                c->n_tasks, m->n_devs, (double)rtm_arena_used(&m->arena) / 1048576.0);
+        fprintf(stderr, "rtmgr: %u tasks, %u devices (cpu: %u workers), %.1f MiB of kernel "
+                        "buffers, program cache %s; predicted ms per job (warm-up ms):\n",
+                c->n_tasks, m->n_devs, m->pool.n_workers, (double)rtm_arena_used(&m->arena) / 1048576.0,
+                m->cache_dir[0] ? m->cache_dir : "off");
         for (uint32_t t = 0; t < c->n_tasks; t++) {
             fprintf(stderr, "  %-16s", c->task[t].name);
             for (uint32_t d = 0; d < m->n_devs; d++)
@@ -513,9 +559,10 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
     m->startup_ns = m->t0_ns - m->alloc_start_ns;
     m->phase = PH_STARTED;
     if (!m->o.quiet)
-        fprintf(stderr, "rtmgr: start-up %.1f ms (devices, programs, buffers, warm-up) to the "
-                        "first release\n",
-                (double)m->startup_ns / 1e6);
+        fprintf(stderr, "rtmgr: start-up %.1f ms to the first release (devices %.1f ms, "
+                        "programs %.1f ms, warm-up jobs %.1f ms)\n",
+                (double)m->startup_ns / 1e6, (double)m->t_devices_ns / 1e6,
+                (double)m->t_programs_ns / 1e6, (double)m->t_warm_ns / 1e6);
     if (m->o.rt)
         rtm_os_rt_warning(stderr);
     return RTM_OK;
@@ -761,6 +808,8 @@ void rtm_manager_destroy(rtm_manager_t *m)
         for (uint32_t d = 0; d < RTM_MAX_DEVICES; d++)
             if (m->kx_ok[t][d])
                 rtm_kexec_destroy(&m->kx[t][d]);
+    if (m->pool_on)
+        rtm_pool_stop(&m->pool);
     for (uint32_t d = 1; d < m->n_devs; d++)
         rtm_ocl_close(&m->ocl[d]);
     rtm_arena_destroy(&m->arena);

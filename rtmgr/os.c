@@ -86,6 +86,18 @@ rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio,
     return RTM_OK;
 }
 
+static void *nothing(void *arg) { return arg; }
+
+bool rtm_os_fifo_permitted(int prio)
+{
+    rtm_os_thread_t t;
+    if (rtm_os_thread_start(&t, "rtm-probe", prio, -1, nothing, NULL) != RTM_OK)
+        return false;
+    const bool fifo = t.fifo;
+    rtm_os_thread_join(&t);
+    return fifo;
+}
+
 void rtm_os_precise_sleeps(void) { (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
 
 void rtm_os_thread_join(rtm_os_thread_t *t)

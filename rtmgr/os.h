@@ -37,6 +37,9 @@ rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio,
 /* Makes the calling thread's timed sleeps as precise as the kernel allows (timer slack
  * 1 ns instead of the default 50 us). Call at the top of a periodic thread. */
 void rtm_os_precise_sleeps(void);
+/* True when a thread may run SCHED_FIFO at `prio` here (tries one short-lived thread;
+ * a refusal is remembered for rtm_os_rt_warning). Init only. */
+bool rtm_os_fifo_permitted(int prio);
 /* Joins a started thread; no-op otherwise. */
 void rtm_os_thread_join(rtm_os_thread_t *t);
 
