@@ -277,9 +277,9 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     m->blocks[t][d] = blocks;
     if (d > 0) {
+        const int64_t tb = now_ns();
         /* d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
-        const int64_t tb = now_ns();
         st = rtm_kexec_create_cached(&m->kx[t][d], &m->ocl[d], k,
                                      m->cache_dir[0] ? m->cache_dir : NULL);
         m->t_programs_ns += now_ns() - tb;
