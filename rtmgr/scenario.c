@@ -33,8 +33,8 @@ rtm_status_t rtm_scenario_init(rtm_scenario_t *s, uint32_t targets, uint64_t see
     s->own_lon0 = 18.7;
     s->own_sog = (float)(12.0 * KN);
     s->own_cog = (float)rtm_rng_uniform(&r, 0.0, TWO_PI);
-    s->own_vx = s->own_sog * sin(s->own_cog);
-    s->own_vy = s->own_sog * cos(s->own_cog);
+    s->own_vx = s->own_sog * sin((double)s->own_cog);
+    s->own_vy = s->own_sog * cos((double)s->own_cog);
     for (uint32_t i = 0; i < targets; i++) {
         const double u = rtm_rng_uniform(&r, 0.0, 1.0);
         if (u < 0.1) { /* collision course: reaches own ship at t_cpa */
