@@ -84,7 +84,7 @@ static void make_config(const char *log_path)
     b->n_devs = 1;
     rtm_board_dev_t *d = &b->dev[0];
     snprintf(d->name, sizeof(d->name), "ocl0");
-    snprintf(d->platform, sizeof(d->platform), "Portable Computing Language");
+    d->platform[0] = '\0'; /* the first device (RTM_PLATFORM chooses on a GPU machine) */
     d->kind = RTM_DEV_CPU;
     d->abort = RTM_ABORT_MAPPED;
     d->model = RTM_MODEL_EXTENDED;
@@ -325,20 +325,36 @@ static void test_cli_run_status_sigterm(void **state)
     exempt = true; /* this test spawns processes; nothing of ours to count */
     char dir[] = "/tmp/rtmgr-cli-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char yaml[300], logf[300], outf[300], stf[300], name[64];
+    char yaml[300], logf[300], outf[300], stf[300], name[64], board[300];
     snprintf(yaml, sizeof(yaml), "%s/set.yaml", dir);
+    snprintf(board, sizeof(board), "%s/board.yaml", dir);
+    /* the PoCL board, but for whatever OpenCL device comes first here */
+    char src[8192], bpath[300];
+    snprintf(bpath, sizeof(bpath), "%s/board/pocl-cpu.yaml", RTM_TEST_SOURCE_DIR);
+    FILE *bf = fopen(bpath, "r");
+    assert_non_null(bf);
+    const size_t bn = fread(src, 1, sizeof(src) - 1, bf);
+    fclose(bf);
+    src[bn] = '\0';
+    char *plat = strstr(src, "platform: \"Portable Computing Language\"");
+    assert_non_null(plat);
+    bf = fopen(board, "w");
+    assert_non_null(bf);
+    fprintf(bf, "%.*splatform: \"\"%s", (int)(plat - src), src,
+            plat + strlen("platform: \"Portable Computing Language\""));
+    fclose(bf);
     snprintf(logf, sizeof(logf), "%s/log.csv", dir);
     snprintf(outf, sizeof(outf), "%s/run.out", dir);
     snprintf(stf, sizeof(stf), "%s/status.out", dir);
     snprintf(name, sizeof(name), "rtmgr-cli-%ld", (long)getpid());
     FILE *f = fopen(yaml, "w");
     assert_non_null(f);
-    fprintf(f, "rtmgr: 1\nboard: %s/board/pocl-cpu.yaml\nlimits: {max_jobs: 64, arena: 64MiB}\n"
+    fprintf(f, "rtmgr: 1\nboard: %s\nlimits: {max_jobs: 64, arena: 64MiB}\n"
                "log: {path: %s}\ninput:\n  scenario: {targets: 64, seed: 2, radius: 6nm}\n"
                "tasks:\n"
                "  - {name: fast, kernel: matrix_add, period: 20ms, deadline: 10ms, criticality: hard, size: {n: 96}}\n"
                "  - {name: slow, kernel: matrix_add, period: 100ms, offset: 3ms, criticality: soft, placement: gpu, size: {n: 256}}\n",
-            RTM_TEST_SOURCE_DIR, logf);
+            board, logf);
     fclose(f);
     pid_t pid;
     posix_spawn_file_actions_t fa;
@@ -403,7 +419,7 @@ static void test_cli_run_status_sigterm(void **state)
     assert_true(released > 10);
     assert_int_equal(rows, released);
     assert_int_equal(rtm_shmstat_read(name, &seg), RTM_E_NOTFOUND);
-    unlink(yaml), unlink(logf), unlink(outf), unlink(stf);
+    unlink(yaml), unlink(logf), unlink(outf), unlink(stf), unlink(board);
     rmdir(dir);
     exempt = false;
 }
