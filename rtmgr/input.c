@@ -18,10 +18,12 @@
  * word by word with relaxed atomic stores between an odd and an even `pub_seq` (a
  * seqlock, as targets.c does for pictures); a reader retries a bounded number of times
  * if the sequence changed during its copy. */
+#define _GNU_SOURCE /* pipe2, pthread_setname_np */
 #include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -158,6 +160,8 @@ rtm_status_t rtm_input_init(rtm_input_t *in, const rtm_input_config_t *cfg)
 {
     if (!in || !cfg)
         return RTM_E_ARG;
+    if (in->inited && in->started)
+        return RTM_E_STATE;
     if (cfg->kind != RTM_INPUT_NMEA_UDP && cfg->kind != RTM_INPUT_NMEA_TCP &&
         cfg->kind != RTM_INPUT_NMEA_FILE)
         return RTM_E_ARG;
@@ -445,14 +449,10 @@ static void tcp_connect(rtm_input_t *in, int64_t now)
     }
     const int rcvbuf = RTM_INPUT_RCVBUF;
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-    if (connect(fd, (const struct sockaddr *)in->peer.addr, in->peer.len) == 0) {
+    if (connect(fd, (const struct sockaddr *)in->peer.addr, in->peer.len) == 0 ||
+        errno == EINPROGRESS || errno == EINTR) {
         in->fd = fd;
-        in->connecting = false;
-        in->ctr.connects++;
-        in->backoff_ns = in->cfg.reconnect_min_ns;
-    } else if (errno == EINPROGRESS || errno == EINTR) {
-        in->fd = fd;
-        in->connecting = true;
+        in->connecting = true; /* completed (and checked) by tcp_connected */
     } else {
         close(fd);
         in->ctr.connect_failures++;
@@ -460,11 +460,26 @@ static void tcp_connect(rtm_input_t *in, int64_t now)
     }
 }
 
+/* A TCP connection to a port nobody listens on, in the ephemeral range, can connect
+ * to itself (simultaneous open: local address == remote address). That is no server. */
+static bool self_connected(int fd)
+{
+    struct sockaddr_storage a, b;
+    socklen_t la = sizeof(a), lb = sizeof(b);
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    if (getsockname(fd, (struct sockaddr *)&a, &la) != 0 ||
+        getpeername(fd, (struct sockaddr *)&b, &lb) != 0)
+        return false;
+    return la == lb && memcmp(&a, &b, la) == 0;
+}
+
 static void tcp_connected(rtm_input_t *in, int64_t now)
 {
     int err = 0;
     socklen_t len = sizeof(err);
-    if (getsockopt(in->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    if (getsockopt(in->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0 ||
+        self_connected(in->fd)) {
         close_fd(&in->fd);
         in->connecting = false;
         in->ctr.connect_failures++;
