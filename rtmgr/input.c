@@ -86,9 +86,14 @@ static bool split_endpoint(const char *a, char *host, size_t hlen, char *port, s
         return false;
     memcpy(host, h, n);
     host[n] = '\0';
-    for (const char *p = colon + 1; *p; p++)
-        if (*p < '0' || *p > '9')
+    long pn = 0; /* 0 (any free port) .. 65535 */
+    for (const char *p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || pn > 65535)
             return false;
+        pn = pn * 10 + (*p - '0');
+    }
+    if (pn > 65535)
+        return false;
     snprintf(port, plen, "%s", colon + 1);
     return true;
 }
