@@ -269,10 +269,10 @@ static rtm_status_t load_input(const rtm_yamldoc_t *doc, int32_t map, rtm_config
         if (strcmp(rtm_yamldoc_text(doc, n[N_SPEED]), "max") == 0) {
             cfg->input.speed = 0.0;
         } else {
-            if ((st = rtm_yamldoc_quantity(doc, n[N_SPEED], where, RTM_UNIT_COUNT,
-                                           &cfg->input.speed, diag)))
-                return st;
-            if (!(cfg->input.speed > 0 && cfg->input.speed <= 100000))
+            char why[128];
+            if (rtm_units_parse(rtm_yamldoc_text(doc, n[N_SPEED]), RTM_UNIT_COUNT,
+                                &cfg->input.speed, why, sizeof(why)) != RTM_OK ||
+                !(cfg->input.speed > 0 && cfg->input.speed <= 100000))
                 return rtm_yamldoc_fail_at(doc, n[N_SPEED], RTM_E_CFG_VALUE, diag,
                                            "speed must be a factor in (0, 100000] or 'max' "
                                            "(as fast as possible), got '%s'",
