@@ -31,7 +31,7 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps
-	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTMGR_SANITIZE=ON >/dev/null
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTMGR_SANITIZE=ON -DRTMGR_FUZZ=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 run: build

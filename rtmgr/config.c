@@ -599,6 +599,12 @@ static rtm_status_t load_tasks(const rtm_yamldoc_t *doc, int32_t seq, rtm_config
 
 rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag)
 {
+    return rtm_config_load_board(path, NULL, cfg, diag);
+}
+
+rtm_status_t rtm_config_load_board(const char *path, const char *board, rtm_config_t *cfg,
+                                   rtm_diag_t *diag)
+{
     if (!path || !cfg)
         return RTM_E_ARG;
     memset(cfg, 0, sizeof(*cfg));
@@ -637,7 +643,9 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
     char board_rel[RTM_PATH_MAX];
     if ((st = rtm_yamldoc_string(doc, f[1], NULL, false, board_rel, sizeof(board_rel), diag)))
         return st;
-    if (!resolve_path(cfg->path, board_rel, cfg->board_path, sizeof(cfg->board_path)))
+    if (board)
+        snprintf(cfg->board_path, sizeof(cfg->board_path), "%s", board);
+    else if (!resolve_path(cfg->path, board_rel, cfg->board_path, sizeof(cfg->board_path)))
         return rtm_yamldoc_fail_at(doc, f[1], RTM_E_CFG_LIMIT, diag, "board path is too long");
     cfg->at.board = pos_of(doc, f[1]);
 

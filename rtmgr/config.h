@@ -101,6 +101,13 @@ typedef struct {
  * and what was expected; FILE is the board profile for errors inside it). */
 rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag);
 
+/* The same, with the board profile at `board` instead of the one the file names (the
+ * `board:` key is still required and checked): trying a task set on another board, and
+ * the fuzzer, which must not follow `board:` to arbitrary files. board NULL: as
+ * rtm_config_load. Init only. */
+rtm_status_t rtm_config_load_board(const char *path, const char *board, rtm_config_t *cfg,
+                                   rtm_diag_t *diag);
+
 /* Validates an already-loaded config (cross-field rules: ranges, deadline <= period,
  * unique names, limits, kernel buffers within limits.arena). Called by
  * rtm_config_load; exposed so tests can check tables built in C. Allocates nothing.

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Bytes lexed between two looks at the stop flag. */
+#define RTM_INPUT_STOP_BYTES 4096u
 /* UDP datagrams read in one iteration at most. */
 #define RTM_INPUT_DGRAMS 64
 /* Attempts of one rtm_input_stats() copy. */
@@ -373,6 +375,12 @@ static int64_t due_of(rtm_input_t *in, const rtm_nmea_sentence_t *s, int64_t now
 static void feed(rtm_input_t *in, int64_t now)
 {
     while (in->buf_pos < in->buf_len) {
+        /* a stop request is honoured within RTM_INPUT_STOP_BYTES bytes of lexing */
+        if ((in->buf_pos % RTM_INPUT_STOP_BYTES) == 0 &&
+            atomic_load_explicit(&in->stop, memory_order_relaxed)) {
+            in->buf_pos = in->buf_len;
+            return;
+        }
         rtm_nmea_sentence_t s;
         if (rtm_nmea_push(&in->lx, in->buf[in->buf_pos++], &s) != 1)
             continue;
