@@ -27,6 +27,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -656,7 +657,20 @@ rtm_status_t rtm_input_start(rtm_input_t *in)
         }
     }
     atomic_store(&in->stop, false);
-    const int r = pthread_create(&in->thread, NULL, input_main, in);
+    /* SCHED_OTHER whatever the starting thread runs at (the service starts SCHED_FIFO):
+     * a flood on the input must never take a core from the jobs */
+    pthread_attr_t attr;
+    struct sched_param sp = {.sched_priority = 0};
+    int r = pthread_attr_init(&attr);
+    const bool have_attr = r == 0;
+    if (have_attr && (pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) != 0 ||
+                      pthread_attr_setschedpolicy(&attr, SCHED_OTHER) != 0 ||
+                      pthread_attr_setschedparam(&attr, &sp) != 0))
+        fprintf(stderr, "rtmgr: input: warning: cannot ask for SCHED_OTHER; the thread "
+                        "inherits the caller's policy\n");
+    r = pthread_create(&in->thread, have_attr ? &attr : NULL, input_main, in);
+    if (have_attr)
+        pthread_attr_destroy(&attr);
     if (r != 0) {
         fprintf(stderr, "rtmgr: input: pthread_create: %s\n", strerror(r));
         if (in->cfg.kind == RTM_INPUT_NMEA_FILE)

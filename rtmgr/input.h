@@ -158,7 +158,8 @@ void rtm_input_config_from(rtm_input_config_t *cfg, const rtm_config_t *task_set
  * address does not resolve or a socket call fails. */
 rtm_status_t rtm_input_init(rtm_input_t *in, const rtm_input_config_t *cfg);
 
-/* Opens the file (FILE), starts the thread (TCP connects from the thread). Init only.
+/* Opens the file (FILE), starts the thread (TCP connects from the thread) with policy
+ * SCHED_OTHER whatever the caller's: the input never competes with jobs. Init only.
  * RTM_OK; RTM_E_IO when the file cannot be opened; RTM_E_OS_THREAD; RTM_E_STATE when
  * not initialised or already started. */
 rtm_status_t rtm_input_start(rtm_input_t *in);
