@@ -27,7 +27,8 @@
     X(empty)               \
     X(grid_path)           \
     X(sort)                \
-    X(radix_sort)
+    X(radix_sort)          \
+    X(copy)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)
