@@ -54,8 +54,8 @@ static void num(char *out, size_t len, double v, int dec)
     snprintf(out, len, "%.*f", dec, v);
 }
 
-/* An angle in [0, 360) with one decimal ("360.0" becomes "0.0"). */
-static void angle(char *out, size_t len, double deg)
+/* An angle in [0, 360) with `dec` decimals ("360.0" becomes "0.0"). */
+static void angle(char *out, size_t len, double deg, int dec)
 {
     if (!isfinite(deg)) {
         out[0] = '\0';
@@ -64,9 +64,9 @@ static void angle(char *out, size_t len, double deg)
     deg = fmod(deg, 360.0);
     if (deg < 0)
         deg += 360.0;
-    if (deg >= 359.95)
+    if (deg >= 360.0 - 0.5 * pow(10.0, -dec))
         deg = 0.0;
-    num(out, len, deg, 1);
+    num(out, len, deg, dec);
 }
 
 static void utc_field(char *out, size_t len, uint32_t ms)
@@ -88,9 +88,9 @@ int rtm_nmeaout_ttm(char *buf, size_t len, const char *talker, const rtm_nmeaout
         return RTM_E_ARG;
     char d[24], b[24], s[24], c[24], cpa[24], tcpa[24], utc[16];
     num(d, sizeof(d), t->dist_nm, 3);
-    angle(b, sizeof(b), t->bearing_deg);
+    angle(b, sizeof(b), t->bearing_deg, 2);
     num(s, sizeof(s), t->speed_kn, 1);
-    angle(c, sizeof(c), t->course_deg);
+    angle(c, sizeof(c), t->course_deg, 2);
     num(cpa, sizeof(cpa), t->cpa_nm, 3);
     num(tcpa, sizeof(tcpa), t->tcpa_min, 2);
     utc_field(utc, sizeof(utc), t->utc_ms);
@@ -115,8 +115,8 @@ int rtm_nmeaout_osd(char *buf, size_t len, const char *talker, double heading_de
     if (!buf || !talker_ok(talker))
         return RTM_E_ARG;
     char h[24], c[24], s[24];
-    angle(h, sizeof(h), heading_deg);
-    angle(c, sizeof(c), course_deg);
+    angle(h, sizeof(h), heading_deg, 1);
+    angle(c, sizeof(c), course_deg, 1);
     num(s, sizeof(s), speed_kn, 1);
     const bool valid = isfinite(course_deg) && isfinite(speed_kn);
     const int n = snprintf(buf, len, "$%sOSD,%s,%c,%s,P,%s,P,,,N", talker, h, valid ? 'A' : 'V',

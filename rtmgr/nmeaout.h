@@ -6,8 +6,8 @@
  *           reference P (positioning system), knots;
  *   $--TTM  one per reported target (IEC 61162-1 "tracked target message"):
  *             1 target number 01..99        2 distance from own ship (nm, x.xxx)
- *             3 bearing from own ship (deg, x.x)  4 T (true)
- *             5 target speed (kn, x.x)      6 target course (deg, x.x)  7 T (true)
+ *             3 bearing from own ship (deg, x.xx)  4 T (true)
+ *             5 target speed (kn, x.x)      6 target course (deg, x.xx)  7 T (true)
  *             8 CPA (nm, x.xxx)             9 TCPA (min, x.xx; negative: CPA is past)
  *            10 N (knots / nautical miles)  11 target name: its MMSI (empty if the
  *                                              sentence would pass 82 characters)

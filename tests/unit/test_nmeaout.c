@@ -65,7 +65,7 @@ static void test_ttm_text(void **state)
     bool dropped = true;
     const int n = rtm_nmeaout_ttm(buf, sizeof(buf), "RA", &t, &dropped);
     with_checksum(want, sizeof(want),
-                  "$RATTM,07,2.500,45.0,T,12.3,270.0,T,0.250,6.50,N,235012345,T,,123456.78,R");
+                  "$RATTM,07,2.500,45.00,T,12.3,270.00,T,0.250,6.50,N,235012345,T,,123456.78,R");
     assert_string_equal(buf, want);
     assert_int_equal(n, (int)strlen(want));
     assert_false(dropped);
@@ -90,12 +90,12 @@ static void test_ttm_text(void **state)
     /* rounding: no "-0.000", no "360.0"; negative TCPA kept */
     rtm_nmeaout_ttm_t u = t;
     u.cpa_nm = -0.0001;
-    u.bearing_deg = 359.97;
+    u.bearing_deg = 359.997;
     u.course_deg = -90.0;
     u.tcpa_min = -3.25;
     rtm_nmeaout_ttm(buf, sizeof(buf), "RA", &u, NULL);
     with_checksum(want, sizeof(want),
-                  "$RATTM,07,2.500,0.0,T,12.3,270.0,T,0.000,-3.25,N,235012345,T,,123456.78,R");
+                  "$RATTM,07,2.500,0.00,T,12.3,270.00,T,0.000,-3.25,N,235012345,T,,123456.78,R");
     assert_string_equal(buf, want);
 
     /* non-finite values: empty fields (a lost target) */
@@ -311,9 +311,9 @@ static void test_report(void **state)
     assert_int_equal(rtm_nmeaout_offer(&o, &pic, cpa, tcpa, 3, 1000), 4);
     assert_int_equal(rx_drain(), 4);
     assert_string_equal(body(0), "$RAOSD,,A,0.0,P,10.0,P,,,N");
-    assert_string_equal(no_utc(body(1)), "$RATTM,01,5.000,0.0,T,10.0,180.0,T,0.000,15.00,N,"
+    assert_string_equal(no_utc(body(1)), "$RATTM,01,5.000,0.00,T,10.0,180.00,T,0.000,15.00,N,"
                                          "235000001,T,,,R");
-    assert_string_equal(no_utc(body(2)), "$RATTM,02,3.000,90.0,T,0.0,0.0,T,3.000,0.00,N,"
+    assert_string_equal(no_utc(body(2)), "$RATTM,02,3.000,90.00,T,0.0,0.00,T,3.000,0.00,N,"
                                          "235000002,T,,,R");
     assert_string_equal(no_utc(body(3)), "$RAALR,,001,A,V,CPA 0.00NM TCPA 15.0MIN 235000001");
 
@@ -325,7 +325,7 @@ static void test_report(void **state)
     assert_int_equal(rx_drain(), 4);
     assert_string_equal(body(0), "$RAOSD,,A,0.0,P,10.0,P,,,N");
     assert_string_equal(no_utc(body(1)), "$RATTM,02,,,T,,,T,,,N,,L,,,R");
-    assert_string_equal(no_utc(body(2)), "$RATTM,01,1.000,180.0,T,10.0,180.0,T,0.000,-3.00,N,"
+    assert_string_equal(no_utc(body(2)), "$RATTM,01,1.000,180.00,T,10.0,180.00,T,0.000,-3.00,N,"
                                          "235000001,T,,,R");
     assert_string_equal(no_utc(body(3)), "$RAALR,,001,V,V,CPA 0.00NM TCPA -3.0MIN 235000001");
 
@@ -335,9 +335,9 @@ static void test_report(void **state)
     cpa_of(2, cpa, tcpa);
     assert_int_equal(rtm_nmeaout_offer(&o, &pic, cpa, tcpa, 2, 3000), 3);
     assert_int_equal(rx_drain(), 3);
-    assert_non_null(strstr(body(1), "$RATTM,02,2.000,270.0,")); /* approaching first */
+    assert_non_null(strstr(body(1), "$RATTM,02,2.000,270.00,")); /* approaching first */
     assert_non_null(strstr(body(1), ",235000009,T,"));
-    assert_non_null(strstr(body(2), "$RATTM,01,1.000,180.0,"));
+    assert_non_null(strstr(body(2), "$RATTM,01,1.000,180.00,"));
 
     /* no own-ship fix: OSD void, no target */
     pic.lat0 = NAN;
