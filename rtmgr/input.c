@@ -330,6 +330,33 @@ uint64_t rtm_input_errors(const rtm_input_stats_t *st)
            st->in.truncated + st->in.kernel_drops + st->in.read_errors;
 }
 
+size_t rtm_input_stats_format(const rtm_input_stats_t *st, char *buf, size_t len)
+{
+    size_t used = 0;
+    uint64_t v;
+    const char *name;
+#define PUT(...)                                                                         \
+    do {                                                                                 \
+        const int n_ = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, \
+                                __VA_ARGS__);                                            \
+        used += n_ > 0 ? (size_t)n_ : 0;                                                 \
+    } while (0)
+    if (len)
+        buf[0] = '\0';
+    PUT("errors=%llu", (unsigned long long)rtm_input_errors(st));
+    for (unsigned i = 0; (name = rtm_input_counter_at(&st->in, i, &v)) != NULL; i++)
+        PUT(" in.%s=%llu", name, (unsigned long long)v);
+    for (unsigned i = 0; (name = rtm_nmea_stats_at(&st->nmea, i, &v)) != NULL; i++)
+        PUT(" nmea.%s=%llu", name, (unsigned long long)v);
+    for (unsigned i = 0; (name = rtm_ais_stats_at(&st->ais, i, &v)) != NULL; i++)
+        PUT(" ais.%s=%llu", name, (unsigned long long)v);
+    PUT(" targets.now=%llu targets.inserted=%llu targets.expired=%llu targets.publishes=%llu",
+        (unsigned long long)st->targets_now, (unsigned long long)st->targets.inserted,
+        (unsigned long long)st->targets.expired, (unsigned long long)st->targets.publishes);
+#undef PUT
+    return used;
+}
+
 /* ---- sentences -------------------------------------------------------------------- */
 
 static void on_sentence(rtm_input_t *in, const rtm_nmea_sentence_t *s, int64_t now)

@@ -194,6 +194,12 @@ const char *rtm_input_counter_at(const rtm_input_counters_t *c, unsigned i, uint
  * are not included (a line of noise is not a sentence). Real-time safe. */
 uint64_t rtm_input_errors(const rtm_input_stats_t *st);
 
+/* Every counter as one line of "key=value" pairs: errors=N (rtm_input_errors), then
+ * in.NAME (source), nmea.NAME (lexer), ais.NAME (assembler), targets.NAME (table) —
+ * what `rtmgr run` prints at stop after "rtmgr: input: " and the HIL harness reads.
+ * Returns the length needed, like snprintf (which it uses: not for the real-time path). */
+size_t rtm_input_stats_format(const rtm_input_stats_t *st, char *buf, size_t len);
+
 /* Adapter for rtm_exec_input_t.snapshot (ctx = the input). */
 void rtm_input_snapshot_cb(void *ctx, rtm_traffic_t *out);
 
