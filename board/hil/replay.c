@@ -14,7 +14,9 @@
  *   4. input: the error counters rtmgr reports at exit equal an offline decode of the
  *      bytes sent (a clean slice: zero); with --corrupt a damaged copy is sent instead
  *      and the damage must be counted, kind by kind.
- * Prints a report; exit 0 when every check passes, 1 on a failed check, 2 on bad
+ * Keeps in OUT (--out, else a new /tmp/rtmgr-replay-*): sent.nmea (the bytes sent),
+ * output.nmea (rtmgr's sentences), rtmgr.log (its stderr and stdout), model.csv (its
+ * model-error log). Prints a report; exit 0 when every check passes, 1 on a failed check, 2 on bad
  * arguments or configuration, 3 when rtmgr could not be run.
  *
  * A tool, not a real-time program: it allocates, forks and reads files freely. */
@@ -217,16 +219,21 @@ static bool udp_port_bound(int port)
     return false;
 }
 
+static FILE *out_copy; /* OUT/output.nmea: what rtmgr sent */
+
 static void drain_output(int fd)
 {
     char d[2048];
     ssize_t k;
-    while ((k = recv(fd, d, sizeof(d), MSG_DONTWAIT)) > 0)
+    while ((k = recv(fd, d, sizeof(d), MSG_DONTWAIT)) > 0) {
+        if (out_copy)
+            fwrite(d, 1, (size_t)k, out_copy);
         for (ssize_t i = 0; i < k; i++) {
             rtm_nmea_sentence_t s;
             if (rtm_nmea_push(&out_lx, (uint8_t)d[i], &s) == 1)
                 (void)rtm_replay_check_sentence(&chk, &s);
         }
+    }
 }
 
 /* Waits until `until` (monotonic ns), reading rtmgr's output meanwhile. */
@@ -332,6 +339,9 @@ int main(int argc, char **argv)
         return EXIT_RUN;
     }
     char model_csv[RTM_PATH_MAX + 16], rtmgr_log[RTM_PATH_MAX + 16], sent_path[RTM_PATH_MAX + 16];
+    char out_path[RTM_PATH_MAX + 16];
+    snprintf(out_path, sizeof(out_path), "%s/output.nmea", out);
+    out_copy = fopen(out_path, "wb");
     snprintf(model_csv, sizeof(model_csv), "%s/model.csv", out);
     snprintf(rtmgr_log, sizeof(rtmgr_log), "%s/rtmgr.log", out);
     snprintf(sent_path, sizeof(sent_path), "%s/sent.nmea", out);
@@ -384,10 +394,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "rtmgr-replay: exec %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
-    /* ready: its input port is bound */
+    /* ready: running (its first releases are due) with its input port bound */
     int status = 0;
     bool exited = false;
-    while (!udp_port_bound(atoi(in_port))) {
+    for (;;) {
+        char *t = slurp(rtmgr_log);
+        const bool running = t && strstr(t, "rtmgr: running ") != NULL;
+        free(t);
+        if (running && udp_port_bound(atoi(in_port)))
+            break;
         if (waitpid(pid, &status, WNOHANG) == pid) {
             exited = true;
             break;
@@ -402,13 +417,13 @@ int main(int argc, char **argv)
     }
     if (exited) {
         char *text = slurp(rtmgr_log);
-        fprintf(stderr, "rtmgr-replay: rtmgr stopped before opening its input:\n%s\n",
+        fprintf(stderr, "rtmgr-replay: rtmgr stopped (or took too long) before running:\n%s\n",
                 text ? text : "");
         free(text);
         return EXIT_RUN;
     }
     const double startup_s = (double)(now_ns() - t_launch) / 1e9;
-    wait_reading(out_fd, now_ns() + 300000000LL); /* the start phase after allocation */
+    wait_reading(out_fd, now_ns() + 200000000LL); /* the first pictures and releases */
 
     /* the replay */
     rtm_nmea_init(&out_lx);
@@ -446,6 +461,9 @@ int main(int argc, char **argv)
     }
     drain_output(out_fd);
     rtm_replay_check_finish(&chk);
+    if (out_copy)
+        fclose(out_copy);
+    out_copy = NULL;
     const double stop_s = (double)(now_ns() - t_stop) / 1e9;
     const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0 && !exited;
 
@@ -453,7 +471,7 @@ int main(int argc, char **argv)
     bool pass = true;
     printf("  sent       %zu lines, %zu bytes in %.1f s (%zu RMC)\n", lines, bytes, replayed_s,
            sent.rmc);
-    printf("  rtmgr      %s: input open after %.1f s, stopped %.2f s after SIGTERM     %s\n",
+    printf("  rtmgr      %s: running after %.1f s, stopped %.2f s after SIGTERM     %s\n",
            clean_exit ? "exit 0" : exited ? "ended before the replay did" : "failed",
            startup_s, stop_s, verdict(clean_exit));
     pass &= clean_exit;
