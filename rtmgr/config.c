@@ -411,10 +411,11 @@ static rtm_status_t load_hil(const rtm_yamldoc_t *doc, int32_t map, rtm_config_t
         return st;
     const char *text = rtm_yamldoc_text(doc, f[0]);
     const size_t len = strlen(text);
-    char num[64], why[128];
+    char num[64];
     double v = -1;
     bool ok = len >= 2 && len < sizeof(num) && text[len - 1] == '%';
     if (ok) {
+        char why[128];
         memcpy(num, text, len - 1);
         num[len - 1] = '\0';
         ok = rtm_units_parse(num, RTM_UNIT_COUNT, &v, why, sizeof(why)) == RTM_OK && v > 0 &&

@@ -153,6 +153,7 @@ static rtm_status_t udp_open(rtm_input_t *in)
         return RTM_E_OS;
     }
     struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
     socklen_t sl = sizeof(ss);
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
         if (ss.ss_family == AF_INET)
@@ -304,18 +305,21 @@ rtm_status_t rtm_input_stats(rtm_input_t *in, rtm_input_stats_t *out)
     return RTM_E_ABORTED;
 }
 
+static const char *const counter_names[] = {
+#define RTM_INPUT_NAME(name, text) #name,
+    RTM_INPUT_STATS_LIST(RTM_INPUT_NAME)
+#undef RTM_INPUT_NAME
+};
+_Static_assert(sizeof(rtm_input_counters_t) == sizeof(counter_names) / sizeof(counter_names[0]) * 8,
+               "rtm_input_counters_t is not a flat array of uint64_t");
+
 const char *rtm_input_counter_at(const rtm_input_counters_t *c, unsigned i, uint64_t *value)
 {
-    unsigned k = 0;
-#define RTM_INPUT_AT(name, text)                                                         \
-    if (k++ == i) {                                                                      \
-        if (value)                                                                       \
-            *value = c->name;                                                            \
-        return #name;                                                                    \
-    }
-    RTM_INPUT_STATS_LIST(RTM_INPUT_AT)
-#undef RTM_INPUT_AT
-    return NULL;
+    if (!c || i >= sizeof(counter_names) / sizeof(counter_names[0]))
+        return NULL;
+    if (value)
+        memcpy(value, (const char *)c + (size_t)i * 8, 8);
+    return counter_names[i];
 }
 
 uint64_t rtm_input_errors(const rtm_input_stats_t *st)

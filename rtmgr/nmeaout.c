@@ -391,8 +391,8 @@ int rtm_nmeaout_offer(rtm_nmeaout_t *o, const rtm_traffic_t *pic, const float *c
         const uint32_t i = o->pick[j];
         rtm_nmeaout_ttm_t t = {
             .number = o->number_of[j],
-            .dist_nm = hypot(pic->x[i], pic->y[i]) / NM,
-            .bearing_deg = atan2(pic->x[i], pic->y[i]) * DEG,
+            .dist_nm = hypot((double)pic->x[i], (double)pic->y[i]) / NM,
+            .bearing_deg = atan2((double)pic->x[i], (double)pic->y[i]) * DEG,
             .speed_kn = (double)pic->sog[i] / KNOT,
             .course_deg = (double)pic->cog[i] * DEG,
             .cpa_nm = (double)cpa_m[i] / NM,

@@ -187,7 +187,8 @@ rtm_status_t rtm_replay_corrupt(const rtm_replay_log_t *in, uint64_t seed, doubl
             if (l->len > sizeof(tmp))
                 break;
             memcpy(tmp, l->text, body);
-            memcpy(tmp + body, "\r\n", 2);
+            tmp[body] = '\r';
+            tmp[body + 1] = '\n';
             EMIT(tmp, body + 2, l->log_ns);
             damage->no_checksum++;
             continue;
@@ -222,8 +223,12 @@ rtm_status_t rtm_replay_corrupt(const rtm_replay_log_t *in, uint64_t seed, doubl
             size_t k = (size_t)snprintf(tmp, sizeof(tmp), "$GPTXT,");
             for (int c = 0; c < 300; c++)
                 tmp[k++] = (char)('A' + c % 26);
-            memcpy(tmp + k, "*00\r\n", 5);
-            EMIT(tmp, k + 5, l->log_ns);
+            tmp[k++] = '*';
+            tmp[k++] = '0';
+            tmp[k++] = '0';
+            tmp[k++] = '\r';
+            tmp[k++] = '\n';
+            EMIT(tmp, k, l->log_ns);
             damage->overlong++;
             break;
         }

@@ -208,8 +208,9 @@ static bool udp_port_bound(int port)
         while (!found && fgets(line, sizeof(line), fp)) {
             const char *colon = strchr(line, ':');
             colon = colon ? strchr(colon + 1, ':') : NULL; /* "sl: ADDR:PORT" */
-            unsigned p;
-            if (colon && sscanf(colon + 1, "%x", &p) == 1 && (int)p == port)
+            char *end;
+            const unsigned long p = colon ? strtoul(colon + 1, &end, 16) : 0;
+            if (colon && end != colon + 1 && (long)p == port)
                 found = true;
         }
         fclose(fp);
@@ -361,9 +362,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "rtmgr-replay: cannot send to %s\n", cfg.input.address);
         return EXIT_RUN;
     }
-    const char *in_port = strrchr(cfg.input.address, ':') + 1;
-    if (udp_port_bound(atoi(in_port))) {
-        fprintf(stderr, "rtmgr-replay: UDP port %s is already in use: another rtmgr?\n", in_port);
+    const int in_port = (int)strtol(strrchr(cfg.input.address, ':') + 1, NULL, 10);
+    if (udp_port_bound(in_port)) {
+        fprintf(stderr, "rtmgr-replay: UDP port %d is already in use: another rtmgr?\n", in_port);
         return EXIT_RUN;
     }
 
@@ -401,7 +402,7 @@ int main(int argc, char **argv)
         char *t = slurp(rtmgr_log);
         const bool running = t && strstr(t, "rtmgr: running ") != NULL;
         free(t);
-        if (running && udp_port_bound(atoi(in_port)))
+        if (running && udp_port_bound(in_port))
             break;
         if (waitpid(pid, &status, WNOHANG) == pid) {
             exited = true;
