@@ -23,11 +23,52 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/nav_math.h"
 #include "rtmgr/input.h"
+#include "rtmgr/nmeaout.h"
 
 #define LOG_GUERNSEY RTM_TEST_SHARED_DIR "/data/ais/Go_to_Guernesey.nmea"
 #define LOG_GPSD RTM_TEST_SHARED_DIR "/data/ais/gpsd_sample.aivdm"
 #define MS 1000000LL
+
+/* ---- malloc accounting (tests/unit/test_input.cmake wraps the allocator) ---- */
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+
+static atomic_int counting;
+static atomic_int heap_calls;
+
+void *__wrap_malloc(size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&heap_calls, 1);
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t m)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&heap_calls, 1);
+    return __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&heap_calls, 1);
+    return __real_realloc(p, n);
+}
+void __wrap_free(void *p)
+{
+    if (atomic_load(&counting) && p)
+        atomic_fetch_add(&heap_calls, 1);
+    __real_free(p);
+}
 
 static rtm_input_t in;           /* ~5 MB each: static */
 static rtm_traffic_t pic, ref_pic;
@@ -747,6 +788,73 @@ static void test_flood_tcp(void **state)
     run_flood(false);
 }
 
+/* The running input (UDP, a Guernsey slice) and the NMEA output of CPA/TCPA computed
+ * from its pictures make no heap call: counted from after start to before stop, on all
+ * threads. */
+static void test_no_heap_after_start(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = slurp(LOG_GUERNSEY, &len);
+    NEED(data, LOG_GUERNSEY);
+    const size_t n = first_lines(data, len, 3000);
+    static rtm_nmeaout_t o;
+    const int rx = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(rx, (struct sockaddr *)&a, sizeof(a)), 0);
+    socklen_t l = sizeof(a);
+    assert_int_equal(getsockname(rx, (struct sockaddr *)&a, &l), 0);
+    rtm_nmeaout_config_t oc = {.interval_ns = 0, .range_m = 30 * 1852.0, .max_targets = 99,
+                               .alarm_cpa_m = 5 * 1852.0, .alarm_tcpa_ns = 3600 * 1000 * MS};
+    snprintf(oc.address, sizeof(oc.address), "127.0.0.1:%d", ntohs(a.sin_port));
+    snprintf(oc.talker, sizeof(oc.talker), "RA");
+    assert_int_equal(rtm_nmeaout_init(&o, &oc), RTM_OK);
+    rtm_input_config_t c = base_cfg(RTM_INPUT_NMEA_UDP, "127.0.0.1:0");
+    assert_int_equal(rtm_input_init(&in, &c), RTM_OK);
+    assert_int_equal(rtm_input_start(&in), RTM_OK);
+    const int fd = udp_sender(rtm_input_port(&in));
+    sleep_ms(50);
+    static float cpa[RTM_MAX_TARGETS], tcpa[RTM_MAX_TARGETS];
+    int sentences = 0;
+    atomic_store(&heap_calls, 0);
+    atomic_store(&counting, 1);
+    for (size_t off = 0; off < n;) {
+        size_t end = off;
+        for (int k = 0; k < 20 && end < n; k++) /* 20 lines per datagram */
+            while (end < n && data[end++] != '\n') {
+            }
+        if (send(fd, data + off, end - off, 0) < 0)
+            break;
+        off = end;
+        /* what a cpa_tcpa job does with a picture, and the report */
+        if (rtm_input_snapshot(&in, &pic) == RTM_OK) {
+            float ovx, ovy;
+            nav_velocity(pic.own_sog, pic.own_cog, &ovx, &ovy);
+            for (uint32_t i = 0; i < pic.n; i++) {
+                float tvx, tvy;
+                nav_velocity(pic.sog[i], pic.cog[i], &tvx, &tvy);
+                nav_cpa(pic.x[i], pic.y[i], tvx - ovx, tvy - ovy, &cpa[i], &tcpa[i]);
+            }
+            sentences += rtm_nmeaout_offer(&o, &pic, cpa, tcpa, pic.n, now_ns());
+        }
+        sleep_ms(1);
+    }
+    assert_true(wait_bytes(n, 5000));
+    atomic_store(&counting, 0);
+    const int calls = atomic_load(&heap_calls);
+    rtm_input_stats_t st = stats();
+    print_message("no heap after start: %llu sentences in, %d sentences out, %d heap calls\n",
+                  (unsigned long long)st.nmea.sentences, sentences, calls);
+    assert_int_equal(calls, 0);
+    assert_true(st.nmea.sentences > 2000 && sentences > 50);
+    rtm_input_stop(&in);
+    rtm_nmeaout_close(&o);
+    close(fd);
+    close(rx);
+    free(data);
+}
+
 /* A failed assertion leaves the thread running: stop it before the next test. */
 static int stop_input(void **state)
 {
@@ -763,7 +871,7 @@ int main(void)
         T(test_config_from_task_set), T(test_udp_gpsd_vectors), T(test_udp_guernsey_slice),
         T(test_tcp_reconnect),        T(test_tcp_backoff),      T(test_file_fast),
         T(test_file_paced),           T(test_hostile),          T(test_flood_udp),
-        T(test_flood_tcp),
+        T(test_flood_tcp),            T(test_no_heap_after_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
