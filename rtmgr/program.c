@@ -16,6 +16,42 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsperm.h"
+
+/* The installed layout beside the running binary: BIN/../share/rtmgr/kernels (so that
+ * a package unpacked anywhere, e.g. by `dpkg -x` into a test root, finds its own
+ * kernels); NULL when there is none. */
+static const char *exe_kernel_dir(void)
+{
+    static char dir[RTM_PATH_MAX];
+    static int done;
+    if (done)
+        return dir[0] ? dir : NULL;
+    done = 1;
+    char exe[RTM_PATH_MAX], guess[RTM_PATH_MAX + 32];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    snprintf(guess, sizeof(guess), "%s/../share/rtmgr/kernels", exe);
+    char *real = realpath(guess, NULL);
+    char probe[RTM_PATH_MAX + 16];
+    struct stat st;
+    if (!real || strlen(real) >= sizeof(dir) ||
+        snprintf(probe, sizeof(probe), "%s/rtm_block.h", real) >= (int)sizeof(probe) ||
+        stat(probe, &st) != 0) {
+        free(real);
+        return NULL;
+    }
+    snprintf(dir, sizeof(dir), "%s", real);
+    free(real);
+    return dir;
+}
+
 /* Headers hashed into the cache key per program (the source counts as one). */
 #define RTM_PROGRAM_FILES_MAX 16
 /* Format tag of cache files; bump when the header layout changes. */
@@ -36,10 +72,39 @@ const char *rtm_program_kernel_dir(void)
     const char *env = getenv("RTM_KERNEL_DIR");
     if (env && *env)
         return env;
+    const char *installed = exe_kernel_dir();
+    if (installed)
+        return installed;
     struct stat st;
     if (stat(RTM_SOURCE_KERNEL_DIR "/rtm_block.h", &st) == 0)
         return RTM_SOURCE_KERNEL_DIR;
     return RTM_INSTALL_KERNEL_DIR;
+}
+
+rtm_status_t rtm_program_source_path(const rtm_kernel_t *kernel, char *path, size_t len)
+{
+    const char *dir = rtm_program_kernel_dir(), *src = kernel ? kernel->source : NULL;
+    if (!src || !*src || strchr(src, '/') || strcmp(src, "..") == 0) {
+        fprintf(stderr, "rtmgr: kernel source '%s' is not a file name: kernels are loaded only "
+                        "from the kernel directory %s\n", src ? src : "(null)", dir);
+        return RTM_E_ARG;
+    }
+    if (snprintf(path, len, "%s/%s", dir, src) >= (int)len)
+        return RTM_E_RANGE;
+    char why[RTM_PATH_MAX + 64];
+    rtm_status_t st = rtm_fsperm_check_dir(dir, why, sizeof(why));
+    if (st == RTM_OK)
+        st = rtm_fsperm_check(path, why, sizeof(why));
+    if (st == RTM_E_OS_PERM) {
+        fprintf(stderr, "rtmgr: refused kernel source %s: %s; anyone could change what rtmgr "
+                        "runs (chmod o-w it)\n", path, why);
+        return RTM_E_CFG_PERM;
+    }
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: kernel source %s: %s\n", path, why);
+        return RTM_E_IO;
+    }
+    return RTM_OK;
 }
 
 rtm_status_t rtm_program_cache_dir(char *buf, size_t len)
@@ -346,7 +411,9 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     memset(p, 0, sizeof(*p));
     const char *dir = rtm_program_kernel_dir();
     char path[RTM_PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", dir, k->kernel->source);
+    const rtm_status_t pst = rtm_program_source_path(k->kernel, path, sizeof(path));
+    if (pst != RTM_OK)
+        return pst;
     size_t len = 0;
     char *src = read_file(path, &len);
     if (!src) {

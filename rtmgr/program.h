@@ -33,9 +33,17 @@ typedef struct {
     char options[512];   /* the options it was built with */
 } rtm_program_t;
 
-/* Directory holding the .cl files: $RTM_KERNEL_DIR, else the source tree's kernels/,
- * else the installed share/rtmgr/kernels. Init only. */
+/* Directory holding the .cl files: $RTM_KERNEL_DIR; else share/rtmgr/kernels beside the
+ * running binary (BIN/../share/rtmgr/kernels: an installed or unpacked package); else
+ * the source tree's kernels/; else the configured install prefix's. Init only. */
 const char *rtm_program_kernel_dir(void);
+
+/* The path of a kernel's source in the kernel directory, after the checks: the source is
+ * a plain file name (kernels are loaded from that directory only), and neither the
+ * directory, anything in it, nor a directory above it is writable by others
+ * (fsperm.h). RTM_OK; RTM_E_CFG_PERM or RTM_E_IO (message on stderr naming the path);
+ * RTM_E_ARG for a name with a '/'. Init only. */
+rtm_status_t rtm_program_source_path(const rtm_kernel_t *kernel, char *path, size_t len);
 
 /* The default binary-cache directory, for callers that want one: $RTM_CACHE_DIR, else
  * /var/lib/rtmgr when rtmgr runs installed (kernels from the install prefix), else

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -382,6 +383,32 @@ static void test_udp_quoted(void **state)
     assert_true(cfg.task[0].period_ns == 100000000);
 }
 
+static void test_hil_keys(void **state)
+{
+    (void)state;
+    load_ok(SRC "/tests/configs/good/hil.yaml");
+    assert_int_equal(cfg.input.kind, RTM_INPUT_NMEA_FILE);
+    assert_string_equal(cfg.input.address, SRC "/tests/configs/recordings/slice.nmea");
+    assert_true(cfg.input.speed == 20.0);
+    assert_true(cfg.input.expire_ns == 180LL * 1000000000LL);
+    assert_true(cfg.output.on);
+    assert_string_equal(cfg.output.address, "127.0.0.1:10111");
+    assert_string_equal(cfg.output.talker, "II");
+    assert_int_equal(cfg.output.task, 1);
+    assert_true(cfg.output.interval_ns == 2000000000LL);
+    assert_true(cfg.output.range_m == 6 * 1852.0);
+    assert_int_equal(cfg.output.max_targets, 30);
+    assert_true(cfg.output.alarm_cpa_m == 0.25 * 1852.0);
+    assert_true(cfg.output.alarm_tcpa_ns == 600LL * 1000000000LL);
+    assert_true(fabs(cfg.hil.mape_budget - 0.375) < 1e-12);
+    /* defaults */
+    load_ok(SRC "/tests/configs/good/udp.yaml");
+    assert_true(cfg.input.speed == 1.0);
+    assert_true(cfg.input.expire_ns == RTM_CONFIG_EXPIRE_DEFAULT_NS);
+    assert_false(cfg.output.on);
+    assert_true(cfg.hil.mape_budget == RTM_CONFIG_MAPE_BUDGET_DEFAULT);
+}
+
 static void test_default_config(void **state)
 {
     (void)state;
@@ -479,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_full_units),
         cmocka_unit_test(test_udp_quoted),
         cmocka_unit_test(test_default_config),
+        cmocka_unit_test(test_hil_keys),
         cmocka_unit_test(test_validate_tables),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
