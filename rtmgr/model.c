@@ -28,30 +28,40 @@
  *   OpenCL device:  T = ws' + kernel + wr' + setup
  *     ws' = n_in * ws_fixed + bytes_in / ws_rate        one fixed cost per command
  *     wr' = n_out * wr_fixed + bytes_out / wr_rate
- *     kernel = max(compute, bytes_dev / mem_rate) + launches * launch
- *       roofline: a kernel is bound by its operations or by device-memory traffic,
- *       whichever is slower; each launch pays the enqueue-to-start latency.
- *     compute = waves * t_wave
- *       waves  = ceil(blocks / (cus * resident))  work-groups run in waves of at most
- *                resident groups on each of the cus compute units;
+ *     kernel = compute + launches * kernel_fixed
+ *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
+ *       kernel START to last kernel END: an empty kernel's duration and the gap to the
+ *       next launch). The enqueue-to-start latency (`launch`) is outside that span and
+ *       outside the measured execution time, so it is not charged here.
+ *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
+ *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
+ *       spans units) and runs `resident` of them at once; with fewer it still takes
+ *       one wave (latency is not hidden); with more, its time grows in proportion
+ *       (resident groups interleave, so a partial wave costs its share, not a whole
+ *       wave);
  *       t_wave = resident * ops_block * r / (units / cus)  a compute unit has
  *                units / cus lanes, and one full wave of its resident groups takes their
- *                operations at that rate; a partial last wave takes as long as a full
- *                one (its groups' latency is not hidden by others: conservative);
+ *                operations at that rate;
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op.
+ *     Roofline, only with the device's generic r_op: compute is replaced by
+ *       max(compute, bytes_dev / mem_rate) (a kernel is bound by its operations or by
+ *       device-memory traffic, whichever is slower). A per-kernel r is fitted to the
+ *       kernel's measured times, which already include its memory traffic, so it gets
+ *       no roofline (a kernel's bytes_dev counts cached re-reads at DRAM cost).
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
- *   CPU worker pool:  T = max(per_thread * t_block, bytes_dev / mem_rate)
- *                         + per_thread * dispatch + launches * cw
+ *   CPU worker pool:  T = per_thread * t_block + per_thread * dispatch + launches * cw
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
  *     t_block = t1 / blocks; per_thread = ceil(blocks / n): the pool hands whole blocks
  *          to n workers, the busiest one runs per_thread of them (= t1 / n when blocks
  *          is a multiple of n);
- *     bytes_dev / mem_rate: all workers share one memory bus (roofline);
+ *     roofline, only without a per-kernel r: per_thread * t_block becomes
+ *          max(per_thread * t_block, bytes_dev / mem_rate) (all workers share one memory
+ *          bus);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch.
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
@@ -235,22 +245,25 @@ static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const 
     finish(t, &p, ws, j->cost.Z * w->li * r / N, wr, c);
 }
 
-/* Extended: waves over compute units, roofline, launch latency, per-command transfers. */
+/* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
+ * per-command transfers. */
 static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
                     unsigned flags, rtm_model_time_t *t)
 {
     params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
-    const double r = dev_r(j, d, &p);
+    const double rk = kernel_r(d->ktune, j->kernel);
+    const double r = rk > 0.0 ? rk : param(&p, RTM_DEV_P_r_op, false);
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
     const double resident = param(&p, RTM_DEV_P_resident, true);
-    const double launch = param(&p, RTM_DEV_P_launch, false);
+    const double kfixed = param(&p, RTM_DEV_P_kernel_fixed, false);
     const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
-    const double waves = ceil_pos(w->blocks / (cus * resident));
+    const double per_cu = ceil_pos(w->blocks / cus);
     const double t_wave = resident * ops_block * r * cus / units;
-    double t_mem = 0.0, ws = 0.0, wr = 0.0, setup = 0.0;
-    if (w->bytes_dev > 0.0)
-        t_mem = w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true);
+    double compute = w->blocks > 0.0 ? t_wave * max2(1.0, per_cu / resident) : 0.0;
+    double ws = 0.0, wr = 0.0, setup = 0.0;
+    if (rk <= 0.0 && w->bytes_dev > 0.0)
+        compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
     if (w->bytes_in > 0.0)
         ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
              w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
@@ -259,7 +272,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
              w->bytes_out / param(&p, RTM_DEV_P_wr_rate, true);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
-    const double kernel = max2(waves * t_wave, t_mem) + w->launches * launch;
+    const double kernel = compute + w->launches * kfixed;
     finish(t, &p, ws, kernel, wr, setup);
 }
 
@@ -290,7 +303,8 @@ static void cpu_paper(const rtm_model_job_t *j, const rtm_board_t *b, double n,
     finish(t, &p, 0.0, ops / (lp * n) + comm + cw + ti, 0.0, 0.0);
 }
 
-/* Extended: whole blocks over n workers, roofline, dispatch per block, join per launch. */
+/* Extended: whole blocks over n workers, roofline (generic r only), dispatch per block,
+ * join per launch. */
 static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, const work_t *w,
                     rtm_model_time_t *t)
 {
@@ -305,12 +319,11 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double per_thread = ceil_pos(w->blocks / n);
     const double dispatch = param(&p, RTM_CPU_P_dispatch, false);
     const double cw = param(&p, RTM_CPU_P_cw, false);
-    double t_mem = 0.0;
-    if (w->bytes_dev > 0.0)
-        t_mem = w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true);
     const double t_block = t1 / (double)j->blocks;
-    const double kernel =
-        max2(per_thread * t_block, t_mem) + per_thread * dispatch + w->launches * cw;
+    double work = per_thread * t_block;
+    if (rk <= 0.0 && w->bytes_dev > 0.0)
+        work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
+    const double kernel = work + per_thread * dispatch + w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }
 
