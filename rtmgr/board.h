@@ -61,11 +61,13 @@ enum {
 #undef RTM_P_ENUM
 };
 
-/* Per device and kernel: measured tuning and per-kernel operation time. */
+/* Per device and kernel: measured tuning, per-kernel operation time and memory rate. */
 typedef struct {
     bool have;
     rtm_tune_t tune;
-    double r_op;  /* per-kernel r (s), 0 when not calibrated */
+    double r_op;     /* per-kernel r (s), 0 when not calibrated */
+    double mem_rate; /* bytes_dev per second the kernel reaches once memory-bound (B/s,
+                      * extended model), 0 when not calibrated */
 } rtm_board_ktune_t;
 
 typedef struct {

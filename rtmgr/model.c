@@ -45,11 +45,13 @@
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op.
- *     Roofline, only with the device's generic r_op: compute is replaced by
- *       max(compute, bytes_dev / mem_rate) (a kernel is bound by its operations or by
- *       device-memory traffic, whichever is slower). A per-kernel r is fitted to the
- *       kernel's measured times, which already include its memory traffic, so it gets
- *       no roofline (a kernel's bytes_dev counts cached re-reads at DRAM cost).
+ *     Roofline: compute is replaced by max(compute, bytes_dev / rate) (a kernel is
+ *       bound by its operations or by device-memory traffic, whichever is slower).
+ *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
+ *       r, rate = the kernel's own mem_rate from ktune when calibrated, else there is no
+ *       memory term: both are fitted to the kernel's measured times (r where its data
+ *       stay in cache, mem_rate where they do not), and a kernel's bytes_dev may count
+ *       cached re-reads that the device's copy bandwidth would overprice.
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
  *   CPU worker pool:  T = per_thread * t_block + per_thread * dispatch + launches * cw
@@ -59,9 +61,10 @@
  *     t_block = t1 / blocks; per_thread = ceil(blocks / n): the pool hands whole blocks
  *          to n workers, the busiest one runs per_thread of them (= t1 / n when blocks
  *          is a multiple of n);
- *     roofline, only without a per-kernel r: per_thread * t_block becomes
- *          max(per_thread * t_block, bytes_dev / mem_rate) (all workers share one memory
- *          bus);
+ *     roofline: per_thread * t_block becomes max(per_thread * t_block,
+ *          bytes_dev / rate) (all workers share one memory bus); rate as for a device:
+ *          the CPU's mem_rate with the class-based r_k, the kernel's cpu_ktune mem_rate
+ *          with its own r (no memory term when that is not calibrated);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch.
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
@@ -219,6 +222,15 @@ static double kernel_r(const rtm_board_ktune_t *ktune, int kernel)
     return r > 0.0 && r <= PARAM_MAX ? r : 0.0;
 }
 
+/* Per-kernel memory rate from a ktune table, or 0 when not calibrated. */
+static double kernel_rate(const rtm_board_ktune_t *ktune, int kernel)
+{
+    if (kernel < 0 || kernel >= RTM_MAX_KERNELS || !ktune[kernel].have)
+        return 0.0;
+    const double m = ktune[kernel].mem_rate;
+    return m > 0.0 && m <= PARAM_MAX ? m : 0.0;
+}
+
 /* ---- OpenCL device ---------------------------------------------------------------- */
 
 static double dev_r(const rtm_model_job_t *j, const rtm_board_dev_t *d, params_t *p)
@@ -262,8 +274,13 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double t_wave = resident * ops_block * r * cus / units;
     double compute = w->blocks > 0.0 ? t_wave * max2(1.0, per_cu / resident) : 0.0;
     double ws = 0.0, wr = 0.0, setup = 0.0;
-    if (rk <= 0.0 && w->bytes_dev > 0.0)
-        compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
+    if (w->bytes_dev > 0.0) {
+        const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
+        if (km > 0.0)
+            compute = max2(compute, w->bytes_dev / km);
+        else if (rk <= 0.0)
+            compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
+    }
     if (w->bytes_in > 0.0)
         ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
              w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
@@ -321,8 +338,13 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double cw = param(&p, RTM_CPU_P_cw, false);
     const double t_block = t1 / (double)j->blocks;
     double work = per_thread * t_block;
-    if (rk <= 0.0 && w->bytes_dev > 0.0)
-        work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
+    if (w->bytes_dev > 0.0) {
+        const double km = rk > 0.0 ? kernel_rate(b->cpu_ktune, j->kernel) : 0.0;
+        if (km > 0.0)
+            work = max2(work, w->bytes_dev / km);
+        else if (rk <= 0.0)
+            work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
+    }
     const double kernel = work + per_thread * dispatch + w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }

@@ -64,6 +64,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_int_equal(x[k].tune.wg, y[k].tune.wg);
         assert_int_equal(x[k].tune.vec, y[k].tune.vec);
         assert_true(x[k].r_op == y[k].r_op);
+        assert_true(x[k].mem_rate == y[k].mem_rate);
     }
 }
 
@@ -162,7 +163,7 @@ static void test_round_trip_synthetic(void **state)
     }
     a.cpu_param[RTM_CPU_P_lp] = 7.0;
     a.cpu_param[RTM_CPU_P_mem_rate] = 12345678901.25;
-    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0};
+    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0, 0.0};
     a.n_devs = RTM_MAX_DEVICES;
     for (uint32_t i = 0; i < a.n_devs; i++) {
         rtm_board_dev_t *d = &a.dev[i];
@@ -181,7 +182,8 @@ static void test_round_trip_synthetic(void **state)
         }
         d->param[RTM_DEV_P_units] = (double)(i + 1) * 10;
         d->ktune[0] = (rtm_board_ktune_t){true, {(uint32_t)(32 << (i % 4)), 1u << (i % 5)},
-                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9};
+                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9,
+                                          i % 3 ? 0.0 : 7.0e9 / (double)(i + 3)};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);
