@@ -15,6 +15,10 @@ enum {
  * and devices. Init-time tool; never starts the executive. */
 int rtm_cmd_check(int argc, char **argv);
 
+/* rtmgr calibrate -o FILE | --validate: measure the model parameters of this computer into
+ * a board profile; compare the models with measurements (cmd_calibrate.c). */
+int rtm_cmd_calibrate(int argc, char **argv);
+
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
 

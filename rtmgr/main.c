@@ -13,6 +13,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"calibrate", rtm_cmd_calibrate, "calibrate -o board/NAME.yaml [--quick] | --validate",
+     "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
