@@ -11,7 +11,12 @@
 
 /* X(name): every kernel in catalogue order. */
 #define RTM_KERNEL_LIST(X) \
-    X(matrix_add)
+    X(matrix_add)          \
+    X(trajectory)          \
+    X(cpa_tcpa)            \
+    X(cpa_pairs)           \
+    X(manoeuvre)           \
+    X(last_chance)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)

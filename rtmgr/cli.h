@@ -14,6 +14,9 @@ enum {
 /* rtmgr check [-c FILE]: validate a task set and its board profile, print the tasks
  * and devices. Init-time tool; never starts the executive. */
 int rtm_cmd_check(int argc, char **argv);
+/* rtmgr eval KERNEL [--device cpu|N] --in FILE.csv [--out FILE.csv] [--size KEY=VALUE]...
+ * Runs one kernel once over CSV input (see docs/kernels.md). Init-time tool. */
+int rtm_cmd_eval(int argc, char **argv);
 
 /* rtmgr calibrate -o FILE | --validate: measure the model parameters of this computer into
  * a board profile; compare the models with measurements (cmd_calibrate.c). */
@@ -21,5 +24,7 @@ int rtm_cmd_calibrate(int argc, char **argv);
 
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
+/* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
+int rtm_cmd_nmea(int argc, char **argv);
 
 #endif

@@ -33,8 +33,9 @@
 #define RTM_NAME_MAX 64
 /* Paths including the terminating NUL. */
 #define RTM_PATH_MAX 1024
-/* Size keys one kernel may define (e.g. targets, steps). */
-#define RTM_SIZE_KEYS_MAX 4
+/* Size keys one kernel may define (e.g. targets, steps, dt_ms, courses, speeds, d_safe_m,
+ * turn_mdeg_s of the manoeuvre search). */
+#define RTM_SIZE_KEYS_MAX 8
 /* Buffers one kernel instance may use. */
 #define RTM_KBUF_MAX 8
 /* OpenCL entry points in one kernel source. */

@@ -16,8 +16,12 @@ static const command_t commands[] = {
     {"calibrate", rtm_cmd_calibrate, "calibrate -o board/NAME.yaml [--quick] | --validate",
      "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
+    {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
+     "run one kernel over CSV input, print CSV output"},
     {"report", rtm_cmd_report, "report LOG [--out DIR] [--json] [--no-plot]",
      "model error and deadline summary, plots"},
+    {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
+     "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
     {NULL, NULL, NULL, NULL},
 };
 

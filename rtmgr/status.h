@@ -41,7 +41,11 @@ typedef int rtm_status_t;
     X(RTM_E_MODEL_PARAM, -402, "model parameter out of range (negative, zero rate)") \
     /* I/O and log -500..-599 */                                                  \
     X(RTM_E_IO, -500, "file I/O failed")                                          \
-    X(RTM_E_PARSE, -501, "input malformed")
+    X(RTM_E_PARSE, -501, "input malformed")                                      \
+    /* AIS input -520..-529 */                                                    \
+    X(RTM_E_AIS_ARMOR, -520, "AIS payload not 6-bit armoured or bad fill bits")   \
+    X(RTM_E_AIS_TYPE, -521, "AIS message type not decoded")                       \
+    X(RTM_E_AIS_LENGTH, -522, "AIS message length wrong for its type")
 
 enum {
 #define RTM_STATUS_ENUM(name, value, text) name = (value),

@@ -1,0 +1,25 @@
+# fuzz.cmake — libFuzzer targets (included from CMakeLists.txt when RTMGR_FUZZ=ON).
+#
+#   CC=clang cmake -S . -B build-fuzz -DRTMGR_FUZZ=ON -DRTMGR_TESTS=OFF -DRTM_MAX_TARGETS=256
+#   cmake --build build-fuzz --target fuzz_nmea fuzz_nmea_corpus
+#   ./build-fuzz/fuzz_nmea -dict=tests/fuzz/nmea.dict -max_total_time=120 build-fuzz/fuzz-corpus
+#
+# A small RTM_MAX_TARGETS keeps the per-input reset of the target table cheap. The
+# corpus is generated from ../shared/data/ais (never committed) plus tests/fuzz/seeds.
+if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "RTMGR_FUZZ needs clang (libFuzzer): CC=clang cmake -DRTMGR_FUZZ=ON ...")
+endif()
+set(RTM_FUZZ_SAN -fsanitize=fuzzer-no-link)
+if(NOT RTMGR_SANITIZE)
+  list(APPEND RTM_FUZZ_SAN -fsanitize=address,undefined -fno-sanitize-recover=all)
+endif()
+target_compile_options(librtmgr PRIVATE ${RTM_FUZZ_SAN})
+target_link_options(librtmgr INTERFACE ${RTM_FUZZ_SAN}) # rtmgr and tests link the runtimes too
+add_executable(fuzz_nmea ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_nmea.c)
+target_compile_options(fuzz_nmea PRIVATE -fsanitize=fuzzer ${RTM_FUZZ_SAN})
+target_link_options(fuzz_nmea PRIVATE -fsanitize=fuzzer ${RTM_FUZZ_SAN})
+target_link_libraries(fuzz_nmea PRIVATE librtmgr)
+add_custom_target(fuzz_nmea_corpus
+  COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/make_corpus.sh ${CMAKE_BINARY_DIR}/fuzz-corpus
+          ${CMAKE_SOURCE_DIR}/../shared/data/ais
+  COMMENT "fuzz_nmea seed corpus: tests/fuzz/seeds + ../shared/data/ais cut in pieces")
