@@ -159,7 +159,8 @@ static bool size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
 
 int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
                            rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
-                           int parity, const int64_t *avoid, uint32_t navoid, int64_t *size)
+                           int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
+                           int64_t *size)
 {
     rtm_kinst_t k;
     if (kern->n_keys == 0) {
@@ -169,8 +170,16 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
         return 0;
     }
     int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
+    /* not far below the kernel's default size: tiny sizes (one target, a 3-ship fleet)
+     * are all fixed overhead and padding, nothing a task set runs */
+    if (kern->keys[0].def / 8 > lo && kern->keys[0].def / 8 <= hi)
+        lo = kern->keys[0].def / 8;
+    if (!size_plan(kern, lo, tune, lim, &k))
+        lo = kern->keys[0].min;
     if (!size_plan(kern, lo, tune, lim, &k))
         return -1;
+    if (min_key > lo && size_plan(kern, min_key, tune, lim, &k))
+        lo = min_key;
     /* largest key that fits the memory limits (bytes grow with the key) */
     if (!size_plan(kern, hi, tune, lim, &k)) {
         int64_t a = lo, b = hi; /* a fits, b does not */
@@ -228,6 +237,7 @@ typedef struct {
     rtm_calib_record_t *rec;
     const double *targets;
     size_t n_targets;
+    double t0; /* start of the run */
 } cal_t;
 
 __attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
@@ -254,7 +264,7 @@ __attribute__((format(printf, 2, 3))) static void say(const cal_t *c, const char
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(c->o->log, "rtmgr: calibrate: ");
+    fprintf(c->o->log, "rtmgr: calibrate: [%5.1fs] ", rtm_calib_now() - c->t0);
     vfprintf(c->o->log, fmt, ap);
     fputc('\n', c->o->log);
     fflush(c->o->log);
@@ -370,9 +380,11 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     rtm_status_t st = RTM_OK;
     *n = 0;
     for (size_t i = 0; i < c->n_targets && *n < max && *n < N_OF(keys); i++) {
+        /* sizes at least 1.5 apart, so that the points span a range */
+        const int64_t min_key = *n ? keys[*n - 1] + (keys[*n - 1] + 1) / 2 : 0;
         const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
-                                               kf->pred_ctx, kf->lim, 1, keys, *n, size);
-        if (key < 0 || (*n > 0 && key < keys[*n - 1]))
+                                               kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
+        if (key < 0 || (*n > 0 && key <= keys[*n - 1]))
             break;
         rtm_calib_inst_t in;
         st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, 3 + i);
@@ -401,12 +413,17 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
 }
 
 /* Fits r and the kernel's memory rate R to max(a r, m / R) + b = t in relative least
- * squares: the points (in increasing size) split into a compute-bound prefix that
- * gives r and a memory-bound suffix that gives R; every split is tried and the best
- * kept (R = 0: no memory term, preferred on a tie). */
-static void fit_kernel(const kpoint_t *p, uint32_t n, double *r_out, double *R_out, double *resid)
+ * squares. r alone first (no memory term); then every split of the points (in
+ * increasing size) into a compute-bound prefix that gives r and a memory-bound suffix
+ * that gives R. A memory term is kept only when it is plausible and earns its place:
+ * R within [ref / 20, 20 ref] of the executor's copy bandwidth `ref`, it binds at some
+ * point, the r-only fit misses some point by more than 5%, and the split at least
+ * quarters the squared error; with noisy points a second parameter would otherwise fit
+ * noise. */
+static void fit_kernel(const kpoint_t *p, uint32_t n, double ref, double *r_out, double *R_out,
+                       double *resid)
 {
-    double best = INFINITY;
+    double best = INFINITY, best0 = INFINITY, worst0 = 0;
     *r_out = 0.0;
     *R_out = 0.0;
     *resid = 0.0;
@@ -424,20 +441,31 @@ static void fit_kernel(const kpoint_t *p, uint32_t n, double *r_out, double *R_o
             }
         }
         const double r = den > 0 ? num / den : 0.0;
-        const double inv_R = mden > 0 && mnum > 0 ? mnum / mden : 0.0;
+        const double inv_R = k < n && mden > 0 && mnum > 0 ? mnum / mden : 0.0;
         if (!(r > 0))
             continue;
+        if (k < n && !(inv_R > 0 && 1.0 / inv_R >= ref / 20.0 && 1.0 / inv_R <= ref * 20.0))
+            continue;
         double err = 0, worst = 0;
+        bool binds = false;
         for (uint32_t i = 0; i < n; i++) {
+            binds = binds || p[i].m * inv_R > p[i].a * r;
             const double pred = fmax(p[i].a * r, p[i].m * inv_R) + p[i].b;
             const double e = (pred - p[i].t) / p[i].t;
             err += e * e;
             worst = fmax(worst, fabs(e));
         }
-        if (err < best * (1.0 - 1e-9)) {
+        if (k == n) {
+            best0 = best = err;
+            worst0 = worst;
+            *r_out = r;
+            *resid = worst;
+            continue;
+        }
+        if (binds && worst0 > 0.05 && err < 0.25 * best0 && err < best) {
             best = err;
             *r_out = r;
-            *R_out = inv_R > 0 ? 1.0 / inv_R : 0.0;
+            *R_out = 1.0 / inv_R;
             *resid = worst;
         }
     }
@@ -445,11 +473,11 @@ static void fit_kernel(const kpoint_t *p, uint32_t n, double *r_out, double *R_o
 
 /* Fits and stores one kernel's points: ktune, figure, note. */
 static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, rtm_tune_t tune,
-                         const kpoint_t *pts, uint32_t n, double r_fallback,
+                         const kpoint_t *pts, uint32_t n, double r_fallback, double ref_rate,
                          rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
     double r, R, resid;
-    fit_kernel(pts, n, &r, &R, &resid);
+    fit_kernel(pts, n, ref_rate, &r, &R, &resid);
     if (!(r > 0)) {
         r = r_fallback;
         R = 0.0;
@@ -1258,7 +1286,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki)
     if (!c->o->quick) {
         int64_t size[RTM_SIZE_KEYS_MAX];
         const double mid = c->targets[c->n_targets / 2];
-        if (rtm_calib_size_for(kern, tune, mid, dev_pred, &p, &x->lim, 1, NULL, 0, size) >= 0)
+        if (rtm_calib_size_for(kern, tune, mid, dev_pred, &p, &x->lim, 1, 0, NULL, 0, size) >= 0)
             tune = dev_sweep(x, kern, size, tune);
     }
     dkctx_t dk = {x, (int)ki};
@@ -1271,7 +1299,8 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki)
             st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
     }
-    kernel_store(c, x->bd->name, kern, tune, pts, n, p.r, kt, &c->rec->dev_k[x->di][ki]);
+    kernel_store(c, x->bd->name, kern, tune, pts, n, p.r, x->bd->param[RTM_DEV_P_mem_rate], kt,
+                 &c->rec->dev_k[x->di][ki]);
     return RTM_OK;
 }
 
@@ -1609,8 +1638,8 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki)
             st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK;
     }
-    kernel_store(c, "cpu", kern, tune, pts, n,
-                 p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar], kt, &c->rec->cpu_k[ki]);
+    kernel_store(c, "cpu", kern, tune, pts, n, p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar],
+                 b->cpu_param[RTM_CPU_P_mem_rate], kt, &c->rec->cpu_k[ki]);
     return RTM_OK;
 }
 
@@ -1721,9 +1750,9 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     } else {
         memset(rec, 0, sizeof(*rec));
     }
-    cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full)};
     const double t0 = rtm_calib_now();
+    cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0};
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);

@@ -43,14 +43,16 @@ typedef struct {
 /* A predicted time (seconds) of a planned instance; negative when unknown. */
 typedef double (*rtm_calib_pred_fn)(const void *ctx, const rtm_kinst_t *k);
 
-/* Sizes of kernel `kern` (others keys at their defaults) whose first key is the
- * smallest value predicted to reach `target` seconds, within the key's range and
- * `lim`; then the nearest value of that parity (0 even, 1 odd, -1 any) that plans and
- * is not in avoid[0..navoid). Writes every key into size[]; returns the first key's
- * value, or -1 when nothing plans. A kernel without keys gets its one size (0). */
+/* Sizes of kernel `kern` (other keys at their defaults) whose first key is the smallest
+ * value predicted to reach `target` seconds, within the key's range (not below an
+ * eighth of its default, nor below min_key when > 0) and `lim`; then the nearest value
+ * of that parity (0 even, 1 odd, -1 any) that plans and is not in avoid[0..navoid).
+ * Writes every key into size[]; returns the first key's value, or -1 when nothing
+ * plans. A kernel without keys gets its one size (0). */
 int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
                            rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
-                           int parity, const int64_t *avoid, uint32_t navoid, int64_t *size);
+                           int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
+                           int64_t *size);
 
 /* Wall time of one whole job of k on the pool (monotonic clock around the run): what
  * the model-error log records for the CPU. */

@@ -314,21 +314,29 @@ rtm_status_t rtm_cpubench_run(rtm_cpubench_kind_t kind, uint32_t threads, size_t
 
 /* ---- ping-pong --------------------------------------------------------------------- */
 
+/* Round trips per timed batch; the sample is the median batch, so a batch in which a
+ * thread was descheduled (a loaded machine) does not count. */
+#define PING_BATCH 64u
+#define PING_BATCHES_MAX 4096u
+#define PING_STOP UINT64_MAX
+
 typedef struct {
     _Alignas(64) _Atomic uint64_t flag;
-    uint64_t rounds;
 } pingpong_t;
 
 static void *pong(void *arg)
 {
     pingpong_t *p = arg;
-    for (uint64_t i = 0; i < p->rounds; i++) {
-        const uint64_t want = 2 * i + 1;
-        while (atomic_load_explicit(&p->flag, memory_order_acquire) != want)
+    uint64_t want = 1;
+    for (;;) {
+        uint64_t v;
+        while ((v = atomic_load_explicit(&p->flag, memory_order_acquire)) != want && v != PING_STOP)
             ;
+        if (v == PING_STOP)
+            return NULL;
         atomic_store_explicit(&p->flag, want + 1, memory_order_release);
+        want += 2;
     }
-    return NULL;
 }
 
 rtm_status_t rtm_cpubench_pingpong(uint64_t rounds, double *one_way_s)
@@ -336,20 +344,33 @@ rtm_status_t rtm_cpubench_pingpong(uint64_t rounds, double *one_way_s)
     if (!one_way_s || rounds == 0)
         return RTM_E_ARG;
     static pingpong_t p;
+    static double batch[PING_BATCHES_MAX];
     atomic_store(&p.flag, 0);
-    p.rounds = rounds;
     pthread_t tid;
     if (pthread_create(&tid, NULL, pong, &p) != 0)
         return RTM_E_OS_THREAD;
-    const double t0 = now_s();
-    for (uint64_t i = 0; i < rounds; i++) {
-        atomic_store_explicit(&p.flag, 2 * i + 1, memory_order_release);
-        while (atomic_load_explicit(&p.flag, memory_order_acquire) != 2 * i + 2)
-            ;
+    uint64_t batches = (rounds + PING_BATCH - 1) / PING_BATCH, v = 0;
+    if (batches > PING_BATCHES_MAX)
+        batches = PING_BATCHES_MAX;
+    const double start = now_s(), budget = 0.05 + 1e-6 * (double)rounds;
+    uint32_t done = 0;
+    for (uint64_t b = 0; b < batches; b++) {
+        const double t0 = now_s();
+        for (uint32_t i = 0; i < PING_BATCH; i++) {
+            atomic_store_explicit(&p.flag, ++v, memory_order_release);
+            const uint64_t want = ++v;
+            while (atomic_load_explicit(&p.flag, memory_order_acquire) != want)
+                ;
+        }
+        const double t1 = now_s();
+        batch[done++] = (t1 - t0) / (2.0 * PING_BATCH);
+        if ((t1 - start > budget && done >= 3) || t1 - start > 3.0 * budget)
+            break; /* a loaded machine: enough batches for a median */
     }
-    const double t = now_s() - t0;
+    atomic_store_explicit(&p.flag, PING_STOP, memory_order_release);
     pthread_join(tid, NULL);
-    *one_way_s = t / (2.0 * (double)rounds);
+    rtm_stats_sort(batch, done);
+    *one_way_s = done % 2 ? batch[done / 2] : 0.5 * (batch[done / 2 - 1] + batch[done / 2]);
     return RTM_OK;
 }
 

@@ -13,7 +13,7 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
-    {"calibrate", rtm_cmd_calibrate, "calibrate -o board/NAME.yaml [--quick] | --validate",
+    {"calibrate", rtm_cmd_calibrate, "calibrate -o FILE [--quick] | --validate",
      "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",

@@ -38,7 +38,8 @@ enum { P_IN, P_KERNEL, P_OUT, P_SETUP, P_TOTAL, P_COUNT };
 typedef struct {
     char kernel[RTM_NAME_MAX];
     char device[RTM_NAME_MAX];
-    char size[96];
+    char size[160];  /* every key: "targets=512,steps=360" */
+    char brief[48];  /* the first key and those off their default, for the table */
     double meas[P_COUNT];         /* seconds; P_SETUP unused */
     double pred[2][P_COUNT];      /* by rtm_model_kind_t; pred[m][P_TOTAL] < 0: unknown */
 } row_t;
@@ -58,11 +59,13 @@ static bool is_seed000(const char *name)
     return false;
 }
 
-static void size_text(const rtm_kinst_t *k, char *buf, size_t len)
+static void size_text(const rtm_kinst_t *k, bool brief, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < k->kernel->n_keys && used < len; i++) {
+        if (brief && i > 0 && k->size[i] == k->kernel->keys[i].def)
+            continue;
         const int n = snprintf(buf + used, len - used, "%s%s=%lld", i ? "," : "",
                                k->kernel->keys[i].name, (long long)k->size[i]);
         if (n < 0)
@@ -118,7 +121,7 @@ static void print_row(const val_t *v, const row_t *r)
         fflush(f);
         return;
     }
-    fprintf(f, "%-16s %-22s | %9.4f %9.4f %9.4f %9.4f |", r->kernel, r->size, r->meas[P_IN] * 1e3,
+    fprintf(f, "%-16s %-22s | %9.4f %9.4f %9.4f %9.4f |", r->kernel, r->brief, r->meas[P_IN] * 1e3,
             r->meas[P_KERNEL] * 1e3, r->meas[P_OUT] * 1e3, r->meas[P_TOTAL] * 1e3);
     for (int m = 0; m < 2; m++) {
         const double *p = r->pred[m];
@@ -174,7 +177,7 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
                            int64_t sizes[][RTM_SIZE_KEYS_MAX], uint32_t max)
 {
     uint32_t n = 0;
-    int64_t keys[8];
+    int64_t keys[8] = {0};
     if (is_seed000(kern->name) && kern->n_keys >= 1) {
         const int64_t *set = v->o->quick ? s0_quick : s0_full;
         for (size_t i = 0; i < N_OF(s0_full) && n < max; i++) {
@@ -198,8 +201,9 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
     const double *t = v->o->quick ? targets_quick : targets_full;
     const size_t nt = v->o->quick ? N_OF(targets_quick) : N_OF(targets_full);
     for (size_t i = 0; i < nt && n < max && n < N_OF(keys); i++) {
-        const int64_t key = rtm_calib_size_for(kern, tune, t[i], pred, ctx, lim, 0, keys, n,
-                                               sizes[n]);
+        const int64_t min_key = n ? keys[n - 1] + (keys[n - 1] + 1) / 2 : 0;
+        const int64_t key = rtm_calib_size_for(kern, tune, t[i], pred, ctx, lim, 0, min_key, keys,
+                                               n, sizes[n]);
         if (key < 0)
             break;
         bool dup = false;
@@ -262,7 +266,8 @@ static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_
     if (st == RTM_OK) {
         snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
         snprintf(row.device, sizeof(row.device), "%s", bd->name);
-        size_text(&in.k, row.size, sizeof(row.size));
+        size_text(&in.k, false, row.size, sizeof(row.size));
+        size_text(&in.k, true, row.brief, sizeof(row.brief));
         row.meas[P_IN] = rtm_calib_summary(parts[P_IN], (size_t)reps, NULL);
         row.meas[P_KERNEL] = rtm_calib_summary(parts[P_KERNEL], (size_t)reps, NULL);
         row.meas[P_OUT] = rtm_calib_summary(parts[P_OUT], (size_t)reps, NULL);
@@ -348,7 +353,8 @@ static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_
     if (st == RTM_OK) {
         snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
         snprintf(row.device, sizeof(row.device), "cpu");
-        size_text(&in.k, row.size, sizeof(row.size));
+        size_text(&in.k, false, row.size, sizeof(row.size));
+        size_text(&in.k, true, row.brief, sizeof(row.brief));
         row.meas[P_KERNEL] = row.meas[P_TOTAL] = rtm_calib_summary(samp, (size_t)reps, NULL);
         rtm_model_job_t job;
         rtm_model_pred_t pr;
