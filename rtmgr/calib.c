@@ -42,8 +42,14 @@
 
 /* Kernel-time targets of the per-kernel calibration sizes (seconds). Validation's are
  * interleaved (validate.c). */
-static const double cal_targets_full[] = {0.2e-3, 1e-3, 5e-3, 25e-3};
-static const double cal_targets_quick[] = {0.4e-3, 1.5e-3, 6e-3};
+static const double cal_targets_full[] = {0.02e-3, 0.2e-3, 1e-3, 5e-3, 25e-3};
+static const double cal_targets_quick[] = {0.1e-3, 0.5e-3, 2e-3, 6e-3};
+/* Kernel time of the tuning sweep's size (seconds). */
+#define SWEEP_TARGET_S 1e-3
+/* Time one kernel's calibration may take on a device (sweep: 40% of it; the CPU twin
+ * half of it), beyond which no point past the second is added (seconds). */
+#define KERNEL_BUDGET_S 2.0
+#define KERNEL_BUDGET_QUICK_S 0.6
 
 /* The OpenCL source of the calibration-only kernels: a dependent multiply-add chain per
  * work-item (occupancy probe) and a kernel that does nothing (launch costs). */
@@ -371,6 +377,7 @@ typedef struct {
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f);
     void *ctx;
+    double deadline; /* monotonic time after which no point beyond the second is added */
 } kfit_t;
 
 /* Measures kernel kf->kern at the calibration targets (odd first keys, increasing). */
@@ -384,8 +391,10 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         const int64_t min_key = *n ? keys[*n - 1] + (keys[*n - 1] + 1) / 2 : 0;
         const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
                                                kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
-        if (key < 0 || (*n > 0 && key <= keys[*n - 1]))
+        if (key < 0 || (*n > 0 && key <= keys[*n - 1]) ||
+            (*n >= 2 && rtm_calib_now() > kf->deadline))
             break;
+        const double t0 = rtm_calib_now();
         rtm_calib_inst_t in;
         st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, 3 + i);
         kpoint_t pt = {key, 0, 0, 0, 0, 0};
@@ -406,8 +415,10 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         pts[(*n)++] = pt;
         if (pt.t > pt.b)
             *kf->r_est = (pt.t - pt.b) / pt.a;
-        if (pt.t > 4.0 * c->targets[c->n_targets - 1])
-            break; /* already long: no larger sizes */
+        /* already long (kernel, or the whole job with its transfers): no larger sizes */
+        const double per_job = (rtm_calib_now() - t0) / (REPS + 1);
+        if (pt.t > 4.0 * c->targets[c->n_targets - 1] || per_job > 8.0 * c->targets[c->n_targets - 1])
+            break;
     }
     return st;
 }
@@ -694,8 +705,8 @@ static rtm_status_t dev_transfers(devcal_t *x)
     cap = fmin(cap, (double)info->global_mem / 4.0);
     size_t sizes[16];
     size_t ns = 0;
-    for (double s = 4 * KIB; s <= cap && ns < N_OF(sizes); s *= 4)
-        sizes[ns++] = (size_t)s;
+    for (size_t s = 4096; (double)s <= cap && ns < N_OF(sizes); s *= 4)
+        sizes[ns++] = s;
     if (ns < 2)
         return RTM_E_NOMEM;
     const size_t top = sizes[ns - 1];
@@ -858,7 +869,7 @@ static rtm_status_t dev_launch(devcal_t *x)
     RTM_CL_CHECK(err, "clCreateKernel(empty)");
     cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(k, 0, sizeof(out), &out);
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
     const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
     enum { SPAN = 8 };
     double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1];
@@ -937,14 +948,13 @@ static rtm_status_t dev_occupancy(devcal_t *x)
     const float a = 0.9999f, b = 0.0001f;
     cl_uint steps = 1024;
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(k, 0, sizeof(out), &out);
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(k, 2, sizeof(a), &a);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(k, 3, sizeof(b), &b);
     const size_t local = wg;
-    /* one run of cus * m groups; kernel seconds */
-    double t1 = 0.0;
+    /* steps such that cus groups take about `want` */
     const double want = c->o->quick ? 0.5e-3 : 1e-3;
     for (int tries = 0; tries < 8 && err == CL_SUCCESS; tries++) {
         const size_t global = (size_t)cus * wg;
@@ -954,7 +964,7 @@ static rtm_status_t dev_occupancy(devcal_t *x)
             err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
         if (err == CL_SUCCESS)
             err = clWaitForEvents(1, &ev);
-        t1 = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+        const double t1 = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
         if (ev)
             clReleaseEvent(ev);
         if (t1 >= want * 0.7 || steps >= (1u << 24))
@@ -1207,7 +1217,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
 /* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
  * widths at the best work-group size; the fastest kernel span wins. */
 static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
-                            rtm_tune_t start)
+                            rtm_tune_t start, double deadline)
 {
     static const uint32_t wgs[] = {32, 64, 128, 256, 512, 1024};
     rtm_tune_t best = start;
@@ -1226,6 +1236,13 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
             if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
                 t.wg > x->d->info.max_wg)
                 continue;
+            /* CPU devices run a work-group as a loop on one thread: groups under 64 only
+             * add scheduling, and PoCL 3.1 miscompiles some vector kernels at wg 32
+             * (matrix_add, vec >= 4: SEGV inside the generated code) */
+            if ((x->d->info.type & CL_DEVICE_TYPE_CPU) && t.wg < 64)
+                continue;
+            if (rtm_calib_now() > deadline && best_t < INFINITY)
+                break; /* out of time: keep the best so far */
             rtm_calib_inst_t in;
             if (rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
                 rtm_calib_inst_free(&in);
@@ -1283,14 +1300,16 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki)
                  : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
                                                : x->r_probe,
                  false};
+    const double start = rtm_calib_now();
+    const double budget = c->o->quick ? KERNEL_BUDGET_QUICK_S : KERNEL_BUDGET_S;
     if (!c->o->quick) {
         int64_t size[RTM_SIZE_KEYS_MAX];
-        const double mid = c->targets[c->n_targets / 2];
-        if (rtm_calib_size_for(kern, tune, mid, dev_pred, &p, &x->lim, 1, 0, NULL, 0, size) >= 0)
-            tune = dev_sweep(x, kern, size, tune);
+        if (rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, dev_pred, &p, &x->lim, 1, 0, NULL, 0,
+                               size) >= 0)
+            tune = dev_sweep(x, kern, size, tune, start + 0.4 * budget);
     }
     dkctx_t dk = {x, (int)ki};
-    kfit_t kf = {kern, tune, &x->lim, dev_pred, &p, &p.r, dk_coef, dk_measure, &dk};
+    kfit_t kf = {kern, tune, &x->lim, dev_pred, &p, &p.r, dk_coef, dk_measure, &dk, start + budget};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -1503,8 +1522,8 @@ static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
 static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
 {
     const bool q = c->o->quick;
-    const uint64_t ops = q ? 4000000 : 20000000;
-    const size_t bytes = (size_t)((q ? 4 : 16) * MIB);
+    const uint64_t ops = q ? 4000000 : 10000000;
+    const size_t bytes = (size_t)((q ? 4 : 8) * MIB);
     const size_t copy_bytes = (size_t)fmax(4 * MIB, (q ? 32 : 256) * MIB / n);
     double lat1[REPS], latn[REPS], ind[REPS], ind1[REPS], unit[REPS], unit1[REPS], str[REPS],
         str1[REPS], copy[REPS], ping[REPS], clk[REPS], bar[REPS];
@@ -1629,7 +1648,8 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki)
     const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
-    kfit_t kf = {kern, tune, &lim, cpu_pred, &p, &p.r, cpu_coef, ck_measure, &p};
+    kfit_t kf = {kern, tune, &lim, cpu_pred, &p, &p.r, cpu_coef, ck_measure, &p,
+                 rtm_calib_now() + (c->o->quick ? KERNEL_BUDGET_QUICK_S : KERNEL_BUDGET_S) / 2};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);

@@ -225,7 +225,6 @@ static int reps_for(const val_t *v, double warm_s)
 
 typedef struct {
     const rtm_board_dev_t *bd;
-    int ki;
 } vpred_dev_t;
 
 static double vpred_dev(const void *ctx, const rtm_kinst_t *k)
@@ -301,7 +300,7 @@ static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm
         if (!rtm_calib_wanted(v->o->kernels, kern->name))
             continue;
         const rtm_tune_t tune = bd->ktune[ki].have ? bd->ktune[ki].tune : kern->tune_default;
-        const vpred_dev_t p = {bd, (int)ki};
+        const vpred_dev_t p = {bd};
         int64_t sizes[8][RTM_SIZE_KEYS_MAX];
         const uint32_t ns = plan_sizes(v, kern, tune, vpred_dev, &p, &lim, sizes, 8);
         for (uint32_t s = 0; s < ns && st == RTM_OK; s++) {
