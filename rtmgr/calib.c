@@ -46,10 +46,14 @@ static const double cal_targets_full[] = {0.02e-3, 0.2e-3, 1e-3, 5e-3, 25e-3};
 static const double cal_targets_quick[] = {0.1e-3, 0.5e-3, 2e-3, 6e-3};
 /* Kernel time of the tuning sweep's size (seconds). */
 #define SWEEP_TARGET_S 1e-3
-/* Time one kernel's calibration may take on a device (sweep: 40% of it; the CPU twin
- * half of it), beyond which no point past the second is added (seconds). */
-#define KERNEL_BUDGET_S 2.0
-#define KERNEL_BUDGET_QUICK_S 0.6
+/* Wall time the whole run aims at (seconds): the devices and the CPU share it (the CPU
+ * counts as half a device), and within each the catalogue kernels share what the
+ * device-level figures left, each between KERNEL_MIN_S and KERNEL_MAX_S (its tuning
+ * sweep may use 40% of it). Past its budget a kernel gets no point beyond its second. */
+#define RUN_BUDGET_S 45.0
+#define RUN_BUDGET_QUICK_S 10.0
+#define KERNEL_MIN_S 0.15
+#define KERNEL_MAX_S 2.0
 
 /* The OpenCL source of the calibration-only kernels: a dependent multiply-add chain per
  * work-item (occupancy probe) and a kernel that does nothing (launch costs). */
@@ -243,8 +247,25 @@ typedef struct {
     rtm_calib_record_t *rec;
     const double *targets;
     size_t n_targets;
-    double t0; /* start of the run */
+    double t0;       /* start of the run */
+    double deadline; /* end of the section being calibrated (device or CPU) */
 } cal_t;
+
+/* The time one kernel may take now, `left` kernels (this one included) still to do. */
+static double kernel_budget(const cal_t *c, uint32_t left)
+{
+    const double b = (c->deadline - rtm_calib_now()) / (left ? left : 1);
+    return fmin(fmax(b, KERNEL_MIN_S), KERNEL_MAX_S);
+}
+
+/* Catalogue kernels the per-kernel part covers. */
+static uint32_t kernels_wanted(const cal_t *c)
+{
+    uint32_t n = 0;
+    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++)
+        n += rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name);
+    return n;
+}
 
 __attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
 {
@@ -1219,7 +1240,9 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
 static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                             rtm_tune_t start, double deadline)
 {
-    static const uint32_t wgs[] = {32, 64, 128, 256, 512, 1024};
+    /* most promising first: when time runs out, the common sizes have been tried */
+    static const uint32_t wgs[] = {256, 128, 64, 512, 1024, 32};
+    static const uint32_t vecs[] = {4, 2, 8, 1, 16};
     rtm_tune_t best = start;
     double best_t = INFINITY;
     char log[512];
@@ -1227,12 +1250,12 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     log[0] = '\0';
     for (int phase = 0; phase < 2; phase++) {
         const rtm_tune_t base = best;
-        for (uint32_t i = 0; i < (phase == 0 ? N_OF(wgs) : 5); i++) {
+        for (uint32_t i = 0; i < (phase == 0 ? N_OF(wgs) : N_OF(vecs)); i++) {
             rtm_tune_t t = base;
             if (phase == 0)
                 t.wg = wgs[i];
             else
-                t.vec = 1u << i;
+                t.vec = vecs[i];
             if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
                 t.wg > x->d->info.max_wg)
                 continue;
@@ -1287,7 +1310,7 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, double *t, rtm_c
 
 /* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
  * at the calibration sizes. */
-static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki)
+static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 {
     cal_t *c = x->c;
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
@@ -1301,7 +1324,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki)
                                                : x->r_probe,
                  false};
     const double start = rtm_calib_now();
-    const double budget = c->o->quick ? KERNEL_BUDGET_QUICK_S : KERNEL_BUDGET_S;
+    const double budget = kernel_budget(c, left);
     if (!c->o->quick) {
         int64_t size[RTM_SIZE_KEYS_MAX];
         if (rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, dev_pred, &p, &x->lim, 1, 0, NULL, 0,
@@ -1353,9 +1376,10 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
     /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
     const rtm_kernel_t *mov = rtm_kernel_find("matrix_mov");
+    uint32_t left = kernels_wanted(c) + (mov && !rtm_calib_wanted(c->o->kernels, "matrix_mov"));
     if (st == RTM_OK && mov) {
         const int mi = rtm_kernel_index(mov);
-        st = dev_kernel(&x, (uint32_t)mi);
+        st = dev_kernel(&x, (uint32_t)mi, left--);
         if (st == RTM_OK && bd->ktune[mi].have && bd->ktune[mi].r_op > 0) {
             dev_param(bd, RTM_DEV_P_r_op, bd->ktune[mi].r_op);
             *dfig(&x, RTM_DEV_P_r_op) = c->rec->dev_k[di][mi];
@@ -1370,7 +1394,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (kern == mov || !rtm_calib_wanted(c->o->kernels, kern->name))
             continue;
-        st = dev_kernel(&x, ki);
+        st = dev_kernel(&x, ki, left ? left-- : 1);
     }
     if (st == RTM_OK)
         st = dev_abort(&x);
@@ -1522,9 +1546,9 @@ static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
 static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
 {
     const bool q = c->o->quick;
-    const uint64_t ops = q ? 4000000 : 10000000;
-    const size_t bytes = (size_t)((q ? 4 : 8) * MIB);
-    const size_t copy_bytes = (size_t)fmax(4 * MIB, (q ? 32 : 256) * MIB / n);
+    const uint64_t ops = q ? 2000000 : 10000000;
+    const size_t bytes = (size_t)((q ? 2 : 8) * MIB);
+    const size_t copy_bytes = (size_t)fmax((q ? 2 : 4) * MIB, (q ? 16 : 256) * MIB / n);
     double lat1[REPS], latn[REPS], ind[REPS], ind1[REPS], unit[REPS], unit1[REPS], str[REPS],
         str1[REPS], copy[REPS], ping[REPS], clk[REPS], bar[REPS];
     rtm_status_t st = RTM_OK;
@@ -1533,9 +1557,9 @@ static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
         if (st == RTM_OK)
             st = rtm_cpubench_run(RTM_CPUBENCH_CHAIN, n, 0, ops, &latn[r]);
         if (st == RTM_OK)
-            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, n, 0, ops * 4, &ind[r]);
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, n, 0, ops * 2, &ind[r]);
         if (st == RTM_OK)
-            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, 1, 0, ops * 4, &ind1[r]);
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, 1, 0, ops * 2, &ind1[r]);
         if (st == RTM_OK)
             st = rtm_cpubench_run(RTM_CPUBENCH_UNIT, n, bytes, ops, &unit[r]);
         if (st == RTM_OK)
@@ -1640,7 +1664,7 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
 
 /* One kernel's CPU twin through the pool: its own r and memory rate fitted at the
  * calibration sizes. */
-static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki)
+static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t left)
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
@@ -1649,7 +1673,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki)
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {kern, tune, &lim, cpu_pred, &p, &p.r, cpu_coef, ck_measure, &p,
-                 rtm_calib_now() + (c->o->quick ? KERNEL_BUDGET_QUICK_S : KERNEL_BUDGET_S) / 2};
+                 rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -1684,9 +1708,10 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
         return st;
     st = cpu_pool_overheads(c, b, n);
     say(c, "cpu: micro-kernels and pool done (%.1fs)", rtm_calib_now() - t0);
+    uint32_t left = kernels_wanted(c);
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++)
         if (rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name))
-            st = cpu_kernel(c, b, ki);
+            st = cpu_kernel(c, b, ki, left ? left-- : 1);
     rtm_pool_stop(&cal_pool);
     say(c, "cpu: done (%.1fs)", rtm_calib_now() - t0);
     return st;
@@ -1772,7 +1797,9 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     }
     const double t0 = rtm_calib_now();
     cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0};
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0};
+    const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
+    const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
@@ -1807,8 +1834,13 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         snprintf(bd->driver, sizeof(bd->driver), "%s", infos[i].driver);
         bd->memory = infos[i].global_mem;
         iso_now(bd->measured, sizeof(bd->measured));
+        uint32_t devs_left = 0;
+        for (uint32_t j = i; j < n; j++)
+            devs_left += opts->device < 0 || (int)j == opts->device;
+        c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
         st = dev_calibrate(&c, &infos[i], bd, map[i]);
     }
+    c.deadline = run_end;
     if (st == RTM_OK && !opts->no_cpu)
         st = cpu_calibrate(&c, board);
     if (st == RTM_OK)
