@@ -17,6 +17,7 @@ static const char usage_text[] =
     "                       [--kernels A,B,...] [--no-cpu] [--quiet]\n"
     "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--device N|all]\n"
     "                       [--quick] [--kernels A,B,...] [--no-cpu] [--quiet]\n"
+    "       rtmgr calibrate --check -b board/NAME.yaml\n"
     "  Measures the execution-time model parameters of this computer (every OpenCL\n"
     "  device, or device N in `rtmgr devices` order, and the CPU) with the seed-000\n"
     "  method and writes them as a board profile. -b starts from an existing profile:\n"
@@ -29,7 +30,9 @@ static const char usage_text[] =
     "                device and model; with -b the profile given, else one calibrated now\n"
     "                (written to -o when given)\n"
     "  --json        one JSON object per line (with --validate)\n"
-    "  Exit: 0 ok, 1 usage, 2 invalid base profile, 3 runtime failure.\n";
+    "  --check       is the profile current for this computer (devices, drivers, cores)?\n"
+    "                warnings on stderr; exit 0 current, 2 stale or invalid\n"
+    "  Exit: 0 ok, 1 usage, 2 invalid (or, with --check, stale) profile, 3 runtime failure.\n";
 
 /* "board/x.yaml" -> "x" */
 static void stem(const char *path, char *out, size_t len)
@@ -55,6 +58,7 @@ int rtm_cmd_calibrate(int argc, char **argv)
 {
     const char *out = NULL, *base = NULL, *kernels = NULL;
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;
+    bool check = false;
     int device = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -84,6 +88,8 @@ int rtm_cmd_calibrate(int argc, char **argv)
             quick = true;
         } else if (strcmp(a, "--validate") == 0) {
             validate = true;
+        } else if (strcmp(a, "--check") == 0) {
+            check = true;
         } else if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--no-cpu") == 0) {
@@ -96,7 +102,11 @@ int rtm_cmd_calibrate(int argc, char **argv)
             return RTM_EXIT_USAGE;
         }
     }
-    if (!out && !validate) {
+    if (check && (!base || out || validate)) {
+        fprintf(stderr, "rtmgr: calibrate: --check takes -b PROFILE and nothing else\n");
+        return RTM_EXIT_USAGE;
+    }
+    if (!out && !validate && !check) {
         fprintf(stderr, "rtmgr: calibrate: -o board/NAME.yaml is required (or --validate)\n\n%s",
                 usage_text);
         return RTM_EXIT_USAGE;
@@ -126,8 +136,14 @@ int rtm_cmd_calibrate(int argc, char **argv)
             rc = RTM_EXIT_CONFIG;
         }
     }
-    /* calibrate unless only validating an existing profile */
-    if (rc == RTM_EXIT_OK && (out || !base)) {
+    if (rc == RTM_EXIT_OK && check) {
+        const int stale = rtm_calib_check_stale(board, NULL, 0, stderr);
+        if (!quiet)
+            fprintf(stderr, "rtmgr: calibrate: %s: %s\n", base, stale ? "stale" : "current");
+        rc = stale ? RTM_EXIT_CONFIG : RTM_EXIT_OK;
+    }
+    /* calibrate unless only validating (or checking) an existing profile */
+    if (rc == RTM_EXIT_OK && !check && (out || !base)) {
         const rtm_calib_opts_t o = {quick, device, kernels, no_cpu, quiet ? NULL : stderr};
         rtm_status_t st = rtm_calib_run(&o, board, rec);
         if (st == RTM_OK && out) {
