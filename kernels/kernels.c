@@ -35,3 +35,18 @@ size_t rtm_compare_u32(const unsigned *x, const unsigned *y, size_t n, char *why
     }
     return bad;
 }
+
+size_t rtm_compare_u8(const unsigned char *x, const unsigned char *y, size_t n, unsigned tol,
+                      char *why, size_t len)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned d = x[i] > y[i] ? (unsigned)(x[i] - y[i]) : (unsigned)(y[i] - x[i]);
+        if (d > tol) {
+            if (bad == 0 && why && len)
+                snprintf(why, len, "element %zu: %u vs %u (tol %u)", i, x[i], y[i], tol);
+            bad++;
+        }
+    }
+    return bad;
+}

@@ -36,9 +36,13 @@
     __global const volatile int *rtm_abort, __global uchar *rtm_done,               \
         __global const uint *rtm_map, const uint rtm_nmap
 
-/* Opens the block; declares `const uint blk`, the logical block id. */
+/* Opens the block; declares `const uint blk`, the logical block id.
+ * rtm_stop_ is plain (not volatile) local memory: every read of it that matters follows
+ * a barrier, which already makes the writes of other work-items visible. (PoCL 3.1
+ * miscompiles the early return below when the flag is volatile and the work-group has
+ * 32 or fewer work-items: the block then never marks itself done.) */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
-    __local volatile int rtm_stop_;                                                 \
+    __local int rtm_stop_;                                                          \
     if (get_local_id(0) == 0)                                                       \
         rtm_stop_ = *rtm_abort;                                                     \
     barrier(CLK_LOCAL_MEM_FENCE);                                                   \

@@ -27,4 +27,9 @@ int rtm_cmd_report(int argc, char **argv);
 /* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
 int rtm_cmd_nmea(int argc, char **argv);
 
+/* rtmgr devices: lists OpenCL platforms and devices (cmd_devices.c). */
+int rtm_cmd_devices(int argc, char **argv);
+/* rtmgr bench SUB [ARGS]: benchmarks (cmd_bench.c; sub-benchmarks in bench.h). */
+int rtm_cmd_bench(int argc, char **argv);
+
 #endif

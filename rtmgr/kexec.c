@@ -14,10 +14,16 @@ static double now_s(void)
 
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
+    return rtm_kexec_create_cached(x, d, k, NULL);
+}
+
+rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                     const char *cache_dir)
+{
     memset(x, 0, sizeof(*x));
     x->dev = d;
     x->k = k;
-    rtm_status_t st = rtm_program_build(d, k, &x->prog);
+    rtm_status_t st = rtm_program_build_cached(d, k, NULL, cache_dir, &x->prog);
     if (st != RTM_OK)
         return st;
     cl_int err = CL_SUCCESS;

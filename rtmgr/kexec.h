@@ -32,6 +32,10 @@ typedef struct {
 /* Builds k's program on d and creates every device buffer. k must be planned and
  * bound. Init only. */
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k);
+/* rtm_kexec_create() through the program binary cache in `cache_dir` (NULL = none; see
+ * rtm_program_build_cached). x->prog.from_cache / build_s tell what happened. Init only. */
+rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                     const char *cache_dir);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
 void rtm_kexec_destroy(rtm_kexec_t *x);
 

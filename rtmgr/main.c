@@ -22,6 +22,8 @@ static const command_t commands[] = {
      "model error and deadline summary, plots"},
     {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
      "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
+    {"devices", rtm_cmd_devices, "devices", "list OpenCL platforms and devices"},
+    {"bench", rtm_cmd_bench, "bench SUB [ARGS]", "benchmarks: kernels (see rtmgr bench --help)"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -23,6 +23,7 @@
 
 #include "rtmgr/arena.h"
 #include "rtmgr/config.h"
+#include "rtmgr/pool.h"
 #include "rtmgr/units.h"
 
 #define SRC RTM_TEST_SOURCE_DIR
@@ -166,6 +167,8 @@ static void test_no_allocation_after_start(void **state)
     assert_true(rtm_arena_used(&arena) <= bytes);
 
     /* start */
+    static rtm_pool_t pool;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
     assert_int_equal(rtm_arena_seal(&arena), RTM_OK);
 
     /* RUN PHASE — counted. The executive's start/run are added here when they land. */
@@ -178,7 +181,9 @@ static void test_no_allocation_after_start(void **state)
     size_t text_len = 0;
     for (uint32_t i = 0; i < cfg.n_tasks; i++) {
         found += rtm_config_task_find(&cfg, cfg.task[i].name) == (int)i;
-        rtm_kinst_run_cpu(&inst[i]); /* the CPU twin, as a worker would run it */
+        rtm_kinst_run_cpu(&inst[i]); /* the CPU twin on this thread */
+        uint32_t launch = 0;         /* and on the worker pool */
+        found += rtm_pool_run_job(&pool, &inst[i], &launch, NULL, NULL, NULL) == RTM_OK;
         jobs[i].task = i;
         jobs[i].release_ns = cfg.task[i].offset_ns;
         jobs[i].deadline_ns = cfg.task[i].offset_ns + cfg.task[i].deadline_ns;
@@ -197,7 +202,7 @@ static void test_no_allocation_after_start(void **state)
     assert_int_equal(sealed_alloc, RTM_E_STATE);
     assert_null(stray);
     assert_int_equal(valid, RTM_OK);
-    assert_int_equal(found, 3 * (int)cfg.n_tasks);
+    assert_int_equal(found, 4 * (int)cfg.n_tasks);
     assert_true(text_len > 0);
     assert_int_equal(wrapped, 0);
     assert_int_equal(hooked, 0);
@@ -207,6 +212,7 @@ static void test_no_allocation_after_start(void **state)
     }
 
     /* stop */
+    rtm_pool_stop(&pool);
     rtm_arena_destroy(&arena);
 }
 

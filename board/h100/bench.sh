@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
+# there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
+# Steps: build test devices kernels nav. Results go to $OUT (or ./h100-out).
+set -u
+. board/h100/setup.sh
+out=${OUT:-h100-out}; mkdir -p "$out"
+steps=${*:-build test devices kernels nav}
+for s in $steps; do
+  case $s in
+  build)
+    # Warnings are errors everywhere else; here they are collected so that a newer gcc's
+    # findings are reported instead of stopping the measurements.
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Wno-error >/dev/null &&
+      cmake --build build -j16 2>&1 | grep -E "warning" | sort -u | tee "$out/warnings.txt" ;;
+  test)
+    (cd build && timeout 400 ctest -j8 --output-on-failure > "$out/ctest.txt" 2>&1; tail -5 "$out/ctest.txt"; grep -E "Failed|\*\*\*" "$out/ctest.txt" | head -20) ;;
+  devices)
+    ./build/rtmgr devices | tee "$out/devices.txt" | grep -E "^\s*\[|platform" ;;
+  kernels)
+    timeout 500 ./build/rtmgr bench kernels --device 0 > "$out/bench-gpu.txt" 2>&1; echo "bench rc=$?"
+    ;;
+  nav)
+    for spec in "cpa_pairs ships=16384" "manoeuvre targets=4096" "cpa_tcpa targets=16384" "trajectory targets=4096" "radix_sort n=33554432" "sort n=33554432"; do
+      set -- $spec
+      echo "== $1 $2"; ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
+    done 2>&1 | tee "$out/eval-gpu.txt" ;;
+  esac
+done

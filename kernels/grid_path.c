@@ -1,0 +1,271 @@
+/* grid_path.c — descriptor and CPU twin of grid_path.cl (cost-to-go field on an
+ * occupancy grid), and the path extraction the host runs on the field.
+ *
+ * Size keys: `width`, `height` (cells), `passes` (global relaxation passes; rounded up
+ * to even). Graph: 8-connected, orthogonal step RTM_GRID_STEP = 10, diagonal
+ * RTM_GRID_DIAG = 14, no corner cutting (see grid_path.cl); integer costs, so the
+ * converged field equals Dijkstra's exactly.
+ * Buffers: 0 `field` (uint[height][width], INOUT: the initial field in — 0 at the
+ * goal(s), RTM_GRID_INF elsewhere — and the cost-to-go out), 1 `field2` (uint, SCRATCH:
+ * the other half of the ping-pong), 2 `occ` (uchar[height][width], IN: non-zero =
+ * blocked), 3 `flags` (uint[launches], INOUT: zero in; flags[p] = 1 when pass p changed
+ * a cell). Pass p reads field (p even) or field2 (p odd) and writes the other, so with
+ * an even number of passes the last one writes `field`. The job converged when the
+ * last flag is 0 (rtm_grid_path_converged); a pass crosses at least one 32 x 32 tile,
+ * so `passes` must cover the longest shortest path in tiles (plus its detours).
+ *
+ * Cost counts (estimates: the work depends on the map). One iteration = one cell
+ * relaxation; a tile that the wavefront crosses is relaxed for about GP_T sweeps in
+ * about 3 passes, so li = cells * 3 * 32. Per relaxation, from the sweep body: 9 local
+ * loads of the 3 x 3 neighbourhood (3 rows: unit-stride class, z_unit = 9 + 1 store),
+ * 8 adds + 8 mins + 4 diagonal tests (z_scalar = 20); GPU Z adds the cell index
+ * (2 ops) and the change test (2): Z = 34. md = 9. Bytes: field + occ in (5 per cell)
+ * + flags, field out (4 per cell); device traffic per active pass 9 bytes per cell,
+ * about tiles_x + tiles_y active passes (capped by `passes`). Launches = passes. */
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "rtmgr/rng.h"
+
+enum { FIELD, FIELD2, OCC, FLAGS };
+enum { K_WIDTH, K_HEIGHT, K_PASSES };
+
+#define GP_T 32
+#define GP_HT (GP_T + 2)
+
+static uint32_t width(const rtm_kinst_t *k) { return (uint32_t)k->size[K_WIDTH]; }
+static uint32_t height(const rtm_kinst_t *k) { return (uint32_t)k->size[K_HEIGHT]; }
+static uint32_t tiles_x(const rtm_kinst_t *k) { return (width(k) + GP_T - 1) / GP_T; }
+static uint32_t tiles_y(const rtm_kinst_t *k) { return (height(k) + GP_T - 1) / GP_T; }
+static uint32_t passes(const rtm_kinst_t *k) { return ((uint32_t)k->size[K_PASSES] + 1u) & ~1u; }
+static size_t cells(const rtm_kinst_t *k) { return (size_t)width(k) * height(k); }
+
+static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p)
+{
+    if (k->tune.wg > 1024 || 1024 % k->tune.wg)
+        return RTM_E_RANGE;
+    p->n_bufs = 4;
+    p->buf[FIELD] = (rtm_bufspec_t){cells(k) * sizeof(uint32_t), RTM_BUF_INOUT};
+    p->buf[FIELD2] = (rtm_bufspec_t){cells(k) * sizeof(uint32_t), RTM_BUF_SCRATCH};
+    p->buf[OCC] = (rtm_bufspec_t){cells(k), RTM_BUF_IN};
+    p->buf[FLAGS] = (rtm_bufspec_t){passes(k) * sizeof(uint32_t), RTM_BUF_INOUT};
+    p->launches = passes(k);
+    p->blocks_max = tiles_x(k) * tiles_y(k);
+    return RTM_OK;
+}
+
+static void launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)l;
+    out->entry = 0;
+    out->blocks = tiles_x(k) * tiles_y(k);
+}
+
+static rtm_karg_t u32_arg(uint32_t v)
+{
+    rtm_karg_t a = {.kind = RTM_KARG_VALUE, .bytes = sizeof(v)};
+    memcpy(a.value, &v, sizeof(v));
+    return a;
+}
+
+static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
+{
+    out[0] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = l % 2 ? FIELD2 : FIELD};
+    out[1] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = l % 2 ? FIELD : FIELD2};
+    out[2] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = OCC};
+    out[3] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = FLAGS};
+    out[4] = u32_arg(width(k));
+    out[5] = u32_arg(height(k));
+    out[6] = u32_arg(tiles_x(k));
+    out[7] = u32_arg(l);
+    return 8;
+}
+
+/* Random obstacles (25 %), and on grids of 16 x 16 and more a closed rectangular wall
+ * whose inside is unreachable; the goal is a free cell outside that wall. */
+static void fill(rtm_kinst_t *k, uint64_t seed)
+{
+    rtm_rng_t r;
+    rtm_rng_seed(&r, seed);
+    const uint32_t w = width(k), h = height(k);
+    uint8_t *occ = k->host[OCC];
+    uint32_t *field = k->host[FIELD];
+    for (size_t i = 0; i < cells(k); i++) {
+        occ[i] = rtm_rng_below(&r, 4) == 0;
+        field[i] = RTM_GRID_INF;
+    }
+    uint32_t bx0 = 0, by0 = 0, bx1 = 0, by1 = 0; /* wall, inclusive; empty when bx1 == 0 */
+    if (w >= 16 && h >= 16) {
+        bx0 = (uint32_t)rtm_rng_below(&r, w / 2);
+        by0 = (uint32_t)rtm_rng_below(&r, h / 2);
+        bx1 = bx0 + 4 + (uint32_t)rtm_rng_below(&r, w / 4);
+        by1 = by0 + 4 + (uint32_t)rtm_rng_below(&r, h / 4);
+        for (uint32_t x = bx0; x <= bx1; x++)
+            occ[(size_t)by0 * w + x] = occ[(size_t)by1 * w + x] = 1;
+        for (uint32_t y = by0; y <= by1; y++)
+            occ[(size_t)y * w + bx0] = occ[(size_t)y * w + bx1] = 1;
+    }
+    for (int tries = 0; tries < 1000000; tries++) {
+        const uint32_t x = (uint32_t)rtm_rng_below(&r, w), y = (uint32_t)rtm_rng_below(&r, h);
+        const int in_box = bx1 && x >= bx0 && x <= bx1 && y >= by0 && y <= by1;
+        if (!occ[(size_t)y * w + x] && !in_box) {
+            field[(size_t)y * w + x] = 0;
+            break;
+        }
+    }
+    memset(k->host[FIELD2], 0, k->plan.buf[FIELD2].bytes);
+    memset(k->host[FLAGS], 0, k->plan.buf[FLAGS].bytes);
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* One relaxation of local cell (x, y); returns the new value. */
+static uint32_t relax(uint32_t val[GP_HT][GP_HT], uint8_t blk[GP_HT][GP_HT], int x, int y)
+{
+    const int l = !blk[y][x - 1], r = !blk[y][x + 1], u = !blk[y - 1][x], d = !blk[y + 1][x];
+    uint32_t best = val[y][x];
+    best = min_u32(best, val[y][x - 1] + RTM_GRID_STEP);
+    best = min_u32(best, val[y][x + 1] + RTM_GRID_STEP);
+    best = min_u32(best, val[y - 1][x] + RTM_GRID_STEP);
+    best = min_u32(best, val[y + 1][x] + RTM_GRID_STEP);
+    best = min_u32(best, l && u ? val[y - 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, r && u ? val[y - 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, l && d ? val[y + 1][x - 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    best = min_u32(best, r && d ? val[y + 1][x + 1] + RTM_GRID_DIAG : RTM_GRID_INF);
+    return best;
+}
+
+/* Same block as the kernel: same tile fixpoint (alternating raster sweeps here; any
+ * order reaches the same fixpoint), same writes, same flag. */
+static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
+{
+    uint32_t *flags = k->host[FLAGS];
+    if (l > 0 && __atomic_load_n(&flags[l - 1], __ATOMIC_RELAXED) == 0)
+        return;
+    const uint32_t *src = k->host[l % 2 ? FIELD2 : FIELD];
+    uint32_t *dst = k->host[l % 2 ? FIELD : FIELD2];
+    const uint8_t *occ = k->host[OCC];
+    const int w = (int)width(k), h = (int)height(k);
+    const int x0 = (int)(blk % tiles_x(k)) * GP_T, y0 = (int)(blk / tiles_x(k)) * GP_T;
+    uint32_t val[GP_HT][GP_HT];
+    uint8_t blocked[GP_HT][GP_HT];
+    for (int hy = 0; hy < GP_HT; hy++) {
+        for (int hx = 0; hx < GP_HT; hx++) {
+            const int gx = x0 + hx - 1, gy = y0 + hy - 1;
+            const int inside = gx >= 0 && gx < w && gy >= 0 && gy < h;
+            const size_t gi = inside ? (size_t)gy * (size_t)w + (size_t)gx : 0;
+            blocked[hy][hx] = !inside || occ[gi] != 0;
+            val[hy][hx] = blocked[hy][hx] ? RTM_GRID_INF : src[gi];
+        }
+    }
+    for (int s = 0, changed = 1; changed && s < GP_T * GP_T + 2; s++) {
+        changed = 0;
+        for (int i = 0; i < GP_T * GP_T; i++) {
+            const int c = s % 2 ? GP_T * GP_T - 1 - i : i;
+            const int x = c % GP_T + 1, y = c / GP_T + 1;
+            if (blocked[y][x])
+                continue;
+            const uint32_t v = relax(val, blocked, x, y);
+            if (v < val[y][x]) {
+                val[y][x] = v;
+                changed = 1;
+            }
+        }
+    }
+    int changed = 0;
+    for (int y = 0; y < GP_T && y0 + y < h; y++) {
+        for (int x = 0; x < GP_T && x0 + x < w; x++) {
+            const size_t gi = (size_t)(y0 + y) * (size_t)w + (size_t)(x0 + x);
+            changed |= val[y + 1][x + 1] != src[gi];
+            dst[gi] = val[y + 1][x + 1];
+        }
+    }
+    if (changed)
+        __atomic_store_n(&flags[l], 1u, __ATOMIC_RELAXED);
+}
+
+static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    const double n = (double)cells(k), relax_per_cell = 3.0 * GP_T;
+    const double active = min_u32(passes(k), tiles_x(k) + tiles_y(k));
+    memset(c, 0, sizeof(*c));
+    c->li = n * relax_per_cell;
+    c->z[RTM_LOC_UNIT] = 10.0;
+    c->z[RTM_LOC_SCALAR] = 20.0;
+    c->Z = 34.0;
+    c->md = 9.0;
+    c->bytes_in = 5.0 * n + 4.0 * passes(k);
+    c->bytes_out = 4.0 * n + 4.0 * passes(k);
+    c->bytes_dev = 9.0 * n * active;
+    c->launches = passes(k);
+}
+
+static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)
+{
+    size_t bad = rtm_compare_u32(x->host[FIELD], y->host[FIELD], cells(x), why, len);
+    char tmp[128];
+    const size_t fb = rtm_compare_u32(x->host[FLAGS], y->host[FLAGS], passes(x), tmp, sizeof(tmp));
+    if (fb && !bad && why && len)
+        snprintf(why, len, "flags: %s", tmp);
+    return bad + fb;
+}
+
+int rtm_grid_path_converged(const rtm_kinst_t *k)
+{
+    const uint32_t *flags = k->host[FLAGS];
+    return flags[passes(k) - 1] == 0;
+}
+
+size_t rtm_grid_path_extract(const uint32_t *cost, const uint8_t *occ, uint32_t w, uint32_t h,
+                             uint32_t sx, uint32_t sy, uint32_t *path, size_t max)
+{
+    static const int dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1}, dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
+    if (sx >= w || sy >= h || max == 0)
+        return 0;
+    uint32_t x = sx, y = sy;
+    size_t n = 0;
+    if (cost[(size_t)y * w + x] >= RTM_GRID_INF)
+        return 0;
+    path[n++] = y * w + x;
+    while (cost[(size_t)y * w + x] > 0 && n < max) {
+        const uint32_t here = cost[(size_t)y * w + x];
+        int next = -1;
+        for (int m = 0; m < 8 && next < 0; m++) {
+            const int nx = (int)x + dx[m], ny = (int)y + dy[m];
+            if (nx < 0 || ny < 0 || nx >= (int)w || ny >= (int)h)
+                continue;
+            if (occ[(size_t)ny * w + (size_t)nx])
+                continue;
+            if (m >= 4 && (occ[(size_t)y * w + (size_t)nx] || occ[(size_t)ny * w + x]))
+                continue; /* no corner cutting */
+            const uint32_t step = m < 4 ? RTM_GRID_STEP : RTM_GRID_DIAG;
+            if (cost[(size_t)ny * w + (size_t)nx] + step == here)
+                next = m;
+        }
+        if (next < 0)
+            return 0; /* not a converged field */
+        x = (uint32_t)((int)x + dx[next]);
+        y = (uint32_t)((int)y + dy[next]);
+        path[n++] = y * w + x;
+    }
+    return cost[(size_t)y * w + x] == 0 ? n : 0;
+}
+
+const rtm_kernel_t rtm_kernel_grid_path = {
+    .name = "grid_path",
+    .source = "grid_path.cl",
+    .entries = {"grid_path", NULL},
+    .keys = {{"width", 1, 16384, 512, "grid width, cells"},
+             {"height", 1, 16384, 512, "grid height, cells"},
+             {"passes", 1, 4096, 128, "global relaxation passes (launches), rounded up to even"}},
+    .n_keys = 3,
+    .vec_allowed = 1u << 1,
+    .tune_default = {256, 1},
+    .plan = plan,
+    .launch = launch,
+    .args = args,
+    .fill = fill,
+    .cpu_block = cpu_block,
+    .cost = cost,
+    .compare = compare,
+};

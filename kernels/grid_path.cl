@@ -1,0 +1,141 @@
+/* grid_path.cl — cost-to-go field on an occupancy grid by tiled parallel relaxation
+ * (Bellman-Ford style), one launch per global pass, ping-pong between two fields.
+ *
+ * Graph: 8-connected cells; orthogonal move 10, diagonal move 14 (integers, so the
+ * field equals Dijkstra's exactly); a diagonal move is allowed only when both cells it
+ * cuts past are free (no corner cutting); blocked cells and cells outside the grid are
+ * never entered and stay GP_INF.
+ *
+ * Pass `pass` reads field `src` and writes field `dst`. Block b owns the 32 x 32 tile
+ * (b % tiles_x, b / tiles_x): it loads the tile and a one-cell halo into local memory,
+ * relaxes the tile in place until a sweep changes nothing (the halo stays fixed), and
+ * writes the tile to dst. The result is the unique fixpoint of the tile given src, so
+ * it does not depend on the order of updates inside a sweep (work-items read
+ * neighbours that others may be lowering: every value read is a valid upper bound).
+ * A block that changed any cell sets flags[pass] = 1. When flags[pass - 1] is 0 the
+ * previous pass changed nothing, both fields already hold the final values, and the
+ * block does nothing: once converged, the remaining passes cost only their launch.
+ * Work-item lid owns the tile cells lid + j * RTM_WG (consecutive work-items on
+ * consecutive columns: coalesced global access, conflict-free local access). Work-item
+ * 0 polls the abort flag every 16 sweeps; the decision is shared after the sweep's
+ * barrier, so all work-items leave the loop together.
+ * Build options: RTM_WG (a divisor of 1024). */
+#include "rtm_block.h"
+
+#define GP_T 32
+#define GP_HT (GP_T + 2)
+#define GP_CELLS (GP_T * GP_T)
+#define GP_PER (GP_CELLS / RTM_WG)
+#define GP_INF 0x3FFFFFFFu
+#define GP_C1 10u
+#define GP_C2 14u
+#define GP_MAXS (GP_CELLS + 2) /* sweeps: enough for any path inside a tile */
+
+__kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __global uint *restrict dst,
+                        __global const uchar *restrict occ, __global uint *flags,
+                        const uint width, const uint height, const uint tiles_x, const uint pass)
+{
+    RTM_BLOCK_BEGIN(blk);
+    __local uint cost[GP_HT][GP_HT];
+    __local uchar blocked[GP_HT][GP_HT];
+    __local int lch[3];
+
+    const uint lid = get_local_id(0);
+    const int x0 = (int)(blk % tiles_x) * GP_T, y0 = (int)(blk / tiles_x) * GP_T;
+    const int idle = pass > 0 && flags[pass - 1] == 0;
+
+    /* 1. Tile and halo; cells outside the grid are blocked. Blocked cells cost GP_INF. */
+    if (!idle) {
+        for (uint i = lid; i < GP_HT * GP_HT; i += RTM_WG) {
+            const int hx = (int)(i % GP_HT), hy = (int)(i / GP_HT);
+            const int gx = x0 + hx - 1, gy = y0 + hy - 1;
+            const int inside = gx >= 0 && gx < (int)width && gy >= 0 && gy < (int)height;
+            const size_t gi = inside ? (size_t)gy * width + (size_t)gx : 0;
+            const int b = !inside || occ[gi] != 0;
+            blocked[hy][hx] = (uchar)b;
+            cost[hy][hx] = b ? GP_INF : src[gi];
+        }
+    }
+    if (lid < 3)
+        lch[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 2. Per owned cell: which diagonals it may take, and its value in src (to detect
+     *    change; a blocked cell is written as GP_INF whatever src held). */
+    uint orig[GP_PER];
+    uchar diag[GP_PER]; /* bit 0: (-1,-1), 1: (+1,-1), 2: (-1,+1), 3: (+1,+1); 16: blocked */
+#pragma unroll
+    for (int j = 0; j < GP_PER; j++) {
+        const uint c = lid + (uint)j * RTM_WG;
+        const int cx = (int)(c % GP_T) + 1, cy = (int)(c / GP_T) + 1;
+        diag[j] = 16;
+        orig[j] = GP_INF;
+        if (!idle) {
+            const int l = !blocked[cy][cx - 1], r = !blocked[cy][cx + 1];
+            const int u = !blocked[cy - 1][cx], d = !blocked[cy + 1][cx];
+            const int gx = x0 + cx - 1, gy = y0 + cy - 1;
+            if (!blocked[cy][cx])
+                diag[j] = (uchar)((l & u) | (r & u) << 1 | (l & d) << 2 | (r & d) << 3);
+            orig[j] = cost[cy][cx];
+            if (blocked[cy][cx] && gx < (int)width && gy < (int)height)
+                orig[j] = src[(size_t)gy * width + (size_t)gx];
+        }
+    }
+
+    /* 3. Relax in place until a sweep changes nothing. */
+    for (uint s = 0; s < (idle ? 0u : GP_MAXS); s++) {
+        const uint f = s % 3; /* flag of this sweep; the next one is cleared now */
+        if (lid == 0) {
+            lch[(s + 1) % 3] = 0;
+            if ((s & 15u) == 15u)
+                (void)RTM_POLL();
+        }
+        int ch = 0;
+#pragma unroll
+        for (int j = 0; j < GP_PER; j++) {
+            const uint c = lid + (uint)j * RTM_WG;
+            const int cx = (int)(c % GP_T) + 1, cy = (int)(c / GP_T) + 1;
+            const uint dm = diag[j];
+            if (dm & 16)
+                continue;
+            const uint cur = cost[cy][cx];
+            uint best = cur;
+            best = min(best, cost[cy][cx - 1] + GP_C1);
+            best = min(best, cost[cy][cx + 1] + GP_C1);
+            best = min(best, cost[cy - 1][cx] + GP_C1);
+            best = min(best, cost[cy + 1][cx] + GP_C1);
+            best = min(best, (dm & 1u) ? cost[cy - 1][cx - 1] + GP_C2 : GP_INF);
+            best = min(best, (dm & 2u) ? cost[cy - 1][cx + 1] + GP_C2 : GP_INF);
+            best = min(best, (dm & 4u) ? cost[cy + 1][cx - 1] + GP_C2 : GP_INF);
+            best = min(best, (dm & 8u) ? cost[cy + 1][cx + 1] + GP_C2 : GP_INF);
+            if (best < cur) {
+                cost[cy][cx] = best;
+                ch = 1;
+            }
+        }
+        if (ch)
+            lch[f] = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (rtm_stop_ || !lch[f])
+            break;
+    }
+
+    /* 4. Tile out; flag the pass when anything changed. */
+    if (!idle && !rtm_stop_) {
+        int changed = 0;
+#pragma unroll
+        for (int j = 0; j < GP_PER; j++) {
+            const uint c = lid + (uint)j * RTM_WG;
+            const int cx = (int)(c % GP_T), cy = (int)(c / GP_T);
+            const int gx = x0 + cx, gy = y0 + cy;
+            if (gx < (int)width && gy < (int)height) {
+                const uint v = cost[cy + 1][cx + 1];
+                dst[(size_t)gy * width + (size_t)gx] = v;
+                changed |= v != orig[j];
+            }
+        }
+        if (changed)
+            flags[pass] = 1;
+    }
+    RTM_BLOCK_END(blk);
+}

@@ -1,0 +1,24 @@
+/* matrix_mov.cl — seed 000 calibration kernel for the single-operation time r:
+ * one move per loop step, C[ty*wA+tx] = A[ty*wA+k] for k in 0..wA-1, over n x n floats.
+ *
+ * Work-item (tx, ty) is global id g = blk * RTM_WG + lid, tx = g % n, ty = g / n. C is
+ * written through a volatile pointer so that every step really stores (a compiler
+ * would otherwise keep only the last move); the result is C = A's last column
+ * broadcast along each row. The loop polls the abort flag every 256 steps. */
+#include "rtm_block.h"
+
+__kernel void matrix_mov(RTM_BLOCK_ARGS, __global const float *restrict a,
+                         __global volatile float *c, const uint n)
+{
+    RTM_BLOCK_BEGIN(blk);
+    const uint g = blk * RTM_WG + (uint)get_local_id(0);
+    if (g < n * n) {
+        const uint tx = g % n, ty = g / n;
+        for (uint k = 0; k < n; k++) {
+            c[ty * n + tx] = a[ty * n + k];
+            if ((k & 255u) == 255u && RTM_POLL())
+                break;
+        }
+    }
+    RTM_BLOCK_END(blk);
+}

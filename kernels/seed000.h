@@ -1,0 +1,84 @@
+/* seed000.h — shared host-side pieces of the seed-000 square-matrix kernels whose
+ * work-items each own one output element (matrix_mov, matrix_loop_add, matrix_mul).
+ *
+ * Size key `n` (matrices n x n floats, key index 0). A block is RTM_WG work-items with
+ * global ids g = blk * wg + lid; g < n*n owns element (tx, ty) = (g % n, g / n). The
+ * buffers hold exactly n*n floats: the tail block's surplus work-items do nothing.
+ * Buffers: A (IN), then B (IN) when the kernel has one, then C (OUT) last. */
+#ifndef RTM_KERNELS_SEED000_H
+#define RTM_KERNELS_SEED000_H
+
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "rtmgr/rng.h"
+
+static inline uint32_t s0_n(const rtm_kinst_t *k) { return (uint32_t)k->size[0]; }
+static inline uint64_t s0_elems(const rtm_kinst_t *k) { return (uint64_t)s0_n(k) * s0_n(k); }
+static inline uint32_t s0_blocks(const rtm_kinst_t *k)
+{
+    return (uint32_t)((s0_elems(k) + k->tune.wg - 1) / k->tune.wg);
+}
+
+/* Plans `inputs` input matrices and one output matrix (the last buffer). */
+static inline rtm_status_t s0_plan(const rtm_kinst_t *k, rtm_kplan_t *p, uint32_t inputs)
+{
+    const size_t bytes = (size_t)s0_elems(k) * sizeof(float);
+    p->n_bufs = inputs + 1;
+    for (uint32_t i = 0; i < inputs; i++)
+        p->buf[i] = (rtm_bufspec_t){bytes, RTM_BUF_IN};
+    p->buf[inputs] = (rtm_bufspec_t){bytes, RTM_BUF_OUT};
+    p->launches = 1;
+    p->blocks_max = s0_blocks(k);
+    return RTM_OK;
+}
+
+static inline void s0_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)l;
+    out->entry = 0;
+    out->blocks = s0_blocks(k);
+}
+
+/* Buffers 0..n_bufs-1 in order, then the uint n. */
+static inline uint32_t s0_args(const rtm_kinst_t *k, rtm_karg_t out[RTM_KARG_MAX])
+{
+    uint32_t i = 0;
+    for (; i < k->plan.n_bufs; i++)
+        out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = i};
+    const uint32_t n = s0_n(k);
+    out[i] = (rtm_karg_t){.kind = RTM_KARG_VALUE, .bytes = sizeof(n)};
+    memcpy(out[i].value, &n, sizeof(n));
+    return i + 1;
+}
+
+/* Inputs uniform in [-1, 1), output zeroed. */
+static inline void s0_fill(rtm_kinst_t *k, uint64_t seed)
+{
+    rtm_rng_t r;
+    rtm_rng_seed(&r, seed);
+    const uint32_t last = k->plan.n_bufs - 1;
+    for (uint32_t b = 0; b < last; b++) {
+        float *x = k->host[b];
+        for (uint64_t i = 0; i < s0_elems(k); i++)
+            x[i] = (float)rtm_rng_uniform(&r, -1.0, 1.0);
+    }
+    memset(k->host[last], 0, k->plan.buf[last].bytes);
+}
+
+/* First and one-past-last global id of block `blk` that own an element. */
+static inline void s0_range(const rtm_kinst_t *k, uint32_t blk, uint64_t *lo, uint64_t *hi)
+{
+    *lo = (uint64_t)blk * k->tune.wg;
+    *hi = *lo + k->tune.wg;
+    if (*hi > s0_elems(k))
+        *hi = s0_elems(k);
+}
+
+static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)
+{
+    const uint32_t c = x->plan.n_bufs - 1;
+    return rtm_compare_floats(x->host[c], y->host[c], (size_t)s0_elems(x), 0.0f, why, len);
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* test_grid_path.c — grid_path on OpenCL against its CPU twin and against Dijkstra on
+ * the CPU (8-connected, integer costs 10/14, no corner cutting: the fields must be
+ * equal cell for cell, unreachable cells included), and path extraction. */
+#include "kcheck.h"
+
+/* Dijkstra from every cell whose initial field is 0, with a binary heap. */
+static void dijkstra(const uint8_t *occ, const uint32_t *init, uint32_t w, uint32_t h, uint32_t *dist)
+{
+    static const int dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1}, dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
+    const size_t n = (size_t)w * h;
+    uint64_t *heap = malloc(sizeof(uint64_t) * (n * 8 + 8)); /* (dist << 32) | cell */
+    assert_non_null(heap);
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        dist[i] = RTM_GRID_INF;
+        if (init[i] == 0 && !occ[i]) {
+            dist[i] = 0;
+            heap[hn++] = i; /* distance 0: already a valid heap */
+        }
+    }
+    while (hn) {
+        const uint64_t top = heap[0];
+        heap[0] = heap[--hn];
+        for (size_t i = 0;;) { /* sift down */
+            size_t m = i, a = 2 * i + 1, b = a + 1;
+            if (a < hn && heap[a] < heap[m])
+                m = a;
+            if (b < hn && heap[b] < heap[m])
+                m = b;
+            if (m == i)
+                break;
+            const uint64_t t = heap[i];
+            heap[i] = heap[m], heap[m] = t, i = m;
+        }
+        const uint32_t d = (uint32_t)(top >> 32), c = (uint32_t)top;
+        if (d != dist[c])
+            continue;
+        const int x = (int)(c % w), y = (int)(c / w);
+        for (int m = 0; m < 8; m++) {
+            const int nx = x + dx[m], ny = y + dy[m];
+            if (nx < 0 || ny < 0 || nx >= (int)w || ny >= (int)h || occ[(size_t)ny * w + nx])
+                continue;
+            if (m >= 4 && (occ[(size_t)y * w + nx] || occ[(size_t)ny * w + x]))
+                continue;
+            const uint32_t nd = d + (m < 4 ? 10u : 14u);
+            const size_t ni = (size_t)ny * w + nx;
+            if (nd < dist[ni]) {
+                dist[ni] = nd;
+                size_t i = hn++;
+                heap[i] = (uint64_t)nd << 32 | ni;
+                while (i && heap[(i - 1) / 2] > heap[i]) { /* sift up */
+                    const uint64_t t = heap[i];
+                    heap[i] = heap[(i - 1) / 2], heap[(i - 1) / 2] = t, i = (i - 1) / 2;
+                }
+            }
+        }
+    }
+    free(heap);
+}
+
+static void check(uint32_t w, uint32_t h, uint32_t passes, uint32_t wg, uint64_t seed)
+{
+    kc_pair_t p;
+    const char *keys[] = {"width", "height", "passes", NULL};
+    const int64_t vals[] = {w, h, passes};
+    kc_setup(&p, "grid_path", wg, 1, seed, keys, vals);
+    const size_t n = (size_t)w * h;
+    uint32_t *init = malloc(n * 4), *dist = malloc(n * 4);
+    assert_non_null(init);
+    assert_non_null(dist);
+    memcpy(init, p.gpu.host[0], n * 4);
+    kc_run_both(&p);
+    assert_true(rtm_grid_path_converged(&p.gpu));
+    dijkstra(p.gpu.host[2], init, w, h, dist);
+    const uint32_t *field = p.gpu.host[0];
+    const uint8_t *occ = p.gpu.host[2];
+    size_t bad = 0, unreachable = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (field[i] != dist[i] && bad++ == 0)
+            fprintf(stderr, "grid_path %ux%u cell %zu: %u vs Dijkstra %u\n", w, h, i, field[i], dist[i]);
+        unreachable += !occ[i] && dist[i] == RTM_GRID_INF;
+    }
+    assert_int_equal(bad, 0);
+    if (w >= 16 && h >= 16)
+        assert_true(unreachable > 0); /* the walled-in region */
+
+    /* Paths from a few reachable cells: each step is a legal move, costs add up. */
+    uint32_t *path = malloc(sizeof(uint32_t) * n);
+    assert_non_null(path);
+    for (size_t s = 0, tried = 0; s < n && tried < 20; s += n / 37 + 1) {
+        if (occ[s] || field[s] == RTM_GRID_INF)
+            continue;
+        tried++;
+        const size_t len = rtm_grid_path_extract(field, occ, w, h, (uint32_t)(s % w),
+                                                 (uint32_t)(s / w), path, n);
+        assert_true(len >= 1);
+        assert_int_equal(path[0], s);
+        assert_int_equal(field[path[len - 1]], 0);
+        uint32_t total = 0;
+        for (size_t i = 1; i < len; i++) {
+            const int ax = (int)(path[i - 1] % w), ay = (int)(path[i - 1] / w);
+            const int bx = (int)(path[i] % w), by = (int)(path[i] / w);
+            assert_true(abs(ax - bx) <= 1 && abs(ay - by) <= 1 && path[i] != path[i - 1]);
+            assert_false(occ[path[i]]);
+            total += ax != bx && ay != by ? 14u : 10u;
+        }
+        assert_int_equal(total, field[s]);
+    }
+    free(path);
+    free(init);
+    free(dist);
+    kc_free(&p);
+}
+
+static void test_grid_path_against_dijkstra(void **state)
+{
+    (void)state;
+    check(100, 77, 64, 256, 1);
+    check(200, 150, 96, 64, 2);
+    check(64, 64, 32, 1024, 3);
+    check(131, 40, 64, 32, 4);
+}
+
+static void test_grid_path_tiny(void **state)
+{
+    (void)state;
+    check(1, 1, 2, 256, 5);
+    check(33, 1, 4, 128, 6);
+    check(3, 50, 8, 256, 7);
+}
+
+static void test_grid_path_unreachable_start(void **state)
+{
+    (void)state;
+    const uint32_t w = 3, h = 1;
+    const uint32_t cost[3] = {0, RTM_GRID_INF, RTM_GRID_INF};
+    const uint8_t occ[3] = {0, 1, 0};
+    uint32_t path[4];
+    assert_int_equal(rtm_grid_path_extract(cost, occ, w, h, 2, 0, path, 4), 0);
+    assert_int_equal(rtm_grid_path_extract(cost, occ, w, h, 0, 0, path, 4), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grid_path_against_dijkstra),
+        cmocka_unit_test(test_grid_path_tiny),
+        cmocka_unit_test(test_grid_path_unreachable_start),
+    };
+    return cmocka_run_group_tests(tests, NULL, kc_teardown);
+}
