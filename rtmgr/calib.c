@@ -19,6 +19,7 @@
  * ones, so the two never meet; nothing here runs on the real-time path. */
 #include "calib.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@
 /* Kernel-time targets of the per-kernel calibration sizes (seconds). Validation's are
  * interleaved (validate.c). */
 static const double cal_targets_full[] = {0.02e-3, 0.2e-3, 1e-3, 5e-3, 25e-3};
-static const double cal_targets_quick[] = {0.1e-3, 0.5e-3, 2e-3, 6e-3};
+static const double cal_targets_quick[] = {0.1e-3, 0.6e-3, 3e-3};
 /* Kernel time of the tuning sweep's size (seconds). */
 #define SWEEP_TARGET_S 1e-3
 /* Wall time the whole run aims at (seconds): the devices and the CPU share it (the CPU
@@ -186,6 +187,13 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
         lo = kern->keys[0].def / 8;
     if (!size_plan(kern, lo, tune, lim, &k))
         lo = kern->keys[0].min;
+    /* ... unless even that is far too long here: then down to a 64th */
+    if (lo > kern->keys[0].min && size_plan(kern, lo, tune, lim, &k) && pred(ctx, &k) > 8.0 * target) {
+        const int64_t lo64 = kern->keys[0].def / 64 > kern->keys[0].min ? kern->keys[0].def / 64
+                                                                        : kern->keys[0].min;
+        if (size_plan(kern, lo64, tune, lim, &k))
+            lo = lo64;
+    }
     if (!size_plan(kern, lo, tune, lim, &k))
         return -1;
     if (min_key > lo && size_plan(kern, min_key, tune, lim, &k))
@@ -216,6 +224,16 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
                 a = m;
         }
         key = b;
+    }
+    /* two significant digits (1283 -> 1300): sizes repeat from run to run, so programs
+     * built with sizes in their options come from the binary cache the next time */
+    if (key >= 100) {
+        int64_t unit = 1;
+        while (key / unit >= 100)
+            unit *= 10;
+        const int64_t q = (key + unit / 2) / unit * unit;
+        if (q >= lo && q <= hi)
+            key = q;
     }
     /* the nearest key of the wanted parity that plans and is not taken */
     for (int64_t step = 0; step < 64; step++) {
@@ -556,6 +574,7 @@ typedef struct {
     cl_program probe;      /* probe_src, built once */
     uint32_t wg_probe;
     double r_probe;        /* dependent op time per work-item at full occupancy */
+    const char *cache;     /* rtmgr's program binary cache, NULL when there is none */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -657,7 +676,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, double *in_s, double *ou
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     if (st == RTM_OK)
-        st = rtm_kexec_create(&ex, x->d, &in.k);
+        st = rtm_kexec_create_cached(&ex, x->d, &in.k, x->cache);
     double si[REPS + 1], so[REPS + 1];
     for (int r = 0; r <= REPS && st == RTM_OK; r++) {
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
@@ -1069,94 +1088,76 @@ static char *read_text(const char *path, size_t *len)
     return buf;
 }
 
-/* Program build time c (from source, every cache bypassed by a unique -D), and the
- * load time of its binary. The program is the reference kernel matrix_add. */
+/* Removes the files of a flat directory, then the directory. */
+static void remove_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        const struct dirent *e;
+        char file[RTM_PATH_MAX + 256];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+            unlink(file);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* Program build time c: the reference kernel matrix_add from source (rtm_program_build_ex)
+ * with a unique -D per build, so that no driver cache answers; and the load time of the
+ * same program from rtmgr's binary cache (rtm_program_build_cached, a fresh cache
+ * directory: one build stores, then loads). */
 static rtm_status_t dev_build(devcal_t *x)
 {
     cal_t *c = x->c;
     const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
     if (!kern)
         return RTM_E_NOTFOUND;
-    const char *dir = rtm_program_kernel_dir();
-    char path[RTM_PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", dir, kern->source);
-    size_t len = 0;
-    char *src = read_text(path, &len);
-    if (!src) {
-        fprintf(stderr, "rtmgr: cannot read kernel source %s\n", path);
-        return RTM_E_IO;
-    }
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, kern);
+    k.size[0] = 64;
+    k.tune.wg = x->wg_probe < kern->tune_default.wg ? x->wg_probe : kern->tune_default.wg;
+    rtm_status_t st = rtm_kinst_plan(&k);
     const int reps = c->o->quick ? 5 : REPS;
     double tb[REPS], tl[REPS];
-    cl_int err = CL_SUCCESS;
-    unsigned char *bin = NULL;
-    size_t bin_len = 0;
     static unsigned nonce;
-    for (int r = 0; r < reps && err == CL_SUCCESS; r++) {
-        char opts[RTM_PATH_MAX + 128];
-        snprintf(opts, sizeof(opts), "-I%s -DRTM_WG=%u -DRTM_VEC=1 -DRTM_CALIB_NONCE=%ld%u%d", dir,
-                 x->wg_probe, (long)time(NULL), nonce++, (int)getpid());
-        const char *srcs[] = {src};
-        const double t0 = rtm_calib_now();
-        cl_program p = clCreateProgramWithSource(x->d->ctx, 1, srcs, &len, &err);
-        if (err == CL_SUCCESS)
-            err = clBuildProgram(p, 1, &x->d->info.id, opts, NULL, NULL);
-        cl_kernel k = NULL;
-        if (err == CL_SUCCESS)
-            k = clCreateKernel(p, kern->entries[0], &err);
-        tb[r] = rtm_calib_now() - t0;
-        if (err == CL_SUCCESS && !bin) {
-            err = clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bin_len), &bin_len, NULL);
-            if (err == CL_SUCCESS && bin_len && (bin = malloc(bin_len))) {
-                unsigned char *bins[1] = {bin};
-                err = clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bins), bins, NULL);
-            }
-        }
-        if (k)
-            clReleaseKernel(k);
-        if (p)
-            clReleaseProgram(p);
+    for (int r = 0; r < reps && st == RTM_OK; r++) {
+        char extra[96];
+        snprintf(extra, sizeof(extra), "-DRTM_CALIB_NONCE=%ld%u%d", (long)time(NULL), nonce++,
+                 (int)getpid());
+        rtm_program_t p;
+        st = rtm_program_build_ex(x->d, &k, extra, &p);
+        tb[r] = p.build_s;
+        rtm_program_release(&p);
     }
-    free(src);
-    if (err != CL_SUCCESS) {
-        free(bin);
-        return rtm_ocl_fail("clBuildProgram(build time)", err, __FILE__, __LINE__);
-    }
+    if (st != RTM_OK)
+        return st;
     dev_param(x->bd, RTM_DEV_P_build, rtm_calib_summary(tb, (size_t)reps, dfig(x, RTM_DEV_P_build)));
-    /* binary load: what the binary cache does after reading its file */
-    int ok = 0;
-    for (int r = 0; bin && r < REPS; r++) {
-        const unsigned char *bins[1] = {bin};
-        cl_int bs = CL_SUCCESS;
-        const double t0 = rtm_calib_now();
-        cl_program p =
-            clCreateProgramWithBinary(x->d->ctx, 1, &x->d->info.id, &bin_len, bins, &bs, &err);
-        if (err == CL_SUCCESS && bs == CL_SUCCESS)
-            err = clBuildProgram(p, 1, &x->d->info.id, "", NULL, NULL);
-        cl_kernel k = NULL;
-        if (err == CL_SUCCESS)
-            k = clCreateKernel(p, kern->entries[0], &err);
-        tl[r] = rtm_calib_now() - t0;
-        ok += err == CL_SUCCESS;
-        if (k)
-            clReleaseKernel(k);
-        if (p)
-            clReleaseProgram(p);
-        err = CL_SUCCESS;
+    char dir[] = "/tmp/rtmgr-calib-cache-XXXXXX";
+    if (!mkdtemp(dir))
+        return RTM_E_IO;
+    rtm_program_t p;
+    st = rtm_program_build_cached(x->d, &k, NULL, dir, &p); /* compiles and stores */
+    rtm_program_release(&p);
+    int loaded = 0;
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        st = rtm_program_build_cached(x->d, &k, NULL, dir, &p);
+        tl[r] = p.build_s;
+        loaded += p.from_cache;
+        rtm_program_release(&p);
     }
-    free(bin);
-    if (ok == REPS) {
-        dev_param(x->bd, RTM_DEV_P_cache_load,
-                  rtm_calib_summary(tl, REPS, dfig(x, RTM_DEV_P_cache_load)));
-    } else {
-        /* no usable binary: loading costs a build */
-        dev_param(x->bd, RTM_DEV_P_cache_load, x->bd->param[RTM_DEV_P_build]);
-        note(c, "%s: program binaries cannot be reloaded; cache_load = build", x->bd->name);
-    }
-    note(c, "%s: build time c: matrix_add.cl from source, unique -D per build (driver "
-            "caches bypassed), %d builds; binary load: clCreateProgramWithBinary + "
-            "clBuildProgram + clCreateKernel",
-         x->bd->name, reps);
+    remove_dir(dir);
+    if (st != RTM_OK)
+        return st;
+    dev_param(x->bd, RTM_DEV_P_cache_load,
+              rtm_calib_summary(tl, REPS, dfig(x, RTM_DEV_P_cache_load)));
+    note(c, "%s: build time c: matrix_add.cl from source with a unique -D per build (driver "
+            "caches bypassed), %d builds; cache_load: rtm_program_build_cached from a fresh "
+            "cache directory, %d of %d loads came from the cache",
+         x->bd->name, reps, loaded, REPS);
     return RTM_OK;
 }
 
@@ -1216,7 +1217,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
                                 rtm_calib_fig_t *fig)
 {
     rtm_kexec_t ex;
-    rtm_status_t st = rtm_kexec_create(&ex, x->d, &in->k);
+    rtm_status_t st = rtm_kexec_create_cached(&ex, x->d, &in->k, x->cache);
     if (st != RTM_OK)
         return st;
     if (kexec_max_wg(&ex, x->d->info.id) < in->k.tune.wg) {
@@ -1356,7 +1357,9 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     rtm_status_t st = rtm_ocl_open(&dev, info);
     if (st != RTM_OK)
         return st;
-    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0};
+    char cache[RTM_PATH_MAX];
+    const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
+    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -1677,6 +1680,13 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
+    if (st == RTM_E_MODEL && n == 0) {
+        /* nothing the model counts (the empty kernel's twin does no work): the pool's
+         * dispatch and cw are its whole time */
+        *kt = (rtm_board_ktune_t){true, tune, 0.0, 0.0};
+        note(c, "cpu: %s: no operations to time (the pool overheads are its model)", kern->name);
+        return RTM_OK;
+    }
     if (st != RTM_OK || n == 0) {
         say(c, "cpu: kernel %s not calibrated (%s)", kern->name,
             st != RTM_OK ? rtm_strerror(st) : "no size fits");

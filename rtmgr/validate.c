@@ -49,6 +49,7 @@ typedef struct {
     const rtm_board_t *board;
     row_t *rows;
     uint32_t n, cap;
+    const char *cache; /* rtmgr's program binary cache, NULL when there is none */
 } val_t;
 
 static bool is_seed000(const char *name)
@@ -246,7 +247,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     if (st == RTM_OK)
-        st = rtm_kexec_create(&ex, d, &in.k);
+        st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
     rtm_kexec_timing_t t;
     if (st == RTM_OK)
         st = rtm_kexec_run(&ex, &t); /* warm-up */
@@ -481,7 +482,9 @@ rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t
         return RTM_E_ARG;
     if (nsum)
         *nsum = 0;
-    val_t v = {opts, board, NULL, 0, 0};
+    char cache[RTM_PATH_MAX];
+    const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
+    val_t v = {opts, board, NULL, 0, 0, have_cache ? cache : NULL};
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
