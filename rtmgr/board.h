@@ -35,7 +35,8 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(mem_rate, "mem_rate", RATE, "device global-memory bandwidth")               \
     X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done") \
     X(cus, "cus", COUNT, "compute units (CL_DEVICE_MAX_COMPUTE_UNITS), extended") \
-    X(resident, "resident", COUNT, "work-groups resident per compute unit, ext.")
+    X(resident, "resident", COUNT, "work-groups resident per compute unit, ext.")  \
+    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
 
 /* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
 #define RTM_CPU_PARAMS(X)                                                          \
@@ -47,7 +48,8 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(ti, "ti", TIME, "measurement initialisation time")                          \
     X(lp, "lp", COUNT, "pipeline depth")                                          \
     X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")            \
-    X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")
+    X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")    \
+    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
 
 /* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */
 enum {

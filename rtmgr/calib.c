@@ -348,6 +348,41 @@ static double fit_resid(const double *x, const double *y, size_t n, double a, do
     return worst;
 }
 
+/* Fits span = commands * fixed + bytes * inv by relative least squares over the series
+ * of 1-command (y1) and 2-command (y2) jobs at bytes x; fixed >= 0. */
+static void fit_transfers(const double *x, const double *y1, const double *y2, size_t n,
+                          double *fixed, double *inv, double *resid)
+{
+    double s11 = 0, s12 = 0, s22 = 0, t1 = 0, t2 = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double w = 1.0 / (y[i] * y[i]);
+            s11 += w * m * m;
+            s12 += w * m * x[i];
+            s22 += w * x[i] * x[i];
+            t1 += w * m * y[i];
+            t2 += w * x[i] * y[i];
+        }
+    }
+    const double det = s11 * s22 - s12 * s12;
+    *fixed = fabs(det) > 0 ? (t1 * s22 - t2 * s12) / det : 0.0;
+    *inv = fabs(det) > 0 ? (s11 * t2 - s12 * t1) / det : 0.0;
+    if (*fixed < 0) { /* no negative fixed part: the rate alone */
+        *fixed = 0.0;
+        *inv = s22 > 0 ? t2 / s22 : 0.0;
+    }
+    *resid = 0.0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] > 0)
+                *resid = fmax(*resid, fabs(m * *fixed + x[i] * *inv - y[i]) / y[i]);
+    }
+}
+
 /* Rounds to 4 significant digits in the unit the profile will show (ns, us, ms, s;
  * B/s .. GB/s), read back through the units parser: the profile stays readable and
  * loads exactly what calibration kept; the rounding (0.05% at most) is far below any
@@ -403,6 +438,7 @@ static void iso_now(char *buf, size_t len)
 typedef struct {
     int64_t key;
     double a, b, m, t, spread;
+    bool big; /* the job's buffers exceed the executor's cache: the memory rate applies */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -414,6 +450,7 @@ typedef struct {
     const void *pred_ctx;
     double *r_est;
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
+    double cache; /* the executor's cache (bytes): larger jobs get the memory term */
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the second is added */
@@ -436,7 +473,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         const double t0 = rtm_calib_now();
         rtm_calib_inst_t in;
         st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, 3 + i);
-        kpoint_t pt = {key, 0, 0, 0, 0, 0};
+        kpoint_t pt = {key, 0, 0, 0, 0, 0, false};
         rtm_calib_fig_t f;
         if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt.a, &pt.b))
             st = RTM_E_MODEL;
@@ -444,6 +481,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             rtm_cost_t cost;
             kf->kern->cost(&in.k, &cost);
             pt.m = cost.bytes_dev;
+            pt.big = cost.bytes_in + cost.bytes_out > kf->cache;
             st = kf->measure(kf->ctx, &in, &pt.t, &f);
         }
         rtm_calib_inst_free(&in);
@@ -462,62 +500,62 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
-/* Fits r and the kernel's memory rate R to max(a r, m / R) + b = t in relative least
- * squares. r alone first (no memory term); then every split of the points (in
- * increasing size) into a compute-bound prefix that gives r and a memory-bound suffix
- * that gives R. A memory term is kept only when it is plausible and earns its place:
- * R within [ref / 20, 20 ref] of the executor's copy bandwidth `ref`, it binds at some
- * point, the r-only fit misses some point by more than 5%, and the split at least
- * quarters the squared error; with noisy points a second parameter would otherwise fit
- * noise. */
+/* Fits r and the kernel's memory rate R to the extended model's kernel time, b + a r
+ * where the job's buffers fit in the cache and b + max(a r, m / R) where they do not,
+ * in relative least squares: r from the points that fit in the cache (all points when
+ * none does), R from the others. R is kept only when it is plausible (within
+ * [ref / 20, 20 ref] of the executor's copy bandwidth `ref`), binds at some point and
+ * lowers the squared error; else the memory term stays off (R = 0). */
 static void fit_kernel(const kpoint_t *p, uint32_t n, double ref, double *r_out, double *R_out,
                        double *resid)
 {
-    double best = INFINITY, best0 = INFINITY, worst0 = 0;
+    double num = 0, den = 0, num_all = 0, den_all = 0, mnum = 0, mden = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double w = 1.0 / (p[i].t * p[i].t);
+        num_all += w * p[i].a * (p[i].t - p[i].b);
+        den_all += w * p[i].a * p[i].a;
+        if (!p[i].big) {
+            num += w * p[i].a * (p[i].t - p[i].b);
+            den += w * p[i].a * p[i].a;
+        } else if (p[i].m > 0) {
+            mnum += w * p[i].m * (p[i].t - p[i].b);
+            mden += w * p[i].m * p[i].m;
+        }
+    }
     *r_out = 0.0;
     *R_out = 0.0;
     *resid = 0.0;
-    for (uint32_t k = n + 1; k-- > 0;) {
-        double num = 0, den = 0, mnum = 0, mden = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const double w = 1.0 / (p[i].t * p[i].t);
-            if (i < k || k == 0) {
-                num += w * p[i].a * (p[i].t - p[i].b);
-                den += w * p[i].a * p[i].a;
-            }
-            if (i >= k && p[i].m > 0) {
-                mnum += w * p[i].m * (p[i].t - p[i].b);
-                mden += w * p[i].m * p[i].m;
-            }
+    /* r alone, over every point */
+    const double r0 = den_all > 0 ? num_all / den_all : 0.0;
+    double err0 = 0, worst0 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double e = (p[i].a * r0 + p[i].b - p[i].t) / p[i].t;
+        err0 += e * e;
+        worst0 = fmax(worst0, fabs(e));
+    }
+    *r_out = r0;
+    *resid = worst0;
+    /* r where the data fit in the cache, R beyond */
+    const double r = den > 0 ? num / den : r0;
+    const double inv_R = mden > 0 && mnum > 0 ? mnum / mden : 0.0;
+    if (!(r > 0) || !(inv_R > 0) || 1.0 / inv_R < ref / 20.0 || 1.0 / inv_R > ref * 20.0)
+        return;
+    double err = 0, worst = 0;
+    bool binds = false;
+    for (uint32_t i = 0; i < n; i++) {
+        double pred = p[i].a * r;
+        if (p[i].big) {
+            binds = binds || p[i].m * inv_R > pred;
+            pred = fmax(pred, p[i].m * inv_R);
         }
-        const double r = den > 0 ? num / den : 0.0;
-        const double inv_R = k < n && mden > 0 && mnum > 0 ? mnum / mden : 0.0;
-        if (!(r > 0))
-            continue;
-        if (k < n && !(inv_R > 0 && 1.0 / inv_R >= ref / 20.0 && 1.0 / inv_R <= ref * 20.0))
-            continue;
-        double err = 0, worst = 0;
-        bool binds = false;
-        for (uint32_t i = 0; i < n; i++) {
-            binds = binds || p[i].m * inv_R > p[i].a * r;
-            const double pred = fmax(p[i].a * r, p[i].m * inv_R) + p[i].b;
-            const double e = (pred - p[i].t) / p[i].t;
-            err += e * e;
-            worst = fmax(worst, fabs(e));
-        }
-        if (k == n) {
-            best0 = best = err;
-            worst0 = worst;
-            *r_out = r;
-            *resid = worst;
-            continue;
-        }
-        if (binds && worst0 > 0.05 && err < 0.25 * best0 && err < best) {
-            best = err;
-            *r_out = r;
-            *R_out = 1.0 / inv_R;
-            *resid = worst;
-        }
+        const double e = (pred + p[i].b - p[i].t) / p[i].t;
+        err += e * e;
+        worst = fmax(worst, fabs(e));
+    }
+    if (binds && err < err0) {
+        *r_out = r;
+        *R_out = 1.0 / inv_R;
+        *resid = worst;
     }
 }
 
@@ -553,7 +591,7 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
         if (m > 0 && used + (size_t)m < sizeof(ks))
             used += (size_t)m;
     }
-    char rate[48] = "none (compute-bound at every size)";
+    char rate[48] = "none";
     if (R > 0)
         snprintf(rate, sizeof(rate), "%.4gGB/s", R * 1e-9);
     note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, mem_rate %s (fit residual %.1f%%)",
@@ -585,9 +623,13 @@ static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di
  * is the reference kernel's; it is built but never launched. Not in the catalogue. */
 static rtm_status_t xfer_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
-    p->n_bufs = 2;
-    p->buf[0] = (rtm_bufspec_t){(size_t)k->size[0], RTM_BUF_IN};
-    p->buf[1] = (rtm_bufspec_t){(size_t)k->size[0], RTM_BUF_OUT};
+    const uint32_t m = (uint32_t)k->size[1];
+    const size_t each = ((size_t)k->size[0] / m + 63) & ~(size_t)63;
+    p->n_bufs = 2 * m;
+    for (uint32_t i = 0; i < m; i++) {
+        p->buf[i] = (rtm_bufspec_t){each, RTM_BUF_IN};
+        p->buf[m + i] = (rtm_bufspec_t){each, RTM_BUF_OUT};
+    }
     p->launches = 1;
     p->blocks_max = 1;
     return RTM_OK;
@@ -609,8 +651,8 @@ static uint32_t xfer_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_K
 static void xfer_fill(rtm_kinst_t *k, uint64_t seed)
 {
     (void)seed;
-    memset(k->host[0], 1, k->plan.buf[0].bytes);
-    memset(k->host[1], 0, k->plan.buf[1].bytes);
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        memset(k->host[i], k->plan.buf[i].dir == RTM_BUF_IN, k->plan.buf[i].bytes);
 }
 static void xfer_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
 {
@@ -636,8 +678,9 @@ static const rtm_kernel_t xfer_kernel = {
     .name = "calib_transfer",
     .source = "matrix_add.cl",
     .entries = {"matrix_add", NULL},
-    .keys = {{"bytes", 64, (int64_t)1 << 40, 4096, "bytes per buffer"}},
-    .n_keys = 1,
+    .keys = {{"bytes", 64, (int64_t)1 << 40, 4096, "bytes each way"},
+             {"buffers", 1, RTM_KBUF_MAX / 2, 1, "buffers each way"}},
+    .n_keys = 2,
     .vec_allowed = 1u << 1,
     .tune_default = {64, 1},
     .plan = xfer_plan,
@@ -666,11 +709,12 @@ static void release_ev(cl_event *e)
     *e = NULL;
 }
 
-/* One job's transfers at `bytes` per direction: medians of the in and out spans. */
-static rtm_status_t xfer_job(devcal_t *x, size_t bytes, double *in_s, double *out_s,
+/* One job's transfers, `bytes` each way in `m` buffers each way, enqueued as a job is
+ * (inputs, then outputs, one clFinish): medians of the in and out spans. */
+static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s, double *out_s,
                              double *spread)
 {
-    int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)bytes};
+    int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)bytes, (int64_t)m};
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, &xfer_kernel, size, xfer_kernel.tune_default, 0);
     rtm_kexec_t ex;
@@ -681,11 +725,6 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, double *in_s, double *ou
     for (int r = 0; r <= REPS && st == RTM_OK; r++) {
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
         st = rtm_kexec_write_inputs(&ex, &a, &b);
-        if (st == RTM_OK) {
-            const cl_int err = clFinish(x->d->exec);
-            if (err != CL_SUCCESS)
-                st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
-        }
         if (st == RTM_OK)
             st = rtm_kexec_read_outputs(&ex, &c, &d);
         if (st == RTM_OK) {
@@ -750,13 +789,16 @@ static rtm_status_t dev_transfers(devcal_t *x)
     if (ns < 2)
         return RTM_E_NOMEM;
     const size_t top = sizes[ns - 1];
-    double xs[16], yw[16], yr[16], rw_raw[16], rr_raw[16], spread = 0;
+    /* jobs with one and with two buffers each way: the per-command part and the rate */
+    double xs[16], yw[2][16], yr[2][16], rw_raw[16], rr_raw[16], spread = 0;
     rtm_status_t st = RTM_OK;
-    for (size_t i = 0; i < ns && st == RTM_OK; i++) {
-        double sp = 0;
-        st = xfer_job(x, sizes[i], &yw[i], &yr[i], &sp);
-        spread = fmax(spread, sp);
-        xs[i] = (double)sizes[i];
+    for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++) {
+        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
+            double sp = 0;
+            st = xfer_job(x, sizes[i], m, &yw[m - 1][i], &yr[m - 1][i], &sp);
+            spread = fmax(spread, sp);
+            xs[i] = (double)sizes[i];
+        }
     }
     /* the paper's bare commands, for the record */
     unsigned char *host = st == RTM_OK ? aligned_alloc(4096, top) : NULL;
@@ -773,15 +815,13 @@ static rtm_status_t dev_transfers(devcal_t *x)
         free(host);
         return st;
     }
-    double a, b;
-    fit_affine(xs, yw, ns, &a, &b);
-    dev_param(x->bd, RTM_DEV_P_ws_fixed, fmax(a, 0.0));
-    dev_param(x->bd, RTM_DEV_P_ws_rate, b > 0 ? 1.0 / b : (double)top / yw[ns - 1]);
-    const double resw = fit_resid(xs, yw, ns, fmax(a, 0.0), 1.0 / x->bd->param[RTM_DEV_P_ws_rate]);
-    fit_affine(xs, yr, ns, &a, &b);
-    dev_param(x->bd, RTM_DEV_P_wr_fixed, fmax(a, 0.0));
-    dev_param(x->bd, RTM_DEV_P_wr_rate, b > 0 ? 1.0 / b : (double)top / yr[ns - 1]);
-    const double resr = fit_resid(xs, yr, ns, fmax(a, 0.0), 1.0 / x->bd->param[RTM_DEV_P_wr_rate]);
+    double fixed, inv, resw, resr;
+    fit_transfers(xs, yw[0], yw[1], ns, &fixed, &inv, &resw);
+    dev_param(x->bd, RTM_DEV_P_ws_fixed, fixed);
+    dev_param(x->bd, RTM_DEV_P_ws_rate, inv > 0 ? 1.0 / inv : (double)top / yw[0][ns - 1]);
+    fit_transfers(xs, yr[0], yr[1], ns, &fixed, &inv, &resr);
+    dev_param(x->bd, RTM_DEV_P_wr_fixed, fixed);
+    dev_param(x->bd, RTM_DEV_P_wr_rate, inv > 0 ? 1.0 / inv : (double)top / yr[0][ns - 1]);
     const int ids[4] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_wr_fixed,
                         RTM_DEV_P_wr_rate};
     for (int k = 0; k < 4; k++) {
@@ -789,12 +829,17 @@ static rtm_status_t dev_transfers(devcal_t *x)
         f->median = x->bd->param[ids[k]];
         f->spread = spread;
         f->resid = k < 2 ? resw : resr;
-        f->n = (uint32_t)(ns * REPS);
+        f->n = (uint32_t)(2 * ns * REPS);
         f->kept = f->n;
     }
-    char curve[4][640];
-    for (int k = 0; k < 4; k++) {
-        const double *y = k == 0 ? yw : k == 1 ? yr : k == 2 ? rw_raw : rr_raw;
+    char curve[6][640];
+    for (int k = 0; k < 6; k++) {
+        const double *y = k == 0   ? yw[0]
+                          : k == 1 ? yr[0]
+                          : k == 2 ? yw[1]
+                          : k == 3 ? yr[1]
+                          : k == 4 ? rw_raw
+                                   : rr_raw;
         size_t used = 0;
         curve[k][0] = '\0';
         for (size_t i = 0; i < ns; i++) {
@@ -804,16 +849,19 @@ static rtm_status_t dev_transfers(devcal_t *x)
                 used += (size_t)m;
         }
     }
-    note(c, "%s: transfers, plain (pageable) host memory as the runtime's arena uses; fitted "
-            "(relative least squares) to a job's transfer spans as kexec enqueues them (clears "
-            "+ write; read): in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s",
+    note(c, "%s: transfers, plain (pageable) host memory as the runtime's arena uses; the "
+            "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
+            "(clears + writes, reads), fitted by relative least squares to commands * fixed + "
+            "bytes / rate: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s",
          x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
          x->bd->param[RTM_DEV_P_ws_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_fixed] * 1e6,
          x->bd->param[RTM_DEV_P_wr_rate] * 1e-9);
-    note(c, "%s: job in spans %s", x->bd->name, curve[0]);
-    note(c, "%s: job out spans %s", x->bd->name, curve[1]);
-    note(c, "%s: bare write START..END %s", x->bd->name, curve[2]);
-    note(c, "%s: bare read START..END %s", x->bd->name, curve[3]);
+    note(c, "%s: job in spans, 1 buffer: %s", x->bd->name, curve[0]);
+    note(c, "%s: job out spans, 1 buffer: %s", x->bd->name, curve[1]);
+    note(c, "%s: job in spans, 2 buffers: %s", x->bd->name, curve[2]);
+    note(c, "%s: job out spans, 2 buffers: %s", x->bd->name, curve[3]);
+    note(c, "%s: bare write START..END %s", x->bd->name, curve[4]);
+    note(c, "%s: bare read START..END %s", x->bd->name, curve[5]);
     /* Pinned host memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer), for comparison only. */
     if (!c->o->quick) {
         cl_mem pin = clCreateBuffer(x->d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, top,
@@ -1333,7 +1381,9 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
             tune = dev_sweep(x, kern, size, tune, start + 0.4 * budget);
     }
     dkctx_t dk = {x, (int)ki};
-    kfit_t kf = {kern, tune, &x->lim, dev_pred, &p, &p.r, dk_coef, dk_measure, &dk, start + budget};
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &p,
+                 .r_est = &p.r, .coef = dk_coef, .cache = x->bd->param[RTM_DEV_P_cache],
+                 .measure = dk_measure, .ctx = &dk, .deadline = start + budget};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -1376,6 +1426,12 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         st = dev_launch(&x);
     if (st == RTM_OK)
         st = dev_build(&x);
+    cl_ulong llc = 0;
+    clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
+    dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
+    *dfig(&x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
+    note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE%s)", bd->name,
+         bd->param[RTM_DEV_P_cache] / MIB, llc ? "" : " unknown: 1MiB assumed");
     say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
     /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
     const rtm_kernel_t *mov = rtm_kernel_find("matrix_mov");
@@ -1675,8 +1731,10 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
-    kfit_t kf = {kern, tune, &lim, cpu_pred, &p, &p.r, cpu_coef, ck_measure, &p,
-                 rtm_calib_now() + kernel_budget(c, left)};
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
+                 .r_est = &p.r, .coef = cpu_coef, .cache = b->cpu_param[RTM_CPU_P_cache],
+                 .measure = ck_measure, .ctx = &p,
+                 .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -1710,6 +1768,16 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
     b->threads = n;
     iso_now(b->cpu_measured, sizeof(b->cpu_measured));
     say(c, "cpu: %u cores, %u worker threads", b->cores, n);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const char *which = "L3";
+    if (llc <= 0) {
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        which = "L2";
+    }
+    cpu_param(b, RTM_CPU_P_cache, llc > 0 ? (double)llc : 8 * MIB);
+    *cfig(c, RTM_CPU_P_cache) = (rtm_calib_fig_t){b->cpu_param[RTM_CPU_P_cache], 0, 0, 1, 1};
+    note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB,
+         llc > 0 ? which : "unknown: 8MiB assumed");
     rtm_status_t st = cpu_micro(c, b, n);
     if (st != RTM_OK)
         return st;

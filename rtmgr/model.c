@@ -48,10 +48,12 @@
  *     Roofline: compute is replaced by max(compute, bytes_dev / rate) (a kernel is
  *       bound by its operations or by device-memory traffic, whichever is slower).
  *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
- *       r, rate = the kernel's own mem_rate from ktune when calibrated, else there is no
- *       memory term: both are fitted to the kernel's measured times (r where its data
- *       stay in cache, mem_rate where they do not), and a kernel's bytes_dev may count
- *       cached re-reads that the device's copy bandwidth would overprice.
+ *       r, rate = the kernel's own mem_rate from ktune, and only for jobs whose buffers
+ *       (bytes_in + bytes_out) exceed the device's `cache`; else (not calibrated, or the
+ *       data fit in the cache) there is no memory term: both are fitted to the kernel's
+ *       measured times, r where its data stay in cache and mem_rate where they do not,
+ *       and a kernel's bytes_dev may count cached re-reads that the device's copy
+ *       bandwidth would overprice.
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
  *   CPU worker pool:  T = per_thread * t_block + per_thread * dispatch + launches * cw
@@ -64,7 +66,8 @@
  *     roofline: per_thread * t_block becomes max(per_thread * t_block,
  *          bytes_dev / rate) (all workers share one memory bus); rate as for a device:
  *          the CPU's mem_rate with the class-based r_k, the kernel's cpu_ktune mem_rate
- *          with its own r (no memory term when that is not calibrated);
+ *          with its own r for jobs whose buffers exceed the CPU's `cache` (no memory term
+ *          otherwise);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch.
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
@@ -276,10 +279,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     double ws = 0.0, wr = 0.0, setup = 0.0;
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
-        if (km > 0.0)
-            compute = max2(compute, w->bytes_dev / km);
-        else if (rk <= 0.0)
+        if (km > 0.0) {
+            if (j->cost.bytes_in + j->cost.bytes_out > param(&p, RTM_DEV_P_cache, false))
+                compute = max2(compute, w->bytes_dev / km);
+        } else if (rk <= 0.0) {
             compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
+        }
     }
     if (w->bytes_in > 0.0)
         ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
@@ -340,10 +345,12 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     double work = per_thread * t_block;
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(b->cpu_ktune, j->kernel) : 0.0;
-        if (km > 0.0)
-            work = max2(work, w->bytes_dev / km);
-        else if (rk <= 0.0)
+        if (km > 0.0) {
+            if (c->bytes_in + c->bytes_out > param(&p, RTM_CPU_P_cache, false))
+                work = max2(work, w->bytes_dev / km);
+        } else if (rk <= 0.0) {
             work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
+        }
     }
     const double kernel = work + per_thread * dispatch + w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);

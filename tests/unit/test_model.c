@@ -219,10 +219,19 @@ static void test_gpu_extended_waves(void **state)
     /* and mem_rate is then not needed */
     d.have[RTM_DEV_P_mem_rate] = false;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    /* the kernel's own memory rate, when calibrated, bounds it: 12e6 / 100e9 = 120 us */
+    /* the kernel's own memory rate, when calibrated, bounds jobs whose buffers (8 + 4 MB)
+     * exceed the cache: 12e6 / 100e9 = 120 us; the cache size is then needed */
     d.ktune[0].mem_rate = 100e9;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, "cache");
+    dev_set(&d, RTM_DEV_P_cache, 10e6);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 120000 + 5000);
+    /* ... and not when they fit in it: compute only */
+    dev_set(&d, RTM_DEV_P_cache, 12e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    dev_set(&d, RTM_DEV_P_cache, 10e6);
     /* ... and not when the kernel is compute-bound: 12e6 / 1e12 = 12 us < 31.25 us */
     d.ktune[0].mem_rate = 1e12;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
@@ -298,10 +307,15 @@ static void test_cpu_extended(void **state)
     cpu_set(&b, RTM_CPU_P_mem_rate, 10e9);
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 2005000);
-    /* ... unless the kernel's own memory rate is calibrated: 12e6 / 6e9 = 2 ms > 1 ms */
+    /* ... unless the kernel's own memory rate is calibrated and the buffers (12 MB)
+     * exceed the cache: 12e6 / 6e9 = 2 ms > 1 ms */
     b.cpu_ktune[0].mem_rate = 6e9;
+    cpu_set(&b, RTM_CPU_P_cache, 8e6);
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 2000000 + 1000000 + 5000);
+    cpu_set(&b, RTM_CPU_P_cache, 32e6);
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
     b.cpu_ktune[0].mem_rate = 0;
     /* the paper model still needs them */
     assert_int_equal(p.paper.status, RTM_E_MODEL);
