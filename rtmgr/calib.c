@@ -5,11 +5,12 @@
  * fits, the calibration record (spreads, notes), the profile's comment blocks, and the
  * staleness check. Validation lives in validate.c; CPU micro-kernels in cpubench.c.
  *
- * Order per OpenCL device: transfers -> device-memory copy rate -> launch latency and
- * fixed time per launch -> occupancy probe (cus, resident, units, a first r) -> build
- * and binary-load time -> matrix_mov (the device's r_op) -> every catalogue kernel
- * (vector-width and work-group sweep, then its own r) -> abort response. Then the CPU:
- * micro-kernels, pool overheads, every kernel's CPU twin through the pool.
+ * Order per OpenCL device: transfers -> device-memory copy rate -> occupancy probe
+ * (cus, resident, units, a first r) -> launch latency and fixed time per launch ->
+ * build and binary-load time -> cache size -> matrix_mov (the device's r_op) -> every
+ * catalogue kernel (work-group and vector-width sweep, then its own r and memory rate)
+ * -> abort response. Then the CPU: micro-kernels, pool overheads, every kernel's CPU
+ * twin through the pool. One time budget for the whole run is shared out as it goes.
  *
  * Invariants: every figure is RTM_CALIB_REPS samples after one warm-up, summarised by
  * rtm_stats_summary (MAD outlier drop, median kept); every fitted model term is fitted
@@ -960,7 +961,7 @@ static rtm_status_t dev_launch(devcal_t *x)
         err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
     const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
     enum { SPAN = 8 };
-    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1];
+    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1];
     for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
         cl_event ev = NULL;
         const double h0 = rtm_calib_now();
@@ -970,8 +971,10 @@ static rtm_status_t dev_launch(devcal_t *x)
         rt[r] = rtm_calib_now() - h0;
         if (err == CL_SUCCESS) {
             const cl_ulong q = prof(ev, CL_PROFILING_COMMAND_QUEUED);
+            const cl_ulong u = prof(ev, CL_PROFILING_COMMAND_SUBMIT);
             const cl_ulong s = prof(ev, CL_PROFILING_COMMAND_START);
             lat[r] = s > q ? (double)(s - q) * 1e-9 : 0.0;
+            sub[r] = u > q ? (double)(u - q) * 1e-9 : 0.0;
         }
         if (ev)
             clReleaseEvent(ev);
@@ -999,10 +1002,12 @@ static rtm_status_t dev_launch(devcal_t *x)
               rtm_calib_summary(fixed + 1, REPS, dfig(x, RTM_DEV_P_kernel_fixed)));
     rtm_calib_fig_t f;
     const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
-    note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START), host round trip "
-               "enqueue->clFinish %.4gus (spread %.1f%%), %d back-to-back launches %.4gus each",
-         x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, round_trip * 1e6, f.spread * 100,
-         SPAN, x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6);
+    const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
+    note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
+               "%.4gus), host round trip enqueue->clFinish %.4gus (spread %.1f%%), %d "
+               "back-to-back launches %.4gus each",
+         x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6, round_trip * 1e6,
+         f.spread * 100, SPAN, x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6);
     return RTM_OK;
 }
 
