@@ -44,8 +44,8 @@
 
 /* Kernel-time targets of the per-kernel calibration sizes (seconds). Validation's are
  * interleaved (validate.c). */
-static const double cal_targets_full[] = {0.02e-3, 0.2e-3, 1e-3, 5e-3, 25e-3};
-static const double cal_targets_quick[] = {0.1e-3, 0.6e-3, 3e-3};
+static const double cal_targets_full[] = {0.05e-3, 0.25e-3, 1.2e-3, 6e-3, 30e-3};
+static const double cal_targets_quick[] = {0.15e-3, 0.8e-3, 4e-3};
 /* Kernel time of the tuning sweep's size (seconds). */
 #define SWEEP_TARGET_S 1e-3
 /* Wall time the whole run aims at (seconds): the devices and the CPU share it (the CPU
@@ -188,13 +188,6 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
         lo = kern->keys[0].def / 8;
     if (!size_plan(kern, lo, tune, lim, &k))
         lo = kern->keys[0].min;
-    /* ... unless even that is far too long here: then down to a 64th */
-    if (lo > kern->keys[0].min && size_plan(kern, lo, tune, lim, &k) && pred(ctx, &k) > 8.0 * target) {
-        const int64_t lo64 = kern->keys[0].def / 64 > kern->keys[0].min ? kern->keys[0].def / 64
-                                                                        : kern->keys[0].min;
-        if (size_plan(kern, lo64, tune, lim, &k))
-            lo = lo64;
-    }
     if (!size_plan(kern, lo, tune, lim, &k))
         return -1;
     if (min_key > lo && size_plan(kern, min_key, tune, lim, &k))
@@ -457,47 +450,73 @@ typedef struct {
     double deadline; /* monotonic time after which no point beyond the second is added */
 } kfit_t;
 
-/* Measures kernel kf->kern at the calibration targets (odd first keys, increasing). */
+/* Measures one point of kernel kf->kern at `size` (first key `key`). */
+static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
+                                 kpoint_t *pt, double *per_job)
+{
+    const double t0 = rtm_calib_now();
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, false};
+    rtm_calib_fig_t f = {0};
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
+        st = RTM_E_MODEL;
+    if (st == RTM_OK) {
+        rtm_cost_t cost;
+        kf->kern->cost(&in.k, &cost);
+        pt->m = cost.bytes_dev;
+        pt->big = cost.bytes_in + cost.bytes_out > kf->cache;
+        st = kf->measure(kf->ctx, &in, &pt->t, &f);
+    }
+    rtm_calib_inst_free(&in);
+    pt->spread = f.spread;
+    *per_job = (rtm_calib_now() - t0) / (REPS + 1);
+    return st;
+}
+
+/* Measures kernel kf->kern at the calibration targets, odd first keys: the smallest
+ * target first, then the largest (so that the points span the range even when time
+ * runs short), then those in between while the kernel's time lasts. Points come back
+ * sorted by size. */
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX];
     rtm_status_t st = RTM_OK;
     *n = 0;
-    for (size_t i = 0; i < c->n_targets && *n < max && *n < N_OF(keys); i++) {
-        /* sizes at least 1.5 apart, so that the points span a range */
-        const int64_t min_key = *n ? keys[*n - 1] + (keys[*n - 1] + 1) / 2 : 0;
+    const size_t nt = c->n_targets;
+    const double top = c->targets[nt - 1];
+    for (size_t j = 0; j < nt && *n < max && *n < N_OF(keys); j++) {
+        const size_t i = j == 0 ? 0 : j == 1 ? nt - 1 : j - 1; /* 0, last, 1, 2, ... */
+        if (j >= 2 && rtm_calib_now() > kf->deadline)
+            break;
+        /* the largest target at least 1.5x the smallest size, so that the points span a
+         * range; the others just distinct */
+        const int64_t min_key = j == 1 ? keys[0] + (keys[0] + 1) / 2 : 0;
         const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
                                                kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
-        if (key < 0 || (*n > 0 && key <= keys[*n - 1]) ||
-            (*n >= 2 && rtm_calib_now() > kf->deadline))
-            break;
-        const double t0 = rtm_calib_now();
-        rtm_calib_inst_t in;
-        st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, 3 + i);
-        kpoint_t pt = {key, 0, 0, 0, 0, 0, false};
-        rtm_calib_fig_t f;
-        if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt.a, &pt.b))
-            st = RTM_E_MODEL;
-        if (st == RTM_OK) {
-            rtm_cost_t cost;
-            kf->kern->cost(&in.k, &cost);
-            pt.m = cost.bytes_dev;
-            pt.big = cost.bytes_in + cost.bytes_out > kf->cache;
-            st = kf->measure(kf->ctx, &in, &pt.t, &f);
-        }
-        rtm_calib_inst_free(&in);
+        if (key < 0)
+            continue;
+        kpoint_t pt;
+        double per_job = 0;
+        st = kernel_point(kf, size, key, 3 + i, &pt, &per_job);
         if (st != RTM_OK)
             break;
-        pt.spread = f.spread;
         keys[*n] = key;
         pts[(*n)++] = pt;
-        if (pt.t > pt.b)
-            *kf->r_est = (pt.t - pt.b) / pt.a;
-        /* already long (kernel, or the whole job with its transfers): no larger sizes */
-        const double per_job = (rtm_calib_now() - t0) / (REPS + 1);
-        if (pt.t > 4.0 * c->targets[c->n_targets - 1] || per_job > 8.0 * c->targets[c->n_targets - 1])
+        if (pt.t > pt.b && j == 0)
+            *kf->r_est = (pt.t - pt.b) / pt.a; /* sizes the others */
+        /* long already (kernel, or the job with its transfers): the smallest size and
+         * one larger one only */
+        if (j >= 1 && (pt.t > 4.0 * top || per_job > 8.0 * top))
             break;
     }
+    /* by size, for the fit's record */
+    for (uint32_t i = 1; i < *n; i++)
+        for (uint32_t k = i; k > 0 && pts[k].key < pts[k - 1].key; k--) {
+            const kpoint_t tmp = pts[k];
+            pts[k] = pts[k - 1];
+            pts[k - 1] = tmp;
+        }
     return st;
 }
 

@@ -45,8 +45,7 @@ typedef double (*rtm_calib_pred_fn)(const void *ctx, const rtm_kinst_t *k);
 
 /* Sizes of kernel `kern` (other keys at their defaults) whose first key is the smallest
  * value predicted to reach `target` seconds, within the key's range (not below an
- * eighth of its default unless that is predicted over 8 x target, then a 64th; nor
- * below min_key when > 0) and `lim`, rounded to two
+ * eighth of its default, nor below min_key when > 0) and `lim`, rounded to two
  * significant digits (so that sizes repeat from run to run); then the nearest value
  * of that parity (0 even, 1 odd, -1 any) that plans and is not in avoid[0..navoid).
  * Writes every key into size[]; returns the first key's value, or -1 when nothing

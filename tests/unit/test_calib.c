@@ -358,17 +358,13 @@ static void test_size_parity(void **state)
         assert_int_equal(odd & 1, 1);
         assert_int_equal(even & 1, 0);
         assert_true(odd != even);
-        /* not below a 64th of the default size */
-        assert_true(odd >= kern->keys[0].def / 64 && even >= kern->keys[0].def / 64);
+        /* not below an eighth of the default size */
+        assert_true(odd >= kern->keys[0].def / 8 && even >= kern->keys[0].def / 8);
     }
-    /* an eighth of the default (125: 15.6 us; rounded to 2 digits: 130) unless that is over
-     * 8 x the target, then a 64th (15) */
-    assert_int_equal(
-        rtm_calib_size_for(kern, kern->tune_default, 2e-6, fake_pred, NULL, &lim, -1, 0, NULL, 0, size),
-        130);
+    /* an eighth of the default: 125, rounded to 2 digits: 130 */
     assert_int_equal(
         rtm_calib_size_for(kern, kern->tune_default, 1e-7, fake_pred, NULL, &lim, -1, 0, NULL, 0, size),
-        15);
+        130);
     /* 1 ms at 1 ns per n^2: n = 1000 exactly; even wants 1000, odd takes 1001 or 999 */
     const int64_t even =
         rtm_calib_size_for(kern, kern->tune_default, 1e-3, fake_pred, NULL, &lim, 0, 0, NULL, 0, size);
