@@ -14,16 +14,16 @@ for s in $steps; do
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Wno-error >/dev/null &&
       cmake --build build -j16 2>&1 | grep -E "warning" | sort -u | tee "$out/warnings.txt" ;;
   test)
-    (cd build && OCL_ICD_VENDORS=/tmp/rtmgr-icd-gpu timeout 400 ctest -j8 --output-on-failure > "$out/ctest.txt" 2>&1; tail -5 "$out/ctest.txt"; grep -E "Failed|\*\*\*" "$out/ctest.txt" | head -20) ;;
+    (cd build && RTM_PLATFORM=NVIDIA timeout 400 ctest -j8 --output-on-failure > "$out/ctest.txt" 2>&1; tail -5 "$out/ctest.txt"; grep -E "Failed|\*\*\*" "$out/ctest.txt" | head -20) ;;
   devices)
     ./build/rtmgr devices | tee "$out/devices.txt" | grep -E "^\s*\[|platform" ;;
   kernels)
-    OCL_ICD_VENDORS=/tmp/rtmgr-icd-gpu timeout 500 ./build/rtmgr bench kernels --device 0 > "$out/bench-gpu.txt" 2>&1; echo "bench rc=$?"
+    RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench kernels --device 0 > "$out/bench-gpu.txt" 2>&1; echo "bench rc=$?"
     ;;
   nav)
     for spec in "cpa_pairs ships=16384" "manoeuvre targets=4096" "cpa_tcpa targets=16384" "trajectory targets=4096" "radix_sort n=33554432" "sort n=33554432"; do
       set -- $spec
-      echo "== $1 $2"; OCL_ICD_VENDORS=/tmp/rtmgr-icd-gpu ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
+      echo "== $1 $2"; RTM_PLATFORM=NVIDIA ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
     done 2>&1 | tee "$out/eval-gpu.txt" ;;
   esac
 done

@@ -16,9 +16,6 @@ ln -sf libyaml-0.so.2 "$lib/libyaml.so" 2>/dev/null
 ln -sf libcmocka.so.0 "$lib/libcmocka.so" 2>/dev/null
 echo /usr/lib/libnvidia-opencl.so.1 > /tmp/rtmgr-icd/nvidia.icd
 for f in /etc/OpenCL/vendors/*.icd; do [ -f "$f" ] && cp "$f" /tmp/rtmgr-icd/; done
-# A second vendor folder with the GPU alone: there the GPU is OpenCL device 0, so the
-# test suite (which runs on the first device) runs on the GPU.
-mkdir -p /tmp/rtmgr-icd-gpu && cp /tmp/rtmgr-icd/nvidia.icd /tmp/rtmgr-icd-gpu/
 export OCL_ICD_VENDORS=/tmp/rtmgr-icd
 export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
