@@ -28,6 +28,10 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(ws_rate, "ws_rate", RATE, "host->device transfer bandwidth")                \
     X(wr_fixed, "wr_fixed", TIME, "device->host transfer, fixed part")            \
     X(wr_rate, "wr_rate", RATE, "device->host transfer bandwidth")                \
+    X(ws_knee, "ws_knee", BYTES, "host->device bytes beyond which ws_rate_big applies, ext.") \
+    X(ws_rate_big, "ws_rate_big", RATE, "host->device bandwidth beyond ws_knee, ext.") \
+    X(wr_knee, "wr_knee", BYTES, "device->host bytes beyond which wr_rate_big applies, ext.") \
+    X(wr_rate_big, "wr_rate_big", RATE, "device->host bandwidth beyond wr_knee, ext.")  \
     X(build, "build", TIME, "program build time c (from source)")                 \
     X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
     X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \

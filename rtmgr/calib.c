@@ -377,6 +377,74 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
     }
 }
 
+/* Relative squared error of the two-segment transfer time over both series. */
+static double knee_err(const double *x, const double *y1, const double *y2, size_t n, double f,
+                       double inv1, double knee, double inv2, double *worst)
+{
+    double err = 0;
+    *worst = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double b = x[i];
+            const double t = m * f + (knee > 0 && b > knee ? knee * inv1 + (b - knee) * inv2
+                                                           : b * inv1);
+            const double e = (t - y[i]) / y[i];
+            err += e * e;
+            *worst = fmax(*worst, fabs(e));
+        }
+    }
+    return err;
+}
+
+/* The extended model's transfer form, fitted: commands * fixed + bytes * inv1 up to a
+ * knee, + (bytes - knee) * inv2 beyond it. Every measured size (but the two ends) is
+ * tried as the knee, each with the fixed part and the first rate fitted below it and
+ * the second rate above; a knee is kept only when it cuts the squared relative error
+ * of the one-rate fit by at least a quarter (*knee = 0: none). */
+static void fit_transfers_knee(const double *x, const double *y1, const double *y2, size_t n,
+                               double *fixed, double *inv1, double *knee, double *inv2,
+                               double *resid)
+{
+    double worst = 0;
+    fit_transfers(x, y1, y2, n, fixed, inv1, resid);
+    *knee = 0.0;
+    *inv2 = *inv1;
+    const double err0 = knee_err(x, y1, y2, n, *fixed, *inv1, 0.0, 0.0, &worst);
+    double best = 0.75 * err0;
+    for (size_t k = 1; k + 1 < n; k++) {
+        double f, i1, r;
+        fit_transfers(x, y1, y2, k + 1, &f, &i1, &r);
+        if (!(i1 > 0))
+            continue;
+        double num = 0, den = 0;
+        for (int m = 1; m <= 2; m++) {
+            const double *y = m == 1 ? y1 : y2;
+            for (size_t i = k + 1; i < n; i++) {
+                if (!(y[i] > 0))
+                    continue;
+                const double w = 1.0 / (y[i] * y[i]), d = x[i] - x[k];
+                num += w * d * (y[i] - m * f - x[k] * i1);
+                den += w * d * d;
+            }
+        }
+        const double i2 = den > 0 ? num / den : 0.0;
+        if (!(i2 > 0))
+            continue;
+        const double err = knee_err(x, y1, y2, n, f, i1, x[k], i2, &worst);
+        if (err < best) {
+            best = err;
+            *fixed = f;
+            *inv1 = i1;
+            *knee = x[k];
+            *inv2 = i2;
+            *resid = worst;
+        }
+    }
+}
+
 /* Rounds to 4 significant digits in the unit the profile will show (ns, us, ms, s;
  * B/s .. GB/s), read back through the units parser: the profile stays readable and
  * loads exactly what calibration kept; the rounding (0.05% at most) is far below any
@@ -835,20 +903,29 @@ static rtm_status_t dev_transfers(devcal_t *x)
         free(host);
         return st;
     }
-    double fixed, inv, resw, resr;
-    fit_transfers(xs, yw[0], yw[1], ns, &fixed, &inv, &resw);
-    dev_param(x->bd, RTM_DEV_P_ws_fixed, fixed);
-    dev_param(x->bd, RTM_DEV_P_ws_rate, inv > 0 ? 1.0 / inv : (double)top / yw[0][ns - 1]);
-    fit_transfers(xs, yr[0], yr[1], ns, &fixed, &inv, &resr);
-    dev_param(x->bd, RTM_DEV_P_wr_fixed, fixed);
-    dev_param(x->bd, RTM_DEV_P_wr_rate, inv > 0 ? 1.0 / inv : (double)top / yr[0][ns - 1]);
-    const int ids[4] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_wr_fixed,
-                        RTM_DEV_P_wr_rate};
-    for (int k = 0; k < 4; k++) {
+    double resw = 0, resr = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        double fixed, inv, knee, inv2, res;
+        const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
+        fit_transfers_knee(xs, y1, y2, ns, &fixed, &inv, &knee, &inv2, &res);
+        const double last = y1[ns > 1 ? ns - 1 : 0];
+        const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, fixed);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
+        /* no knee: at the largest size measured, the same rate on */
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : (double)top);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
+                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
+        *(dir ? &resr : &resw) = res;
+    }
+    const int ids[8] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
+                        RTM_DEV_P_ws_rate_big, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
+                        RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big};
+    for (int k = 0; k < 8; k++) {
         rtm_calib_fig_t *f = dfig(x, ids[k]);
         f->median = x->bd->param[ids[k]];
         f->spread = spread;
-        f->resid = k < 2 ? resw : resr;
+        f->resid = k < 4 ? resw : resr;
         f->n = (uint32_t)(2 * ns * REPS);
         f->kept = f->n;
     }
@@ -872,10 +949,13 @@ static rtm_status_t dev_transfers(devcal_t *x)
     note(c, "%s: transfers, plain (pageable) host memory as the runtime's arena uses; the "
             "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
             "(clears + writes, reads), fitted by relative least squares to commands * fixed + "
-            "bytes / rate: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s",
+            "bytes / rate (another rate past a knee): in %.4gus + %.4gGB/s, past %.4gMiB "
+            "%.4gGB/s; out %.4gus + %.4gGB/s, past %.4gMiB %.4gGB/s",
          x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
-         x->bd->param[RTM_DEV_P_ws_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_fixed] * 1e6,
-         x->bd->param[RTM_DEV_P_wr_rate] * 1e-9);
+         x->bd->param[RTM_DEV_P_ws_rate] * 1e-9, x->bd->param[RTM_DEV_P_ws_knee] / MIB,
+         x->bd->param[RTM_DEV_P_ws_rate_big] * 1e-9, x->bd->param[RTM_DEV_P_wr_fixed] * 1e6,
+         x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_knee] / MIB,
+         x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9);
     note(c, "%s: job in spans, 1 buffer: %s", x->bd->name, curve[0]);
     note(c, "%s: job out spans, 1 buffer: %s", x->bd->name, curve[1]);
     note(c, "%s: job in spans, 2 buffers: %s", x->bd->name, curve[2]);
@@ -2017,6 +2097,7 @@ static void unit_of(rtm_unit_t cls, const char **unit, double *scale)
     switch (cls) {
     case RTM_UNIT_TIME: *unit = "ns"; *scale = 1e9; break;
     case RTM_UNIT_RATE: *unit = "GB/s"; *scale = 1e-9; break;
+    case RTM_UNIT_BYTES: *unit = "MiB"; *scale = 1.0 / MIB; break;
     default: *unit = ""; *scale = 1.0; break;
     }
 }

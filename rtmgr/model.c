@@ -26,8 +26,13 @@
  * binary cache) once at start-up:
  *
  *   OpenCL device:  T = ws' + kernel + wr' + setup
- *     ws' = n_in * ws_fixed + bytes_in / ws_rate        one fixed cost per command
- *     wr' = n_out * wr_fixed + bytes_out / wr_rate
+ *     ws' = n_in * ws_fixed + xfer(bytes_in)           one fixed cost per command
+ *     wr' = n_out * wr_fixed + xfer(bytes_out)
+ *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
+ *       a job's transfers run at one bandwidth while they come from (go to) the host's
+ *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
+ *       continuous in b. Without ws_knee (wr_knee) one rate applies to every size;
+ *       the *_rate_big parameters are needed only for jobs beyond the knee.
  *     kernel = compute + launches * kernel_fixed
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
  *       kernel START to last kernel END: an empty kernel's duration and the gap to the
@@ -260,6 +265,20 @@ static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const 
     finish(t, &p, ws, j->cost.Z * w->li * r / N, wr, c);
 }
 
+/* Extended transfer time of `bytes` in one direction: `rate` up to the knee, `big`
+ * beyond. A profile without the knee (older, or hand-written) keeps one rate; with it,
+ * `big` is needed only for transfers past the knee. */
+static double xfer(params_t *p, double bytes, int rate, int knee, int big)
+{
+    const double r = param(p, rate, true);
+    if (!p->have[knee])
+        return bytes / r; /* no knee calibrated: one rate */
+    const double k = param(p, knee, false);
+    if (bytes <= k)
+        return bytes / r;
+    return k / r + (bytes - k) / param(p, big, true);
+}
+
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
  * per-command transfers. */
 static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
@@ -288,10 +307,10 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     }
     if (w->bytes_in > 0.0)
         ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
-             w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
+             xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
     if (w->bytes_out > 0.0)
         wr = (double)(j->n_out ? j->n_out : 1u) * param(&p, RTM_DEV_P_wr_fixed, false) +
-             w->bytes_out / param(&p, RTM_DEV_P_wr_rate, true);
+             xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
     const double kernel = compute + w->launches * kfixed;

@@ -180,6 +180,34 @@ static void test_gpu_extended(void **state)
     assert_ns(p.ext.kernel_ns, 31250 + 15000);
 }
 
+/* Extended transfers: one rate up to the knee, another beyond; no knee, one rate. */
+static void test_gpu_extended_transfer_knee(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    /* no knee: ws = 2 * 10 us + 8e6 / 10e9 = 820 us */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+    /* knee at 4 MB, 5 GB/s beyond: 20 us + 4e6 / 10e9 + 4e6 / 5e9 = 1220 us */
+    dev_set(&d, RTM_DEV_P_ws_knee, 4e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, "ws_rate_big");
+    dev_set(&d, RTM_DEV_P_ws_rate_big, 5e9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 1220000);
+    /* under the knee: the first rate only (and the big rate not needed) */
+    dev_set(&d, RTM_DEV_P_ws_knee, 16e6);
+    d.have[RTM_DEV_P_ws_rate_big] = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+    /* the paper model keeps eq. 4's one rate: 10 us + 800 us */
+    assert_ns(p.paper.in_ns, 810000);
+}
+
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
  * partial waves in proportion; a per-kernel r gets no memory roofline. */
 static void test_gpu_extended_waves(void **state)
@@ -542,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_gpu_paper),
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
+        cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_missing_parameters),
