@@ -35,7 +35,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(build, "build", TIME, "program build time c (from source)")                 \
     X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
     X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \
-    X(kernel_fixed, "kernel_fixed", TIME, "fixed time per launch in the kernel span, ext.") \
+    X(kernel_fixed, "kernel_fixed", TIME, "empty kernel START->END: fixed time per launch, ext.") \
     X(mem_rate, "mem_rate", RATE, "device global-memory bandwidth")               \
     X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done") \
     X(cus, "cus", COUNT, "compute units (CL_DEVICE_MAX_COMPUTE_UNITS), extended") \

@@ -1060,7 +1060,7 @@ static rtm_status_t dev_launch(devcal_t *x)
         err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
     const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
     enum { SPAN = 8 };
-    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1];
+    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1], b2b[REPS + 1];
     for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
         cl_event ev = NULL;
         const double h0 = rtm_calib_now();
@@ -1072,8 +1072,10 @@ static rtm_status_t dev_launch(devcal_t *x)
             const cl_ulong q = prof(ev, CL_PROFILING_COMMAND_QUEUED);
             const cl_ulong u = prof(ev, CL_PROFILING_COMMAND_SUBMIT);
             const cl_ulong s = prof(ev, CL_PROFILING_COMMAND_START);
+            const cl_ulong e = prof(ev, CL_PROFILING_COMMAND_END);
             lat[r] = s > q ? (double)(s - q) * 1e-9 : 0.0;
             sub[r] = u > q ? (double)(u - q) * 1e-9 : 0.0;
+            fixed[r] = e > s ? (double)(e - s) * 1e-9 : 0.0;
         }
         if (ev)
             clReleaseEvent(ev);
@@ -1085,7 +1087,7 @@ static rtm_status_t dev_launch(devcal_t *x)
         if (err == CL_SUCCESS) {
             const cl_ulong s = prof(evs[0], CL_PROFILING_COMMAND_START);
             const cl_ulong e = prof(evs[SPAN - 1], CL_PROFILING_COMMAND_END);
-            fixed[r] = e > s ? (double)(e - s) * 1e-9 / SPAN : 0.0;
+            b2b[r] = e > s ? (double)(e - s) * 1e-9 / SPAN : 0.0;
         }
         for (int i = 0; i < SPAN; i++)
             if (evs[i])
@@ -1102,11 +1104,13 @@ static rtm_status_t dev_launch(devcal_t *x)
     rtm_calib_fig_t f;
     const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
     const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
+    const double back = rtm_calib_summary(b2b + 1, REPS, NULL);
     note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
-               "%.4gus), host round trip enqueue->clFinish %.4gus (spread %.1f%%), %d "
-               "back-to-back launches %.4gus each",
-         x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6, round_trip * 1e6,
-         f.spread * 100, SPAN, x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6);
+               "%.4gus), START->END %.4gus (kernel_fixed), host round trip enqueue->clFinish "
+               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each",
+         x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6,
+         x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6, round_trip * 1e6, f.spread * 100, SPAN,
+         back * 1e6);
     return RTM_OK;
 }
 
