@@ -35,9 +35,9 @@
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
  *     kernel = compute + launches * kernel_fixed
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
- *       kernel START to last kernel END: an empty kernel's duration and the gap to the
- *       next launch). The enqueue-to-start latency (`launch`) is outside that span and
- *       outside the measured execution time, so it is not charged here.
+ *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
+ *       The enqueue-to-start latency (`launch`) is outside that span and outside the
+ *       measured execution time, so it is not charged here.
  *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
  *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
  *       spans units) and runs `resident` of them at once; with fewer it still takes
