@@ -259,8 +259,9 @@ typedef struct {
     rtm_calib_record_t *rec;
     const double *targets;
     size_t n_targets;
-    double t0;       /* start of the run */
-    double deadline; /* end of the section being calibrated (device or CPU) */
+    double t0;        /* start of the run */
+    double deadline;  /* end of the section being calibrated (device or CPU) */
+    double barrier_s; /* CPU barrier round, measured with the micro-kernels */
 } cal_t;
 
 /* The time one kernel may take now, `left` kernels (this one included) still to do. */
@@ -364,9 +365,22 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
     const double det = s11 * s22 - s12 * s12;
     *fixed = fabs(det) > 0 ? (t1 * s22 - t2 * s12) / det : 0.0;
     *inv = fabs(det) > 0 ? (s11 * t2 - s12 * t1) / det : 0.0;
-    if (*fixed < 0) { /* no negative fixed part: the rate alone */
-        *fixed = 0.0;
-        *inv = s22 > 0 ? t2 / s22 : 0.0;
+    if (!(*fixed > 0)) {
+        /* a fixed part cannot be negative (noise at the small sizes): half the smallest
+         * one-command span, and the rate fitted to the rest */
+        *fixed = y1[0] > 0 ? 0.5 * y1[0] : 0.0;
+        double num = 0, den = 0;
+        for (int m = 1; m <= 2; m++) {
+            const double *y = m == 1 ? y1 : y2;
+            for (size_t i = 0; i < n; i++) {
+                if (!(y[i] > 0))
+                    continue;
+                const double w = 1.0 / (y[i] * y[i]);
+                num += w * x[i] * (y[i] - m * *fixed);
+                den += w * x[i] * x[i];
+            }
+        }
+        *inv = den > 0 && num > 0 ? num / den : 0.0;
     }
     *resid = 0.0;
     for (int m = 1; m <= 2; m++) {
@@ -1775,6 +1789,7 @@ static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
     cpu_param(b, RTM_CPU_P_ti, rtm_calib_summary(clk, REPS, cfig(c, RTM_CPU_P_ti)));
     rtm_calib_fig_t fb;
     const double barrier = rtm_calib_summary(bar, REPS, &fb);
+    c->barrier_s = barrier;
     note(c, "cpu: %u threads; per operation, one thread / all threads at once: dependent "
             "chain %.4g / %.4gns, independent chains %.4g / %.4gns (lp = chain / independent "
             "= %.3g), unit-stride read %.4g / %.4gns, strided read %.4g / %.4gns; r_unit and "
@@ -1812,8 +1827,15 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     double a, bb;
     fit_affine(xs, ys, np, &a, &bb);
     const double resid = fit_resid(xs, ys, np, fmax(a, 0.0), fmax(bb, 0.0));
-    cpu_param(b, RTM_CPU_P_cw, fmax(a, 0.0));
-    cpu_param(b, RTM_CPU_P_dispatch, fmax(bb, 0.0));
+    /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
+     * transfer (w), a run's wake-up and join at least one barrier round */
+    const bool tilted = !(a > 0) || !(bb > 0);
+    cpu_param(b, RTM_CPU_P_cw, a > 0 ? a : c->barrier_s);
+    cpu_param(b, RTM_CPU_P_dispatch, bb > 0 ? bb : b->cpu_param[RTM_CPU_P_w]);
+    if (tilted)
+        note(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s taken "
+                "from %s",
+             !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
     const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
     for (int i = 0; i < 2; i++) {
         rtm_calib_fig_t *f = cfig(c, ids[i]);
@@ -1983,7 +2005,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     }
     const double t0 = rtm_calib_now();
     cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0};
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0};
     const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
