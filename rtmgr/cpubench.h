@@ -37,9 +37,9 @@ rtm_status_t rtm_cpubench_run(rtm_cpubench_kind_t kind, uint32_t threads, size_t
                               uint64_t ops, double *out);
 
 /* One-way time of passing one datum between two threads: cache-line ping-pong, about
- * `rounds` round trips in batches of 64, the median batch's time per trip halved (a
- * batch in which a thread lost its core does not count; the run stops early once it
- * has taken 50 ms + 1 us per round). */
+ * `rounds` round trips in batches of 64, the fastest batch's time per trip halved (a
+ * batch in which a thread lost its core measures the scheduler, not the hand-over; the
+ * run stops early once it has taken 50 ms + 1 us per round). */
 rtm_status_t rtm_cpubench_pingpong(uint64_t rounds, double *one_way_s);
 
 /* Time of one barrier round (pthread_barrier_wait) of `threads` threads, over
