@@ -577,7 +577,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             break;
         /* the largest target at least 1.5x the smallest size, so that the points span a
          * range; the others just distinct */
-        const int64_t min_key = j == 1 ? keys[0] + (keys[0] + 1) / 2 : 0;
+        const int64_t min_key = j == 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
         const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
                                                kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
         if (key < 0)
@@ -924,12 +924,12 @@ static rtm_status_t dev_transfers(devcal_t *x)
         free(host);
         return st;
     }
-    double resw = 0, resr = 0;
+    double resid[2] = {0.0, 0.0}; /* by direction: in, out */
     for (int dir = 0; dir < 2; dir++) {
         double fixed, inv, knee, inv2, res;
         const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
         fit_transfers_knee(xs, y1, y2, ns, &fixed, &inv, &knee, &inv2, &res);
-        const double last = y1[ns > 1 ? ns - 1 : 0];
+        const double last = y1[ns - 1];
         const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
         dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, fixed);
         dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
@@ -937,7 +937,7 @@ static rtm_status_t dev_transfers(devcal_t *x)
         dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : (double)top);
         dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
                   knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
-        *(dir ? &resr : &resw) = res;
+        resid[dir] = res;
     }
     const int ids[8] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
@@ -946,7 +946,7 @@ static rtm_status_t dev_transfers(devcal_t *x)
         rtm_calib_fig_t *f = dfig(x, ids[k]);
         f->median = x->bd->param[ids[k]];
         f->spread = spread;
-        f->resid = k < 4 ? resw : resr;
+        f->resid = resid[k < 4 ? 0 : 1];
         f->n = (uint32_t)(2 * ns * REPS);
         f->kept = f->n;
     }
