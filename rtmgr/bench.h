@@ -14,6 +14,11 @@
  * check of every device result against the twin (bench_kernels.c). */
 int rtm_bench_kernels(int argc, char **argv);
 
+/* `rtmgr bench placement`: the placement policies at rising load in virtual time (the
+ * real placement and EDF code), the executive's release jitter on this machine, and with
+ * --real the whole manager under each policy (bench_placement.c, docs/run.md). */
+int rtm_bench_placement(int argc, char **argv);
+
 /* Monotonic clock, seconds. */
 double rtm_bench_now(void);
 

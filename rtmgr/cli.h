@@ -11,6 +11,8 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr status [--name NAME] [--watch [S]] — live status of a running manager. */
+int rtm_cmd_status(int argc, char **argv);
 /* rtmgr check [-c FILE]: validate a task set and its board profile, print the tasks
  * and devices. Init-time tool; never starts the executive. */
 int rtm_cmd_check(int argc, char **argv);
@@ -24,6 +26,8 @@ int rtm_cmd_calibrate(int argc, char **argv);
 
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
+/* rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH] … — the manager (cmd_run.c). */
+int rtm_cmd_run(int argc, char **argv);
 /* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
 int rtm_cmd_nmea(int argc, char **argv);
 

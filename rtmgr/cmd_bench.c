@@ -19,6 +19,10 @@ static const bench_t benches[] = {
      "kernels [--quick] [--device N] [--json] [--threads N | --board FILE]\n"
      "          [--kernel NAME] [--reps N] [--no-bandwidth]",
      "every kernel at a size sweep on OpenCL and on the CPU pool, checked against the twin"},
+    {"placement", rtm_bench_placement,
+     "placement [--quick] [--seed N] [--csv PATH] [--real [-c FILE] [--seconds S]]",
+     "placement policies at 0.5x-2x load: misses per criticality, response, decision "
+     "latency; release jitter"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -13,6 +13,10 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"run", rtm_cmd_run, "run [-c FILE] [--duration S] [--policy P] [--log PATH]",
+     "run a task set (default config/default.yaml) until SIGINT/SIGTERM"},
+    {"status", rtm_cmd_status, "status [--name NAME] [--watch [S]]",
+     "live status of a running manager (shared memory)"},
     {"calibrate", rtm_cmd_calibrate, "calibrate -o FILE [--quick] | --validate",
      "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
