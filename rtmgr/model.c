@@ -31,7 +31,7 @@
  *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
  *       a job's transfers run at one bandwidth while they come from (go to) the host's
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
- *       continuous in b. Without ws_knee (wr_knee) one rate applies to every size;
+ *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
  *     kernel = compute + launches * kernel_fixed
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
@@ -274,7 +274,7 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big)
     if (!p->have[knee])
         return bytes / r; /* no knee calibrated: one rate */
     const double k = param(p, knee, false);
-    if (bytes <= k)
+    if (k <= 0.0 || bytes <= k) /* a knee of 0 is none */
         return bytes / r;
     return k / r + (bytes - k) / param(p, big, true);
 }

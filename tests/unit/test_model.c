@@ -206,6 +206,10 @@ static void test_gpu_extended_transfer_knee(void **state)
     assert_ns(p.ext.in_ns, 820000);
     /* the paper model keeps eq. 4's one rate: 10 us + 800 us */
     assert_ns(p.paper.in_ns, 810000);
+    /* a knee of 0 is none */
+    dev_set(&d, RTM_DEV_P_ws_knee, 0.0);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
 }
 
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
