@@ -1,6 +1,8 @@
 # Thin wrapper over CMake: the two set-up commands of the README.
 #   make run   — install what is missing, build, run config/default.yaml
 #   make test  — install what is missing, build (gcc and clang+ASan/UBSan), run CTest
+#                (the clang build also runs each libFuzzer target for 20 s)
+#   make deb   — the Debian package (docs/deploy.md)
 DEBS := cmake gcc clang make pkg-config ocl-icd-opencl-dev opencl-c-headers \
         pocl-opencl-icd libyaml-dev libcmocka-dev clinfo gnuplot-nox
 BUILD ?= build
@@ -8,7 +10,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CONFIG ?= config/default.yaml
 
-.PHONY: all deps build build-asan run test lint clean
+.PHONY: all deps build build-asan run test lint clean deb
 
 all: build
 
@@ -31,15 +33,26 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps
-	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTMGR_SANITIZE=ON >/dev/null
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTMGR_SANITIZE=ON -DRTMGR_FUZZ=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# The board profile of the default task set: calibrated (--quick) when this computer's
+# devices, drivers or cores are not the ones it describes.
+BOARD ?= board/pocl-cpu.yaml
+
 run: build
+	@./$(BUILD)/rtmgr calibrate --check -b $(BOARD) --quiet 2>/dev/null || \
+	  ./$(BUILD)/rtmgr calibrate --quick -o $(BOARD)
 	./$(BUILD)/rtmgr check -c $(CONFIG)
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS)
+
+# The Debian package (board/deploy.cmake): build/packages/rtmgr_VERSION_ARCH.deb
+deb: build
+	cd $(BUILD) && cpack -G DEB
+	@ls -1 $(BUILD)/packages/*.deb
 
 # Static analysis: clang-tidy (checks in .clang-tidy) and cppcheck, both must be clean.
 lint: build

@@ -290,6 +290,29 @@ static void csv_write(const rtm_kinst_t *k, FILE *out)
     }
 }
 
+/* `rtmgr status` summary: ships with a partner inside the domain, and the closest pair. */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    const float *of = k->host[RTM_PAIRS_OF];
+    const uint32_t *ou = k->host[RTM_PAIRS_OU];
+    uint32_t crowded = 0, bi = 0;
+    double bd = -1.0, bt = 0.0;
+    for (uint32_t i = 0; i < n_ships(k); i++) {
+        const uint32_t *u = ou + (size_t)i * RTM_PAIRS_U;
+        crowded += u[1] > 0;
+        const double d = of[2 * i];
+        if (u[0] != 0xffffffffu && d == d && (bd < 0.0 || d < bd))
+            bd = d, bt = of[2 * i + 1], bi = i;
+    }
+    if (bd < 0.0)
+        snprintf(buf, len, "%u ships, no closest approach within the horizon", n_ships(k));
+    else
+        snprintf(buf, len, "%u ships, %u with a partner inside %lld m; closest pair #%u-#%u: "
+                           "%.2f nm at %.1f min",
+                 n_ships(k), crowded, (long long)k->size[K_DSAFE], bi,
+                 ou[(size_t)bi * RTM_PAIRS_U], bd / 1852.0, bt / 60.0);
+}
+
 const rtm_kernel_t rtm_kernel_cpa_pairs = {
     .name = "cpa_pairs",
     .source = "cpa_pairs.cl",
@@ -309,6 +332,7 @@ const rtm_kernel_t rtm_kernel_cpa_pairs = {
     .cost = cost,
     .compare = compare,
     .load_traffic = load_traffic,
+    .summary = summary,
     .csv_size = csv_size,
     .csv_load = csv_load,
     .csv_write = csv_write,

@@ -162,6 +162,35 @@ static void csv_write(const rtm_kinst_t *k, FILE *out)
         fprintf(out, "%u,%.4f,%.1f\n", i + 1, (double)cpa[i] / RTM_GEO_NM, (double)tcpa[i]);
 }
 
+/* `rtmgr status` summary: flagged targets ranked by TCPA (the five soonest that are
+ * still ahead), with their CPA. Slot indices are the picture's target indices. */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    enum { TOP = 5 };
+    const float *cpa = k->host[RTM_CPA_CPA], *tcpa = k->host[RTM_CPA_TCPA];
+    const uint32_t *flag = k->host[RTM_CPA_FLAG];
+    uint32_t best[TOP], nb = 0, flagged = 0;
+    for (uint32_t i = 0; i < n_tgt(k); i++) {
+        if (!flag[i] || !(tcpa[i] >= 0.0f))
+            continue;
+        flagged++;
+        uint32_t j = nb < TOP ? nb++ : TOP;
+        while (j > 0 && tcpa[best[j - 1]] > tcpa[i]) {
+            if (j < TOP)
+                best[j] = best[j - 1];
+            j--;
+        }
+        if (j < TOP)
+            best[j] = i;
+    }
+    int n = snprintf(buf, len, "threats by TCPA: %u flagged of %u", flagged, n_tgt(k));
+    for (uint32_t r = 0; r < nb && n > 0 && (size_t)n < len; r++) {
+        const uint32_t i = best[r];
+        n += snprintf(buf + n, len - (size_t)n, "%s#%u tcpa %.1f min cpa %.2f nm", r ? "; " : ": ",
+                      i, (double)tcpa[i] / 60.0, (double)cpa[i] / 1852.0);
+    }
+}
+
 const rtm_kernel_t rtm_kernel_cpa_tcpa = {
     .name = "cpa_tcpa",
     .source = "cpa_tcpa.cl",
@@ -181,6 +210,7 @@ const rtm_kernel_t rtm_kernel_cpa_tcpa = {
     .cost = cost,
     .compare = compare,
     .load_traffic = load_traffic,
+    .summary = summary,
     .csv_size = csv_size,
     .csv_load = csv_load,
     .csv_write = csv_write,

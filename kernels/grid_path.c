@@ -251,6 +251,32 @@ size_t rtm_grid_path_extract(const uint32_t *cost, const uint8_t *occ, uint32_t 
     return cost[(size_t)y * w + x] == 0 ? n : 0;
 }
 
+/* `rtmgr status` summary ("path summary"): whether the field converged, the cells that
+ * reach a goal, and the path from the first free cell of row 0 (its cost and the
+ * number of steps it is at least). */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    const uint32_t *field = k->host[FIELD];
+    const uint8_t *occ = k->host[OCC];
+    size_t reach = 0;
+    for (size_t i = 0; i < cells(k); i++)
+        reach += field[i] < RTM_GRID_INF;
+    uint32_t sx = 0;
+    while (sx + 1 < width(k) && occ[sx])
+        sx++;
+    const uint32_t c = field[sx];
+    int n = snprintf(buf, len, "grid %ux%u, %s; %.1f%% of the cells reach a goal", width(k),
+                     height(k), rtm_grid_path_converged(k) ? "converged" : "NOT converged",
+                     cells(k) ? 100.0 * (double)reach / (double)cells(k) : 0.0);
+    if (n <= 0 || (size_t)n >= len)
+        return;
+    if (c < RTM_GRID_INF)
+        snprintf(buf + n, len - (size_t)n, "; path from (%u,0): cost %u (at least %u steps)", sx, c,
+                 (c + RTM_GRID_DIAG - 1) / RTM_GRID_DIAG);
+    else
+        snprintf(buf + n, len - (size_t)n, "; (%u,0) cannot reach a goal", sx);
+}
+
 const rtm_kernel_t rtm_kernel_grid_path = {
     .name = "grid_path",
     .source = "grid_path.cl",
@@ -268,4 +294,5 @@ const rtm_kernel_t rtm_kernel_grid_path = {
     .cpu_block = cpu_block,
     .cost = cost,
     .compare = compare,
+    .summary = summary,
 };

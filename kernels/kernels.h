@@ -28,6 +28,7 @@
     X(grid_path)           \
     X(sort)                \
     X(radix_sort)          \
+    X(copy)               \
     X(spin)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;

@@ -341,6 +341,36 @@ uint32_t rtm_nav_rank(const rtm_kinst_t *k, uint32_t *order)
      {"d_safe_m", 1, 20000, dsafe_def, "safety distance (m)"},                                \
      {"turn_mdeg_s", 100, 20000, turn_def, "own rate of turn (millidegrees/s)"}}
 
+/* `rtmgr status` summary: the chosen manoeuvre (lowest cost, ties by index, as
+ * rtm_nav_rank) against keeping course and speed. */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    const uint32_t n = rtm_nav_manoeuvres(k);
+    if (n == 0) {
+        snprintf(buf, len, "no candidates");
+        return;
+    }
+    uint32_t best = 0;
+    for (uint32_t m = 1; m < n; m++)
+        if (rtm_nav_manoeuvre_out(k, m)[0] < rtm_nav_manoeuvre_out(k, best)[0])
+            best = m;
+    const uint32_t keep = (n_courses(k) - 1) / 2;
+    float off, fac;
+    rtm_nav_manoeuvre_of(k, best, &off, &fac);
+    const float *b = rtm_nav_manoeuvre_out(k, best), *kk = rtm_nav_manoeuvre_out(k, keep);
+    const double deg = (double)off * 57.29577951308232;
+    int w = snprintf(buf, len, "%s: %s%.0f deg%s, speed x%.2f, cost %.1f, closest %.2f nm at %.1f min",
+                     is_last(k) ? "last-chance manoeuvre" : "chosen manoeuvre",
+                     deg > 0.0 ? "+" : "", deg,
+                     deg > 0.5 ? " (starboard)" : deg < -0.5 ? " (port)" : "", (double)fac,
+                     (double)b[0], (double)b[1] / 1852.0, (double)b[2] / 60.0);
+    if (b[3] >= 0.0f && w > 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - (size_t)w, " (#%.0f)", (double)b[3]);
+    if (w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "\nkeep course and speed: cost %.1f, closest %.2f nm",
+                 (double)kk[0], (double)kk[1] / 1852.0);
+}
+
 const rtm_kernel_t rtm_kernel_manoeuvre = {
     .name = "manoeuvre",
     .source = "manoeuvre.cl",
@@ -358,6 +388,7 @@ const rtm_kernel_t rtm_kernel_manoeuvre = {
     .cost = cost,
     .compare = compare,
     .load_traffic = load_traffic,
+    .summary = summary,
     .csv_size = csv_size,
     .csv_load = csv_load,
     .csv_write = csv_write,
@@ -380,6 +411,7 @@ const rtm_kernel_t rtm_kernel_last_chance = {
     .cost = cost,
     .compare = compare,
     .load_traffic = load_traffic,
+    .summary = summary,
     .csv_size = csv_size,
     .csv_load = csv_load,
     .csv_write = csv_write,

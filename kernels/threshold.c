@@ -119,6 +119,19 @@ static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, siz
     return rtm_compare_u8(x->host[OUT], y->host[OUT], (size_t)pixels(x), 0, why, len);
 }
 
+/* `rtmgr status` summary: the share of the frame above the level. */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    const unsigned char *out = k->host[OUT];
+    const size_t n = (size_t)k->size[K_WIDTH] * (size_t)k->size[K_HEIGHT];
+    size_t on = 0;
+    for (size_t i = 0; i < n; i++)
+        on += out[i] != 0;
+    snprintf(buf, len, "frame %lldx%lld at level %lld: %.1f%% of the pixels above",
+             (long long)k->size[K_WIDTH], (long long)k->size[K_HEIGHT], (long long)k->size[K_LEVEL],
+             n ? 100.0 * (double)on / (double)n : 0.0);
+}
+
 const rtm_kernel_t rtm_kernel_threshold = {
     .name = "threshold",
     .source = "threshold.cl",
@@ -137,4 +150,5 @@ const rtm_kernel_t rtm_kernel_threshold = {
     .cpu_block = cpu_block,
     .cost = cost,
     .compare = compare,
+    .summary = summary,
 };

@@ -164,6 +164,35 @@ static void csv_write(const rtm_kinst_t *k, FILE *out)
     }
 }
 
+/* `rtmgr status` summary: tracks predicted, horizon, and the track passing closest to
+ * the plane's origin (own ship's present position). */
+static void summary(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    const float *xy = k->host[RTM_TRAJ_XY];
+    const float *live = (const float *)k->host[RTM_NAV_TGT] + (size_t)NAV_F_LIVE * n_tgt(k);
+    const uint32_t steps = n_steps(k);
+    const double dt = (double)k->size[K_DT] / 1000.0;
+    uint32_t tracks = 0, bi = 0, bs = 0;
+    double bd = -1.0;
+    for (uint32_t i = 0; i < n_tgt(k); i++) {
+        if (!(live[i] > 0.0f))
+            continue;
+        tracks++;
+        for (uint32_t s = 0; s < steps; s++) {
+            const float x = xy[2 * ((size_t)i * steps + s)], y = xy[2 * ((size_t)i * steps + s) + 1];
+            const double d = sqrt((double)x * x + (double)y * y);
+            if (d == d && (bd < 0.0 || d < bd))
+                bd = d, bi = i, bs = s;
+        }
+    }
+    if (bd < 0.0)
+        snprintf(buf, len, "%u tracks predicted %.0f s ahead", tracks, dt * steps);
+    else
+        snprintf(buf, len, "%u tracks predicted %.0f s ahead; closest to own position: #%u, "
+                           "%.2f nm at +%.0f s",
+                 tracks, dt * steps, bi, bd / 1852.0, dt * (bs + 1));
+}
+
 const rtm_kernel_t rtm_kernel_trajectory = {
     .name = "trajectory",
     .source = "trajectory.cl",
@@ -183,6 +212,7 @@ const rtm_kernel_t rtm_kernel_trajectory = {
     .cost = cost,
     .compare = compare,
     .load_traffic = load_traffic,
+    .summary = summary,
     .csv_size = csv_size,
     .csv_load = csv_load,
     .csv_write = csv_write,

@@ -1,4 +1,4 @@
-/* bench_preempt.c — `rtmgr preempt-bench` (to be wired as `rtmgr bench preempt`): seed
+/* bench_preempt.c — `rtmgr bench preempt`: seed
  * 002's measurements on one OpenCL device, verified as they are taken.
  *
  *   1. flag transports: abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "kernels/kernels.h"
 #include "preempt.h"
@@ -76,7 +77,7 @@ static void sleep_until(double t)
 
 static int fail(bench_t *b, const char *what, const char *kernel, const char *why)
 {
-    fprintf(stderr, "rtmgr: preempt-bench: %s: %s%s%s\n", kernel, what, why ? ": " : "",
+    fprintf(stderr, "rtmgr bench preempt: %s: %s%s%s\n", kernel, what, why ? ": " : "",
             why ? why : "");
     b->failures++;
     return -1;
@@ -718,7 +719,7 @@ static void json_string(const char *s)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rtmgr preempt-bench [--quick] [--device N] [--json] [--sweep]\n"
+            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--transport write|mapped]\n");
     return RTM_EXIT_USAGE;
@@ -772,7 +773,7 @@ int rtm_bench_preempt(int argc, char **argv)
     if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
         return RTM_EXIT_RUNTIME;
     if ((uint32_t)b.o.device >= n) {
-        fprintf(stderr, "rtmgr: preempt-bench: no device %d (%u found)\n", b.o.device, n);
+        fprintf(stderr, "rtmgr bench preempt: no device %d (%u found)\n", b.o.device, n);
         return RTM_EXIT_USAGE;
     }
     if (rtm_ocl_open(&b.dev, &infos[b.o.device]) != RTM_OK)
@@ -786,7 +787,7 @@ int rtm_bench_preempt(int argc, char **argv)
     }
     const double t_start = now_s();
     if (!b.o.json)
-        printf("preempt-bench on %s (%s), %u compute units%s\n", b.dev.info.name,
+        printf("bench preempt on %s (%s), %u compute units%s\n", b.dev.info.name,
                b.dev.info.platform_name, b.dev.info.units, b.o.quick ? ", quick" : "");
 
     /* 1. transports */

@@ -11,6 +11,8 @@ enum {
     RTM_EXIT_RUNTIME = 3, /* runtime failure (OpenCL, OS, verification) */
 };
 
+/* rtmgr status [--name NAME] [--watch [S]] — live status of a running manager. */
+int rtm_cmd_status(int argc, char **argv);
 /* rtmgr check [-c FILE]: validate a task set and its board profile, print the tasks
  * and devices. Init-time tool; never starts the executive. */
 int rtm_cmd_check(int argc, char **argv);
@@ -18,13 +20,20 @@ int rtm_cmd_check(int argc, char **argv);
  * Runs one kernel once over CSV input (see docs/kernels.md). Init-time tool. */
 int rtm_cmd_eval(int argc, char **argv);
 
+/* rtmgr calibrate -o FILE | --validate: measure the model parameters of this computer into
+ * a board profile; compare the models with measurements (cmd_calibrate.c). */
+int rtm_cmd_calibrate(int argc, char **argv);
+
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
+/* rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH] … — the manager (cmd_run.c). */
+int rtm_cmd_run(int argc, char **argv);
 /* rtmgr nmea decode|stats FILE — offline NMEA 0183 / AIS tools (cmd_nmea.c). */
 int rtm_cmd_nmea(int argc, char **argv);
 
-/* rtmgr preempt-bench [--quick] [--device N] [--json] …: seed 002's preemption tables
- * (bench_preempt.c; temporary name until `rtmgr bench preempt` is wired). */
-int rtm_bench_preempt(int argc, char **argv);
+/* rtmgr devices: lists OpenCL platforms and devices (cmd_devices.c). */
+int rtm_cmd_devices(int argc, char **argv);
+/* rtmgr bench SUB [ARGS]: benchmarks (cmd_bench.c; sub-benchmarks in bench.h). */
+int rtm_cmd_bench(int argc, char **argv);
 
 #endif

@@ -2,17 +2,21 @@
  * prints what rtmgr would run, without starting anything.
  *
  * Owns the check command's output. Exit codes: 0 valid, 1 usage, 2 invalid (one
- * diagnostic on stderr: FILE:LINE:COLUMN: error: text). The per-device predicted times
+ * diagnostic on stderr: FILE:LINE:COLUMN: error: text), also when a task's kernel source
+ * is missing from the kernel directory or refused (writable by others). The per-device predicted times
  * and the schedulability verdict come from the model module: see print_predictions(). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "cli.h"
 #include "config.h"
 #include "model.h"
+#include "program.h"
 #include "units.h"
 
 #define CHECK_DEFAULT_CONFIG "config/default.yaml"
@@ -190,9 +194,53 @@ static void print_input(const rtm_config_t *cfg)
         printf("input: NMEA 0183 over TCP %s\n", cfg->input.address);
         break;
     case RTM_INPUT_NMEA_FILE:
-        printf("input: NMEA 0183 file %s\n", cfg->input.address);
+        if (cfg->input.speed > 0)
+            printf("input: NMEA 0183 file %s, replayed at %gx real time\n", cfg->input.address,
+                   cfg->input.speed);
+        else
+            printf("input: NMEA 0183 file %s, replayed as fast as possible\n",
+                   cfg->input.address);
         break;
     }
+    if (cfg->input.kind != RTM_INPUT_SCENARIO) {
+        char e[32];
+        rtm_units_format_ns(cfg->input.expire_ns, e, sizeof(e));
+        printf("       targets expire after %s of silence\n", e);
+    }
+    if (cfg->output.on) {
+        char iv[32], rg[32], ac[32], at[32];
+        rtm_units_format_ns(cfg->output.interval_ns, iv, sizeof(iv));
+        rtm_units_format(cfg->output.range_m, RTM_UNIT_DISTANCE, rg, sizeof(rg));
+        rtm_units_format(cfg->output.alarm_cpa_m, RTM_UNIT_DISTANCE, ac, sizeof(ac));
+        rtm_units_format_ns(cfg->output.alarm_tcpa_ns, at, sizeof(at));
+        printf("output: task '%s' as NMEA %sOSD/TTM/ALR over UDP to %s, every %s, %u targets "
+               "within %s, alarm CPA < %s within %s\n",
+               cfg->task[cfg->output.task].name, cfg->output.talker, cfg->output.address, iv,
+               cfg->output.max_targets, rg, ac, at);
+    }
+}
+
+/* Every task's kernel source is in the kernel directory and safe to build (fsperm.h):
+ * what `rtmgr run` will load. Returns false (messages on stderr) otherwise. */
+static bool check_sources(const rtm_config_t *cfg)
+{
+    bool ok = true;
+    for (uint32_t i = 0; i < cfg->n_tasks; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i; j++)
+            seen |= cfg->task[j].kernel == cfg->task[i].kernel;
+        char path[RTM_PATH_MAX];
+        if (!seen && rtm_program_source_path(cfg->task[i].kernel, path, sizeof(path)) != RTM_OK)
+            ok = false;
+        else if (!seen && access(path, R_OK) != 0) {
+            fprintf(stderr, "rtmgr: kernel source %s of task '%s': %s\n", path,
+                    cfg->task[i].name, strerror(errno));
+            ok = false;
+        }
+    }
+    printf("kernels: %s (%s)\n", rtm_program_kernel_dir(), ok ? "sources present, permissions ok"
+                                                             : "REFUSED, see above");
+    return ok;
 }
 
 int rtm_cmd_check(int argc, char **argv)
@@ -234,11 +282,12 @@ int rtm_cmd_check(int argc, char **argv)
     printf("limits: max_jobs %u, arena %s (kernel buffers %s); log %s\n", cfg.max_jobs, arena, kb,
            cfg.log_path);
     print_input(&cfg);
+    const bool sources = check_sources(&cfg);
     printf("\n");
     print_tasks(&cfg);
     printf("\n");
     print_devices(&cfg.board);
     printf("\n");
     print_predictions(&cfg);
-    return RTM_EXIT_OK;
+    return sources ? RTM_EXIT_OK : RTM_EXIT_CONFIG;
 }

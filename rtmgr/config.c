@@ -19,12 +19,19 @@
 #include "units.h"
 #include "yamldoc.h"
 
-static const char *const top_keys[] = {"rtmgr", "board", "limits", "log", "input", "tasks"};
+static const char *const top_keys[] = {"rtmgr", "board", "limits", "log",
+                                       "input", "tasks", "output", "hil"};
 static const char *const limits_keys[] = {"max_jobs", "arena"};
 static const char *const log_keys[] = {"path"};
 static const char *const input_keys[] = {"scenario", "nmea"};
 static const char *const scenario_keys[] = {"targets", "seed", "radius"};
-static const char *const nmea_keys[] = {"udp", "tcp", "file"};
+static const char *const nmea_keys[] = {"udp", "tcp", "file", "speed", "expire"};
+enum { N_UDP, N_TCP, N_FILE, N_SPEED, N_EXPIRE, N_SOURCES = N_FILE + 1 };
+static const char *const output_keys[] = {"nmea"};
+static const char *const out_nmea_keys[] = {"udp",   "task",    "talker",    "interval",
+                                            "range", "targets", "alarm_cpa", "alarm_tcpa"};
+enum { O_UDP, O_TASK, O_TALKER, O_INTERVAL, O_RANGE, O_TARGETS, O_ALARM_CPA, O_ALARM_TCPA };
+static const char *const hil_keys[] = {"mape_budget"};
 static const char *const task_keys[] = {"name",        "kernel",    "period",
                                         "deadline",    "offset",    "criticality",
                                         "placement",   "preemptible", "size"};
@@ -163,15 +170,14 @@ static rtm_status_t load_log(const rtm_yamldoc_t *doc, int32_t map, rtm_config_t
     return st;
 }
 
-/* "host:port" with a port in 1..65535. */
-static rtm_status_t load_endpoint(const rtm_yamldoc_t *doc, int32_t i, rtm_config_t *cfg,
-                                  rtm_diag_t *diag)
+/* "host:port" with a port in 1..65535, into buf. */
+static rtm_status_t load_endpoint(const rtm_yamldoc_t *doc, int32_t i, const char *where,
+                                  char *buf, size_t len, rtm_diag_t *diag)
 {
-    rtm_status_t st = rtm_yamldoc_string(doc, i, "input.nmea", false, cfg->input.address,
-                                         sizeof(cfg->input.address), diag);
+    rtm_status_t st = rtm_yamldoc_string(doc, i, where, false, buf, len, diag);
     if (st != RTM_OK)
         return st;
-    const char *a = cfg->input.address, *colon = strrchr(a, ':');
+    const char *a = buf, *colon = strrchr(a, ':');
     long port = -1;
     if (colon && colon > a && colon[1]) {
         port = 0;
@@ -233,7 +239,7 @@ static rtm_status_t load_input(const rtm_yamldoc_t *doc, int32_t map, rtm_config
     if ((st = rtm_yamldoc_fields(doc, f[1], where, nmea_keys, N_OF(nmea_keys), n, diag)))
         return st;
     int32_t chosen = -1;
-    for (uint32_t k = 0; k < N_OF(nmea_keys); k++) {
+    for (uint32_t k = 0; k < N_SOURCES; k++) {
         if (n[k] < 0)
             continue;
         if (chosen >= 0)
@@ -245,16 +251,182 @@ static rtm_status_t load_input(const rtm_yamldoc_t *doc, int32_t map, rtm_config
         return rtm_yamldoc_fail_at(doc, f[1], RTM_E_CFG_SCHEMA, diag,
                                    "input.nmea needs one of udp: host:port, tcp: host:port or "
                                    "file: path");
-    if (chosen == 0 || chosen == 1) {
-        cfg->input.kind = chosen == 0 ? RTM_INPUT_NMEA_UDP : RTM_INPUT_NMEA_TCP;
-        return load_endpoint(doc, n[chosen], cfg, diag);
+    cfg->input.speed = 1.0;
+    cfg->input.expire_ns = RTM_CONFIG_EXPIRE_DEFAULT_NS;
+    if (n[N_EXPIRE] >= 0) {
+        if ((st = rtm_yamldoc_ns(doc, n[N_EXPIRE], where, &cfg->input.expire_ns, diag)))
+            return st;
+        if (cfg->input.expire_ns < 1000000000LL)
+            return rtm_yamldoc_fail_at(doc, n[N_EXPIRE], RTM_E_CFG_VALUE, diag,
+                                       "expire must be at least 1s in %s", where);
+    }
+    if (n[N_SPEED] >= 0) {
+        if (chosen != N_FILE)
+            return rtm_yamldoc_fail_key(doc, n[N_SPEED], RTM_E_CFG_SCHEMA, diag,
+                                        "speed applies to file replay only (input.nmea.file)");
+        if ((st = rtm_yamldoc_want(doc, n[N_SPEED], RTM_YNODE_SCALAR, NULL, diag)))
+            return st;
+        if (strcmp(rtm_yamldoc_text(doc, n[N_SPEED]), "max") == 0) {
+            cfg->input.speed = 0.0;
+        } else {
+            char why[128];
+            if (rtm_units_parse(rtm_yamldoc_text(doc, n[N_SPEED]), RTM_UNIT_COUNT,
+                                &cfg->input.speed, why, sizeof(why)) != RTM_OK ||
+                !(cfg->input.speed > 0 && cfg->input.speed <= 100000))
+                return rtm_yamldoc_fail_at(doc, n[N_SPEED], RTM_E_CFG_VALUE, diag,
+                                           "speed must be a factor in (0, 100000] or 'max' "
+                                           "(as fast as possible), got '%s'",
+                                           rtm_yamldoc_text(doc, n[N_SPEED]));
+        }
+    }
+    if (chosen == N_UDP || chosen == N_TCP) {
+        cfg->input.kind = chosen == N_UDP ? RTM_INPUT_NMEA_UDP : RTM_INPUT_NMEA_TCP;
+        return load_endpoint(doc, n[chosen], where, cfg->input.address,
+                             sizeof(cfg->input.address), diag);
     }
     cfg->input.kind = RTM_INPUT_NMEA_FILE;
     char rel[RTM_PATH_MAX];
-    if ((st = rtm_yamldoc_string(doc, n[2], where, false, rel, sizeof(rel), diag)))
+    if ((st = rtm_yamldoc_string(doc, n[N_FILE], where, false, rel, sizeof(rel), diag)))
         return st;
     if (!resolve_path(cfg->path, rel, cfg->input.address, sizeof(cfg->input.address)))
-        return rtm_yamldoc_fail_at(doc, n[2], RTM_E_CFG_LIMIT, diag, "file path is too long");
+        return rtm_yamldoc_fail_at(doc, n[N_FILE], RTM_E_CFG_LIMIT, diag, "file path is too long");
+    return RTM_OK;
+}
+
+/* A distance > 0 (or >= 0 with allow_zero). */
+static rtm_status_t load_distance(const rtm_yamldoc_t *doc, int32_t i, const char *where,
+                                  bool allow_zero, double *out, rtm_diag_t *diag)
+{
+    rtm_status_t st = rtm_yamldoc_quantity(doc, i, where, RTM_UNIT_DISTANCE, out, diag);
+    if (st != RTM_OK)
+        return st;
+    if (!isfinite(*out) || *out < 0 || (!allow_zero && *out == 0))
+        return rtm_yamldoc_fail_at(doc, i, RTM_E_CFG_VALUE, diag, "%s must be %s in %s",
+                                   rtm_yamldoc_key(doc, i),
+                                   allow_zero ? "zero or more" : "greater than zero", where);
+    return RTM_OK;
+}
+
+/* `output: nmea: {...}`, after the tasks (it names one). */
+static rtm_status_t load_output(const rtm_yamldoc_t *doc, int32_t map, rtm_config_t *cfg,
+                                rtm_diag_t *diag)
+{
+    int32_t f[N_OF(output_keys)];
+    rtm_status_t st = rtm_yamldoc_fields(doc, map, "output", output_keys, N_OF(output_keys), f, diag);
+    if (st != RTM_OK)
+        return st;
+    if (f[0] < 0)
+        return rtm_yamldoc_fail_at(doc, map, RTM_E_CFG_SCHEMA, diag,
+                                   "output needs 'nmea' (CPA/TCPA as NMEA 0183 over UDP)");
+    const char *where = "output.nmea";
+    int32_t o[N_OF(out_nmea_keys)];
+    if ((st = rtm_yamldoc_fields(doc, f[0], where, out_nmea_keys, N_OF(out_nmea_keys), o, diag)))
+        return st;
+    cfg->output.on = true;
+    cfg->at.output = pos_of(doc, f[0]);
+    if (o[O_UDP] < 0)
+        return rtm_yamldoc_missing(doc, f[0], "udp", where, "host:port the sentences go to",
+                                   diag);
+    if ((st = load_endpoint(doc, o[O_UDP], where, cfg->output.address,
+                            sizeof(cfg->output.address), diag)))
+        return st;
+    /* the task: named, or the first cpa_tcpa task */
+    int task = -1;
+    if (o[O_TASK] >= 0) {
+        char name[RTM_NAME_MAX];
+        if ((st = rtm_yamldoc_name(doc, o[O_TASK], where, name, sizeof(name), diag)))
+            return st;
+        task = rtm_config_task_find(cfg, name);
+        if (task < 0)
+            return rtm_yamldoc_fail_at(doc, o[O_TASK], RTM_E_CFG_VALUE, diag,
+                                       "output.nmea.task names no task of this set ('%s')", name);
+        cfg->at.output_task = pos_of(doc, o[O_TASK]);
+    } else {
+        for (uint32_t i = 0; i < cfg->n_tasks && task < 0; i++)
+            if (cfg->task[i].kernel && strcmp(cfg->task[i].kernel->name, "cpa_tcpa") == 0)
+                task = (int)i;
+        if (task < 0)
+            return rtm_yamldoc_fail_at(doc, f[0], RTM_E_CFG_VALUE, diag,
+                                       "output.nmea reports the results of a cpa_tcpa task, "
+                                       "but the task set has none");
+        cfg->at.output_task = cfg->at.output;
+    }
+    cfg->output.task = (uint32_t)task;
+    snprintf(cfg->output.talker, sizeof(cfg->output.talker), "RA");
+    if (o[O_TALKER] >= 0) {
+        char t[8];
+        if ((st = rtm_yamldoc_string(doc, o[O_TALKER], where, false, t, sizeof(t), diag)))
+            return st;
+        if (strlen(t) != 2 || t[0] < 'A' || t[0] > 'Z' || t[1] < 'A' || t[1] > 'Z')
+            return rtm_yamldoc_fail_at(doc, o[O_TALKER], RTM_E_CFG_VALUE, diag,
+                                       "talker must be two capital letters (RA, II, ...), got '%s'",
+                                       t);
+        memcpy(cfg->output.talker, t, 3);
+    }
+    cfg->output.interval_ns = RTM_CONFIG_OUT_INTERVAL_DEFAULT_NS;
+    if (o[O_INTERVAL] >= 0) {
+        if ((st = rtm_yamldoc_ns(doc, o[O_INTERVAL], where, &cfg->output.interval_ns, diag)))
+            return st;
+        if (cfg->output.interval_ns < RTM_CONFIG_OUT_INTERVAL_MIN_NS ||
+            cfg->output.interval_ns > 60LL * 1000000000LL)
+            return rtm_yamldoc_fail_at(doc, o[O_INTERVAL], RTM_E_CFG_VALUE, diag,
+                                       "interval must be in 100ms..1min in %s", where);
+    }
+    cfg->output.range_m = RTM_CONFIG_OUT_RANGE_DEFAULT_M;
+    if (o[O_RANGE] >= 0 &&
+        (st = load_distance(doc, o[O_RANGE], where, false, &cfg->output.range_m, diag)))
+        return st;
+    cfg->output.max_targets = RTM_CONFIG_OUT_TARGETS_DEFAULT;
+    if (o[O_TARGETS] >= 0) {
+        int64_t v;
+        if ((st = rtm_yamldoc_int(doc, o[O_TARGETS], where, 1, RTM_CONFIG_OUT_TARGETS_MAX, &v,
+                                  diag)))
+            return st;
+        cfg->output.max_targets = (uint32_t)v;
+    }
+    cfg->output.alarm_cpa_m = RTM_CONFIG_ALARM_CPA_DEFAULT_M;
+    if (o[O_ALARM_CPA] >= 0 &&
+        (st = load_distance(doc, o[O_ALARM_CPA], where, true, &cfg->output.alarm_cpa_m, diag)))
+        return st;
+    cfg->output.alarm_tcpa_ns = RTM_CONFIG_ALARM_TCPA_DEFAULT_NS;
+    if (o[O_ALARM_TCPA] >= 0) {
+        if ((st = rtm_yamldoc_ns(doc, o[O_ALARM_TCPA], where, &cfg->output.alarm_tcpa_ns, diag)))
+            return st;
+        if (cfg->output.alarm_tcpa_ns <= 0)
+            return rtm_yamldoc_fail_at(doc, o[O_ALARM_TCPA], RTM_E_CFG_VALUE, diag,
+                                       "alarm_tcpa must be greater than zero in %s", where);
+    }
+    return RTM_OK;
+}
+
+/* `hil: {mape_budget: 25%}`: what the hardware-in-the-loop harness accepts. */
+static rtm_status_t load_hil(const rtm_yamldoc_t *doc, int32_t map, rtm_config_t *cfg,
+                             rtm_diag_t *diag)
+{
+    int32_t f[N_OF(hil_keys)];
+    rtm_status_t st = rtm_yamldoc_fields(doc, map, "hil", hil_keys, N_OF(hil_keys), f, diag);
+    if (st != RTM_OK || f[0] < 0)
+        return st;
+    if ((st = rtm_yamldoc_want(doc, f[0], RTM_YNODE_SCALAR, NULL, diag)))
+        return st;
+    const char *text = rtm_yamldoc_text(doc, f[0]);
+    const size_t len = strlen(text);
+    char num[64];
+    double v = -1;
+    bool ok = len >= 2 && len < sizeof(num) && text[len - 1] == '%';
+    if (ok) {
+        char why[128];
+        memcpy(num, text, len - 1);
+        num[len - 1] = '\0';
+        ok = rtm_units_parse(num, RTM_UNIT_COUNT, &v, why, sizeof(why)) == RTM_OK && v > 0 &&
+             v <= 1000;
+    }
+    if (!ok)
+        return rtm_yamldoc_fail_at(doc, f[0], RTM_E_CFG_VALUE, diag,
+                                   "mape_budget must be a percentage in (0%%, 1000%%], e.g. 25%%, "
+                                   "got '%s'",
+                                   text);
+    cfg->hil.mape_budget = v / 100.0;
     return RTM_OK;
 }
 
@@ -428,6 +600,12 @@ static rtm_status_t load_tasks(const rtm_yamldoc_t *doc, int32_t seq, rtm_config
 
 rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag)
 {
+    return rtm_config_load_board(path, NULL, cfg, diag);
+}
+
+rtm_status_t rtm_config_load_board(const char *path, const char *board, rtm_config_t *cfg,
+                                   rtm_diag_t *diag)
+{
     if (!path || !cfg)
         return RTM_E_ARG;
     memset(cfg, 0, sizeof(*cfg));
@@ -435,6 +613,9 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
     cfg->max_jobs = RTM_CONFIG_MAX_JOBS_DEFAULT;
     cfg->arena_bytes = RTM_CONFIG_ARENA_DEFAULT;
     snprintf(cfg->log_path, sizeof(cfg->log_path), "%s", RTM_CONFIG_LOG_DEFAULT);
+    cfg->input.speed = 1.0;
+    cfg->input.expire_ns = RTM_CONFIG_EXPIRE_DEFAULT_NS;
+    cfg->hil.mape_budget = RTM_CONFIG_MAPE_BUDGET_DEFAULT;
 
     const rtm_yamldoc_t *doc = &cfg_doc;
     rtm_status_t st = rtm_yamldoc_load(&cfg_doc, path, diag);
@@ -463,7 +644,9 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
     char board_rel[RTM_PATH_MAX];
     if ((st = rtm_yamldoc_string(doc, f[1], NULL, false, board_rel, sizeof(board_rel), diag)))
         return st;
-    if (!resolve_path(cfg->path, board_rel, cfg->board_path, sizeof(cfg->board_path)))
+    if (board)
+        snprintf(cfg->board_path, sizeof(cfg->board_path), "%s", board);
+    else if (!resolve_path(cfg->path, board_rel, cfg->board_path, sizeof(cfg->board_path)))
         return rtm_yamldoc_fail_at(doc, f[1], RTM_E_CFG_LIMIT, diag, "board path is too long");
     cfg->at.board = pos_of(doc, f[1]);
 
@@ -480,6 +663,10 @@ rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *di
     if (f[5] < 0)
         return rtm_yamldoc_missing(doc, 0, "tasks", where, "a sequence of tasks", diag);
     if ((st = load_tasks(doc, f[5], cfg, diag)))
+        return st;
+    if (f[6] >= 0 && (st = load_output(doc, f[6], cfg, diag)))
+        return st;
+    if (f[7] >= 0 && (st = load_hil(doc, f[7], cfg, diag)))
         return st;
 
     st = rtm_board_load(cfg->board_path, &cfg->board, diag);
@@ -682,6 +869,12 @@ rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag)
     case RTM_INPUT_NMEA_FILE:
         if (!cfg->input.address[0])
             return fail(cfg, cfg->at.input, RTM_E_CFG_VALUE, diag, "input.nmea has no address");
+        if (!(cfg->input.speed >= 0) || cfg->input.speed > 100000)
+            return fail(cfg, cfg->at.input, RTM_E_CFG_VALUE, diag,
+                        "input.nmea.speed must be in 0..100000 (0: as fast as possible)");
+        if (cfg->input.expire_ns != 0 && cfg->input.expire_ns < 1000000000LL)
+            return fail(cfg, cfg->at.input, RTM_E_CFG_VALUE, diag,
+                        "input.nmea.expire must be at least 1s (0: the default)");
         break;
     default:
         return fail(cfg, cfg->at.input, RTM_E_CFG_VALUE, diag, "input kind is invalid");
@@ -693,6 +886,23 @@ rtm_status_t rtm_config_validate(const rtm_config_t *cfg, rtm_diag_t *diag)
     for (uint32_t i = 0; i < cfg->n_tasks; i++)
         if ((st = validate_task(cfg, i, diag)))
             return st;
+    if (cfg->output.on) {
+        const rtm_cfg_pos_t at = cfg->at.output_task;
+        if (cfg->output.task >= cfg->n_tasks || !cfg->task[cfg->output.task].kernel ||
+            strcmp(cfg->task[cfg->output.task].kernel->name, "cpa_tcpa") != 0)
+            return fail(cfg, at, RTM_E_CFG_VALUE, diag,
+                        "output.nmea reports CPA/TCPA: its task must run kernel cpa_tcpa");
+        if (!cfg->output.address[0] || cfg->output.max_targets < 1 ||
+            cfg->output.max_targets > RTM_CONFIG_OUT_TARGETS_MAX ||
+            cfg->output.interval_ns < RTM_CONFIG_OUT_INTERVAL_MIN_NS ||
+            !(cfg->output.range_m > 0) || !(cfg->output.alarm_cpa_m >= 0) ||
+            cfg->output.alarm_tcpa_ns <= 0)
+            return fail(cfg, cfg->at.output, RTM_E_CFG_VALUE, diag,
+                        "output.nmea has a value out of range");
+    }
+    if (!(cfg->hil.mape_budget >= 0) || cfg->hil.mape_budget > 10)
+        return fail(cfg, top, RTM_E_CFG_VALUE, diag,
+                    "hil.mape_budget must be in (0%%, 1000%%] (0: the default)");
 
     uint64_t need;
     if ((st = rtm_config_kernel_bytes(cfg, &need)))

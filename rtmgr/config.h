@@ -29,6 +29,16 @@ typedef struct {
 #define RTM_CONFIG_MAX_JOBS_DEFAULT 256u
 #define RTM_CONFIG_ARENA_DEFAULT (512ull * 1024 * 1024)
 #define RTM_CONFIG_LOG_DEFAULT "rtmgr-model.csv"
+/* Defaults of the optional `input: nmea:`, `output: nmea:` and `hil:` keys. */
+#define RTM_CONFIG_EXPIRE_DEFAULT_NS (360LL * 1000000000LL)
+#define RTM_CONFIG_OUT_INTERVAL_DEFAULT_NS (1000LL * 1000000LL)
+#define RTM_CONFIG_OUT_INTERVAL_MIN_NS (100LL * 1000000LL)
+#define RTM_CONFIG_OUT_RANGE_DEFAULT_M (12.0 * 1852.0)
+#define RTM_CONFIG_OUT_TARGETS_DEFAULT 20u
+#define RTM_CONFIG_OUT_TARGETS_MAX 99u
+#define RTM_CONFIG_ALARM_CPA_DEFAULT_M (0.5 * 1852.0)
+#define RTM_CONFIG_ALARM_TCPA_DEFAULT_NS (12LL * 60 * 1000000000LL)
+#define RTM_CONFIG_MAPE_BUDGET_DEFAULT 0.25
 
 typedef struct {
     char name[RTM_NAME_MAX];
@@ -60,12 +70,28 @@ typedef struct {
         double radius_m;   /* scenario: radius around own ship */
         char address[RTM_PATH_MAX]; /* nmea: host:port, or the file path resolved
                                        relative to the task-set file */
+        double speed;      /* nmea file: replay speed (1 real time; 0 as fast as possible) */
+        int64_t expire_ns; /* nmea: drop targets silent this long (default 6 min; 0: default) */
     } input;
+    struct {
+        bool on;                    /* `output: nmea:` present */
+        char address[RTM_PATH_MAX]; /* udp host:port the sentences go to */
+        char talker[3];             /* talker of TTM/OSD/ALR (default "RA") */
+        uint32_t task;              /* index of the cpa_tcpa task reported */
+        int64_t interval_ns;        /* at most one report per interval (default 1 s) */
+        double range_m;             /* targets farther away are not reported (12 nm) */
+        uint32_t max_targets;       /* targets per report, 1..99 (default 20) */
+        double alarm_cpa_m;         /* ALR when CPA below this ... (0.5 nm; 0: no alarms) */
+        int64_t alarm_tcpa_ns;      /* ... within this time ahead (default 12 min) */
+    } output;
+    struct {
+        double mape_budget;         /* model MAPE the HIL harness allows (fraction; 0: default) */
+    } hil;
     uint32_t n_tasks;
     rtm_task_cfg_t task[RTM_MAX_TASKS];
     rtm_board_t board; /* the board profile named by `board:` */
     struct {
-        rtm_cfg_pos_t board, max_jobs, arena, input, tasks;
+        rtm_cfg_pos_t board, max_jobs, arena, input, tasks, output, output_task;
     } at;
 } rtm_config_t;
 
@@ -74,6 +100,13 @@ typedef struct {
  * Returns RTM_OK or an RTM_E_CFG_* code with `diag` filled (FILE:LINE:COLUMN, the key
  * and what was expected; FILE is the board profile for errors inside it). */
 rtm_status_t rtm_config_load(const char *path, rtm_config_t *cfg, rtm_diag_t *diag);
+
+/* The same, with the board profile at `board` instead of the one the file names (the
+ * `board:` key is still required and checked): trying a task set on another board, and
+ * the fuzzer, which must not follow `board:` to arbitrary files. board NULL: as
+ * rtm_config_load. Init only. */
+rtm_status_t rtm_config_load_board(const char *path, const char *board, rtm_config_t *cfg,
+                                   rtm_diag_t *diag);
 
 /* Validates an already-loaded config (cross-field rules: ranges, deadline <= period,
  * unique names, limits, kernel buffers within limits.arena). Called by

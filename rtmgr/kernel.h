@@ -132,6 +132,11 @@ typedef struct rtm_kernel {
     rtm_status_t (*csv_load)(rtm_kinst_t *k, const char *text, char *why, size_t len);
     /* Optional, for `rtmgr eval`: writes the outputs as CSV (with a header line). */
     void (*csv_write)(const rtm_kinst_t *k, FILE *out);
+    /* Optional, for `rtmgr status`: a short text summary of the latest outputs (e.g.
+     * "threats by TCPA: 17 (4.1 min, 0.2 nm), 3 (…)"), at most `len` bytes with the
+     * NUL, lines separated by '\n'. Called by the executive after a completed job, on
+     * the dispatcher thread: real-time safe (snprintf of numbers only, no allocation). */
+    void (*summary)(const rtm_kinst_t *k, char *buf, size_t len);
 
     /* Optional, for preemption (rtmgr/preempt.c): multiplies the number of blocks by
      * about `factor` by changing k's sizes or tuning without changing any result (e.g.

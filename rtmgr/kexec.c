@@ -55,6 +55,14 @@ rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_
     return rtm_kexec_create_ex(x, d, k, &o);
 }
 
+rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                     const char *cache_dir)
+{
+    const rtm_kexec_opts_t o = {
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache_dir};
+    return rtm_kexec_create_ex(x, d, k, &o);
+}
+
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                  const rtm_kexec_opts_t *opts)
 {
@@ -80,7 +88,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
                  o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
                  o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
                  o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0);
-        st = rtm_program_build_ex(d, k, extra, &x->prog);
+        st = rtm_program_build_cached(d, k, extra, o->cache_dir, &x->prog);
     }
     if (st != RTM_OK)
         return st;

@@ -38,6 +38,7 @@ typedef struct {
     rtm_kexec_variant_t variant;
     rtm_abort_transport_t transport;
     bool transport_set;   /* false: rtm_abortflag_default() for the device */
+    const char *cache_dir; /* program binary cache (NULL = none; rtm_program_build_cached) */
     uint32_t poll_every;  /* RTM_POLL_EVERY; 0 = RTM_KEXEC_POLL_DEFAULT; see no_poll */
     bool no_poll;         /* RTM_POLL_EVERY=0 */
     uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1 on CPU devices, 32 on others) */
@@ -81,6 +82,10 @@ typedef struct {
  * x->abort_flag is a device buffer, as in the first kexec). k must be planned and
  * bound. Init only. */
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k);
+/* rtm_kexec_create() through the program binary cache in `cache_dir` (NULL = none; see
+ * rtm_program_build_cached). x->prog.from_cache / build_s tell what happened. Init only. */
+rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                     const char *cache_dir);
 /* Same with explicit options; NULL, or transport_set false, means the device's default
  * transport (rtm_abortflag_default: mapped on CPU devices). Init only. */
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,

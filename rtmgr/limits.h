@@ -21,6 +21,11 @@
 #ifndef RTM_MAX_WORKERS
 #define RTM_MAX_WORKERS 64
 #endif
+/* Stack of each CPU worker thread (bytes): the CPU twins keep their per-block arrays
+ * (the OpenCL kernel's local memory) on it. Locked with the rest under mlockall. */
+#ifndef RTM_WORKER_STACK_BYTES
+#define RTM_WORKER_STACK_BYTES (2u * 1024u * 1024u)
+#endif
 /* Jobs in flight over all queues (also bounded by limits.max_jobs in the task set). */
 #ifndef RTM_MAX_JOBS
 #define RTM_MAX_JOBS 4096
@@ -61,6 +66,9 @@
 #endif
 #if RTM_MAX_WORKERS < 1 || RTM_MAX_WORKERS > 1024
 #error "RTM_MAX_WORKERS must be in 1..1024"
+#endif
+#if RTM_WORKER_STACK_BYTES < 65536
+#error "RTM_WORKER_STACK_BYTES must be at least 64 KiB"
 #endif
 #if RTM_MAX_JOBS < RTM_MAX_TASKS
 #error "RTM_MAX_JOBS must be at least RTM_MAX_TASKS"

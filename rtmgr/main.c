@@ -13,6 +13,12 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"run", rtm_cmd_run, "run [-c FILE] [--duration S] [--policy P] [--log PATH]",
+     "run a task set (default config/default.yaml) until SIGINT/SIGTERM"},
+    {"status", rtm_cmd_status, "status [--name NAME] [--watch [S]]",
+     "live status of a running manager (shared memory)"},
+    {"calibrate", rtm_cmd_calibrate, "calibrate -o FILE [--quick] | --validate",
+     "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
      "run one kernel over CSV input, print CSV output"},
@@ -20,9 +26,8 @@ static const command_t commands[] = {
      "model error and deadline summary, plots"},
     {"nmea", rtm_cmd_nmea, "nmea decode|stats [--split24] FILE",
      "decode an NMEA 0183 / AIS log (gpsdecode -j JSON, counters)"},
-    {"preempt-bench", rtm_bench_preempt,
-     "preempt-bench [--quick] [--device N] [--json] [--sweep]",
-     "abort response, check overhead, resume (seed 002)"},
+    {"devices", rtm_cmd_devices, "devices", "list OpenCL platforms and devices"},
+    {"bench", rtm_cmd_bench, "bench SUB [ARGS]", "benchmarks: kernels (see rtmgr bench --help)"},
     {NULL, NULL, NULL, NULL},
 };
 

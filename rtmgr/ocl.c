@@ -102,7 +102,14 @@ rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)
     RTM_CL_CHECK(err, "clGetPlatformIDs");
     if (np > RTM_MAX_PLATFORMS)
         np = RTM_MAX_PLATFORMS;
+    const char *only = getenv("RTM_PLATFORM");
     for (cl_uint p = 0; p < np; p++) {
+        if (only && *only) {
+            char pname[128] = "";
+            clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(pname) - 1, pname, NULL);
+            if (!strstr(pname, only))
+                continue;
+        }
         cl_device_id devs[RTM_MAX_DEVICES];
         cl_uint nd = 0;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, RTM_MAX_DEVICES, devs, &nd) != CL_SUCCESS)

@@ -58,6 +58,8 @@ rtm_status_t rtm_ocl_fail(const char *call, cl_int err, const char *file, int li
 const char *rtm_ocl_errname(cl_int err);
 
 /* Lists every device of every platform, up to `max`, into `out`. *n gets the count.
+ * With the environment variable RTM_PLATFORM set, only platforms whose name contains it
+ * are listed (e.g. RTM_PLATFORM=NVIDIA makes the GPU device 0 for tests and tools).
  * A machine with no platform returns RTM_E_CL_NODEV. Init only. */
 rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n);
 

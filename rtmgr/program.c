@@ -1,22 +1,129 @@
-/* program.c — loads kernel sources and builds OpenCL programs (see program.h).
- * Owns cl_program and cl_kernel objects. Init-time only: reads files, allocates. */
+/* program.c — loads kernel sources, builds OpenCL programs and keeps the program binary
+ * cache (see program.h). Owns cl_program and cl_kernel objects and the cache files.
+ * Init-time only: reads and writes files, allocates.
+ *
+ * Invariants: a cache file is only ever created by rename() of a complete temporary
+ * file; a file that fails any check (magic, key, device, driver, size, checksum,
+ * clCreateProgramWithBinary, clBuildProgram) is removed before the source build, so a
+ * bad entry costs one rebuild, never a failure. */
 #include "program.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "fsperm.h"
+
+/* The installed layout beside the running binary: BIN/../share/rtmgr/kernels (so that
+ * a package unpacked anywhere, e.g. by `dpkg -x` into a test root, finds its own
+ * kernels); NULL when there is none. */
+static const char *exe_kernel_dir(void)
+{
+    static char dir[RTM_PATH_MAX];
+    static int done;
+    if (done)
+        return dir[0] ? dir : NULL;
+    done = 1;
+    char exe[RTM_PATH_MAX], guess[RTM_PATH_MAX + 32];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    snprintf(guess, sizeof(guess), "%s/../share/rtmgr/kernels", exe);
+    char *real = realpath(guess, NULL);
+    char probe[RTM_PATH_MAX + 16];
+    struct stat st;
+    if (!real || strlen(real) >= sizeof(dir) ||
+        snprintf(probe, sizeof(probe), "%s/rtm_block.h", real) >= (int)sizeof(probe) ||
+        stat(probe, &st) != 0) {
+        free(real);
+        return NULL;
+    }
+    snprintf(dir, sizeof(dir), "%s", real);
+    free(real);
+    return dir;
+}
+
+/* Headers hashed into the cache key per program (the source counts as one). */
+#define RTM_PROGRAM_FILES_MAX 16
+/* Format tag of cache files; bump when the header layout changes. */
+static const char cache_magic[8] = {'R', 'T', 'M', 'P', 'B', 'I', 'N', '1'};
+
+/* Header of a cache file; the binary follows it. Native layout: the cache is local. */
+typedef struct {
+    char magic[8];
+    uint64_t key;   /* cache key of the program (also in the file name) */
+    uint64_t bytes; /* binary length */
+    uint64_t check; /* FNV-1a 64 of the binary */
+    char device[128];
+    char driver[128];
+} cache_header_t;
 
 const char *rtm_program_kernel_dir(void)
 {
     const char *env = getenv("RTM_KERNEL_DIR");
     if (env && *env)
         return env;
+    const char *installed = exe_kernel_dir();
+    if (installed)
+        return installed;
     struct stat st;
     if (stat(RTM_SOURCE_KERNEL_DIR "/rtm_block.h", &st) == 0)
         return RTM_SOURCE_KERNEL_DIR;
     return RTM_INSTALL_KERNEL_DIR;
+}
+
+rtm_status_t rtm_program_source_path(const rtm_kernel_t *kernel, char *path, size_t len)
+{
+    const char *dir = rtm_program_kernel_dir(), *src = kernel ? kernel->source : NULL;
+    if (!src || !*src || strchr(src, '/') || strcmp(src, "..") == 0) {
+        fprintf(stderr, "rtmgr: kernel source '%s' is not a file name: kernels are loaded only "
+                        "from the kernel directory %s\n", src ? src : "(null)", dir);
+        return RTM_E_ARG;
+    }
+    if (snprintf(path, len, "%s/%s", dir, src) >= (int)len)
+        return RTM_E_RANGE;
+    char why[RTM_PATH_MAX + 64];
+    rtm_status_t st = rtm_fsperm_check_dir(dir, why, sizeof(why));
+    if (st == RTM_OK)
+        st = rtm_fsperm_check(path, why, sizeof(why));
+    if (st == RTM_E_OS_PERM) {
+        fprintf(stderr, "rtmgr: refused kernel source %s: %s; anyone could change what rtmgr "
+                        "runs (chmod o-w it)\n", path, why);
+        return RTM_E_CFG_PERM;
+    }
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: kernel source %s: %s\n", path, why);
+        return RTM_E_IO;
+    }
+    return RTM_OK;
+}
+
+rtm_status_t rtm_program_cache_dir(char *buf, size_t len)
+{
+    const char *env = getenv("RTM_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if (strcmp(rtm_program_kernel_dir(), RTM_INSTALL_KERNEL_DIR) == 0)
+        n = snprintf(buf, len, "/var/lib/rtmgr");
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/rtmgr", xdg);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.cache/rtmgr", home);
+    else
+        return RTM_E_NOTFOUND;
+    return n >= 0 && (size_t)n < len ? RTM_OK : RTM_E_RANGE;
 }
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer. */
@@ -49,12 +156,130 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* FNV-1a 64 over n bytes, continuing from h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+/* Hashes a string with its length, so that adjacent fields cannot run together. */
+static uint64_t fnv1a_field(uint64_t h, const char *s, size_t n)
+{
+    const uint64_t n64 = n;
+    return fnv1a(fnv1a(h, &n64, sizeof(n64)), s, n);
+}
+
+/* Appends to names[] each `#include "x"` of text not listed yet (up to the limit). */
+static void scan_includes(const char *text, char names[][RTM_NAME_MAX], uint32_t *n)
+{
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s++ != '#')
+            continue;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncmp(s, "include", 7) != 0)
+            continue;
+        s += 7;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s++ != '"')
+            continue;
+        const char *e = strchr(s, '"');
+        const char *nl = strchr(s, '\n');
+        if (!e || (nl && nl < e) || e == s || (size_t)(e - s) >= RTM_NAME_MAX)
+            continue;
+        char name[RTM_NAME_MAX];
+        memcpy(name, s, (size_t)(e - s));
+        name[e - s] = '\0';
+        uint32_t i = 0;
+        while (i < *n && strcmp(names[i], name) != 0)
+            i++;
+        if (i == *n && *n < RTM_PROGRAM_FILES_MAX)
+            snprintf(names[(*n)++], RTM_NAME_MAX, "%s", name);
+    }
+}
+
+/* The cache key: source, every header it includes (transitively), options, platform,
+ * device, device and driver versions, rtmgr version. */
+static uint64_t cache_key(const rtm_ocl_dev_t *d, const char *dir, const char *src,
+                          size_t len, const char *options)
+{
+    uint64_t h = FNV_BASIS;
+    h = fnv1a_field(h, cache_magic, sizeof(cache_magic));
+    h = fnv1a_field(h, src, len);
+    char names[RTM_PROGRAM_FILES_MAX][RTM_NAME_MAX];
+    uint32_t n = 0;
+    scan_includes(src, names, &n);
+    for (uint32_t i = 0; i < n; i++) { /* n grows as headers name more headers */
+        char path[RTM_PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
+            continue; /* cannot name it: the build itself will fail on it */
+        size_t hl = 0;
+        char *text = read_file(path, &hl);
+        h = fnv1a_field(h, names[i], strlen(names[i]));
+        if (text) {
+            h = fnv1a_field(h, text, hl);
+            scan_includes(text, names, &n);
+            free(text);
+        }
+    }
+    const char *fields[] = {options,         d->info.platform_name, d->info.name,
+                            d->info.version, d->info.driver,        RTM_VERSION};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        h = fnv1a_field(h, fields[i], strlen(fields[i]));
+    return h;
+}
+
+/* mkdir -p; RTM_OK when the directory exists afterwards. */
+static rtm_status_t make_dirs(const char *dir)
+{
+    char path[RTM_PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+        return RTM_E_RANGE;
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST)
+            return RTM_E_IO;
+        *p = '/';
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return RTM_E_IO;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? RTM_OK : RTM_E_IO;
+}
+
+/* One warning per process about an unusable cache directory. */
+static void warn_cache(const char *what, const char *path)
+{
+    static int warned;
+    if (warned)
+        return;
+    warned = 1;
+    fprintf(stderr, "rtmgr: warning: program cache %s %s (%s); building from source\n", what,
+            path, strerror(errno));
+}
+
 static void print_build_log(rtm_ocl_dev_t *d, cl_program prog, const char *kernel)
 {
     size_t n = 0;
-    clGetProgramBuildInfo(prog, d->info.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-    char *log = n ? malloc(n + 1) : NULL;
-    if (log && clGetProgramBuildInfo(prog, d->info.id, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+    cl_int err = clGetProgramBuildInfo(prog, d->info.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = err == CL_SUCCESS && n ? malloc(n + 1) : NULL;
+    if (log)
+        err = clGetProgramBuildInfo(prog, d->info.id, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+    if (err != CL_SUCCESS)
+        rtm_ocl_fail("clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG)", err, __FILE__, __LINE__);
+    else if (log) {
         log[n] = '\0';
         fprintf(stderr, "rtmgr: build log of kernel '%s' on device '%s':\n%s\n", kernel,
                 d->info.name, log);
@@ -62,52 +287,197 @@ static void print_build_log(rtm_ocl_dev_t *d, cl_program prog, const char *kerne
     free(log);
 }
 
-rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p)
+/* Loads a cached binary. Returns 1 when loaded (*out built), 0 when there is no entry,
+ * -1 when the entry is unusable (reason in why; the caller removes it). */
+static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const char *options,
+                      cl_program *out, char *why, size_t wlen)
 {
-    return rtm_program_build_ex(d, k, NULL, p);
+    size_t len = 0;
+    char *file = read_file(path, &len);
+    if (!file) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        snprintf(why, wlen, "unreadable: %s", strerror(errno));
+        return -1;
+    }
+    cache_header_t h;
+    int ok = -1;
+    if (len < sizeof(h)) {
+        snprintf(why, wlen, "short file (%zu bytes)", len);
+        goto out;
+    }
+    memcpy(&h, file, sizeof(h));
+    const unsigned char *bin = (const unsigned char *)file + sizeof(h);
+    h.device[sizeof(h.device) - 1] = h.driver[sizeof(h.driver) - 1] = '\0';
+    if (memcmp(h.magic, cache_magic, sizeof(cache_magic)) != 0)
+        snprintf(why, wlen, "not an rtmgr program binary");
+    else if (h.key != key)
+        snprintf(why, wlen, "key mismatch");
+    else if (strcmp(h.device, d->info.name) != 0 || strcmp(h.driver, d->info.driver) != 0)
+        snprintf(why, wlen, "built for another device or driver ('%.60s', '%.60s')", h.device,
+                 h.driver);
+    else if (h.bytes != len - sizeof(h))
+        snprintf(why, wlen, "size %zu, header says %llu", len - sizeof(h),
+                 (unsigned long long)h.bytes);
+    else if (fnv1a(FNV_BASIS, bin, (size_t)h.bytes) != h.check)
+        snprintf(why, wlen, "checksum mismatch");
+    else {
+        cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+        const size_t n = (size_t)h.bytes;
+        cl_program prog =
+            clCreateProgramWithBinary(d->ctx, 1, &d->info.id, &n, &bin, &bin_status, &err);
+        if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+            snprintf(why, wlen, "clCreateProgramWithBinary: %s",
+                     rtm_ocl_errname(err != CL_SUCCESS ? err : bin_status));
+        } else if ((err = clBuildProgram(prog, 1, &d->info.id, options, NULL, NULL)) != CL_SUCCESS) {
+            snprintf(why, wlen, "clBuildProgram: %s", rtm_ocl_errname(err));
+        } else {
+            *out = prog;
+            prog = NULL;
+            ok = 1;
+        }
+        if (prog)
+            clReleaseProgram(prog);
+    }
+out:
+    free(file);
+    return ok;
 }
 
-rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *more,
+/* Stores prog's binary under path (temporary file, then rename). Warns on failure. */
+static void cache_store(rtm_ocl_dev_t *d, cl_program prog, const char *dir, const char *path,
+                        uint64_t key)
+{
+    if (make_dirs(dir) != RTM_OK) {
+        warn_cache("directory unusable:", dir);
+        return;
+    }
+    size_t size = 0;
+    cl_int err = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL);
+    if (err != CL_SUCCESS || size == 0) {
+        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", err, __FILE__, __LINE__);
+        return;
+    }
+    unsigned char *bin = malloc(size);
+    if (!bin)
+        return;
+    unsigned char *bins[1] = {bin};
+    err = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bins), bins, NULL);
+    if (err != CL_SUCCESS) {
+        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARIES)", err, __FILE__, __LINE__);
+        free(bin);
+        return;
+    }
+    cache_header_t h;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, cache_magic, sizeof(h.magic));
+    h.key = key;
+    h.bytes = size;
+    h.check = fnv1a(FNV_BASIS, bin, size);
+    snprintf(h.device, sizeof(h.device), "%s", d->info.name);
+    snprintf(h.driver, sizeof(h.driver), "%s", d->info.driver);
+
+    static unsigned serial;
+    char tmp[RTM_PATH_MAX + 32];
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(), serial++);
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(&h, sizeof(h), 1, f) == 1 && fwrite(bin, 1, size, f) == size &&
+             fflush(f) == 0 && fsync(fileno(f)) == 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok) {
+        warn_cache("not writable:", f ? tmp : dir);
+        unlink(tmp);
+    }
+    free(bin);
+}
+
+rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p)
+{
+    return rtm_program_build_cached(d, k, NULL, NULL, p);
+}
+
+rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                   rtm_program_t *p)
+{
+    return rtm_program_build_cached(d, k, extra, NULL, p);
+}
+
+rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                                      const char *cache_dir, rtm_program_t *p)
 {
     memset(p, 0, sizeof(*p));
     const char *dir = rtm_program_kernel_dir();
     char path[RTM_PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", dir, k->kernel->source);
+    const rtm_status_t pst = rtm_program_source_path(k->kernel, path, sizeof(path));
+    if (pst != RTM_OK)
+        return pst;
     size_t len = 0;
     char *src = read_file(path, &len);
     if (!src) {
         fprintf(stderr, "rtmgr: cannot read kernel source %s\n", path);
         return RTM_E_IO;
     }
-    char extra[256] = "";
+    char own[256] = "";
     if (k->kernel->options)
-        k->kernel->options(k, extra, sizeof(extra));
+        k->kernel->options(k, own, sizeof(own));
     snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir,
-             k->tune.wg, k->tune.vec, extra, more ? more : "");
-    cl_int err = CL_SUCCESS;
-    const char *srcs[] = {src};
+             k->tune.wg, k->tune.vec, own, extra ? extra : "");
     const double t0 = now_s();
-    p->prog = clCreateProgramWithSource(d->ctx, 1, srcs, &len, &err);
-    free(src);
-    RTM_CL_CHECK(err, "clCreateProgramWithSource");
-    err = clBuildProgram(p->prog, 1, &d->info.id, p->options, NULL, NULL);
-    p->build_s = now_s() - t0;
-    if (err != CL_SUCCESS) {
-        print_build_log(d, p->prog, k->kernel->name);
-        rtm_program_release(p);
-        return rtm_ocl_fail("clBuildProgram", err, __FILE__, __LINE__);
+
+    char bin_path[RTM_PATH_MAX + 64] = "";
+    if (cache_dir && *cache_dir) {
+        p->key = cache_key(d, dir, src, len, p->options);
+        snprintf(bin_path, sizeof(bin_path), "%s/%s-%016llx.bin", cache_dir, k->kernel->name,
+                 (unsigned long long)p->key);
+        char why[256] = "";
+        const int got = cache_load(d, bin_path, p->key, p->options, &p->prog, why, sizeof(why));
+        if (got < 0) {
+            fprintf(stderr, "rtmgr: program cache entry %s unusable (%s); removed, "
+                            "rebuilding from source\n", bin_path, why);
+            unlink(bin_path);
+        }
+        p->from_cache = got > 0;
     }
+
+    if (!p->prog) {
+        cl_int err = CL_SUCCESS;
+        const char *srcs[] = {src};
+        p->prog = clCreateProgramWithSource(d->ctx, 1, srcs, &len, &err);
+        if (err != CL_SUCCESS) {
+            free(src);
+            return rtm_ocl_fail("clCreateProgramWithSource", err, __FILE__, __LINE__);
+        }
+        err = clBuildProgram(p->prog, 1, &d->info.id, p->options, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            fprintf(stderr, "rtmgr: kernel '%s' (%s) failed to build on '%s' with '%s'\n",
+                    k->kernel->name, path, d->info.name, p->options);
+            print_build_log(d, p->prog, k->kernel->name);
+            rtm_ocl_fail("clBuildProgram", err, __FILE__, __LINE__);
+            rtm_program_release(p);
+            free(src);
+            return RTM_E_CL_BUILD;
+        }
+        if (bin_path[0])
+            cache_store(d, p->prog, cache_dir, bin_path, p->key);
+    }
+    free(src);
+
     for (uint32_t i = 0; i < RTM_KENTRY_MAX && k->kernel->entries[i]; i++) {
+        cl_int err = CL_SUCCESS;
         p->kern[i] = clCreateKernel(p->prog, k->kernel->entries[i], &err);
         if (err != CL_SUCCESS) {
             fprintf(stderr, "rtmgr: kernel '%s' entry '%s'\n", k->kernel->name,
                     k->kernel->entries[i]);
+            rtm_ocl_fail("clCreateKernel", err, __FILE__, __LINE__);
             rtm_program_release(p);
-            return rtm_ocl_fail("clCreateKernel", err, __FILE__, __LINE__);
+            return RTM_E_CL_BUILD;
         }
         p->n_kern = i + 1;
     }
+    p->build_s = now_s() - t0;
     return RTM_OK;
 }
 

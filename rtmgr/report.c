@@ -304,7 +304,7 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
                       RTM_NAME_MAX - 1);
             break;
         }
-        double job, deadline, met, preempted = 0.0;
+        double job = 0.0, deadline = 0.0, met = 0.0, preempted = 0.0;
         const struct {
             int c;
             bool empty_ok;

@@ -26,6 +26,7 @@ typedef int rtm_status_t;
     X(RTM_E_CFG_VALUE, -103, "configuration value invalid")                       \
     X(RTM_E_CFG_LIMIT, -104, "configuration exceeds a limit")                     \
     X(RTM_E_CFG_BOARD, -105, "board profile invalid")                             \
+    X(RTM_E_CFG_PERM, -106, "configuration or kernel file writable by others")    \
     /* OpenCL -200..-299 */                                                       \
     X(RTM_E_CL, -200, "OpenCL call failed")                                       \
     X(RTM_E_CL_NODEV, -201, "no matching OpenCL device")                          \

@@ -17,6 +17,8 @@
 
 #include <yaml.h>
 
+#include "fsperm.h"
+
 /* ---- positions and messages ------------------------------------------------------ */
 
 #define WHERE(w) ((w) && *(w) ? " in " : ""), ((w) ? (w) : "")
@@ -426,6 +428,12 @@ rtm_status_t rtm_yamldoc_load(rtm_yamldoc_t *doc, const char *path, rtm_diag_t *
         return rtm_yamldoc_fail(doc, 0, 0, RTM_E_CFG_LIMIT, diag,
                                 "file is %lld bytes, larger than RTM_CONFIG_BYTES_MAX (%d bytes)",
                                 (long long)sb.st_size, RTM_CONFIG_BYTES_MAX);
+    char why[RTM_PATH_MAX + 64];
+    if (rtm_fsperm_check(path, why, sizeof(why)) == RTM_E_OS_PERM)
+        return rtm_yamldoc_fail(doc, 0, 0, RTM_E_CFG_PERM, diag,
+                                "refused: %s; anyone could change what rtmgr runs "
+                                "(chmod o-w it)",
+                                why);
     FILE *f = fopen(path, "rb");
     if (!f)
         return rtm_yamldoc_fail(doc, 0, 0, RTM_E_CFG_IO, diag, "cannot read: %s", strerror(errno));

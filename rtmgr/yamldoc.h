@@ -6,6 +6,8 @@
  * is freed before return). What it refuses, with the position of the problem:
  *   - files that are not regular, larger than RTM_CONFIG_BYTES_MAX, contain a NUL byte
  *     or invalid UTF-8 (checked before parsing);
+ *   - files writable by others, or below a directory writable by others (fsperm.h:
+ *     RTM_E_CFG_PERM, the offending path named);
  *   - YAML syntax errors (libyaml's problem mark);
  *   - aliases (*a, at the alias) and anchors (&a), tags (!!str), several documents;
  *   - nesting deeper than RTM_CONFIG_DEPTH_MAX, more than RTM_CONFIG_NODES_MAX nodes;
@@ -55,7 +57,8 @@ typedef struct {
 } rtm_yamldoc_t;
 
 /* Parses `path` into `doc`. Returns RTM_OK; RTM_E_CFG_IO (cannot open/stat, not a
- * regular file, too large: line 0), RTM_E_CFG_SYNTAX (located) or RTM_E_CFG_LIMIT. */
+ * regular file, too large: line 0), RTM_E_CFG_PERM (writable by others: line 0),
+ * RTM_E_CFG_SYNTAX (located) or RTM_E_CFG_LIMIT. */
 rtm_status_t rtm_yamldoc_load(rtm_yamldoc_t *doc, const char *path, rtm_diag_t *diag);
 
 /* Node access: NULL / "" when out of range. */

@@ -3,6 +3,8 @@
 # run rtmgr: unpacks the libyaml/cmocka Debian packages carried in .debs/ into a private
 # prefix and registers NVIDIA's OpenCL ICD beside PoCL's. Source it:
 #   . board/h100/setup.sh
+# Shared test data (the ../shared beside a developer's checkout) travels as .shared/.
+[ -e ../shared ] || { [ -d .shared ] && ln -s "$PWD/.shared" ../shared; }
 # Then `cmake`, `ctest` and `rtmgr devices` see both the H100 and PoCL.
 pfx=/tmp/rtmgr-deps
 mkdir -p "$pfx" /tmp/rtmgr-icd

@@ -3,6 +3,11 @@
 #   CC=clang cmake -S . -B build-fuzz -DRTMGR_FUZZ=ON -DRTMGR_TESTS=OFF -DRTM_MAX_TARGETS=256
 #   cmake --build build-fuzz --target fuzz_nmea fuzz_nmea_corpus
 #   ./build-fuzz/fuzz_nmea -dict=tests/fuzz/nmea.dict -max_total_time=120 build-fuzz/fuzz-corpus
+#   ./build-fuzz/fuzz_config -dict=tests/fuzz/config.dict -max_total_time=120 \
+#       build-fuzz/config-corpus tests/configs/good tests/configs/bad
+#
+# With testing on, CTest runs each fuzzer for RTM_FUZZ_SECONDS (20) from its seeds
+# (fuzz_nmea_smoke, fuzz_config_smoke): `make test` does so in the clang build.
 #
 # A small RTM_MAX_TARGETS keeps the per-input reset of the target table cheap. The
 # corpus is generated from ../shared/data/ais (never committed) plus tests/fuzz/seeds.
@@ -23,3 +28,23 @@ add_custom_target(fuzz_nmea_corpus
   COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/make_corpus.sh ${CMAKE_BINARY_DIR}/fuzz-corpus
           ${CMAKE_SOURCE_DIR}/../shared/data/ais
   COMMENT "fuzz_nmea seed corpus: tests/fuzz/seeds + ../shared/data/ais cut in pieces")
+
+add_executable(fuzz_config ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_config.c)
+target_compile_options(fuzz_config PRIVATE -fsanitize=fuzzer ${RTM_FUZZ_SAN})
+target_link_options(fuzz_config PRIVATE -fsanitize=fuzzer ${RTM_FUZZ_SAN})
+target_compile_definitions(fuzz_config PRIVATE RTM_FUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+target_link_libraries(fuzz_config PRIVATE librtmgr)
+
+set(RTM_FUZZ_SECONDS 20 CACHE STRING "Seconds of each fuzzer's CTest smoke run")
+enable_testing()
+add_test(NAME fuzz_nmea_smoke
+  COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/smoke.sh $<TARGET_FILE:fuzz_nmea> ${RTM_FUZZ_SECONDS}
+          ${CMAKE_BINARY_DIR}/fuzz-smoke/nmea ${CMAKE_SOURCE_DIR}/tests/fuzz/nmea.dict
+          ${CMAKE_SOURCE_DIR}/tests/fuzz/seeds ${CMAKE_SOURCE_DIR}/../shared/data/ais/gpsd_sample.aivdm
+          ${CMAKE_SOURCE_DIR}/../shared/data/ais/gpsd_ais-nmea.log)
+add_test(NAME fuzz_config_smoke
+  COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/smoke.sh $<TARGET_FILE:fuzz_config> ${RTM_FUZZ_SECONDS}
+          ${CMAKE_BINARY_DIR}/fuzz-smoke/config ${CMAKE_SOURCE_DIR}/tests/fuzz/config.dict
+          ${CMAKE_SOURCE_DIR}/tests/configs/good ${CMAKE_SOURCE_DIR}/tests/configs/bad)
+set_tests_properties(fuzz_nmea_smoke fuzz_config_smoke PROPERTIES
+  TIMEOUT 300 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")

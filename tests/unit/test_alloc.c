@@ -23,6 +23,7 @@
 
 #include "rtmgr/arena.h"
 #include "rtmgr/config.h"
+#include "rtmgr/pool.h"
 #include "rtmgr/units.h"
 
 #define SRC RTM_TEST_SOURCE_DIR
@@ -118,7 +119,7 @@ static void test_wrappers_count(void **state)
     static rtm_config_t scratch;
     rtm_diag_t diag;
     count_start();
-    const rtm_status_t st = rtm_config_load(SRC "/config/default.yaml", &scratch, &diag);
+    const rtm_status_t st = rtm_config_load(SRC "/tests/configs/matrix.yaml", &scratch, &diag);
     count_stop();
     assert_int_equal(st, RTM_OK);
     print_message("ASan build: allocator hooks saw %u calls during a config load (libyaml)\n",
@@ -142,7 +143,7 @@ static void test_no_allocation_after_start(void **state)
     (void)state;
     /* load + validate: allocation allowed here (libyaml, fopen). */
     rtm_diag_t diag;
-    assert_int_equal(rtm_config_load(SRC "/config/default.yaml", &cfg, &diag), RTM_OK);
+    assert_int_equal(rtm_config_load(SRC "/tests/configs/matrix.yaml", &cfg, &diag), RTM_OK);
 
     /* allocate: one region sized from the config, everything placed in it. */
     const size_t job_bytes = rtm_arena_round((size_t)cfg.max_jobs * sizeof(fake_job_t));
@@ -166,6 +167,8 @@ static void test_no_allocation_after_start(void **state)
     assert_true(rtm_arena_used(&arena) <= bytes);
 
     /* start */
+    static rtm_pool_t pool;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
     assert_int_equal(rtm_arena_seal(&arena), RTM_OK);
 
     /* RUN PHASE — counted. The executive's start/run are added here when they land. */
@@ -178,7 +181,9 @@ static void test_no_allocation_after_start(void **state)
     size_t text_len = 0;
     for (uint32_t i = 0; i < cfg.n_tasks; i++) {
         found += rtm_config_task_find(&cfg, cfg.task[i].name) == (int)i;
-        rtm_kinst_run_cpu(&inst[i]); /* the CPU twin, as a worker would run it */
+        rtm_kinst_run_cpu(&inst[i]); /* the CPU twin on this thread */
+        uint32_t launch = 0;         /* and on the worker pool */
+        found += rtm_pool_run_job(&pool, &inst[i], &launch, NULL, NULL, NULL) == RTM_OK;
         jobs[i].task = i;
         jobs[i].release_ns = cfg.task[i].offset_ns;
         jobs[i].deadline_ns = cfg.task[i].offset_ns + cfg.task[i].deadline_ns;
@@ -197,7 +202,7 @@ static void test_no_allocation_after_start(void **state)
     assert_int_equal(sealed_alloc, RTM_E_STATE);
     assert_null(stray);
     assert_int_equal(valid, RTM_OK);
-    assert_int_equal(found, 3 * (int)cfg.n_tasks);
+    assert_int_equal(found, 4 * (int)cfg.n_tasks);
     assert_true(text_len > 0);
     assert_int_equal(wrapped, 0);
     assert_int_equal(hooked, 0);
@@ -207,6 +212,7 @@ static void test_no_allocation_after_start(void **state)
     }
 
     /* stop */
+    rtm_pool_stop(&pool);
     rtm_arena_destroy(&arena);
 }
 

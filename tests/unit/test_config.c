@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -369,8 +370,21 @@ static void test_full_units(void **state)
 
     uint64_t bytes;
     assert_int_equal(rtm_config_task_bytes(&cfg, 1, &bytes), RTM_OK);
-    /* 16x16 floats, three buffers, padded to one block of wg*vec = 1024 elements */
-    assert_true(bytes == 3 * 1024 * sizeof(float));
+    /* 16x16 floats, three buffers, padded to one block of wg*vec elements: the largest
+     * block the board's tunings (CPU, devices) or the default give matrix_add */
+    const rtm_kernel_t *kadd = rtm_kernel_find("matrix_add");
+    const int ki = rtm_kernel_index(kadd);
+    uint64_t block = (uint64_t)kadd->tune_default.wg * kadd->tune_default.vec;
+    if (cfg.board.cpu_ktune[ki].have && (uint64_t)cfg.board.cpu_ktune[ki].tune.wg *
+                                                cfg.board.cpu_ktune[ki].tune.vec > block)
+        block = (uint64_t)cfg.board.cpu_ktune[ki].tune.wg * cfg.board.cpu_ktune[ki].tune.vec;
+    for (uint32_t d = 0; d < cfg.board.n_devs; d++) {
+        const rtm_board_ktune_t *kt = &cfg.board.dev[d].ktune[ki];
+        if (kt->have && (uint64_t)kt->tune.wg * kt->tune.vec > block)
+            block = (uint64_t)kt->tune.wg * kt->tune.vec;
+    }
+    const uint64_t elems = (256 + block - 1) / block * block;
+    assert_true(bytes == 3 * elems * sizeof(float));
 }
 
 static void test_udp_quoted(void **state)
@@ -380,6 +394,32 @@ static void test_udp_quoted(void **state)
     assert_int_equal(cfg.input.kind, RTM_INPUT_NMEA_UDP);
     assert_string_equal(cfg.input.address, "127.0.0.1:10110");
     assert_true(cfg.task[0].period_ns == 100000000);
+}
+
+static void test_hil_keys(void **state)
+{
+    (void)state;
+    load_ok(SRC "/tests/configs/good/hil.yaml");
+    assert_int_equal(cfg.input.kind, RTM_INPUT_NMEA_FILE);
+    assert_string_equal(cfg.input.address, SRC "/tests/configs/recordings/slice.nmea");
+    assert_true(cfg.input.speed == 20.0);
+    assert_true(cfg.input.expire_ns == 180LL * 1000000000LL);
+    assert_true(cfg.output.on);
+    assert_string_equal(cfg.output.address, "127.0.0.1:10111");
+    assert_string_equal(cfg.output.talker, "II");
+    assert_int_equal(cfg.output.task, 1);
+    assert_true(cfg.output.interval_ns == 2000000000LL);
+    assert_true(cfg.output.range_m == 6 * 1852.0);
+    assert_int_equal(cfg.output.max_targets, 30);
+    assert_true(cfg.output.alarm_cpa_m == 0.25 * 1852.0);
+    assert_true(cfg.output.alarm_tcpa_ns == 600LL * 1000000000LL);
+    assert_true(fabs(cfg.hil.mape_budget - 0.375) < 1e-12);
+    /* defaults */
+    load_ok(SRC "/tests/configs/good/udp.yaml");
+    assert_true(cfg.input.speed == 1.0);
+    assert_true(cfg.input.expire_ns == RTM_CONFIG_EXPIRE_DEFAULT_NS);
+    assert_false(cfg.output.on);
+    assert_true(cfg.hil.mape_budget == RTM_CONFIG_MAPE_BUDGET_DEFAULT);
 }
 
 static void test_default_config(void **state)
@@ -393,7 +433,8 @@ static void test_default_config(void **state)
     assert_int_equal(chdir(cwd), 0);
     assert_int_equal(st, RTM_OK);
     assert_string_equal(cfg.board_path, "board/pocl-cpu.yaml");
-    assert_true(cfg.n_tasks >= 2 && cfg.n_tasks <= 3);
+    assert_true(cfg.n_tasks >= 5);
+    assert_true(rtm_config_task_find(&cfg, "cpa") >= 0);
     assert_int_equal(cfg.input.kind, RTM_INPUT_SCENARIO);
 }
 
@@ -478,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_full_units),
         cmocka_unit_test(test_udp_quoted),
         cmocka_unit_test(test_default_config),
+        cmocka_unit_test(test_hil_keys),
         cmocka_unit_test(test_validate_tables),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

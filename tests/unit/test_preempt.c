@@ -115,7 +115,7 @@ static void test_sizes(rtm_kinst_t *k, uint32_t spin_work)
 /* PoCL 3.1 miscompiles grid_path's tile loop (private arrays carried across barriers)
  * once it runs inside the persistent-group loop: wrong fields with every block marked
  * done, no abort involved. CPU devices do not use persistent groups by default; the GPU
- * result of every build is verified by `rtmgr preempt-bench`. */
+ * result of every build is verified by `rtmgr bench preempt`. */
 static bool pocl_persistent_skip(const rtm_kernel_t *kernel)
 {
     return strstr(dev.info.platform_name, "Portable Computing Language") &&

@@ -1,0 +1,816 @@
+/* exec.c — the real-time executive (see exec.h).
+ *
+ * Owns: the job slots, one EDF queue and one run state per device, the release
+ * schedule, the statistics, and the threads that use them.
+ *
+ * Invariants, all under x->mu:
+ *   - a job slot is in exactly one place: the free stack, one device queue, or the
+ *     `running` field of one device;
+ *   - a device's backlog seen by placement = remaining prediction of its running job +
+ *     predictions of the queued jobs EDF orders at or before the new job's deadline;
+ *   - every released job produces exactly one record (rec_finish), then its slot is
+ *     freed.
+ * Lock discipline: no OpenCL call is made while holding x->mu (the completion callback,
+ * called from the OpenCL runtime's thread, takes x->mu); the sink is called under
+ * x->mu and must be a quick, non-blocking push. */
+#include "exec.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXEC_DONE_MAX 65536 /* completed-block flags read back after an abort */
+#define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
+
+enum { PRIO_RELEASE = 80, PRIO_GPU = 70, PRIO_CPU = 60 };
+
+typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING } slot_state_t;
+
+typedef struct {
+    slot_state_t state;
+    uint32_t task;
+    uint64_t seq;
+    int64_t release_ns, deadline_ns;
+    int32_t device;
+    rtm_place_reason_t reason;
+    bool predicted_miss;
+    int64_t predicted_ns;   /* what placement assumed (raw model x correction) */
+    int64_t raw_ns;         /* the model's prediction */
+    int64_t decide_ns;
+    uint32_t preemptions;
+} job_t;
+
+/* Per-device run state: the fields placement reads are together at the top; the large
+ * buffers live in separate arrays of rtm_exec_t so that the states of all devices share
+ * a few cache lines. */
+typedef struct {
+    rtm_exec_t *x;
+    uint32_t index;
+    rtm_edfq_t q;
+    int32_t running;    /* job slot, -1 when idle */
+    int64_t run_start_ns, run_pred_ns;
+    int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
+    bool done;           /* completion callback fired */
+    int done_status;
+    volatile int abort;  /* CPU: stop between blocks (pool and twin loop read it) */
+    int64_t wd_deadline; /* CPU: watchdog raises `abort` at this time; -1 disarmed */
+    pthread_cond_t cv;
+    bool cv_ok;
+    rtm_os_thread_t th;
+    rtm_traffic_t *snap;         /* the snapshot of the job being started */
+    char *result;                /* summary of the job just completed */
+    unsigned char *done_host;    /* completed-block flags read back after an abort */
+} devrt_t;
+
+struct rtm_exec {
+    rtm_exec_params_t p;
+    uint32_t n_devs, n_tasks, max_jobs;
+    rtm_exec_dev_t dev[RTM_MAX_DEVICES];
+    rtm_exec_task_t task[RTM_MAX_TASKS];
+    pthread_mutex_t mu;
+    bool mu_ok;
+    atomic_bool stop_release;
+    bool stopping;
+    bool started;
+    bool fifo;
+    job_t job[RTM_MAX_JOBS];
+    uint32_t free_stack[RTM_MAX_JOBS];
+    uint32_t n_free;
+    devrt_t drt[RTM_MAX_DEVICES];
+    rtm_os_thread_t release_th;
+    rtm_os_thread_t watchdog_th;
+    pthread_cond_t wd_cv;
+    bool wd_cv_ok;
+    bool wd_stop;
+    int64_t next_release[RTM_MAX_TASKS];
+    uint64_t job_seq[RTM_MAX_TASKS];
+    rtm_exec_stats_t st;
+    rtm_place_qitem_t scratch[RTM_MAX_JOBS]; /* release thread: one device's queue */
+    /* the large per-device buffers */
+    rtm_edfq_item_t heap[RTM_MAX_DEVICES][RTM_MAX_JOBS];
+    uint32_t pos[RTM_MAX_DEVICES][RTM_MAX_JOBS];
+    char result[RTM_MAX_DEVICES][RTM_EXEC_RESULT_MAX];
+    unsigned char done_host[RTM_MAX_DEVICES][EXEC_DONE_MAX];
+    rtm_traffic_t snap[RTM_MAX_DEVICES];
+};
+
+static const char *const outcome_names[RTM_JOB_OUTCOME_COUNT] = {
+    "met", "late", "aborted", "dropped", "rejected", "cancelled", "failed",
+};
+
+const char *rtm_exec_outcome_name(rtm_job_outcome_t o)
+{
+    return (unsigned)o < RTM_JOB_OUTCOME_COUNT ? outcome_names[o] : "unknown";
+}
+
+size_t rtm_exec_size(void) { return sizeof(rtm_exec_t); }
+
+const char *rtm_exec_dev_name(const rtm_exec_t *x, uint32_t dev)
+{
+    return dev < x->n_devs ? x->dev[dev].name : "-";
+}
+
+bool rtm_exec_is_fifo(const rtm_exec_t *x) { return x->fifo; }
+
+rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_exec_dev_t *devs,
+                           uint32_t n_devs, const rtm_exec_task_t *tasks, uint32_t n_tasks)
+{
+    if (!x || !p || !devs || !tasks || n_devs == 0 || n_devs > RTM_MAX_DEVICES || n_tasks == 0 ||
+        n_tasks > RTM_MAX_TASKS || p->max_jobs == 0 || p->max_jobs > RTM_MAX_JOBS ||
+        (unsigned)p->policy >= RTM_POLICY_COUNT || !(p->margin >= 0.0 && p->margin < 10.0) ||
+        !(p->adapt >= 0.0 && p->adapt <= 1.0))
+        return RTM_E_ARG;
+    memset(x, 0, sizeof(*x));
+    x->p = *p;
+    x->n_devs = n_devs;
+    x->n_tasks = n_tasks;
+    x->max_jobs = p->max_jobs;
+    memcpy(x->dev, devs, n_devs * sizeof(devs[0]));
+    memcpy(x->task, tasks, n_tasks * sizeof(tasks[0]));
+    for (uint32_t t = 0; t < n_tasks; t++) {
+        const rtm_exec_task_t *tk = &x->task[t];
+        if (!tk->cfg || tk->cfg->period_ns <= 0 || tk->cfg->deadline_ns <= 0)
+            return RTM_E_ARG;
+        bool any = false;
+        for (uint32_t d = 0; d < n_devs; d++) {
+            if (tk->predict_ns[d] < 0)
+                continue;
+            if (!tk->inst[d] || (devs[d].kind != RTM_DEV_CPU && (!tk->kx[d] || !devs[d].ocl)))
+                return RTM_E_ARG;
+            any = true;
+        }
+        if (!any)
+            return RTM_E_ARG;
+    }
+    for (uint32_t d = 0; d < n_devs; d++)
+        if (devs[d].kind != RTM_DEV_CPU && !devs[d].ocl)
+            return RTM_E_ARG;
+    rtm_status_t st = rtm_os_mutex_init(&x->mu);
+    if (st != RTM_OK)
+        return st;
+    x->mu_ok = true;
+    for (uint32_t d = 0; d < n_devs; d++) {
+        devrt_t *r = &x->drt[d];
+        r->x = x;
+        r->index = d;
+        r->running = r->preempt_job = -1;
+        r->snap = &x->snap[d];
+        r->result = x->result[d];
+        r->done_host = x->done_host[d];
+        rtm_edfq_init(&r->q, x->heap[d], x->pos[d], x->max_jobs);
+        st = rtm_os_cond_init(&r->cv);
+        if (st != RTM_OK) {
+            rtm_exec_destroy(x);
+            return st;
+        }
+        r->cv_ok = true;
+    }
+    st = rtm_os_cond_init(&x->wd_cv);
+    if (st != RTM_OK) {
+        rtm_exec_destroy(x);
+        return st;
+    }
+    x->wd_cv_ok = true;
+    for (uint32_t d = 0; d < n_devs; d++)
+        x->drt[d].wd_deadline = -1;
+    for (uint32_t i = 0; i < x->max_jobs; i++)
+        x->free_stack[i] = x->max_jobs - 1 - i;
+    x->n_free = x->max_jobs;
+    x->st.n_tasks = n_tasks;
+    x->st.n_devs = n_devs;
+    for (uint32_t t = 0; t < n_tasks; t++)
+        for (uint32_t d = 0; d < RTM_MAX_DEVICES; d++)
+            x->st.task[t].corr[d] = 1.0;
+    return RTM_OK;
+}
+
+void rtm_exec_destroy(rtm_exec_t *x)
+{
+    for (uint32_t d = 0; d < x->n_devs; d++)
+        if (x->drt[d].cv_ok)
+            pthread_cond_destroy(&x->drt[d].cv);
+    if (x->wd_cv_ok)
+        pthread_cond_destroy(&x->wd_cv);
+    x->wd_cv_ok = false;
+    if (x->mu_ok)
+        pthread_mutex_destroy(&x->mu);
+    x->mu_ok = false;
+    for (uint32_t d = 0; d < x->n_devs; d++)
+        x->drt[d].cv_ok = false;
+}
+
+/* ---- records and statistics (under x->mu) ---- */
+
+static void rec_init(const rtm_exec_t *x, const job_t *j, rtm_exec_rec_t *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->task = j->task;
+    r->job = j->seq;
+    r->device = j->device;
+    r->crit = x->task[j->task].cfg->crit;
+    r->reason = j->reason;
+    r->predicted_miss = j->predicted_miss;
+    r->preemptions = j->preemptions;
+    r->release_ns = j->release_ns;
+    r->deadline_ns = j->deadline_ns;
+    r->predicted_ns = j->raw_ns;
+    r->placed_ns = j->predicted_ns;
+    r->decide_ns = j->decide_ns;
+}
+
+/* Accounts a record, hands it to the sink, frees the slot (slot < 0: no slot). */
+static void rec_finish(rtm_exec_t *x, int32_t slot, rtm_exec_rec_t *r)
+{
+    rtm_exec_task_stats_t *s = &x->st.task[r->task];
+    r->met = r->outcome == RTM_JOB_MET;
+    switch (r->outcome) {
+    case RTM_JOB_MET: s->met++, s->completed++; break;
+    case RTM_JOB_LATE: s->late++, s->completed++; break;
+    case RTM_JOB_ABORTED: s->aborted++; break;
+    case RTM_JOB_DROPPED: s->dropped++; break;
+    case RTM_JOB_REJECTED: s->rejected++; break;
+    case RTM_JOB_CANCELLED: s->cancelled++; break;
+    case RTM_JOB_FAILED: s->failed++; break;
+    default: break;
+    }
+    const bool missed = r->outcome == RTM_JOB_LATE || r->outcome == RTM_JOB_ABORTED ||
+                        r->outcome == RTM_JOB_DROPPED || r->outcome == RTM_JOB_REJECTED;
+    if (missed) {
+        s->missed++;
+        if (r->crit == RTM_CRIT_HARD)
+            s->hard_alarms++;
+    }
+    if (r->ran) {
+        s->last_exec_ns = r->exec_ns;
+        if (r->exec_ns > s->worst_exec_ns)
+            s->worst_exec_ns = r->exec_ns;
+        if (r->device >= 0) {
+            x->st.dev_jobs[r->device]++;
+            x->st.dev_busy_ns[r->device] += r->exec_ns;
+        }
+    }
+    if (r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE) {
+        r->response_ns = r->end_ns - r->release_ns;
+        s->last_resp_ns = r->response_ns;
+        if (r->response_ns > s->worst_resp_ns)
+            s->worst_resp_ns = r->response_ns;
+        rtm_hist_add(&s->resp, r->response_ns);
+        if (r->exec_ns > 0 && r->predicted_ns > 0 && r->preemptions == 0) {
+            const double e = (double)(r->exec_ns - r->predicted_ns);
+            s->ape_sum += (e < 0 ? -e : e) / (double)r->exec_ns;
+            s->ape_n++;
+            if (x->p.adapt > 0.0 && r->device >= 0) {
+                double ratio = (double)r->exec_ns / (double)r->predicted_ns;
+                ratio = ratio < 0.1 ? 0.1 : ratio > 10.0 ? 10.0 : ratio;
+                double *c = &s->corr[r->device];
+                *c += x->p.adapt * (ratio - *c);
+            }
+        }
+    }
+    if (x->p.sink)
+        x->p.sink(x->p.sink_ctx, r);
+    if (slot >= 0) {
+        x->job[slot].state = SLOT_FREE;
+        x->free_stack[x->n_free++] = (uint32_t)slot;
+    }
+}
+
+static void finish_unrun(rtm_exec_t *x, int32_t slot, rtm_job_outcome_t outcome)
+{
+    rtm_exec_rec_t r;
+    rec_init(x, &x->job[slot], &r);
+    r.outcome = outcome;
+    rec_finish(x, slot, &r);
+}
+
+/* ---- release thread ---- */
+
+/* Device d as placement sees it for a job of `task` with absolute deadline `deadline`. */
+static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadline, int64_t now,
+                         rtm_place_dev_t *out)
+{
+    const devrt_t *r = &x->drt[d];
+    memset(out, 0, sizeof(*out));
+    out->kind = x->dev[d].kind;
+    out->can_abort = x->dev[d].can_abort;
+    out->abort_ns = x->dev[d].abort_ns;
+    out->predict_ns = x->task[task].predict_ns[d];
+    if (out->predict_ns > 0)
+        out->predict_ns = (int64_t)((double)out->predict_ns * x->st.task[task].corr[d]);
+    out->margin_ns = out->predict_ns > 0 ? (int64_t)((double)out->predict_ns * x->p.margin) : 0;
+    int64_t rem = 0, rmargin = 0;
+    if (r->running >= 0) {
+        const job_t *rj = &x->job[r->running];
+        const rtm_task_cfg_t *rc = x->task[rj->task].cfg;
+        rem = r->run_pred_ns - (now - r->run_start_ns);
+        if (rem < 0)
+            rem = 0;
+        rmargin = (int64_t)((double)r->run_pred_ns * x->p.margin);
+        out->running = true;
+        out->run_preemptible = rc->preemptible && r->preempt_job < 0;
+        out->run_guarded = rc->crit != RTM_CRIT_SOFT;
+        out->run_deadline_ns = rj->deadline_ns;
+        out->run_remaining_ns = rem;
+    }
+    const uint32_t n = rtm_edfq_count(&r->q);
+    for (uint32_t i = 0; i < n; i++) {
+        const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
+        const job_t *qj = &x->job[it->handle];
+        x->scratch[i] = (rtm_place_qitem_t){
+            .deadline_ns = it->deadline, .predict_ns = qj->predicted_ns,
+            .margin_ns = (int64_t)((double)qj->predicted_ns * x->p.margin),
+            .guarded = x->task[qj->task].cfg->crit != RTM_CRIT_SOFT};
+    }
+    rtm_place_queue(out, now, deadline, rem, rmargin, x->scratch, n);
+}
+
+static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
+{
+    const rtm_task_cfg_t *cfg = x->task[t].cfg;
+    rtm_exec_task_stats_t *s = &x->st.task[t];
+    s->released++;
+    x->st.releases++;
+    const uint64_t seq = x->job_seq[t]++;
+    if (x->n_free == 0) { /* job table full: the system is overloaded */
+        job_t tmp = {.task = t, .seq = seq, .release_ns = release_ns,
+                     .deadline_ns = release_ns + cfg->deadline_ns, .device = -1,
+                     .reason = RTM_REASON_NONE};
+        rtm_exec_rec_t r;
+        rec_init(x, &tmp, &r);
+        r.outcome = RTM_JOB_REJECTED;
+        x->st.overloads++;
+        rec_finish(x, -1, &r);
+        return;
+    }
+    const int32_t slot = (int32_t)x->free_stack[--x->n_free];
+    job_t *j = &x->job[slot];
+    memset(j, 0, sizeof(*j));
+    j->task = t;
+    j->seq = seq;
+    j->release_ns = release_ns;
+    j->deadline_ns = release_ns + cfg->deadline_ns;
+
+    const int64_t t0 = rtm_os_now_ns();
+    rtm_place_dev_t devs[RTM_MAX_DEVICES];
+    for (uint32_t d = 0; d < x->n_devs; d++)
+        device_state(x, d, t, j->deadline_ns, t0, &devs[d]);
+    const rtm_place_job_t pj = {.task = t, .release_ns = release_ns, .deadline_ns = j->deadline_ns,
+                                .crit = cfg->crit, .placement = cfg->placement,
+                                .preemptible = cfg->preemptible};
+    rtm_place_out_t o;
+    rtm_place_decide(x->p.policy, &pj, t0, devs, x->n_devs, &o);
+    j->decide_ns = rtm_os_now_ns() - t0;
+    rtm_hist_add(&x->st.decide, j->decide_ns);
+    j->device = o.device;
+    j->reason = o.reason;
+    j->predicted_miss = o.predicted_miss;
+    if (o.overload)
+        x->st.overloads++;
+    if (o.predicted_miss)
+        s->predicted_misses++;
+    if (o.device < 0) {
+        finish_unrun(x, slot, RTM_JOB_REJECTED);
+        return;
+    }
+    devrt_t *r = &x->drt[o.device];
+    s->placed[o.device]++;
+    j->raw_ns = x->task[t].predict_ns[o.device];
+    j->predicted_ns = devs[o.device].predict_ns;
+    j->state = SLOT_QUEUED;
+    rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
+    if (o.preempt && r->running >= 0)
+        r->preempt_job = r->running;
+    pthread_cond_signal(&r->cv);
+}
+
+static void *release_main(void *arg)
+{
+    rtm_exec_t *x = arg;
+    rtm_os_precise_sleeps();
+    while (!atomic_load(&x->stop_release)) {
+        int64_t next = INT64_MAX;
+        for (uint32_t t = 0; t < x->n_tasks; t++)
+            if (x->next_release[t] < next)
+                next = x->next_release[t];
+        for (;;) {
+            const int64_t now = rtm_os_now_ns();
+            if (now >= next || atomic_load(&x->stop_release))
+                break;
+            rtm_os_sleep_until(next - now > SLEEP_CHUNK_NS ? now + SLEEP_CHUNK_NS : next);
+        }
+        if (atomic_load(&x->stop_release))
+            break;
+        const int64_t now = rtm_os_now_ns();
+        if (x->p.input.advance)
+            x->p.input.advance(x->p.input.ctx, now);
+        pthread_mutex_lock(&x->mu);
+        rtm_hist_add(&x->st.jitter, now - next);
+        x->st.wakeups++;
+        for (uint32_t t = 0; t < x->n_tasks; t++) {
+            if (x->next_release[t] > now)
+                continue;
+            release_one(x, t, x->next_release[t]);
+            const int64_t period = x->task[t].cfg->period_ns;
+            x->next_release[t] += period;
+            while (x->next_release[t] <= now) { /* fell behind: skip, never burst */
+                x->next_release[t] += period;
+                x->st.skipped_releases++;
+            }
+        }
+        pthread_mutex_unlock(&x->mu);
+    }
+    return NULL;
+}
+
+/* ---- dispatchers ---- */
+
+typedef struct {
+    rtm_job_outcome_t outcome;
+    bool requeue;     /* preempted before completion: queue it again */
+    int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
+    uint32_t blocks_done, blocks_total;
+    rtm_status_t status;
+} run_result_t;
+
+static void load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t *k)
+{
+    const rtm_exec_t *x = r->x;
+    const rtm_exec_task_t *tk = &x->task[j->task];
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+        if (tk->inout_init[r->index][b] && k->plan.buf[b].dir == RTM_BUF_INOUT)
+            memcpy(k->host[b], tk->inout_init[r->index][b], k->plan.buf[b].bytes);
+    if (k->kernel->load_traffic && x->p.input.snapshot) {
+        x->p.input.snapshot(x->p.input.ctx, r->snap);
+        k->kernel->load_traffic(k, r->snap);
+    }
+}
+
+/* CPU twin on the host. Called unlocked. */
+static void run_cpu(devrt_t *r, const job_t *j, run_result_t *res)
+{
+    rtm_exec_t *x = r->x;
+    rtm_kinst_t *k = x->task[j->task].inst[r->index];
+    const bool firm = x->task[j->task].cfg->crit == RTM_CRIT_FIRM;
+    load_inputs(r, j, k);
+    res->start_ns = rtm_os_now_ns();
+    bool aborted = false;
+    for (uint32_t l = 0; l < k->plan.launches && !aborted; l++) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, l, &kl);
+        res->blocks_total = kl.blocks;
+        res->blocks_done = 0;
+        if (x->p.cpu_run) {
+            if (firm && rtm_os_now_ns() >= j->deadline_ns)
+                r->abort = 1;
+            aborted = r->abort || !x->p.cpu_run(x->p.cpu_run_ctx, k, l, kl.blocks, &r->abort);
+            res->blocks_done = aborted ? 0 : kl.blocks;
+            continue;
+        }
+        for (uint32_t b = 0; b < kl.blocks; b++) {
+            if (r->abort || (firm && rtm_os_now_ns() >= j->deadline_ns)) {
+                aborted = true;
+                break;
+            }
+            k->kernel->cpu_block(k, l, b);
+            res->blocks_done++;
+        }
+    }
+    res->end_ns = rtm_os_now_ns();
+    res->exec_ns = res->end_ns - res->start_ns;
+    res->outcome = aborted ? RTM_JOB_ABORTED : res->end_ns <= j->deadline_ns ? RTM_JOB_MET : RTM_JOB_LATE;
+}
+
+static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
+{
+    (void)ev;
+    devrt_t *r = arg;
+    pthread_mutex_lock(&r->x->mu);
+    r->done = true;
+    r->done_status = status;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->x->mu);
+}
+
+static void raise_abort(rtm_kexec_t *kx)
+{
+    static const cl_int one = 1;
+    if (clEnqueueWriteBuffer(kx->dev->ctrl, kx->abort_flag, CL_FALSE, 0, sizeof(one), &one, 0,
+                             NULL, NULL) == CL_SUCCESS)
+        clFlush(kx->dev->ctrl);
+}
+
+static int64_t span_ns(cl_event a, cl_event b)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0;
+    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
+}
+
+static void put_event(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+/* One job on an OpenCL device. Called unlocked. */
+static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
+{
+    rtm_exec_t *x = r->x;
+    rtm_kexec_t *kx = x->task[j->task].kx[r->index];
+    rtm_kinst_t *k = x->task[j->task].inst[r->index];
+    const bool firm = x->task[j->task].cfg->crit == RTM_CRIT_FIRM;
+    load_inputs(r, j, k);
+    cl_event in0 = NULL, in1 = NULL, k0 = NULL, k1 = NULL, o0 = NULL, o1 = NULL;
+    res->start_ns = rtm_os_now_ns();
+    rtm_status_t st = rtm_kexec_write_inputs(kx, &in0, &in1);
+    for (uint32_t l = 0; st == RTM_OK && l < k->plan.launches; l++) {
+        cl_event ev = NULL;
+        st = rtm_kexec_enqueue(kx, l, NULL, 0, &ev);
+        if (ev) {
+            if (!k0) {
+                k0 = ev;
+                clRetainEvent(ev);
+            }
+            put_event(&k1);
+            k1 = ev;
+        }
+    }
+    if (st == RTM_OK)
+        st = rtm_kexec_read_outputs(kx, &o0, &o1);
+    cl_event last = o1 ? o1 : k1 ? k1 : in1;
+    bool waited = false;
+    if (st != RTM_OK || !last ||
+        clSetEventCallback(last, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
+        clFinish(kx->dev->exec); /* no callback: wait here (error path) */
+        waited = true;
+    }
+    if (!waited)
+        clFlush(kx->dev->exec);
+    bool aborted = false, preempted = false;
+    pthread_mutex_lock(&x->mu);
+    if (waited)
+        r->done = true;
+    while (!r->done) {
+        bool raise = false;
+        if (r->preempt_job == slot && !aborted) {
+            raise = aborted = preempted = true;
+        } else {
+            const bool timed_out =
+                rtm_os_cond_wait_until(&r->cv, &x->mu, firm && !aborted ? j->deadline_ns : -1);
+            if (timed_out && firm && !aborted && !r->done && rtm_os_now_ns() >= j->deadline_ns)
+                raise = aborted = true;
+        }
+        if (raise) {
+            pthread_mutex_unlock(&x->mu);
+            raise_abort(kx);
+            pthread_mutex_lock(&x->mu);
+        }
+    }
+    const int done_status = r->done_status;
+    pthread_mutex_unlock(&x->mu);
+    res->end_ns = rtm_os_now_ns();
+    res->exec_ns = res->end_ns - res->start_ns;
+    if (waited)
+        clWaitForEvents(1, &last); /* settles profiling info */
+    res->in_ns = span_ns(in0, in1);
+    res->kernel_ns = span_ns(k0, k1);
+    res->out_ns = span_ns(o0, o1);
+    put_event(&in0), put_event(&in1), put_event(&k0), put_event(&k1), put_event(&o0), put_event(&o1);
+    res->status = st != RTM_OK ? st : done_status < 0 ? RTM_E_CL : RTM_OK;
+    if (res->status != RTM_OK) {
+        res->outcome = RTM_JOB_FAILED;
+        return;
+    }
+    bool complete = true;
+    if (aborted) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, k->plan.launches - 1, &kl);
+        res->blocks_total = kl.blocks;
+        complete = false;
+        if (kl.blocks <= EXEC_DONE_MAX && k->plan.launches == 1 &&
+            clEnqueueReadBuffer(kx->dev->exec, kx->done, CL_TRUE, 0, kl.blocks, r->done_host, 0,
+                                NULL, NULL) == CL_SUCCESS) {
+            for (uint32_t b = 0; b < kl.blocks; b++)
+                res->blocks_done += r->done_host[b] != 0;
+            complete = res->blocks_done == kl.blocks;
+        }
+    }
+    if (complete)
+        res->outcome = res->end_ns <= j->deadline_ns ? RTM_JOB_MET : RTM_JOB_LATE;
+    else if (preempted)
+        res->requeue = true;
+    else
+        res->outcome = RTM_JOB_ABORTED;
+}
+
+static void *dispatch_main(void *arg)
+{
+    devrt_t *r = arg;
+    rtm_exec_t *x = r->x;
+    const bool cpu = x->dev[r->index].kind == RTM_DEV_CPU;
+    pthread_mutex_lock(&x->mu);
+    for (;;) {
+        while (rtm_edfq_count(&r->q) == 0 && !x->stopping)
+            rtm_os_cond_wait_until(&r->cv, &x->mu, -1);
+        uint32_t h;
+        if (rtm_edfq_pop(&r->q, &h, NULL) != RTM_OK)
+            break; /* stopping and empty */
+        const int32_t slot = (int32_t)h;
+        job_t *j = &x->job[slot];
+        const int64_t now = rtm_os_now_ns();
+        if (x->task[j->task].cfg->crit == RTM_CRIT_FIRM && now >= j->deadline_ns) {
+            finish_unrun(x, slot, RTM_JOB_DROPPED);
+            continue;
+        }
+        j->state = SLOT_RUNNING;
+        r->running = slot;
+        r->run_start_ns = now;
+        r->run_pred_ns = j->predicted_ns;
+        r->preempt_job = -1;
+        r->done = false;
+        r->done_status = 0;
+        r->abort = 0;
+        if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && x->p.cpu_run) {
+            r->wd_deadline = j->deadline_ns; /* the watchdog aborts it there */
+            pthread_cond_signal(&x->wd_cv);
+        }
+        const job_t snapshot = *j;
+        pthread_mutex_unlock(&x->mu);
+
+        run_result_t res;
+        memset(&res, 0, sizeof(res));
+        if (cpu)
+            run_cpu(r, &snapshot, &res);
+        else
+            run_ocl(r, slot, &snapshot, &res);
+
+        pthread_mutex_lock(&x->mu);
+        r->running = -1;
+        r->preempt_job = -1;
+        r->wd_deadline = -1;
+        if (res.requeue) {
+            j->preemptions++;
+            x->st.task[j->task].preemptions++;
+            j->state = SLOT_QUEUED;
+            rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
+            continue;
+        }
+        const rtm_kinst_t *k = x->task[j->task].inst[r->index];
+        const bool completed = res.outcome == RTM_JOB_MET || res.outcome == RTM_JOB_LATE;
+        if (completed && k->kernel->summary) {
+            pthread_mutex_unlock(&x->mu); /* format outside the lock */
+            r->result[0] = '\0';
+            k->kernel->summary(k, r->result, RTM_EXEC_RESULT_MAX);
+            pthread_mutex_lock(&x->mu);
+            rtm_exec_task_stats_t *ts = &x->st.task[j->task];
+            memcpy(ts->result, r->result, RTM_EXEC_RESULT_MAX);
+            ts->result[sizeof(ts->result) - 1] = '\0';
+            ts->result_job = j->seq;
+            ts->result_dev = (int32_t)r->index;
+            ts->result_ns = res.end_ns;
+        }
+        rtm_exec_rec_t rec;
+        rec_init(x, j, &rec);
+        rec.outcome = res.outcome;
+        rec.ran = true;
+        rec.start_ns = res.start_ns;
+        rec.end_ns = res.end_ns;
+        rec.exec_ns = res.exec_ns;
+        rec.in_ns = res.in_ns;
+        rec.kernel_ns = res.kernel_ns;
+        rec.out_ns = res.out_ns;
+        rec.blocks_done = res.blocks_done;
+        rec.blocks_total = res.blocks_total;
+        rec.status = res.status;
+        rec_finish(x, slot, &rec);
+    }
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
+/* ---- watchdog: firm deadlines of jobs running on the CPU pool ---- */
+
+static void *watchdog_main(void *arg)
+{
+    rtm_exec_t *x = arg;
+    rtm_os_precise_sleeps();
+    pthread_mutex_lock(&x->mu);
+    while (!x->wd_stop) {
+        int64_t next = -1;
+        for (uint32_t d = 0; d < x->n_devs; d++)
+            if (x->drt[d].wd_deadline >= 0 && (next < 0 || x->drt[d].wd_deadline < next))
+                next = x->drt[d].wd_deadline;
+        rtm_os_cond_wait_until(&x->wd_cv, &x->mu, next);
+        const int64_t now = rtm_os_now_ns();
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            devrt_t *r = &x->drt[d];
+            if (r->wd_deadline >= 0 && now >= r->wd_deadline) {
+                r->abort = 1;
+                r->wd_deadline = -1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+rtm_status_t rtm_exec_start(rtm_exec_t *x)
+{
+    if (x->started || !x->mu_ok)
+        return RTM_E_STATE;
+    atomic_store(&x->stop_release, false);
+    x->stopping = false;
+    x->wd_stop = false;
+    x->fifo = x->p.rt;
+    for (uint32_t d = 0; d < x->n_devs; d++) {
+        char name[16];
+        snprintf(name, sizeof(name), "rtm-%s", x->dev[d].name);
+        const int prio = !x->p.rt ? 0 : x->dev[d].kind == RTM_DEV_CPU ? PRIO_CPU : PRIO_GPU;
+        const rtm_status_t st = rtm_os_thread_start(&x->drt[d].th, name, prio, -1, dispatch_main,
+                                                    &x->drt[d]);
+        if (st != RTM_OK) {
+            x->started = true;
+            rtm_exec_stop(x);
+            return st;
+        }
+        x->fifo = x->fifo && x->drt[d].th.fifo;
+    }
+    if (x->p.cpu_run) {
+        const rtm_status_t wst = rtm_os_thread_start(&x->watchdog_th, "rtm-watchdog",
+                                                     x->p.rt ? PRIO_RELEASE - 1 : 0, -1,
+                                                     watchdog_main, x);
+        if (wst != RTM_OK) {
+            x->started = true;
+            rtm_exec_stop(x);
+            return wst;
+        }
+        x->fifo = x->fifo && x->watchdog_th.fifo;
+    }
+    const int64_t t0 = rtm_os_now_ns() + x->p.start_delay_ns;
+    pthread_mutex_lock(&x->mu);
+    x->st.start_ns = t0;
+    for (uint32_t t = 0; t < x->n_tasks; t++)
+        x->next_release[t] = t0 + x->task[t].cfg->offset_ns;
+    pthread_mutex_unlock(&x->mu);
+    const rtm_status_t st = rtm_os_thread_start(&x->release_th, "rtm-release",
+                                                x->p.rt ? PRIO_RELEASE : 0, x->p.rt ? 0 : -1,
+                                                release_main, x);
+    x->started = true;
+    if (st != RTM_OK) {
+        rtm_exec_stop(x);
+        return st;
+    }
+    x->fifo = x->fifo && x->release_th.fifo;
+    return RTM_OK;
+}
+
+void rtm_exec_request_stop(rtm_exec_t *x) { atomic_store(&x->stop_release, true); }
+
+void rtm_exec_stop(rtm_exec_t *x)
+{
+    if (!x->started)
+        return;
+    atomic_store(&x->stop_release, true);
+    rtm_os_thread_join(&x->release_th);
+    pthread_mutex_lock(&x->mu);
+    for (uint32_t d = 0; d < x->n_devs; d++) {
+        devrt_t *r = &x->drt[d];
+        uint32_t h;
+        while (rtm_edfq_pop(&r->q, &h, NULL) == RTM_OK)
+            finish_unrun(x, (int32_t)h, RTM_JOB_CANCELLED);
+    }
+    x->stopping = true;
+    for (uint32_t d = 0; d < x->n_devs; d++)
+        pthread_cond_signal(&x->drt[d].cv);
+    pthread_mutex_unlock(&x->mu);
+    for (uint32_t d = 0; d < x->n_devs; d++)
+        rtm_os_thread_join(&x->drt[d].th);
+    pthread_mutex_lock(&x->mu); /* after the dispatchers: in-flight firm jobs stay watched */
+    x->wd_stop = true;
+    pthread_cond_signal(&x->wd_cv);
+    pthread_mutex_unlock(&x->mu);
+    rtm_os_thread_join(&x->watchdog_th);
+    x->started = false;
+}
+
+void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out)
+{
+    /* one task per lock hold: the release thread never waits for the whole copy */
+    pthread_mutex_lock(&x->mu);
+    memcpy(out, &x->st, offsetof(rtm_exec_stats_t, task));
+    memcpy(out->dev_jobs, x->st.dev_jobs, sizeof(out->dev_jobs));
+    memcpy(out->dev_busy_ns, x->st.dev_busy_ns, sizeof(out->dev_busy_ns));
+    out->now_ns = rtm_os_now_ns();
+    pthread_mutex_unlock(&x->mu);
+    for (uint32_t t = 0; t < x->n_tasks; t++) {
+        pthread_mutex_lock(&x->mu);
+        memcpy(&out->task[t], &x->st.task[t], sizeof(out->task[t]));
+        pthread_mutex_unlock(&x->mu);
+    }
+}

@@ -1,0 +1,213 @@
+/* exec.h — the real-time executive: periodic release, deadline-aware placement, EDF
+ * ready queues and one dispatcher per device.
+ *
+ * Threads (created by rtm_exec_start, joined by rtm_exec_stop):
+ *   - one release thread: sleeps on absolute CLOCK_MONOTONIC times
+ *     (clock_nanosleep TIMER_ABSTIME) until the next release of any task, measures its
+ *     wake-up jitter (actual - intended), advances the input (synthetic scenario), and
+ *     for every due task takes a job slot, places the job (place.h) on the device with
+ *     the earliest predicted finish that meets the deadline, queues it EDF on that
+ *     device and wakes the device's dispatcher; when placement says preempt, it asks
+ *     that dispatcher to abort its running job;
+ *   - one dispatcher per OpenCL device: pops its EDF queue, copies a consistent traffic
+ *     snapshot into the instance (load_traffic, when the kernel has one), enqueues the
+ *     job (inputs, launches, outputs, event-profiled) and waits for its completion
+ *     callback; a firm job still running at its deadline is aborted through the abort
+ *     flag, a preempted job is re-queued;
+ *   - one CPU dispatcher: the same for the host CPU, running the CPU twin's blocks
+ *     (through the worker pool when a runner is given), which stop between blocks when
+ *     the abort flag is raised;
+ *   - one watchdog: raises the CPU abort flag when a running firm job reaches its
+ *     deadline (the CPU dispatcher is inside the pool run then).
+ * Overruns: firm jobs are aborted at their deadline (dropped unstarted when their
+ * deadline passed in the queue); soft jobs complete late; hard misses are alarms
+ * (counted and reported). Every job ends in exactly one record handed to the sink.
+ *
+ * Memory: rtm_exec_t is one fixed-size object (tables sized by limits.h) initialised
+ * by rtm_exec_init; after rtm_exec_start nothing is allocated, no file is opened and no
+ * program is built. One mutex (priority inheritance) guards queues, device states and
+ * statistics; each dispatcher waits on its own condition variable. */
+#ifndef RTM_EXEC_H
+#define RTM_EXEC_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "edfq.h"
+#include "hist.h"
+#include "kexec.h"
+#include "limits.h"
+#include "os.h"
+#include "place.h"
+#include "traffic.h"
+
+/* How a job ended. */
+typedef enum {
+    RTM_JOB_MET,       /* completed by its deadline */
+    RTM_JOB_LATE,      /* completed after its deadline (soft: late; hard: alarm) */
+    RTM_JOB_ABORTED,   /* firm job aborted at its deadline */
+    RTM_JOB_DROPPED,   /* firm job dropped unstarted: deadline passed in the queue */
+    RTM_JOB_REJECTED,  /* not run: no device, or the job table was full */
+    RTM_JOB_CANCELLED, /* not run: the manager stopped first */
+    RTM_JOB_FAILED,    /* the device reported an error */
+    RTM_JOB_OUTCOME_COUNT
+} rtm_job_outcome_t;
+
+/* One finished job, for the model-error log. Times: CLOCK_MONOTONIC ns. */
+typedef struct {
+    uint32_t task;
+    uint64_t job;             /* per-task job number, from 0 */
+    int32_t device;           /* executive device index, -1 when never placed */
+    rtm_crit_t crit;
+    rtm_job_outcome_t outcome;
+    rtm_place_reason_t reason;
+    bool predicted_miss;      /* placement predicted the miss */
+    bool met;                 /* outcome == RTM_JOB_MET */
+    bool ran;                 /* the job executed (completed or aborted) */
+    uint32_t preemptions;     /* times this job was preempted and re-queued */
+    int64_t release_ns, deadline_ns; /* intended release, absolute deadline */
+    int64_t start_ns, end_ns; /* last execution start, completion (0 when not run) */
+    int64_t predicted_ns;     /* model time on the chosen device (raw, uncorrected) */
+    int64_t placed_ns;        /* the time placement assumed (corrected when adapt > 0) */
+    int64_t exec_ns;          /* measured execution, host clock, last run */
+    int64_t in_ns, kernel_ns, out_ns; /* OpenCL profiling (0 on the CPU) */
+    int64_t response_ns;      /* end - release */
+    int64_t decide_ns;        /* placement decision latency */
+    uint32_t blocks_done, blocks_total; /* of the last launch, after an abort */
+    rtm_status_t status;      /* device error, RTM_OK otherwise */
+} rtm_exec_rec_t;
+
+/* Called once per job from the thread that finished it (dispatcher or release thread).
+ * Must be real-time safe (a ring push). */
+typedef void (*rtm_exec_sink_t)(void *ctx, const rtm_exec_rec_t *rec);
+
+/* The traffic input jobs read. Both optional. */
+typedef struct {
+    void *ctx;
+    /* Release thread, before the releases of one wake-up: move the picture to now. */
+    void (*advance)(void *ctx, int64_t now_ns);
+    /* Any dispatcher: a consistent copy of the picture (no torn reads). */
+    void (*snapshot)(void *ctx, rtm_traffic_t *out);
+} rtm_exec_input_t;
+
+/* Runs blocks [0, n) of launch `launch` of k on the CPU (the worker pool); stops early
+ * and returns false when *abort becomes non-zero (blocks already started finish). The
+ * executive's watchdog raises *abort at a firm job's deadline. When NULL, the CPU
+ * dispatcher runs the blocks on its own thread. Real-time safe. */
+typedef bool (*rtm_exec_cpu_run_t)(void *ctx, const rtm_kinst_t *k, uint32_t launch,
+                                   uint32_t blocks, const volatile int *abort);
+
+/* One device of the executive. Index 0 is conventionally the host CPU. */
+typedef struct {
+    char name[RTM_NAME_MAX]; /* "cpu", "gpu0" … */
+    rtm_dev_kind_t kind;     /* RTM_DEV_CPU: host CPU (CPU twins); else an OpenCL device */
+    rtm_ocl_dev_t *ocl;      /* NULL for the host CPU */
+    bool can_abort;          /* jobs here can be aborted through the abort flag */
+    int64_t abort_ns;        /* predicted abort response */
+} rtm_exec_dev_t;
+
+/* One task: its configuration and, per device, its instance and prediction. */
+typedef struct {
+    const rtm_task_cfg_t *cfg;
+    rtm_kinst_t *inst[RTM_MAX_DEVICES]; /* planned and bound; NULL: cannot run there */
+    rtm_kexec_t *kx[RTM_MAX_DEVICES];   /* OpenCL devices: created */
+    int64_t predict_ns[RTM_MAX_DEVICES]; /* model time per job; < 0: cannot run there */
+    /* Initial contents of each instance's INOUT buffers (NULL elsewhere): a job's
+     * outputs overwrite them in k->host, so each job starts by copying these back
+     * (before load_traffic). */
+    const void *inout_init[RTM_MAX_DEVICES][RTM_KBUF_MAX];
+} rtm_exec_task_t;
+
+typedef struct {
+    rtm_policy_t policy;
+    bool rt;                  /* ask for SCHED_FIFO / affinity (mlockall is the manager's) */
+    int64_t start_delay_ns;   /* first releases at start + delay + task offset */
+    uint32_t max_jobs;        /* job slots (<= RTM_MAX_JOBS) */
+    double margin;            /* placement's model-error allowance, fraction of a prediction */
+    double adapt;             /* 0: placement uses the model's predictions as they are; in
+                                 (0, 1]: it scales each (task, device) prediction by an
+                                 exponential average of measured / predicted with this
+                                 weight per completed job (the log keeps the raw model) */
+    rtm_exec_sink_t sink;
+    void *sink_ctx;
+    rtm_exec_input_t input;
+    rtm_exec_cpu_run_t cpu_run;
+    void *cpu_run_ctx;
+} rtm_exec_params_t;
+
+/* Bytes of a task's latest-result text (kernel summary hook), with the NUL. */
+#define RTM_EXEC_RESULT_MAX 512
+
+/* Per-task statistics (readable while running through rtm_exec_stats). */
+typedef struct {
+    uint64_t released, completed, met, late, aborted, dropped, rejected, cancelled, failed;
+    uint64_t missed;          /* late + aborted + dropped + rejected */
+    uint64_t hard_alarms;     /* misses of a hard task */
+    uint64_t preemptions;     /* times a job of this task was preempted */
+    uint64_t predicted_misses;
+    uint64_t placed[RTM_MAX_DEVICES];
+    int64_t worst_exec_ns, last_exec_ns, worst_resp_ns, last_resp_ns;
+    double ape_sum;           /* sum of |measured - predicted| / measured */
+    uint64_t ape_n;
+    rtm_hist_t resp;          /* response times of completed jobs */
+    double corr[RTM_MAX_DEVICES]; /* placement's correction of the model (1 = none) */
+    /* latest result: the kernel's summary of the last completed job ("" without hook) */
+    uint64_t result_job;
+    int32_t result_dev;
+    int64_t result_ns;        /* completion time */
+    char result[RTM_EXEC_RESULT_MAX];
+} rtm_exec_task_stats_t;
+
+typedef struct {
+    int64_t start_ns, now_ns;
+    uint64_t releases, wakeups, overloads, skipped_releases;
+    rtm_hist_t jitter;        /* release thread: actual - intended wake-up */
+    rtm_hist_t decide;        /* placement decision latency */
+    uint32_t n_tasks, n_devs;
+    rtm_exec_task_stats_t task[RTM_MAX_TASKS];
+    uint64_t dev_jobs[RTM_MAX_DEVICES];
+    int64_t dev_busy_ns[RTM_MAX_DEVICES];
+} rtm_exec_stats_t;
+
+typedef struct rtm_exec rtm_exec_t;
+
+/* Bytes of one rtm_exec_t (a few MB: allocate it once at init). */
+size_t rtm_exec_size(void);
+
+/* Initialises x (caller memory of rtm_exec_size() bytes) over `devs` and `tasks`; both
+ * arrays are copied. Checks every task has at least one device. Init only. */
+rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_exec_dev_t *devs,
+                           uint32_t n_devs, const rtm_exec_task_t *tasks, uint32_t n_tasks);
+
+/* Starts the dispatchers and the release thread. After it returns nothing of the
+ * executive allocates. Init only. */
+rtm_status_t rtm_exec_start(rtm_exec_t *x);
+
+/* Asks the release thread to stop releasing. Any thread; not async-signal-safe. */
+void rtm_exec_request_stop(rtm_exec_t *x);
+
+/* Stops: no more releases, in-flight jobs finish (firm ones still aborted at their
+ * deadline), queued jobs are cancelled (each gets its record), threads are joined.
+ * Shutdown only. */
+void rtm_exec_stop(rtm_exec_t *x);
+
+/* Copies the statistics: the totals in one lock hold, then each task in its own (a
+ * snapshot consistent per task). Any thread; O(tasks * bins). */
+void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out);
+
+/* Device names, for reports. */
+const char *rtm_exec_dev_name(const rtm_exec_t *x, uint32_t dev);
+
+/* True when the executive threads run SCHED_FIFO. */
+bool rtm_exec_is_fifo(const rtm_exec_t *x);
+
+/* Releases the OS objects of an initialised executive (after stop). */
+void rtm_exec_destroy(rtm_exec_t *x);
+
+/* "met", "late", "aborted", "dropped", "rejected", "cancelled", "failed". */
+const char *rtm_exec_outcome_name(rtm_job_outcome_t o);
+
+#endif

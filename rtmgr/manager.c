@@ -1,0 +1,819 @@
+/* manager.c — the lifecycle of a running rtmgr (see manager.h).
+ *
+ * Owns, from allocate to destroy: the opened OpenCL devices, the host-buffer arena
+ * (arena.h: sized once, sealed at start), the kernel instances and their
+ * kexecs, the per-(task, device) predictions, the synthetic scenario, the model-error
+ * log and its ring, the executive and the status segment.
+ * Invariant: after start, the only code running on the manager's threads is the
+ * executive's, the log writer's and the main thread's loop (sigtimedwait, status
+ * publish, stderr lines), none of which allocates. */
+#include "manager.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "errlog.h"
+#include "model.h"
+#include "os.h"
+#include "pool.h"
+#include "program.h"
+#include "scenario.h"
+#include "shmstat.h"
+
+#define LOG_SLOTS 8192u           /* model-error log ring (power of two) */
+#define PUBLISH_NS 100000000LL    /* status segment refresh */
+#define START_DELAY_NS 5000000LL  /* first releases after start */
+#define ABORT_DEFAULT_NS 200000LL /* abort response when the board does not say */
+#define PRIO_POOL 50              /* CPU workers, below the executive's threads */
+
+typedef enum { PH_NEW, PH_LOADED, PH_VALID, PH_ALLOCATED, PH_STARTED, PH_STOPPED } phase_t;
+
+struct rtm_manager {
+    rtm_manager_opts_t o;
+    phase_t phase;
+    rtm_config_t cfg;
+    char log_path[RTM_PATH_MAX];
+    /* devices: 0 = host CPU; 1.. = OpenCL */
+    uint32_t n_devs;
+    rtm_exec_dev_t dev[RTM_MAX_DEVICES];
+    rtm_ocl_dev_t ocl[RTM_MAX_DEVICES];
+    int board_dev[RTM_MAX_DEVICES]; /* index into cfg.board.dev, -1 for the CPU */
+    /* host buffers: one arena, sealed at start */
+    rtm_arena_t arena;
+    /* per task and device */
+    rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    void *inout_init[RTM_MAX_TASKS][RTM_MAX_DEVICES][RTM_KBUF_MAX]; /* arena copies */
+    rtm_kexec_t kx[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    bool kx_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    rtm_model_pred_t pred[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    int64_t predict_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    int64_t warm_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    uint32_t blocks[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
+    atomic_int last_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* last job there completed */
+    /* CPU worker pool (the host device's executor) */
+    rtm_pool_t pool;
+    bool pool_on;
+    char cache_dir[RTM_PATH_MAX]; /* program binary cache, "" = none */
+    /* input */
+    bool scenario_on;
+    rtm_scenario_t scenario;
+    rtm_traffic_t warm_pic;
+    /* log */
+    rtm_errlog_t log;
+    rtm_errlog_slot_t *slots;
+    bool log_ok;
+    /* executive */
+    rtm_exec_t *x;
+    bool x_ok;
+    int64_t t0_ns;
+    int64_t alloc_start_ns, startup_ns; /* allocate began; allocate -> first release */
+    int64_t t_devices_ns, t_programs_ns, t_warm_ns; /* parts of the start-up */
+    /* status */
+    rtm_shmstat_t shm;
+    rtm_exec_stats_t st; /* the main thread's copy */
+    const rtm_task_cfg_t *task_ptr[RTM_MAX_TASKS];
+    uint64_t alarms_seen[RTM_MAX_TASKS]; /* hard misses already reported on stderr */
+    atomic_bool stop_req;
+    sigset_t sigs, old_sigs;
+    bool sigs_blocked;
+};
+
+void rtm_manager_defaults(rtm_manager_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->policy = RTM_POLICY_MODEL;
+    o->rt = true;
+    o->margin = 0.1;
+    o->adapt = 0.2;
+}
+
+rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
+{
+    rtm_manager_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    if (opts)
+        m->o = *opts;
+    else
+        rtm_manager_defaults(&m->o);
+    return m;
+}
+
+rtm_status_t rtm_manager_load(rtm_manager_t *m, const char *path, rtm_diag_t *diag)
+{
+    if (m->phase != PH_NEW)
+        return RTM_E_STATE;
+    const rtm_status_t st = rtm_config_load(path, &m->cfg, diag);
+    if (st == RTM_OK)
+        m->phase = PH_LOADED;
+    return st;
+}
+
+rtm_status_t rtm_manager_use(rtm_manager_t *m, const rtm_config_t *cfg)
+{
+    if (m->phase != PH_NEW)
+        return RTM_E_STATE;
+    m->cfg = *cfg;
+    m->phase = PH_LOADED;
+    return RTM_OK;
+}
+
+rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag)
+{
+    if (m->phase != PH_LOADED)
+        return RTM_E_STATE;
+    rtm_status_t st = rtm_config_validate(&m->cfg, diag);
+    if (st != RTM_OK)
+        return st;
+    if ((unsigned)m->o.policy >= RTM_POLICY_COUNT || !(m->o.margin >= 0.0 && m->o.margin < 10.0) ||
+        !(m->o.adapt >= 0.0 && m->o.adapt <= 1.0)) {
+        snprintf(diag->text, sizeof(diag->text), "invalid policy, margin or adapt weight");
+        return RTM_E_ARG;
+    }
+    if (m->cfg.input.kind != RTM_INPUT_SCENARIO) {
+        snprintf(diag->file, sizeof(diag->file), "%s", m->cfg.path);
+        diag->line = diag->column = 0;
+        snprintf(diag->text, sizeof(diag->text),
+                 "input: only the built-in scenario is supported by `rtmgr run` so far");
+        return RTM_E_CFG_VALUE;
+    }
+    snprintf(m->log_path, sizeof(m->log_path), "%s",
+             m->o.log_path ? m->o.log_path : m->cfg.log_path[0] ? m->cfg.log_path : "rtmgr-model.csv");
+    m->phase = PH_VALID;
+    return RTM_OK;
+}
+
+/* ---- allocate ---- */
+
+/* May task t run on executive device d under the policy? */
+static bool wanted(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    const bool cpu = m->dev[d].kind == RTM_DEV_CPU;
+    if (m->o.policy == RTM_POLICY_CPU_ONLY)
+        return cpu;
+    if (m->o.policy == RTM_POLICY_GPU_ONLY)
+        return !cpu;
+    const rtm_place_t p = m->cfg.task[t].placement;
+    return p == RTM_PLACE_AUTO || (p == RTM_PLACE_CPU) == cpu;
+}
+
+/* Sets up k as task t's instance for executive device d: sizes, the board's tuning
+ * (work-group size capped by the device), planned, not bound. */
+static rtm_status_t setup_kinst(const rtm_manager_t *m, uint32_t t, uint32_t d, rtm_kinst_t *k)
+{
+    if (t >= RTM_MAX_TASKS || d >= RTM_MAX_DEVICES)
+        return RTM_E_RANGE;
+    rtm_status_t st = rtm_config_task_kinst(&m->cfg, t, d == 0 ? -1 : m->board_dev[d], k);
+    if (st == RTM_OK && d > 0 && m->ocl[d].info.max_wg && k->tune.wg > m->ocl[d].info.max_wg) {
+        k->tune.wg = (uint32_t)m->ocl[d].info.max_wg;
+        st = rtm_kinst_plan(k);
+    }
+    return st;
+}
+
+static void open_devices(rtm_manager_t *m)
+{
+    m->n_devs = 1;
+    snprintf(m->dev[0].name, sizeof(m->dev[0].name), "cpu");
+    m->dev[0].kind = RTM_DEV_CPU;
+    m->board_dev[0] = -1;
+    for (uint32_t b = 0; b < m->cfg.board.n_devs && m->n_devs < RTM_MAX_DEVICES; b++) {
+        const rtm_board_dev_t *bd = &m->cfg.board.dev[b];
+        rtm_ocl_info_t info;
+        if (rtm_ocl_find(bd->platform, bd->device, &info) != RTM_OK) {
+            fprintf(stderr, "rtmgr: warning: board device %s (platform \"%s\", device \"%s\") not "
+                            "found on this machine; running without it\n",
+                    bd->name, bd->platform, bd->device);
+            continue;
+        }
+        const uint32_t d = m->n_devs;
+        if (rtm_ocl_open(&m->ocl[d], &info) != RTM_OK) {
+            fprintf(stderr, "rtmgr: warning: cannot open %s (%s); running without it\n", bd->name,
+                    info.name);
+            rtm_ocl_close(&m->ocl[d]);
+            continue;
+        }
+        rtm_exec_dev_t *e = &m->dev[d];
+        memcpy(e->name, bd->name, sizeof(e->name));
+        e->name[sizeof(e->name) - 1] = '\0';
+        /* for placement every OpenCL device is an accelerator, the host CPU is the pool */
+        e->kind = bd->kind == RTM_DEV_CPU ? RTM_DEV_ACCEL : bd->kind;
+        e->ocl = &m->ocl[d];
+        e->can_abort = true;
+        e->abort_ns = bd->have[RTM_DEV_P_abort_response]
+                          ? (int64_t)(bd->param[RTM_DEV_P_abort_response] * 1e9)
+                          : ABORT_DEFAULT_NS;
+        m->board_dev[d] = (int)b;
+        m->n_devs++;
+        if (!m->o.quiet)
+            fprintf(stderr, "rtmgr: device %s: %s (%s)\n", e->name, info.name, info.platform_name);
+    }
+}
+
+static int64_t now_ns(void) { return rtm_os_now_ns(); }
+
+/* One warm-up job of (t, d); returns its wall time, -1 on failure. */
+static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    rtm_kinst_t *k = &m->inst[t][d];
+    if (k->kernel->load_traffic && m->scenario_on) {
+        rtm_scenario_snapshot(&m->scenario, &m->warm_pic);
+        k->kernel->load_traffic(k, &m->warm_pic);
+    }
+    const int64_t t0 = now_ns();
+    if (d == 0) {
+        for (uint32_t l = 0; l < k->plan.launches; l++) {
+            rtm_klaunch_t kl;
+            k->kernel->launch(k, l, &kl);
+            if (rtm_pool_run(&m->pool, k, l, NULL, kl.blocks, NULL, NULL, NULL) != RTM_OK)
+                return -1;
+        }
+        return now_ns() - t0;
+    }
+    rtm_kexec_timing_t tm;
+    if (rtm_kexec_run(&m->kx[t][d], &tm) != RTM_OK)
+        return -1;
+    return now_ns() - t0;
+}
+
+static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    if (t >= RTM_MAX_TASKS || d >= RTM_MAX_DEVICES || d >= m->n_devs)
+        return RTM_E_RANGE;
+    const rtm_task_cfg_t *tc = &m->cfg.task[t];
+    rtm_kinst_t *k = &m->inst[t][d];
+    rtm_status_t st = setup_kinst(m, t, d, k);
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: task %s: kernel %s cannot be planned (wg %u, vec %u): %s\n", tc->name,
+                tc->kernel->name, k->tune.wg, k->tune.vec, rtm_strerror(st));
+        return st;
+    }
+    const size_t bytes = rtm_kinst_bytes(k);
+    void *mem = NULL;
+    st = rtm_arena_alloc(&m->arena, bytes ? bytes : 64, &mem);
+    if (st != RTM_OK || rtm_kinst_bind(k, mem, bytes) != bytes)
+        return st != RTM_OK ? st : RTM_E_NOMEM;
+    k->kernel->fill(k, (uint64_t)t + 1);
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++) { /* every job starts from these */
+        if (k->plan.buf[b].dir != RTM_BUF_INOUT || !k->plan.buf[b].bytes)
+            continue;
+        st = rtm_arena_alloc(&m->arena, k->plan.buf[b].bytes, &m->inout_init[t][d][b]);
+        if (st != RTM_OK)
+            return st;
+        memcpy(m->inout_init[t][d][b], k->host[b], k->plan.buf[b].bytes);
+    }
+    uint32_t blocks = 0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, l, &kl);
+        blocks += kl.blocks;
+    }
+    m->blocks[t][d] = blocks;
+    if (d > 0) {
+        const int64_t tb = now_ns();
+        /* d < n_devs <= RTM_MAX_DEVICES, checked above */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        st = rtm_kexec_create_cached(&m->kx[t][d], &m->ocl[d], k,
+                                     m->cache_dir[0] ? m->cache_dir : NULL);
+        m->t_programs_ns += now_ns() - tb;
+        if (st != RTM_OK) {
+            fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
+                    tc->name, m->dev[d].name);
+            rtm_kexec_destroy(&m->kx[t][d]);
+            return st;
+        }
+        m->kx_ok[t][d] = true;
+    }
+    /* predictions: both models; placement uses the board's choice, warm (without setup) */
+    rtm_model_job_t mj;
+    rtm_status_t ms = rtm_model_job_make(k, &mj);
+    if (ms == RTM_OK && d == 0)
+        ms = rtm_model_predict_cpu(&mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model, 0,
+                                   &m->pred[t][d]);
+    else if (ms == RTM_OK)
+        ms = rtm_model_predict_dev(&mj, &m->cfg.board.dev[m->board_dev[d]],
+                                   m->cfg.board.dev[m->board_dev[d]].model, 0, &m->pred[t][d]);
+    if (ms != RTM_OK) {
+        memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
+        m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
+    }
+    const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
+    const bool model_ok = ms == RTM_OK && u->status == RTM_OK;
+    int64_t w = -1;
+    if (!m->o.no_warmup || !model_ok) {
+        const int64_t tw = now_ns();
+        w = warm_up(m, t, d);
+        m->t_warm_ns += now_ns() - tw;
+        if (w < 0) {
+            fprintf(stderr, "rtmgr: task %s: warm-up on %s failed\n", tc->name, m->dev[d].name);
+            return RTM_E_CL;
+        }
+    }
+    m->warm_ns[t][d] = w;
+    if (model_ok) {
+        m->predict_ns[t][d] = u->in_ns + u->kernel_ns + u->out_ns;
+    } else {
+        m->predict_ns[t][d] = w;
+        fprintf(stderr, "rtmgr: warning: task %s on %s: no model prediction (%s%s%s); placement "
+                        "uses the warm-up time %.3f ms\n",
+                tc->name, m->dev[d].name, rtm_strerror(ms != RTM_OK ? ms : u->status),
+                u->missing ? ", missing " : "", u->missing ? u->missing : "", (double)w / 1e6);
+    }
+    if (m->predict_ns[t][d] < 1000)
+        m->predict_ns[t][d] = 1000;
+    m->have[t][d] = true;
+    return RTM_OK;
+}
+
+static void sink(void *ctx, const rtm_exec_rec_t *r);
+
+/* The executive's CPU runner: one launch on the worker pool. */
+static bool pool_run(void *ctx, const rtm_kinst_t *k, uint32_t launch, uint32_t blocks,
+                     const volatile int *abort)
+{
+    return rtm_pool_run(ctx, k, launch, NULL, blocks, abort, NULL, NULL) == RTM_OK;
+}
+
+rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
+{
+    if (m->phase != PH_VALID)
+        return RTM_E_STATE;
+    m->alloc_start_ns = now_ns();
+    /* signals: blocked before any thread exists (OpenCL runtimes start their own) */
+    sigemptyset(&m->sigs);
+    sigaddset(&m->sigs, SIGINT);
+    sigaddset(&m->sigs, SIGTERM);
+    sigaddset(&m->sigs, SIGUSR1);
+    if (pthread_sigmask(SIG_BLOCK, &m->sigs, &m->old_sigs) == 0)
+        m->sigs_blocked = true;
+
+    const rtm_config_t *c = &m->cfg;
+    if (c->input.kind == RTM_INPUT_SCENARIO && c->input.targets > 0) {
+        const rtm_status_t st = rtm_scenario_init(&m->scenario, c->input.targets, c->input.seed,
+                                                  c->input.radius_m > 0 ? c->input.radius_m : 22224.0,
+                                                  now_ns());
+        if (st != RTM_OK) {
+            fprintf(stderr, "rtmgr: scenario: %s\n", rtm_strerror(st));
+            return st;
+        }
+        m->scenario_on = true;
+    }
+    const int64_t td = now_ns();
+    open_devices(m);
+    m->t_devices_ns = now_ns() - td;
+    if (rtm_program_cache_dir(m->cache_dir, sizeof(m->cache_dir)) != RTM_OK)
+        m->cache_dir[0] = '\0';
+    /* the CPU workers: as many as the board allows; SCHED_FIFO only when permitted (the
+     * refusal is the manager's one warning, not the pool's) */
+    const int pool_prio = m->o.rt && rtm_os_fifo_permitted(PRIO_POOL) ? PRIO_POOL : 0;
+    rtm_status_t pst = rtm_pool_start(&m->pool, c->board.threads, pool_prio, NULL);
+    if (pst != RTM_OK) {
+        fprintf(stderr, "rtmgr: cannot start %u CPU workers: %s\n", c->board.threads,
+                rtm_strerror(pst));
+        return pst;
+    }
+    m->pool_on = true;
+
+    /* host buffers: every instance, sized before anything is bound */
+    size_t total = 0;
+    for (uint32_t t = 0; t < c->n_tasks; t++) {
+        for (uint32_t d = 0; d < m->n_devs; d++) {
+            if (!wanted(m, t, d))
+                continue;
+            rtm_kinst_t k;
+            if (setup_kinst(m, t, d, &k) != RTM_OK)
+                continue;
+            total += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
+            for (uint32_t b = 0; b < k.plan.n_bufs; b++)
+                if (k.plan.buf[b].dir == RTM_BUF_INOUT && k.plan.buf[b].bytes)
+                    total += rtm_arena_round(k.plan.buf[b].bytes);
+        }
+    }
+    if (c->arena_bytes && total > c->arena_bytes) {
+        fprintf(stderr, "rtmgr: kernel buffers need %zu bytes, more than limits.arena (%llu)\n",
+                total, (unsigned long long)c->arena_bytes);
+        return RTM_E_CFG_LIMIT;
+    }
+    rtm_status_t st = rtm_arena_create(&m->arena, total ? total : 64);
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: cannot obtain %zu bytes of kernel buffers: %s\n", total,
+                rtm_strerror(st));
+        return st;
+    }
+
+    rtm_exec_task_t et[RTM_MAX_TASKS];
+    memset(et, 0, sizeof(et));
+    for (uint32_t t = 0; t < c->n_tasks; t++) {
+        et[t].cfg = &c->task[t];
+        m->task_ptr[t] = &c->task[t];
+        bool any = false;
+        for (uint32_t d = 0; d < m->n_devs; d++) {
+            et[t].predict_ns[d] = -1;
+            if (!wanted(m, t, d))
+                continue;
+            const rtm_status_t ist = make_instance(m, t, d);
+            if (ist != RTM_OK && d == 0)
+                return ist;
+            if (ist != RTM_OK)
+                continue;
+            et[t].inst[d] = &m->inst[t][d];
+            et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
+            et[t].predict_ns[d] = m->predict_ns[t][d];
+            for (uint32_t b = 0; b < RTM_KBUF_MAX; b++)
+                et[t].inout_init[d][b] = m->inout_init[t][d][b];
+            any = true;
+        }
+        if (!any) {
+            fprintf(stderr, "rtmgr: task %s has no device it may run on (placement %s, policy %s)\n",
+                    c->task[t].name, rtm_place_name(c->task[t].placement),
+                    rtm_place_policy_name(m->o.policy));
+            return RTM_E_CL_NODEV;
+        }
+    }
+
+    m->slots = calloc(LOG_SLOTS, sizeof(*m->slots));
+    if (!m->slots)
+        return RTM_E_NOMEM;
+    st = rtm_errlog_init(&m->log, m->log_path, m->slots, LOG_SLOTS, 0);
+    if (st != RTM_OK)
+        return st;
+    m->log_ok = true;
+
+    m->x = calloc(1, rtm_exec_size());
+    if (!m->x)
+        return RTM_E_NOMEM;
+    const rtm_exec_params_t xp = {
+        .policy = m->o.policy,
+        .rt = m->o.rt,
+        .start_delay_ns = START_DELAY_NS,
+        .max_jobs = c->max_jobs ? c->max_jobs : 256,
+        .margin = m->o.margin,
+        .adapt = m->o.adapt,
+        .sink = sink,
+        .sink_ctx = m,
+        .cpu_run = pool_run,
+        .cpu_run_ctx = &m->pool,
+        .input = {.ctx = m->scenario_on ? &m->scenario : NULL,
+                  .advance = m->scenario_on ? rtm_scenario_advance_cb : NULL,
+                  .snapshot = m->scenario_on ? rtm_scenario_snapshot_cb : NULL},
+    };
+    st = rtm_exec_init(m->x, &xp, m->dev, m->n_devs, et, c->n_tasks);
+    if (st != RTM_OK)
+        return st;
+    m->x_ok = true;
+    st = rtm_shmstat_create(&m->shm, m->o.status_name, c->path, rtm_place_policy_name(m->o.policy));
+    if (st != RTM_OK)
+        return st;
+    if (m->o.rt)
+        (void)rtm_os_lock_memory();
+    if (!m->o.quiet) {
+        fprintf(stderr, "rtmgr: %u tasks, %u devices (cpu: %u workers), %.1f MiB of kernel "
+                        "buffers, program cache %s; predicted ms per job (warm-up ms):\n",
+                c->n_tasks, m->n_devs, m->pool.n_workers, (double)rtm_arena_used(&m->arena) / 1048576.0,
+                m->cache_dir[0] ? m->cache_dir : "off");
+        for (uint32_t t = 0; t < c->n_tasks; t++) {
+            fprintf(stderr, "  %-16s", c->task[t].name);
+            for (uint32_t d = 0; d < m->n_devs; d++)
+                if (m->have[t][d])
+                    fprintf(stderr, "  %s %.3f (%.3f)", m->dev[d].name,
+                            (double)m->predict_ns[t][d] / 1e6, (double)m->warm_ns[t][d] / 1e6);
+            fprintf(stderr, "\n");
+        }
+    }
+    m->phase = PH_ALLOCATED;
+    return RTM_OK;
+}
+
+/* ---- the sink: one model-error log row per job (real-time, under the exec lock) ---- */
+
+static void sink(void *ctx, const rtm_exec_rec_t *r)
+{
+    rtm_manager_t *m = ctx;
+    const rtm_task_cfg_t *tc = &m->cfg.task[r->task];
+    const bool placed = r->device >= 0 && (uint32_t)r->device < m->n_devs;
+    rtm_errlog_row_t row;
+    rtm_errlog_row_init(&row, tc->name, r->job, placed ? m->dev[r->device].name : "-",
+                        r->release_ns - m->t0_ns, tc->deadline_ns);
+    char reason[RTM_ERRLOG_REASON_MAX];
+    const char *why = rtm_place_reason_name(r->reason);
+    if (r->reason == RTM_REASON_PREEMPT && placed)
+        snprintf(reason, sizeof(reason), "preempt-%s", m->dev[r->device].name);
+    else
+        snprintf(reason, sizeof(reason), "%s", why);
+    if (r->outcome != RTM_JOB_MET && r->outcome != RTM_JOB_LATE) {
+        const size_t n = strlen(reason);
+        snprintf(reason + n, sizeof(reason) - n, ";%s", rtm_exec_outcome_name(r->outcome));
+    }
+    rtm_errlog_row_reason(&row, reason);
+    if (placed) {
+        rtm_errlog_row_predicted(&row, &m->pred[r->task][r->device]);
+        row.blocks_total = m->blocks[r->task][r->device];
+    }
+    row.preempted = r->preemptions;
+    row.resumed = r->preemptions;
+    if (r->ran) {
+        if (r->device == 0) {
+            row.measured_in_ns = row.measured_out_ns = 0;
+            row.measured_kernel_ns = r->exec_ns;
+        } else {
+            row.measured_in_ns = r->in_ns;
+            row.measured_kernel_ns = r->kernel_ns;
+            row.measured_out_ns = r->out_ns;
+        }
+        row.measured_ns = row.measured_in_ns + row.measured_kernel_ns + row.measured_out_ns;
+    }
+    const bool completed = r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE;
+    if (completed) {
+        row.response_ns = r->response_ns;
+        row.blocks_done = row.blocks_total;
+    } else if (r->ran) {
+        row.blocks_done = r->blocks_done;
+    }
+    if (placed)
+        atomic_store(&m->last_ok[r->task][r->device], completed ? 1 : 0);
+    (void)rtm_errlog_push(&m->log, &row);
+}
+
+/* ---- start, run, stop ---- */
+
+rtm_status_t rtm_manager_start(rtm_manager_t *m)
+{
+    if (m->phase != PH_ALLOCATED)
+        return RTM_E_STATE;
+    rtm_status_t st = rtm_arena_seal(&m->arena);
+    if (st == RTM_OK)
+        st = rtm_errlog_start(&m->log);
+    if (st != RTM_OK)
+        return st;
+    m->t0_ns = now_ns() + START_DELAY_NS;
+    st = rtm_exec_start(m->x);
+    if (st != RTM_OK)
+        return st;
+    m->startup_ns = m->t0_ns - m->alloc_start_ns;
+    m->phase = PH_STARTED;
+    if (!m->o.quiet)
+        fprintf(stderr, "rtmgr: start-up %.1f ms to the first release (devices %.1f ms, "
+                        "programs %.1f ms, warm-up jobs %.1f ms)\n",
+                (double)m->startup_ns / 1e6, (double)m->t_devices_ns / 1e6,
+                (double)m->t_programs_ns / 1e6, (double)m->t_warm_ns / 1e6);
+    if (m->o.rt)
+        rtm_os_rt_warning(stderr);
+    return RTM_OK;
+}
+
+void rtm_manager_request_stop(rtm_manager_t *m) { atomic_store(&m->stop_req, true); }
+
+static void publish(rtm_manager_t *m, uint32_t state)
+{
+    rtm_errlog_stats_t ls;
+    rtm_errlog_stats(&m->log, &ls);
+    rtm_exec_stats(m->x, &m->st);
+    rtm_shmstat_publish(&m->shm, &m->st, m->x, m->task_ptr, state, ls.written, ls.dropped);
+}
+
+/* Hard deadline misses are alarms: one line on stderr per task that had new ones since
+ * the last look (main thread, from the published statistics). Returns true if printed. */
+static bool report_alarms(rtm_manager_t *m, bool line_out)
+{
+    bool printed = false;
+    for (uint32_t t = 0; t < m->st.n_tasks; t++) {
+        const uint64_t a = m->st.task[t].hard_alarms;
+        if (a <= m->alarms_seen[t])
+            continue;
+        if (line_out && !printed)
+            fputc('\n', stderr);
+        fprintf(stderr, "rtmgr: ALARM: hard task %s missed %llu deadline%s (%llu in all)\n",
+                m->cfg.task[t].name, (unsigned long long)(a - m->alarms_seen[t]),
+                a - m->alarms_seen[t] == 1 ? "" : "s", (unsigned long long)a);
+        m->alarms_seen[t] = a;
+        printed = true;
+    }
+    return printed;
+}
+
+static void status_line(rtm_manager_t *m)
+{
+    const rtm_exec_stats_t *s = &m->st;
+    uint64_t met = 0, missed = 0, hard = 0;
+    for (uint32_t t = 0; t < s->n_tasks; t++) {
+        met += s->task[t].met;
+        missed += s->task[t].missed;
+        hard += s->task[t].hard_alarms;
+    }
+    const double up = (double)(s->now_ns - s->start_ns) / 1e9;
+    fprintf(stderr, "\rrtmgr: %6.1f s  %llu released  %llu met  %llu missed (%llu hard)  %llu "
+                    "overloads  jitter p99 %.0f us ",
+            up, (unsigned long long)s->releases, (unsigned long long)met,
+            (unsigned long long)missed, (unsigned long long)hard,
+            (unsigned long long)s->overloads, (double)rtm_hist_quantile(&s->jitter, 0.99) / 1e3);
+    for (uint32_t d = 0; d < s->n_devs; d++)
+        fprintf(stderr, " %s %.0f%%", m->dev[d].name,
+                up > 0 ? 100.0 * (double)s->dev_busy_ns[d] / 1e9 / up : 0.0);
+    fputs("   ", stderr);
+}
+
+rtm_status_t rtm_manager_run(rtm_manager_t *m, double duration_s)
+{
+    if (m->phase != PH_STARTED)
+        return RTM_E_STATE;
+    const bool tty = !m->o.quiet && isatty(STDERR_FILENO);
+    const int64_t t_end = duration_s > 0 ? m->t0_ns + (int64_t)(duration_s * 1e9) : INT64_MAX;
+    int64_t next_line = m->t0_ns + 1000000000LL;
+    bool line_out = false;
+    for (;;) {
+        const int64_t now = now_ns();
+        if (now >= t_end || atomic_load(&m->stop_req))
+            break;
+        int64_t wait = PUBLISH_NS;
+        if (t_end - now < wait)
+            wait = t_end - now;
+        const struct timespec ts = {(time_t)(wait / 1000000000LL), (long)(wait % 1000000000LL)};
+        const int sig = sigtimedwait(&m->sigs, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            if (line_out)
+                fputc('\n', stderr);
+            if (!m->o.quiet)
+                fprintf(stderr, "rtmgr: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            line_out = false;
+            break;
+        }
+        publish(m, RTM_SHMSTAT_RUNNING);
+        if (report_alarms(m, line_out))
+            line_out = false;
+        if (sig == SIGUSR1) {
+            if (line_out)
+                fputc('\n', stderr);
+            line_out = false;
+            rtm_manager_summary(m, stderr);
+        }
+        if (tty && now_ns() >= next_line) {
+            status_line(m);
+            line_out = true;
+            next_line += 1000000000LL;
+        }
+    }
+    if (line_out)
+        fputc('\n', stderr);
+    publish(m, RTM_SHMSTAT_STOPPING);
+    report_alarms(m, false);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_manager_stop(rtm_manager_t *m)
+{
+    if (m->phase != PH_STARTED)
+        return RTM_E_STATE;
+    rtm_exec_stop(m->x);
+    const rtm_status_t st = rtm_errlog_stop(&m->log);
+    rtm_exec_stats(m->x, &m->st);
+    rtm_errlog_stats_t ls;
+    rtm_errlog_stats(&m->log, &ls);
+    rtm_shmstat_publish(&m->shm, &m->st, m->x, m->task_ptr, RTM_SHMSTAT_STOPPED, ls.written,
+                        ls.dropped);
+    m->phase = PH_STOPPED;
+    return st;
+}
+
+void rtm_manager_summary(rtm_manager_t *m, FILE *f)
+{
+    if (!m->x_ok)
+        return;
+    if (m->phase == PH_STARTED)
+        rtm_exec_stats(m->x, &m->st);
+    const rtm_exec_stats_t *s = &m->st;
+    const double up = (double)(s->now_ns - s->start_ns) / 1e9;
+    rtm_errlog_stats_t ls;
+    rtm_errlog_stats(&m->log, &ls);
+    fprintf(f, "rtmgr: start-up %.1f ms; %.1f s, policy %s, %llu releases, %llu overloads, %llu skipped; release "
+               "jitter p50 %.1f us p99 %.1f us max %.1f us; decision p50 %lld ns p99 %lld ns; log "
+               "%s: %llu rows written, %llu dropped\n",
+            (double)m->startup_ns / 1e6, up, rtm_place_policy_name(m->o.policy),
+            (unsigned long long)s->releases,
+            (unsigned long long)s->overloads, (unsigned long long)s->skipped_releases,
+            (double)rtm_hist_quantile(&s->jitter, 0.5) / 1e3,
+            (double)rtm_hist_quantile(&s->jitter, 0.99) / 1e3, (double)s->jitter.max / 1e3,
+            (long long)rtm_hist_quantile(&s->decide, 0.5),
+            (long long)rtm_hist_quantile(&s->decide, 0.99), m->log_path,
+            (unsigned long long)ls.written, (unsigned long long)ls.dropped);
+    fprintf(f, "%-16s %-4s %7s", "task", "crit", "jobs");
+    for (uint32_t d = 0; d < m->n_devs; d++)
+        fprintf(f, " %7.7s", m->dev[d].name);
+    fprintf(f, " %9s %9s %9s %6s %6s %5s %6s\n", "resp p50", "resp max", "exec max", "miss",
+           "alarm", "pre", "MAPE");
+    for (uint32_t t = 0; t < s->n_tasks; t++) {
+        const rtm_exec_task_stats_t *a = &s->task[t];
+        fprintf(f, "%-16.16s %-4s %7llu", m->cfg.task[t].name, rtm_crit_name(m->cfg.task[t].crit),
+                (unsigned long long)a->released);
+        for (uint32_t d = 0; d < m->n_devs; d++)
+            fprintf(f, " %7llu", (unsigned long long)a->placed[d]);
+        char mape[16] = "     -";
+        if (a->ape_n)
+            snprintf(mape, sizeof(mape), "%5.1f%%", 100.0 * a->ape_sum / (double)a->ape_n);
+        fprintf(f, " %7.3fms %7.3fms %7.3fms %6llu %6llu %5llu %6s\n",
+                (double)rtm_hist_quantile(&a->resp, 0.5) / 1e6, (double)a->worst_resp_ns / 1e6,
+                (double)a->worst_exec_ns / 1e6, (unsigned long long)a->missed,
+                (unsigned long long)a->hard_alarms, (unsigned long long)a->preemptions, mape);
+    }
+}
+
+uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)
+{
+    uint32_t bad = 0, n = 0;
+    for (uint32_t t = 0; t < m->cfg.n_tasks; t++) {
+        for (uint32_t d = 1; d < m->n_devs; d++) {
+            const rtm_kinst_t *k = &m->inst[t][d];
+            if (!m->have[t][d] || !atomic_load(&m->last_ok[t][d]))
+                continue;
+            rtm_kinst_t twin = *k;
+            const size_t bytes = rtm_kinst_bytes(k);
+            void *mem = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+            if (!mem || rtm_kinst_bind(&twin, mem, bytes) != bytes) {
+                free(mem);
+                continue;
+            }
+            /* the job's inputs: IN buffers as they are, INOUT ones from their initial copy */
+            for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+                memcpy(twin.host[b], m->inout_init[t][d][b] ? m->inout_init[t][d][b] : k->host[b],
+                       k->plan.buf[b].bytes);
+            rtm_kinst_run_cpu(&twin);
+            n++;
+            char why[256] = "";
+            const size_t diff = k->kernel->compare(k, &twin, why, sizeof(why));
+            if (diff) {
+                bad++;
+                fprintf(f, "rtmgr: verify: task %s on %s differs from the CPU twin in %zu "
+                           "elements: %s\n",
+                        m->cfg.task[t].name, m->dev[d].name, diff, why);
+            } else {
+                fprintf(f, "rtmgr: verify: task %s on %s equals the CPU twin\n", m->cfg.task[t].name,
+                        m->dev[d].name);
+            }
+            free(mem);
+        }
+    }
+    if (checked)
+        *checked = n;
+    return bad;
+}
+
+rtm_exec_t *rtm_manager_exec(rtm_manager_t *m) { return m->x_ok ? m->x : NULL; }
+
+const char *rtm_manager_status_name(const rtm_manager_t *m) { return m->shm.name; }
+
+const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    return t < RTM_MAX_TASKS && d < RTM_MAX_DEVICES && m->have[t][d] ? &m->inst[t][d] : NULL;
+}
+
+uint32_t rtm_manager_devices(const rtm_manager_t *m) { return m->n_devs; }
+
+const char *rtm_manager_device_name(const rtm_manager_t *m, uint32_t d)
+{
+    return d < m->n_devs ? m->dev[d].name : "-";
+}
+
+int64_t rtm_manager_predict_ns(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    return t < RTM_MAX_TASKS && d < RTM_MAX_DEVICES && m->have[t][d] ? m->predict_ns[t][d] : -1;
+}
+
+int64_t rtm_manager_warmup_ns(const rtm_manager_t *m, uint32_t t, uint32_t d)
+{
+    return t < RTM_MAX_TASKS && d < RTM_MAX_DEVICES && m->have[t][d] ? m->warm_ns[t][d] : -1;
+}
+
+const rtm_config_t *rtm_manager_config(const rtm_manager_t *m) { return &m->cfg; }
+
+void rtm_manager_destroy(rtm_manager_t *m)
+{
+    if (!m)
+        return;
+    if (m->phase == PH_STARTED)
+        (void)rtm_manager_stop(m);
+    if (m->log_ok)
+        (void)rtm_errlog_stop(&m->log);
+    if (m->x_ok)
+        rtm_exec_destroy(m->x);
+    free(m->x);
+    free(m->slots);
+    rtm_shmstat_destroy(&m->shm);
+    for (uint32_t t = 0; t < RTM_MAX_TASKS; t++)
+        for (uint32_t d = 0; d < RTM_MAX_DEVICES; d++)
+            if (m->kx_ok[t][d])
+                rtm_kexec_destroy(&m->kx[t][d]);
+    if (m->pool_on)
+        rtm_pool_stop(&m->pool);
+    for (uint32_t d = 1; d < m->n_devs; d++)
+        rtm_ocl_close(&m->ocl[d]);
+    rtm_arena_destroy(&m->arena);
+    if (m->sigs_blocked)
+        pthread_sigmask(SIG_SETMASK, &m->old_sigs, NULL);
+    free(m);
+}

@@ -1,0 +1,103 @@
+/* manager.h — the lifecycle of a running rtmgr: load -> validate -> allocate -> start
+ * -> run -> stop (STYLE rule 5).
+ *
+ *   load      the task set and its board profile (config.h); or `use` a table built in C;
+ *   validate  cross-field rules (rtm_config_validate) and the command-line options;
+ *   allocate  opens the board's OpenCL devices, creates every kernel instance (one per
+ *             task and device it may run on, host buffers in one region), builds every
+ *             program and device buffer (rtm_kexec_create), predicts each job's time on
+ *             each device with the board's model (model.h), runs each instance once
+ *             (warm-up: first-launch compilation, and the fallback prediction where the
+ *             model lacks a parameter), sets up the traffic input, the model-error log
+ *             (errlog.h), the executive (exec.h) and the status segment (shmstat.h),
+ *             and locks memory when permitted;
+ *   start     blocks SIGINT/SIGTERM/SIGUSR1 in every thread, starts the log writer and
+ *             the executive; from here on nothing allocates, opens a file or builds a
+ *             program on the real-time path;
+ *   run       the main thread waits for signals (sigtimedwait, no work in handlers):
+ *             SIGINT/SIGTERM stop, SIGUSR1 prints per-task statistics; it publishes the
+ *             status segment ten times a second and, on a terminal, one summary line per
+ *             second on stderr; it returns after `duration` seconds (0: until a signal);
+ *   stop      no more releases, in-flight jobs finish (firm ones aborted at their
+ *             deadline), queued jobs are cancelled, the log is drained and closed.
+ * Each phase checks it follows the previous one (RTM_E_STATE otherwise). */
+#ifndef RTM_MANAGER_H
+#define RTM_MANAGER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "diag.h"
+#include "exec.h"
+#include "place.h"
+#include "status.h"
+
+typedef struct {
+    rtm_policy_t policy;     /* placement policy (default model) */
+    const char *log_path;    /* overrides the task set's log.path when not NULL */
+    const char *status_name; /* shared-memory name; NULL: /rtmgr-<pid> */
+    bool rt;                 /* ask for SCHED_FIFO, affinity and mlockall */
+    double margin;           /* placement model-error allowance (fraction; default 0.1) */
+    double adapt;            /* placement's online correction weight (0: off; default 0.2) */
+    bool quiet;              /* no per-second line, no allocation report */
+    bool no_warmup;          /* skip the warm-up job where the model predicts (faster
+                                start-up; the first job on a device may compile) */
+} rtm_manager_opts_t;
+
+typedef struct rtm_manager rtm_manager_t;
+
+/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2. */
+void rtm_manager_defaults(rtm_manager_opts_t *o);
+
+/* Allocates an empty manager (init only; the one heap allocation of the manager
+ * object itself). NULL when out of memory. */
+rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts);
+
+/* load: reads and validates the task set at `path` (and its board). */
+rtm_status_t rtm_manager_load(rtm_manager_t *m, const char *path, rtm_diag_t *diag);
+/* load, for tests and tools: copies a task set built in C (validated by
+ * rtm_manager_validate). */
+rtm_status_t rtm_manager_use(rtm_manager_t *m, const rtm_config_t *cfg);
+/* validate: rtm_config_validate plus the options. */
+rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag);
+/* allocate: everything the run needs (see above). Prints what it does unless quiet. */
+rtm_status_t rtm_manager_allocate(rtm_manager_t *m);
+/* start: threads. */
+rtm_status_t rtm_manager_start(rtm_manager_t *m);
+/* run: until `duration_s` seconds have passed (0: no limit), a SIGINT/SIGTERM arrives,
+ * or rtm_manager_request_stop() is called. */
+rtm_status_t rtm_manager_run(rtm_manager_t *m, double duration_s);
+/* Makes run return soon. Any thread. */
+void rtm_manager_request_stop(rtm_manager_t *m);
+/* stop: see above. Returns the log's status (RTM_E_IO after a write error). */
+rtm_status_t rtm_manager_stop(rtm_manager_t *m);
+/* The summary table per task: jobs, placements per device, worst and median response,
+ * misses, model MAPE. After stop (or any time after start). */
+void rtm_manager_summary(rtm_manager_t *m, FILE *f);
+/* Releases everything; safe in any phase. */
+void rtm_manager_destroy(rtm_manager_t *m);
+
+/* Read access for tests and tools (valid after allocate). */
+rtm_exec_t *rtm_manager_exec(rtm_manager_t *m);
+const char *rtm_manager_status_name(const rtm_manager_t *m);
+/* The instance of task t on executive device d (0 = host CPU), NULL when none. */
+const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t d);
+/* Executive devices: 0 is the host CPU, then the board's OpenCL devices found. */
+uint32_t rtm_manager_devices(const rtm_manager_t *m);
+/* Name of executive device d. */
+const char *rtm_manager_device_name(const rtm_manager_t *m, uint32_t d);
+/* Placement's prediction for one job of task t on device d (ns), -1 when it cannot
+ * run there. Valid after allocate. */
+int64_t rtm_manager_predict_ns(const rtm_manager_t *m, uint32_t t, uint32_t d);
+/* Wall time of the warm-up job of task t on device d (ns), -1 when none. */
+int64_t rtm_manager_warmup_ns(const rtm_manager_t *m, uint32_t t, uint32_t d);
+/* The task set in use (after load). */
+const rtm_config_t *rtm_manager_config(const rtm_manager_t *m);
+/* Checks each task's last completed result on each OpenCL device against the CPU twin
+ * on the same inputs (INOUT buffers from their initial copies). Returns the number of
+ * mismatching instances and prints each; *checked (may be NULL) gets the number of
+ * instances compared. After stop; allocates. */
+uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked);
+
+#endif

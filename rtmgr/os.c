@@ -1,0 +1,179 @@
+/* os.c — the OS layer of os.h. Owns one piece of state: the record of refused
+ * real-time requests (which request, which errno), read once by rtm_os_rt_warning(). */
+#define _GNU_SOURCE 1
+#include "os.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int fifo_refused;   /* errno of the first refused SCHED_FIFO, 0 = none */
+static atomic_int mlock_refused;  /* errno of a refused mlockall */
+static atomic_int affinity_refused;
+
+int64_t rtm_os_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct timespec to_ts(int64_t t_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000LL),
+                          .tv_nsec = (long)(t_ns % 1000000000LL)};
+    return ts;
+}
+
+void rtm_os_sleep_until(int64_t t_ns)
+{
+    const struct timespec ts = to_ts(t_ns);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+static void note(atomic_int *slot, int err)
+{
+    int zero = 0;
+    atomic_compare_exchange_strong(slot, &zero, err ? err : EPERM);
+}
+
+rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio, int cpu,
+                                 void *(*fn)(void *), void *arg)
+{
+    memset(t, 0, sizeof(*t));
+    pthread_attr_t a;
+    if (pthread_attr_init(&a) != 0)
+        return RTM_E_OS_THREAD;
+    int err = EPERM;
+    if (prio > 0) {
+        const int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
+        struct sched_param sp = {.sched_priority = prio < lo ? lo : prio > hi ? hi : prio};
+        if (pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) == 0 &&
+            pthread_attr_setschedpolicy(&a, SCHED_FIFO) == 0 &&
+            pthread_attr_setschedparam(&a, &sp) == 0) {
+            err = pthread_create(&t->th, &a, fn, arg);
+            t->fifo = err == 0;
+        }
+        if (err != 0)
+            note(&fifo_refused, err);
+    }
+    pthread_attr_destroy(&a);
+    if (!t->fifo) {
+        err = pthread_create(&t->th, NULL, fn, arg);
+        if (err != 0)
+            return RTM_E_OS_THREAD;
+    }
+    t->started = true;
+    if (name) {
+        char n[16];
+        snprintf(n, sizeof(n), "%s", name);
+        pthread_setname_np(t->th, n);
+    }
+    if (cpu >= 0 && cpu < rtm_os_cpu_count()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        const int e = pthread_setaffinity_np(t->th, sizeof(set), &set);
+        if (e != 0)
+            note(&affinity_refused, e);
+    }
+    return RTM_OK;
+}
+
+static void *nothing(void *arg) { return arg; }
+
+bool rtm_os_fifo_permitted(int prio)
+{
+    rtm_os_thread_t t;
+    if (rtm_os_thread_start(&t, "rtm-probe", prio, -1, nothing, NULL) != RTM_OK)
+        return false;
+    const bool fifo = t.fifo;
+    rtm_os_thread_join(&t);
+    return fifo;
+}
+
+void rtm_os_precise_sleeps(void) { (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
+
+void rtm_os_thread_join(rtm_os_thread_t *t)
+{
+    if (t->started)
+        pthread_join(t->th, NULL);
+    t->started = false;
+}
+
+rtm_status_t rtm_os_lock_memory(void)
+{
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+        return RTM_OK;
+    note(&mlock_refused, errno);
+    return RTM_E_OS_PERM;
+}
+
+bool rtm_os_rt_warning(FILE *f)
+{
+    const int ef = atomic_load(&fifo_refused), em = atomic_load(&mlock_refused),
+              ea = atomic_load(&affinity_refused);
+    if (!ef && !em && !ea)
+        return false;
+    fprintf(f, "rtmgr: warning: real-time settings not permitted (%s%s%s%s%s%s); running "
+               "with normal scheduling, timing is best effort (grant CAP_SYS_NICE and "
+               "CAP_IPC_LOCK, or raise RLIMIT_RTPRIO and RLIMIT_MEMLOCK)\n",
+            ef ? "SCHED_FIFO: " : "", ef ? strerror(ef) : "", em ? (ef ? ", mlockall: " : "mlockall: ") : "",
+            em ? strerror(em) : "", ea ? ((ef || em) ? ", affinity: " : "affinity: ") : "",
+            ea ? strerror(ea) : "");
+    return true;
+}
+
+void rtm_os_rt_reset(void)
+{
+    atomic_store(&fifo_refused, 0);
+    atomic_store(&mlock_refused, 0);
+    atomic_store(&affinity_refused, 0);
+}
+
+int rtm_os_cpu_count(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    if (pthread_mutexattr_init(&a) != 0)
+        return RTM_E_OS;
+    (void)pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+    int e = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    if (e != 0)
+        e = pthread_mutex_init(m, NULL);
+    return e == 0 ? RTM_OK : RTM_E_OS;
+}
+
+rtm_status_t rtm_os_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a) != 0)
+        return RTM_E_OS;
+    int e = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    if (e == 0)
+        e = pthread_cond_init(c, &a);
+    pthread_condattr_destroy(&a);
+    return e == 0 ? RTM_OK : RTM_E_OS;
+}
+
+bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns)
+{
+    if (t_ns < 0) {
+        pthread_cond_wait(c, m);
+        return false;
+    }
+    const struct timespec ts = to_ts(t_ns);
+    return pthread_cond_timedwait(c, m, &ts) == ETIMEDOUT;
+}

@@ -1,0 +1,68 @@
+/* os.h — the thin operating-system layer of rtmgr: monotonic time, absolute sleeps,
+ * threads with explicit real-time settings, priority-inheriting mutexes, condition
+ * variables on CLOCK_MONOTONIC, and page locking.
+ *
+ * Real-time settings (SCHED_FIFO, CPU affinity, mlockall) are requested explicitly and
+ * degrade: a thread that may not run SCHED_FIFO runs SCHED_OTHER instead and the
+ * refusal is remembered, so the caller prints ONE warning (rtm_os_rt_warning). */
+#ifndef RTM_OS_H
+#define RTM_OS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+/* CLOCK_MONOTONIC in nanoseconds. Real-time safe. */
+int64_t rtm_os_now_ns(void);
+
+/* Sleeps until absolute CLOCK_MONOTONIC time t_ns (clock_nanosleep TIMER_ABSTIME),
+ * resuming after signals. Returns at once when t_ns is past. Real-time safe. */
+void rtm_os_sleep_until(int64_t t_ns);
+
+typedef struct {
+    pthread_t th;
+    bool started;
+    bool fifo; /* runs SCHED_FIFO */
+} rtm_os_thread_t;
+
+/* Starts `fn(arg)` on a new thread. prio > 0 asks for SCHED_FIFO at that priority
+ * (1..99); when refused the thread runs SCHED_OTHER and rtm_os_rt_warning() will say
+ * so. cpu >= 0 pins it to that CPU when permitted (ignored when the CPU is absent).
+ * `name` (<= 15 chars shown) labels it for ps/top. Init only (pthread_create). */
+rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio, int cpu,
+                                 void *(*fn)(void *), void *arg);
+/* Makes the calling thread's timed sleeps as precise as the kernel allows (timer slack
+ * 1 ns instead of the default 50 us). Call at the top of a periodic thread. */
+void rtm_os_precise_sleeps(void);
+/* True when a thread may run SCHED_FIFO at `prio` here (tries one short-lived thread;
+ * a refusal is remembered for rtm_os_rt_warning). Init only. */
+bool rtm_os_fifo_permitted(int prio);
+/* Joins a started thread; no-op otherwise. */
+void rtm_os_thread_join(rtm_os_thread_t *t);
+
+/* mlockall(MCL_CURRENT | MCL_FUTURE). RTM_E_OS_PERM when refused (remembered for the
+ * warning). Init only. */
+rtm_status_t rtm_os_lock_memory(void);
+
+/* Prints one line to `f` when any real-time request was refused since start-up and
+ * returns true; prints nothing and returns false otherwise. Init and shutdown only. */
+bool rtm_os_rt_warning(FILE *f);
+
+/* Forgets earlier refusals (tests). */
+void rtm_os_rt_reset(void);
+
+/* Online CPUs. */
+int rtm_os_cpu_count(void);
+
+/* A mutex with priority inheritance (falls back to a plain one where unsupported). */
+rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m);
+/* A condition variable whose timed waits use CLOCK_MONOTONIC. */
+rtm_status_t rtm_os_cond_init(pthread_cond_t *c);
+/* Waits on c until signalled or until absolute CLOCK_MONOTONIC t_ns (t_ns < 0: no
+ * timeout). Returns true on timeout. Real-time safe. */
+bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns);
+
+#endif

@@ -1,0 +1,291 @@
+/* pool.c — the CPU worker pool (see pool.h). Owns the worker threads, their mutex and
+ * condition variables, and the description of the job in progress.
+ *
+ * Protocol: the caller writes the job into the pool, sets active = n_workers, bumps the
+ * generation and broadcasts `wake` (all under the lock). Each worker that sees a new
+ * generation drops the lock, takes block indices from the atomic counter `next` until
+ * it runs out or sees the abort flag, then retakes the lock, decrements `active` and,
+ * when it is the last, signals `idle`. Every worker joins every generation, so a job
+ * cannot finish without all of them and none can miss one. The job fields are written
+ * only while active == 0 and are read-only while a job runs; the mutex orders those
+ * writes before the workers' reads, and the workers' done[] stores before the caller's
+ * return.
+ *
+ * A job ran completely iff every index was handed out (next >= n_blocks at the end):
+ * a worker that takes an index always runs that block. */
+#define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
+#include "pool.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs blocks of the current job until none is left or the flag is up. */
+static void work(rtm_pool_t *p)
+{
+    const rtm_kinst_t *k = p->k;
+    for (;;) {
+        if (p->abort && __atomic_load_n(p->abort, __ATOMIC_ACQUIRE))
+            return;
+        const uint32_t i = atomic_fetch_add_explicit(&p->next, 1u, memory_order_relaxed);
+        if (i >= p->n_blocks)
+            return;
+        const uint32_t b = p->blocks ? p->blocks[i] : i;
+        if (p->skip_done && p->done[b])
+            continue;
+        k->kernel->cpu_block(k, p->launch, b);
+        if (p->done)
+            p->done[b] = 1;
+        atomic_fetch_add_explicit(&p->completed, 1u, memory_order_relaxed);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    rtm_pool_worker_t *w = arg;
+    rtm_pool_t *p = w->pool;
+    uint64_t seen = 0; /* the generation at start: a job posted before this thread
+                        * first runs is still new to it */
+    pthread_mutex_lock(&p->lock);
+    if (++p->ready == p->n_workers)
+        pthread_cond_signal(&p->idle); /* rtm_pool_start waits for every worker */
+    for (;;) {
+        while (!p->stopping && p->generation == seen)
+            pthread_cond_wait(&p->wake, &p->lock);
+        if (p->stopping)
+            break;
+        seen = p->generation;
+        pthread_mutex_unlock(&p->lock);
+        work(p);
+        pthread_mutex_lock(&p->lock);
+        if (--p->active == 0)
+            pthread_cond_signal(&p->idle);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Joins the first n workers and destroys the synchronisation objects. */
+static void shut(rtm_pool_t *p, uint32_t n)
+{
+    pthread_mutex_lock(&p->lock);
+    p->stopping = true;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (uint32_t i = 0; i < n; i++)
+        pthread_join(p->worker[i].thread, NULL);
+    pthread_cond_destroy(&p->idle);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    p->started = false;
+    p->n_workers = 0;
+}
+
+/* Applies affinity and priority to the started workers; one warning per kind. */
+static void tune_threads(rtm_pool_t *p, int rt_priority, const int *cpus)
+{
+    if (cpus) {
+        int err = 0;
+        for (uint32_t i = 0; i < p->n_workers && !err; i++) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpus[i], &set);
+            err = pthread_setaffinity_np(p->worker[i].thread, sizeof(set), &set);
+        }
+        p->pinned = !err;
+        if (err)
+            fprintf(stderr, "rtmgr: warning: cannot pin CPU workers to the given CPUs (%s); "
+                            "running them unpinned\n", strerror(err));
+    }
+    if (rt_priority > 0) {
+        int err = 0;
+        const struct sched_param fifo = {.sched_priority = rt_priority};
+        for (uint32_t i = 0; i < p->n_workers && !err; i++)
+            err = pthread_setschedparam(p->worker[i].thread, SCHED_FIFO, &fifo);
+        p->rt_priority = !err;
+        if (err) {
+            const struct sched_param other = {.sched_priority = 0};
+            for (uint32_t i = 0; i < p->n_workers; i++)
+                pthread_setschedparam(p->worker[i].thread, SCHED_OTHER, &other);
+            fprintf(stderr, "rtmgr: warning: SCHED_FIFO priority %d for CPU workers not "
+                            "permitted (%s; needs CAP_SYS_NICE or an rtprio limit); running "
+                            "them under SCHED_OTHER\n", rt_priority, strerror(err));
+        }
+    }
+}
+
+rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, const int *cpus)
+{
+    if (!p)
+        return RTM_E_ARG;
+    if (p->started)
+        return RTM_E_STATE;
+    if (threads == 0) {
+        const long online = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = online < 1 ? 1u : online > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : (uint32_t)online;
+    }
+    if (threads > RTM_MAX_WORKERS || rt_priority < 0 ||
+        (rt_priority > 0 && rt_priority > sched_get_priority_max(SCHED_FIFO)))
+        return RTM_E_RANGE;
+    for (uint32_t i = 0; cpus && i < threads; i++)
+        if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE)
+            return RTM_E_RANGE;
+
+    memset(p, 0, sizeof(*p));
+    if (pthread_mutex_init(&p->lock, NULL) != 0)
+        return RTM_E_OS;
+    if (pthread_cond_init(&p->wake, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        return RTM_E_OS;
+    }
+    if (pthread_cond_init(&p->idle, NULL) != 0) {
+        pthread_cond_destroy(&p->wake);
+        pthread_mutex_destroy(&p->lock);
+        return RTM_E_OS;
+    }
+    atomic_init(&p->busy, false);
+    atomic_init(&p->next, 0u);
+    atomic_init(&p->completed, 0u);
+
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        shut(p, 0);
+        return RTM_E_OS_THREAD;
+    }
+    pthread_attr_setstacksize(&attr, RTM_WORKER_STACK_BYTES);
+    p->n_workers = threads; /* before the first worker reads it */
+    for (uint32_t i = 0; i < threads; i++) {
+        p->worker[i] = (rtm_pool_worker_t){.pool = p, .index = i};
+        const int err = pthread_create(&p->worker[i].thread, &attr, worker_main, &p->worker[i]);
+        if (err != 0) {
+            fprintf(stderr, "rtmgr: cannot create CPU worker %u of %u: %s\n", i, threads,
+                    strerror(err));
+            pthread_attr_destroy(&attr);
+            shut(p, i);
+            return RTM_E_OS_THREAD;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    /* Every worker is in its wait loop (its thread start-up allocations done) before
+     * start returns: from here on the pool allocates nothing. */
+    pthread_mutex_lock(&p->lock);
+    while (p->ready < threads)
+        pthread_cond_wait(&p->idle, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    p->started = true;
+    tune_threads(p, rt_priority, cpus);
+    return RTM_OK;
+}
+
+void rtm_pool_stop(rtm_pool_t *p)
+{
+    if (p && p->started)
+        shut(p, p->n_workers);
+}
+
+/* Hands one launch to the workers and waits. Caller holds p->busy. */
+static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launch,
+                             const uint32_t *blocks, uint32_t n_blocks,
+                             const volatile int *abort, unsigned char *done, bool skip_done,
+                             rtm_pool_stats_t *st)
+{
+    if (launch >= k->plan.launches)
+        return RTM_E_RANGE;
+    rtm_klaunch_t kl;
+    k->kernel->launch(k, launch, &kl);
+    if (!blocks)
+        n_blocks = kl.blocks;
+    if (n_blocks > UINT32_MAX - RTM_MAX_WORKERS)
+        return RTM_E_RANGE;
+    for (uint32_t i = 0; blocks && i < n_blocks; i++)
+        if (blocks[i] >= kl.blocks)
+            return RTM_E_RANGE;
+    const double t0 = now_s();
+    uint32_t next = 0, completed = 0;
+    if (n_blocks > 0) {
+        pthread_mutex_lock(&p->lock);
+        p->k = k;
+        p->launch = launch;
+        p->blocks = blocks;
+        p->n_blocks = n_blocks;
+        p->abort = abort;
+        p->done = done;
+        p->skip_done = skip_done && done;
+        atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
+        atomic_store_explicit(&p->completed, 0u, memory_order_relaxed);
+        p->active = p->n_workers;
+        p->generation++;
+        pthread_cond_broadcast(&p->wake);
+        while (p->active > 0)
+            pthread_cond_wait(&p->idle, &p->lock);
+        next = atomic_load_explicit(&p->next, memory_order_relaxed);
+        completed = atomic_load_explicit(&p->completed, memory_order_relaxed);
+        p->k = NULL;
+        pthread_mutex_unlock(&p->lock);
+    }
+    const bool all = next >= n_blocks;
+    if (st) {
+        st->blocks_run += completed;
+        st->launches += all;
+        st->workers = p->n_workers;
+        st->wall_s += now_s() - t0;
+    }
+    return all ? RTM_OK : RTM_E_ABORTED;
+}
+
+/* Takes the one-caller guard. */
+static rtm_status_t enter(rtm_pool_t *p, const rtm_kinst_t *k, rtm_pool_stats_t *st)
+{
+    if (!p || !k || !k->kernel)
+        return RTM_E_ARG;
+    if (!p->started)
+        return RTM_E_STATE;
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&p->busy, &idle, true))
+        return RTM_E_STATE;
+    if (st)
+        memset(st, 0, sizeof(*st));
+    return RTM_OK;
+}
+
+rtm_status_t rtm_pool_run(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launch,
+                          const uint32_t *blocks, uint32_t n_blocks, const volatile int *abort,
+                          unsigned char *done, rtm_pool_stats_t *st)
+{
+    rtm_status_t s = enter(p, k, st);
+    if (s != RTM_OK)
+        return s;
+    s = dispatch(p, k, launch, blocks, n_blocks, abort, done, false, st);
+    atomic_store(&p->busy, false);
+    return s;
+}
+
+rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *launch,
+                              unsigned char *done, const volatile int *abort,
+                              rtm_pool_stats_t *st)
+{
+    if (!launch)
+        return RTM_E_ARG;
+    rtm_status_t s = enter(p, k, st);
+    if (s != RTM_OK)
+        return s;
+    while (*launch < k->plan.launches) {
+        s = dispatch(p, k, *launch, NULL, 0, abort, done, true, st);
+        if (s != RTM_OK)
+            break;
+        if (++*launch < k->plan.launches && done)
+            memset(done, 0, k->plan.blocks_max);
+    }
+    atomic_store(&p->busy, false);
+    return s;
+}

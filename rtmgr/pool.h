@@ -1,0 +1,114 @@
+/* pool.h — the CPU worker pool: a static set of threads that run the CPU twins of the
+ * kernels, block by block (seed 000 FAN: the master hands out independent iterations,
+ * the workers compute, the master waits for all).
+ *
+ * Lifecycle: rtm_pool_start() creates the threads (init); rtm_pool_run() /
+ * rtm_pool_run_job() hand them work (real-time path: no allocation, no file I/O, no
+ * system call but the futex under the mutex and condition variables, and
+ * clock_gettime); rtm_pool_stop() joins them (shutdown). All storage is inside
+ * rtm_pool_t, which may be static.
+ *
+ * One job at a time: the pool runs one launch of one kernel instance at a time; the
+ * executive serialises the jobs it gives the CPU. A run may be started from any thread,
+ * but while one is in progress a second caller gets RTM_E_STATE at once (it never
+ * waits and never interleaves).
+ *
+ * Blocks are handed out dynamically: each worker takes the next index from an atomic
+ * counter, runs that block with the kernel's cpu_block(), marks it done, and takes the
+ * next, until none is left or the abort flag is seen (checked before every block). The
+ * caller sleeps on a condition variable until every worker has stopped; idle workers
+ * sleep on another. A block is never run twice by one call. */
+#ifndef RTM_POOL_H
+#define RTM_POOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "limits.h"
+#include "status.h"
+
+/* What one run did. */
+typedef struct {
+    uint32_t blocks_run; /* blocks completed by this call */
+    uint32_t launches;   /* launches completed (rtm_pool_run_job; 0 or 1 for rtm_pool_run) */
+    uint32_t workers;    /* worker threads of the pool */
+    double wall_s;       /* monotonic clock, hand-out to the last worker's stop */
+} rtm_pool_stats_t;
+
+typedef struct rtm_pool rtm_pool_t;
+
+/* One worker's slot. */
+typedef struct {
+    rtm_pool_t *pool;
+    pthread_t thread;
+    uint32_t index;
+} rtm_pool_worker_t;
+
+/* The pool. Treat as opaque: fields are here only so the struct can be static. */
+struct rtm_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;      /* workers: a new job or stop */
+    pthread_cond_t idle;      /* caller: the last worker finished the job */
+    uint64_t generation;      /* bumped per job, under lock */
+    uint32_t active;          /* workers still on the current job, under lock */
+    uint32_t ready;           /* workers that reached their wait loop, under lock */
+    bool stopping;            /* under lock */
+    bool started;
+    atomic_bool busy;         /* a run is in progress (one caller at a time) */
+    uint32_t n_workers;
+    bool rt_priority;         /* SCHED_FIFO in effect */
+    bool pinned;              /* CPU affinity in effect */
+
+    /* The current job, written by the caller before the wake-up, read-only after. */
+    const rtm_kinst_t *k;
+    uint32_t launch;
+    const uint32_t *blocks;   /* NULL = 0..n_blocks-1 */
+    uint32_t n_blocks;
+    const volatile int *abort;
+    unsigned char *done;
+    bool skip_done;           /* skip blocks whose done[] is already 1 */
+    atomic_uint next;         /* next index to hand out */
+    atomic_uint completed;    /* blocks completed in this job */
+
+    rtm_pool_worker_t worker[RTM_MAX_WORKERS];
+};
+
+/* Starts `threads` workers (0 = online CPUs; at most RTM_MAX_WORKERS, more is
+ * RTM_E_RANGE). rt_priority > 0 asks SCHED_FIFO at that priority; cpus (may be NULL)
+ * pins worker i to CPU cpus[i]. Where the priority or affinity is not permitted, one
+ * warning is printed and the workers run without it (p->rt_priority / p->pinned tell).
+ * Returns once every worker waits for work. RTM_E_STATE if already started,
+ * RTM_E_OS_THREAD if a thread cannot be created. Init only. */
+rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, const int *cpus);
+
+/* Runs blocks of launch `launch` of k on the workers and waits. blocks lists the block
+ * ids to run (NULL = every block 0..launch.blocks-1, and n_blocks is ignored). abort
+ * (may be NULL) is read before each block; done (may be NULL) gets done[block] = 1
+ * after each completed block; st (may be NULL) gets the statistics. Returns RTM_OK
+ * when every block ran, RTM_E_ABORTED when the flag stopped it (done[] tells which
+ * blocks completed; each completed block ran exactly once), RTM_E_STATE when the pool
+ * is not started or another run is in progress, RTM_E_RANGE for a block id out of
+ * range. Real-time safe. */
+rtm_status_t rtm_pool_run(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launch,
+                          const uint32_t *blocks, uint32_t n_blocks, const volatile int *abort,
+                          unsigned char *done, rtm_pool_stats_t *st);
+
+/* Runs a whole job of k from launch *launch on (0 for a fresh job), each launch after
+ * the previous one finished (barrier). done (may be NULL; else plan.blocks_max bytes)
+ * holds the completed blocks of launch *launch: blocks already marked are skipped, so
+ * a job aborted here — or on an OpenCL device, with the device's completed-block array
+ * copied into done — resumes without re-running a completed block. Between launches
+ * done is cleared. On RTM_E_ABORTED, *launch is the interrupted launch and done its
+ * completed blocks; on RTM_OK, *launch = plan.launches. Real-time safe. */
+rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *launch,
+                              unsigned char *done, const volatile int *abort,
+                              rtm_pool_stats_t *st);
+
+/* Stops and joins the workers. Safe on a pool never started or already stopped; must
+ * not be called while a run is in progress. Shutdown only. */
+void rtm_pool_stop(rtm_pool_t *p);
+
+#endif

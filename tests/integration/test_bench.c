@@ -1,0 +1,195 @@
+/* test_bench.c — `rtmgr bench kernels --quick --device 0` on PoCL: exits 0, covers every
+ * kernel of the catalogue with results checked against the CPU twin, reports the copy
+ * bandwidth, uses the program binary cache on a second run; a kernel whose OpenCL
+ * result differs from its twin, or that does not build, makes it exit 3; bad arguments
+ * exit 1. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rtmgr/kernel.h"
+
+static char cache[64];
+static char out[1 << 20];
+
+static int run(const char *cmd)
+{
+    char full[2048];
+    snprintf(full, sizeof(full), "RTM_CACHE_DIR=%s %s 2>&1", cache, cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    const size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    const int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[1024];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(cache, sizeof(cache), "/tmp/rtm-test-bench-XXXXXX");
+    return mkdtemp(cache) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_tree(cache);
+    return 0;
+}
+
+static void test_quick_table(void **state)
+{
+    (void)state;
+    const int rc = run(RTM_TEST_RTMGR " bench kernels --quick --device 0");
+    printf("%s", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "memory bandwidth (copy kernel)"));
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++)
+        if (!strstr(out, rtm_kernel_at(i)->name))
+            fail_msg("kernel %s missing from the bench table", rtm_kernel_at(i)->name);
+}
+
+/* Every kernel has a "kernel" line with result ok; the second run loads from the cache. */
+static void test_quick_json_and_cache(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --quick --device 0 --json --reps 2"), 0);
+    uint32_t lines = 0;
+    for (char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, "{\"bench\":\"kernels\"", 18) != 0)
+            fail_msg("not a JSON measurement: %.120s", line);
+        lines++;
+    }
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
+        char key[128];
+        snprintf(key, sizeof(key), "\"type\":\"kernel\",\"device\":0");
+        char *p = out;
+        int found = 0;
+        while ((p = strstr(p, key))) {
+            char *eol = strchr(p, '\n');
+            char name[96];
+            snprintf(name, sizeof(name), "\"kernel\":\"%s\"", rtm_kernel_at(i)->name);
+            char *k = strstr(p, name);
+            if (k && (!eol || k < eol)) {
+                char *ok = strstr(p, "\"result\":\"ok\"");
+                assert_true(ok && (!eol || ok < eol));
+                char *cached = strstr(p, "\"from_cache\":true");
+                assert_true(cached && (!eol || cached < eol));
+                found = 1;
+            }
+            p += strlen(key);
+        }
+        if (!found)
+            fail_msg("no measurement of kernel %s", rtm_kernel_at(i)->name);
+    }
+    assert_true(lines >= rtm_kernel_count() + 1);
+}
+
+static void copy_file(const char *from, const char *to, const char *find, const char *repl)
+{
+    static char text[1 << 16];
+    FILE *in = fopen(from, "rb");
+    assert_non_null(in);
+    const size_t n = fread(text, 1, sizeof(text) - 1, in);
+    text[n] = '\0';
+    fclose(in);
+    FILE *o = fopen(to, "wb");
+    assert_non_null(o);
+    char *hit = find ? strstr(text, find) : NULL;
+    if (hit) {
+        fwrite(text, 1, (size_t)(hit - text), o);
+        fputs(repl, o);
+        fputs(hit + strlen(find), o);
+    } else {
+        fputs(text, o);
+    }
+    fclose(o);
+}
+
+static void kernel_dir_with(const char *dir, const char *find, const char *repl)
+{
+    const char *files[] = {"rtm_block.h", "copy.cl", "matrix_add.cl"};
+    for (size_t i = 0; i < 3; i++) {
+        char from[1024], to[1024];
+        snprintf(from, sizeof(from), "%s/kernels/%s", RTM_TEST_SOURCE_DIR, files[i]);
+        snprintf(to, sizeof(to), "%s/%s", dir, files[i]);
+        copy_file(from, to, i == 2 ? find : NULL, repl);
+    }
+}
+
+static void test_wrong_result_exits_3(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rtm-test-bench-k-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "RTM_KERNEL_DIR=%s " RTM_TEST_RTMGR " bench kernels --quick --device 0 "
+             "--kernel matrix_add --reps 1 --no-bandwidth", dir);
+    kernel_dir_with(dir, "c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];");
+    assert_int_equal(run(cmd), 3);
+    printf("%s", out);
+    assert_non_null(strstr(out, "differ from the CPU twin"));
+    assert_non_null(strstr(out, "mismatch"));
+
+    kernel_dir_with(dir, "c[i] = a[i] + b[i];", "c[i] = a[i] + ;");
+    assert_int_equal(run(cmd), 3);
+    assert_non_null(strstr(out, "build log of kernel 'matrix_add'"));
+    assert_non_null(strstr(out, "failed"));
+    rm_tree(dir);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench nosuch"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --device 7"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --kernel nosuch"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --frobnicate"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench --help"), 0);
+    assert_non_null(strstr(out, "kernels [--quick]"));
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --help"), 0);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --board /nonexistent.yaml"), 2);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --quick --device 0 --kernel cpa_tcpa "
+                         "--no-bandwidth --reps 1 --board " RTM_TEST_SOURCE_DIR
+                         "/board/pocl-cpu.yaml"), 0);
+    assert_non_null(strstr(out, "CPU twin on 2 pool threads"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quick_table),
+        cmocka_unit_test(test_quick_json_and_cache),
+        cmocka_unit_test(test_wrong_result_exits_3),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

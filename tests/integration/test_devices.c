@@ -1,0 +1,68 @@
+/* test_devices.c — `rtmgr devices` on real OpenCL (PoCL here) lists the platform and the
+ * device with its properties; with no OpenCL platform it exits 3 with a clear message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* Runs a shell command, collecting stdout+stderr into out; returns the exit code. */
+static int run(const char *cmd, char *out, size_t len)
+{
+    char full[2048];
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    const size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    const int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_lists_pocl(void **state)
+{
+    (void)state;
+    static char out[65536];
+    assert_int_equal(run(RTM_TEST_RTMGR " devices", out, sizeof(out)), 0);
+    printf("%s", out);
+    const char *want[] = {"platform 0:", "[0] ", "type", "compute units", "clock",
+                          "global memory", "local memory", "max allocation", "max work-group",
+                          "OpenCL version", "driver version", "preferred vector width",
+                          "double precision", "host-unified memory"};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        if (!strstr(out, want[i]))
+            fail_msg("'%s' missing from rtmgr devices", want[i]);
+    }
+    assert_non_null(strstr(out, "Portable Computing Language"));
+    assert_int_equal(run(RTM_TEST_RTMGR " devices --help", out, sizeof(out)), 0);
+    assert_int_equal(run(RTM_TEST_RTMGR " devices --bogus", out, sizeof(out)), 1);
+}
+
+static void test_no_platform_exits_3(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rtm-test-icd-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[512];
+    static char out[8192];
+    snprintf(cmd, sizeof(cmd), "OCL_ICD_VENDORS=%s " RTM_TEST_RTMGR " devices", dir);
+    assert_int_equal(run(cmd, out, sizeof(out)), 3);
+    assert_non_null(strstr(out, "no OpenCL platform found"));
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lists_pocl),
+        cmocka_unit_test(test_no_platform_exits_3),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
