@@ -44,12 +44,14 @@ typedef struct {
     rtm_abort_transport_t transport;
     int failures;
     uint64_t reexec;
-    double *pool; /* pooled response samples of section 4 */
+    double *pool_samples; /* pooled response samples of section 4 */
     size_t npool, cap;
     double worst_check, worst_full;
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
     bool have_big[RTM_MAX_KERNELS];
+    rtm_pool_t pool; /* CPU resumes (all online CPUs); unused when it cannot start */
+    bool have_pool;
 } bench_t;
 
 typedef struct {
@@ -378,7 +380,7 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
     if (b->npool + out->n <= b->cap) {
-        memcpy(b->pool + b->npool, samples, out->n * sizeof(double));
+        memcpy(b->pool_samples + b->npool, samples, out->n * sizeof(double));
         b->npool += out->n;
     }
     rtm_stats_sort(samples, out->n);
@@ -564,7 +566,8 @@ static double run_aborted(bench_t *b, rjob_t *r, double whole, bool cpu, int *st
         st = rtm_preempt_abort(&r->job, cpu, &s);
     if (st == RTM_OK && !s.finished) {
         (*stopped)++;
-        st = cpu ? rtm_preempt_resume_cpu(&r->job) : rtm_preempt_resume_gpu(&r->job, &r->x);
+        st = cpu ? rtm_preempt_resume_pool(&r->job, b->have_pool ? &b->pool : NULL)
+                 : rtm_preempt_resume_gpu(&r->job, &r->x);
         if (st == RTM_OK && !cpu)
             st = rtm_preempt_wait(&r->job);
     }
@@ -604,7 +607,7 @@ static uint64_t reexec_check(bench_t *b, const rtm_kinst_t *proto, bool cpu, dou
                     st = rtm_preempt_resume_gpu(&r.job, &r.x);
             }
             if (st == RTM_OK && r.job.state == RTM_PREEMPT_STOPPED)
-                st = rtm_preempt_resume_cpu(&r.job);
+                st = rtm_preempt_resume_pool(&r.job, b->have_pool ? &b->pool : NULL);
             if (st == RTM_OK && r.job.state == RTM_PREEMPT_RUNNING)
                 st = rtm_preempt_wait(&r.job);
             if (st != RTM_OK) {
@@ -780,15 +783,17 @@ int rtm_bench_preempt(int argc, char **argv)
         return RTM_EXIT_RUNTIME;
     rtm_rng_seed(&b.rng, 2018);
     b.cap = 16384;
-    b.pool = malloc(b.cap * sizeof(double));
-    if (!b.pool) {
+    b.pool_samples = malloc(b.cap * sizeof(double));
+    if (!b.pool_samples) {
         rtm_ocl_close(&b.dev);
         return RTM_EXIT_RUNTIME;
     }
     const double t_start = now_s();
+    b.have_pool = rtm_pool_start(&b.pool, 0, 0, NULL) == RTM_OK;
     if (!b.o.json)
-        printf("bench preempt on %s (%s), %u compute units%s\n", b.dev.info.name,
-               b.dev.info.platform_name, b.dev.info.units, b.o.quick ? ", quick" : "");
+        printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads\n",
+               b.dev.info.name, b.dev.info.platform_name, b.dev.info.units,
+               b.o.quick ? ", quick" : "", b.have_pool ? b.pool.n_workers : 1);
 
     /* 1. transports */
     rtm_preempt_measure_t m;
@@ -814,10 +819,10 @@ int rtm_bench_preempt(int argc, char **argv)
     section_response(&b);
     section_resume(&b);
 
-    rtm_stats_sort(b.pool, b.npool);
-    const double p50 = rtm_stats_percentile(b.pool, b.npool, 50);
-    const double p99 = rtm_stats_percentile(b.pool, b.npool, 99);
-    const double mx = b.npool ? b.pool[b.npool - 1] : 0.0;
+    rtm_stats_sort(b.pool_samples, b.npool);
+    const double p50 = rtm_stats_percentile(b.pool_samples, b.npool, 50);
+    const double p99 = rtm_stats_percentile(b.pool_samples, b.npool, 99);
+    const double mx = b.npool ? b.pool_samples[b.npool - 1] : 0.0;
     if (!b.o.json)
         printf("\nsummary: %zu aborts: response p50 %.1f us, p99 %.1f us, max %.1f us; "
                "overhead check %.3f %%, production %.3f %%; blocks re-executed %llu; "
@@ -834,7 +839,9 @@ int rtm_bench_preempt(int argc, char **argv)
                (unsigned long long)b.reexec);
     }
     fflush(stdout);
-    free(b.pool);
+    if (b.have_pool)
+        rtm_pool_stop(&b.pool);
+    free(b.pool_samples);
     rtm_ocl_close(&b.dev);
     return b.failures || b.reexec ? RTM_EXIT_RUNTIME : RTM_EXIT_OK;
 }
