@@ -751,8 +751,8 @@ rtm_status_t rtm_manager_stop(rtm_manager_t *m)
     if (m->input_on) {
         /* one line of every input counter, for logs and the HIL harness (docs/hil.md) */
         static rtm_input_stats_t in;
-        static char line[8192];
         if (rtm_input_stats(&m->input, &in) == RTM_OK) {
+            static char line[8192];
             rtm_input_stats_format(&in, line, sizeof(line));
             fprintf(stderr, "rtmgr: input: %s\n", line);
         }

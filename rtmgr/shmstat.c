@@ -307,7 +307,8 @@ void rtm_shmstat_print(FILE *f, const rtm_shmstat_seg_t *g, const char *name)
                 (unsigned long long)in->targets_now, (unsigned long long)rtm_input_errors(in),
                 (unsigned long long)in->nmea.bad_checksum, (unsigned long long)in->nmea.overlong,
                 (unsigned long long)in->nmea.truncated, (unsigned long long)in->nmea.no_checksum,
-                (unsigned long long)(in->ais.malformed + in->ais.bad_armor + in->ais.bad_length),
+                (unsigned long long)in->ais.malformed + (unsigned long long)in->ais.bad_armor +
+                    (unsigned long long)in->ais.bad_length,
                 (unsigned long long)in->ais.partial_dropped,
                 (unsigned long long)in->in.kernel_drops, (unsigned long long)in->nmea.garbage);
         if (in->in.connects || in->in.connect_failures)
