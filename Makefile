@@ -36,7 +36,13 @@ build-asan: deps
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTMGR_SANITIZE=ON -DRTMGR_FUZZ=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# The board profile of the default task set: calibrated (--quick) when this computer's
+# devices, drivers or cores are not the ones it describes.
+BOARD ?= board/pocl-cpu.yaml
+
 run: build
+	@./$(BUILD)/rtmgr calibrate --check -b $(BOARD) --quiet 2>/dev/null || \
+	  ./$(BUILD)/rtmgr calibrate --quick -o $(BOARD)
 	./$(BUILD)/rtmgr check -c $(CONFIG)
 
 test: build build-asan

@@ -39,7 +39,7 @@ static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
 static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
-static const char *const ktune_keys[] = {"wg", "vec", "r_op"};
+static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -166,9 +166,19 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                 return rtm_yamldoc_fail_at(doc, f[2], RTM_E_CFG_VALUE, diag,
                                            "r_op must not be negative in %s", where);
         }
+        double mem_rate = 0.0;
+        if (f[3] >= 0) {
+            st = rtm_yamldoc_quantity(doc, f[3], where, RTM_UNIT_RATE, &mem_rate, diag);
+            if (st != RTM_OK)
+                break;
+            if (!(mem_rate > 0))
+                return rtm_yamldoc_fail_at(doc, f[3], RTM_E_CFG_VALUE, diag,
+                                           "mem_rate must be greater than zero in %s", where);
+        }
         kt[k].have = true;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
         kt[k].r_op = r_op;
+        kt[k].mem_rate = mem_rate;
     }
     return st;
 }
@@ -395,6 +405,11 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             rtm_units_format(kt[k].r_op, RTM_UNIT_TIME, v, sizeof(v));
             fprintf(f, ", r_op: %s", v);
         }
+        if (kt[k].mem_rate != 0.0) {
+            char v[64];
+            rtm_units_format(kt[k].mem_rate, RTM_UNIT_RATE, v, sizeof(v));
+            fprintf(f, ", mem_rate: %s", v);
+        }
         fprintf(f, "}\n");
     }
 }
@@ -448,14 +463,16 @@ static bool all_finite(const rtm_board_t *b)
         if (b->cpu_have[p] && !isfinite(b->cpu_param[p]))
             return false;
     for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
-        if (b->cpu_ktune[k].have && !isfinite(b->cpu_ktune[k].r_op))
+        if (b->cpu_ktune[k].have &&
+            (!isfinite(b->cpu_ktune[k].r_op) || !isfinite(b->cpu_ktune[k].mem_rate)))
             return false;
     for (uint32_t i = 0; i < b->n_devs; i++) {
         for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
             if (b->dev[i].have[p] && !isfinite(b->dev[i].param[p]))
                 return false;
         for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
-            if (b->dev[i].ktune[k].have && !isfinite(b->dev[i].ktune[k].r_op))
+            if (b->dev[i].ktune[k].have &&
+                (!isfinite(b->dev[i].ktune[k].r_op) || !isfinite(b->dev[i].ktune[k].mem_rate)))
                 return false;
     }
     return true;

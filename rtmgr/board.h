@@ -28,13 +28,19 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(ws_rate, "ws_rate", RATE, "host->device transfer bandwidth")                \
     X(wr_fixed, "wr_fixed", TIME, "device->host transfer, fixed part")            \
     X(wr_rate, "wr_rate", RATE, "device->host transfer bandwidth")                \
+    X(ws_knee, "ws_knee", BYTES, "host->device bytes beyond which ws_rate_big applies, ext.") \
+    X(ws_rate_big, "ws_rate_big", RATE, "host->device bandwidth beyond ws_knee, ext.") \
+    X(wr_knee, "wr_knee", BYTES, "device->host bytes beyond which wr_rate_big applies, ext.") \
+    X(wr_rate_big, "wr_rate_big", RATE, "device->host bandwidth beyond wr_knee, ext.")  \
     X(build, "build", TIME, "program build time c (from source)")                 \
     X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
     X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \
+    X(kernel_fixed, "kernel_fixed", TIME, "empty kernel START->END: fixed time per launch, ext.") \
     X(mem_rate, "mem_rate", RATE, "device global-memory bandwidth")               \
     X(abort_response, "abort_response", TIME, "abort flag raised -> kernel done") \
     X(cus, "cus", COUNT, "compute units (CL_DEVICE_MAX_COMPUTE_UNITS), extended") \
-    X(resident, "resident", COUNT, "work-groups resident per compute unit, ext.")
+    X(resident, "resident", COUNT, "work-groups resident per compute unit, ext.")  \
+    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
 
 /* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
 #define RTM_CPU_PARAMS(X)                                                          \
@@ -46,7 +52,8 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(ti, "ti", TIME, "measurement initialisation time")                          \
     X(lp, "lp", COUNT, "pipeline depth")                                          \
     X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")            \
-    X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")
+    X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")    \
+    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
 
 /* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */
 enum {
@@ -60,11 +67,13 @@ enum {
 #undef RTM_P_ENUM
 };
 
-/* Per device and kernel: measured tuning and per-kernel operation time. */
+/* Per device and kernel: measured tuning, per-kernel operation time and memory rate. */
 typedef struct {
     bool have;
     rtm_tune_t tune;
-    double r_op;  /* per-kernel r (s), 0 when not calibrated */
+    double r_op;     /* per-kernel r (s), 0 when not calibrated */
+    double mem_rate; /* bytes_dev per second the kernel reaches once memory-bound (B/s,
+                      * extended model), 0 when not calibrated */
 } rtm_board_ktune_t;
 
 typedef struct {

@@ -20,6 +20,10 @@ int rtm_cmd_check(int argc, char **argv);
  * Runs one kernel once over CSV input (see docs/kernels.md). Init-time tool. */
 int rtm_cmd_eval(int argc, char **argv);
 
+/* rtmgr calibrate -o FILE | --validate: measure the model parameters of this computer into
+ * a board profile; compare the models with measurements (cmd_calibrate.c). */
+int rtm_cmd_calibrate(int argc, char **argv);
+
 /* rtmgr report LOG: model-error and deadline summary, plots (cmd_report.c). */
 int rtm_cmd_report(int argc, char **argv);
 /* rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH] … — the manager (cmd_run.c). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib.h"
 #include "cli.h"
 #include "manager.h"
 
@@ -104,6 +105,9 @@ int rtm_cmd_run(int argc, char **argv)
         rtm_manager_destroy(m);
         return RTM_EXIT_CONFIG;
     }
+    /* a profile made for other devices or drivers still runs, with a warning */
+    if (!o.quiet)
+        rtm_calib_check_stale(&rtm_manager_config(m)->board, NULL, 0, stderr);
     st = rtm_manager_allocate(m);
     if (st == RTM_OK)
         st = rtm_manager_start(m);

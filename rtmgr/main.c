@@ -17,6 +17,8 @@ static const command_t commands[] = {
      "run a task set (default config/default.yaml) until SIGINT/SIGTERM"},
     {"status", rtm_cmd_status, "status [--name NAME] [--watch [S]]",
      "live status of a running manager (shared memory)"},
+    {"calibrate", rtm_cmd_calibrate, "calibrate -o FILE [--quick] | --validate",
+     "measure the model parameters; validate the models"},
     {"check", rtm_cmd_check, "check [-c FILE]", "validate a task set and its board profile"},
     {"eval", rtm_cmd_eval, "eval KERNEL [--device cpu|N] --in FILE.csv",
      "run one kernel over CSV input, print CSV output"},

@@ -26,32 +26,53 @@
  * binary cache) once at start-up:
  *
  *   OpenCL device:  T = ws' + kernel + wr' + setup
- *     ws' = n_in * ws_fixed + bytes_in / ws_rate        one fixed cost per command
- *     wr' = n_out * wr_fixed + bytes_out / wr_rate
- *     kernel = max(compute, bytes_dev / mem_rate) + launches * launch
- *       roofline: a kernel is bound by its operations or by device-memory traffic,
- *       whichever is slower; each launch pays the enqueue-to-start latency.
- *     compute = waves * t_wave
- *       waves  = ceil(blocks / (cus * resident))  work-groups run in waves of at most
- *                resident groups on each of the cus compute units;
+ *     ws' = n_in * ws_fixed + xfer(bytes_in)           one fixed cost per command
+ *     wr' = n_out * wr_fixed + xfer(bytes_out)
+ *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
+ *       a job's transfers run at one bandwidth while they come from (go to) the host's
+ *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
+ *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
+ *       the *_rate_big parameters are needed only for jobs beyond the knee.
+ *     kernel = compute + launches * kernel_fixed
+ *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
+ *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
+ *       The enqueue-to-start latency (`launch`) is outside that span and outside the
+ *       measured execution time, so it is not charged here.
+ *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
+ *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
+ *       spans units) and runs `resident` of them at once; with fewer it still takes
+ *       one wave (latency is not hidden); with more, its time grows in proportion
+ *       (resident groups interleave, so a partial wave costs its share, not a whole
+ *       wave);
  *       t_wave = resident * ops_block * r / (units / cus)  a compute unit has
  *                units / cus lanes, and one full wave of its resident groups takes their
- *                operations at that rate; a partial last wave takes as long as a full
- *                one (its groups' latency is not hidden by others: conservative);
+ *                operations at that rate;
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op.
+ *     Roofline: compute is replaced by max(compute, bytes_dev / rate) (a kernel is
+ *       bound by its operations or by device-memory traffic, whichever is slower).
+ *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
+ *       r, rate = the kernel's own mem_rate from ktune, and only for jobs whose buffers
+ *       (bytes_in + bytes_out) exceed the device's `cache`; else (not calibrated, or the
+ *       data fit in the cache) there is no memory term: both are fitted to the kernel's
+ *       measured times, r where its data stay in cache and mem_rate where they do not,
+ *       and a kernel's bytes_dev may count cached re-reads that the device's copy
+ *       bandwidth would overprice.
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
- *   CPU worker pool:  T = max(per_thread * t_block, bytes_dev / mem_rate)
- *                         + per_thread * dispatch + launches * cw
+ *   CPU worker pool:  T = per_thread * t_block + per_thread * dispatch + launches * cw
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
  *     t_block = t1 / blocks; per_thread = ceil(blocks / n): the pool hands whole blocks
  *          to n workers, the busiest one runs per_thread of them (= t1 / n when blocks
  *          is a multiple of n);
- *     bytes_dev / mem_rate: all workers share one memory bus (roofline);
+ *     roofline: per_thread * t_block becomes max(per_thread * t_block,
+ *          bytes_dev / rate) (all workers share one memory bus); rate as for a device:
+ *          the CPU's mem_rate with the class-based r_k, the kernel's cpu_ktune mem_rate
+ *          with its own r for jobs whose buffers exceed the CPU's `cache` (no memory term
+ *          otherwise);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch.
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
@@ -209,6 +230,15 @@ static double kernel_r(const rtm_board_ktune_t *ktune, int kernel)
     return r > 0.0 && r <= PARAM_MAX ? r : 0.0;
 }
 
+/* Per-kernel memory rate from a ktune table, or 0 when not calibrated. */
+static double kernel_rate(const rtm_board_ktune_t *ktune, int kernel)
+{
+    if (kernel < 0 || kernel >= RTM_MAX_KERNELS || !ktune[kernel].have)
+        return 0.0;
+    const double m = ktune[kernel].mem_rate;
+    return m > 0.0 && m <= PARAM_MAX ? m : 0.0;
+}
+
 /* ---- OpenCL device ---------------------------------------------------------------- */
 
 static double dev_r(const rtm_model_job_t *j, const rtm_board_dev_t *d, params_t *p)
@@ -235,31 +265,55 @@ static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const 
     finish(t, &p, ws, j->cost.Z * w->li * r / N, wr, c);
 }
 
-/* Extended: waves over compute units, roofline, launch latency, per-command transfers. */
+/* Extended transfer time of `bytes` in one direction: `rate` up to the knee, `big`
+ * beyond. A profile without the knee (older, or hand-written) keeps one rate; with it,
+ * `big` is needed only for transfers past the knee. */
+static double xfer(params_t *p, double bytes, int rate, int knee, int big)
+{
+    const double r = param(p, rate, true);
+    if (!p->have[knee])
+        return bytes / r; /* no knee calibrated: one rate */
+    const double k = param(p, knee, false);
+    if (k <= 0.0 || bytes <= k) /* a knee of 0 is none */
+        return bytes / r;
+    return k / r + (bytes - k) / param(p, big, true);
+}
+
+/* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
+ * per-command transfers. */
 static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
                     unsigned flags, rtm_model_time_t *t)
 {
     params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
-    const double r = dev_r(j, d, &p);
+    const double rk = kernel_r(d->ktune, j->kernel);
+    const double r = rk > 0.0 ? rk : param(&p, RTM_DEV_P_r_op, false);
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
     const double resident = param(&p, RTM_DEV_P_resident, true);
-    const double launch = param(&p, RTM_DEV_P_launch, false);
+    const double kfixed = param(&p, RTM_DEV_P_kernel_fixed, false);
     const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
-    const double waves = ceil_pos(w->blocks / (cus * resident));
+    const double per_cu = ceil_pos(w->blocks / cus);
     const double t_wave = resident * ops_block * r * cus / units;
-    double t_mem = 0.0, ws = 0.0, wr = 0.0, setup = 0.0;
-    if (w->bytes_dev > 0.0)
-        t_mem = w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true);
+    double compute = w->blocks > 0.0 ? t_wave * max2(1.0, per_cu / resident) : 0.0;
+    double ws = 0.0, wr = 0.0, setup = 0.0;
+    if (w->bytes_dev > 0.0) {
+        const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
+        if (km > 0.0) {
+            if (j->cost.bytes_in + j->cost.bytes_out > param(&p, RTM_DEV_P_cache, false))
+                compute = max2(compute, w->bytes_dev / km);
+        } else if (rk <= 0.0) {
+            compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
+        }
+    }
     if (w->bytes_in > 0.0)
         ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
-             w->bytes_in / param(&p, RTM_DEV_P_ws_rate, true);
+             xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
     if (w->bytes_out > 0.0)
         wr = (double)(j->n_out ? j->n_out : 1u) * param(&p, RTM_DEV_P_wr_fixed, false) +
-             w->bytes_out / param(&p, RTM_DEV_P_wr_rate, true);
+             xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
-    const double kernel = max2(waves * t_wave, t_mem) + w->launches * launch;
+    const double kernel = compute + w->launches * kfixed;
     finish(t, &p, ws, kernel, wr, setup);
 }
 
@@ -290,7 +344,8 @@ static void cpu_paper(const rtm_model_job_t *j, const rtm_board_t *b, double n,
     finish(t, &p, 0.0, ops / (lp * n) + comm + cw + ti, 0.0, 0.0);
 }
 
-/* Extended: whole blocks over n workers, roofline, dispatch per block, join per launch. */
+/* Extended: whole blocks over n workers, roofline (generic r only), dispatch per block,
+ * join per launch. */
 static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, const work_t *w,
                     rtm_model_time_t *t)
 {
@@ -305,12 +360,18 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double per_thread = ceil_pos(w->blocks / n);
     const double dispatch = param(&p, RTM_CPU_P_dispatch, false);
     const double cw = param(&p, RTM_CPU_P_cw, false);
-    double t_mem = 0.0;
-    if (w->bytes_dev > 0.0)
-        t_mem = w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true);
     const double t_block = t1 / (double)j->blocks;
-    const double kernel =
-        max2(per_thread * t_block, t_mem) + per_thread * dispatch + w->launches * cw;
+    double work = per_thread * t_block;
+    if (w->bytes_dev > 0.0) {
+        const double km = rk > 0.0 ? kernel_rate(b->cpu_ktune, j->kernel) : 0.0;
+        if (km > 0.0) {
+            if (c->bytes_in + c->bytes_out > param(&p, RTM_CPU_P_cache, false))
+                work = max2(work, w->bytes_dev / km);
+        } else if (rk <= 0.0) {
+            work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
+        }
+    }
+    const double kernel = work + per_thread * dispatch + w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }
 

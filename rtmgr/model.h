@@ -4,9 +4,9 @@
  * the parameters each needs are in the header comment of model.c):
  *   - RTM_MODEL_PAPER: seed 000 as published — eq. 1 for the CPU worker pool, eq. 4 for
  *     an OpenCL device;
- *   - RTM_MODEL_EXTENDED: launch latency instead of compile time, waves of work-groups
- *     over compute units, a memory-bandwidth roofline, per-kernel operation time, and
- *     per-block dispatch on the CPU pool.
+ *   - RTM_MODEL_EXTENDED: a fixed time per launch instead of compile time, waves of
+ *     work-groups over compute units, per-kernel operation time (else the generic one
+ *     under a memory-bandwidth roofline), and per-block dispatch on the CPU pool.
  * The board profile says which of the two placement uses (rtm_board_dev_t.model,
  * rtm_board_t.cpu_model); the model-error log records both.
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
-# Steps: build test devices kernels nav. Results go to $OUT (or ./h100-out).
+# Steps: build test devices kernels nav calibrate validate placement run preempt. Results go to $OUT (or ./h100-out).
 set -u
 . board/h100/setup.sh
 out=${OUT:-h100-out}; mkdir -p "$out"
@@ -25,5 +25,21 @@ for s in $steps; do
       set -- $spec
       echo "== $1 $2"; RTM_PLATFORM=NVIDIA ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
     done 2>&1 | tee "$out/eval-gpu.txt" ;;
+  calibrate)
+    # Every device (the GPU and PoCL on the 16 host cores) and the CPU.
+    /usr/bin/time -f "calibrate wall %e s" ./build/rtmgr calibrate -o board/h100.yaml > "$out/calibrate.txt" 2>&1
+    tail -3 "$out/calibrate.txt"; cp board/h100.yaml "$out/h100.yaml" ;;
+  validate)
+    timeout 400 ./build/rtmgr calibrate --validate -b board/h100.yaml > "$out/validate.txt" 2>&1
+    timeout 300 ./build/rtmgr calibrate --validate -b board/h100.yaml --json > "$out/validate.json" 2>/dev/null
+    grep -E '"summary"' "$out/validate.json" ;;
+  placement)
+    timeout 300 ./build/rtmgr bench placement > "$out/placement.txt" 2>&1; tail -25 "$out/placement.txt" ;;
+  run)
+    timeout 120 ./build/rtmgr run -c config/vessel-gpu.yaml --duration 30 > "$out/run.txt" 2>&1
+    tail -16 "$out/run.txt"
+    ./build/rtmgr report rtmgr-vessel-gpu.csv --no-plot > "$out/report.txt" 2>&1; tail -20 "$out/report.txt" ;;
+  preempt)
+    RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 > "$out/preempt.txt" 2>&1; tail -30 "$out/preempt.txt" ;;
   esac
 done

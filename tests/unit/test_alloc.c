@@ -119,7 +119,7 @@ static void test_wrappers_count(void **state)
     static rtm_config_t scratch;
     rtm_diag_t diag;
     count_start();
-    const rtm_status_t st = rtm_config_load(SRC "/config/default.yaml", &scratch, &diag);
+    const rtm_status_t st = rtm_config_load(SRC "/tests/configs/matrix.yaml", &scratch, &diag);
     count_stop();
     assert_int_equal(st, RTM_OK);
     print_message("ASan build: allocator hooks saw %u calls during a config load (libyaml)\n",
@@ -143,7 +143,7 @@ static void test_no_allocation_after_start(void **state)
     (void)state;
     /* load + validate: allocation allowed here (libyaml, fopen). */
     rtm_diag_t diag;
-    assert_int_equal(rtm_config_load(SRC "/config/default.yaml", &cfg, &diag), RTM_OK);
+    assert_int_equal(rtm_config_load(SRC "/tests/configs/matrix.yaml", &cfg, &diag), RTM_OK);
 
     /* allocate: one region sized from the config, everything placed in it. */
     const size_t job_bytes = rtm_arena_round((size_t)cfg.max_jobs * sizeof(fake_job_t));

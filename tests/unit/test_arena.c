@@ -89,7 +89,7 @@ static void test_plan_from_config(void **state)
     (void)state;
     static rtm_config_t cfg;
     rtm_diag_t diag;
-    assert_int_equal(rtm_config_load(SRC "/config/default.yaml", &cfg, &diag), RTM_OK);
+    assert_int_equal(rtm_config_load(SRC "/tests/configs/matrix.yaml", &cfg, &diag), RTM_OK);
     uint64_t kernel;
     assert_int_equal(rtm_config_kernel_bytes(&cfg, &kernel), RTM_OK);
     size_t bytes;

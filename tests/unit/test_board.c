@@ -64,6 +64,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_int_equal(x[k].tune.wg, y[k].tune.wg);
         assert_int_equal(x[k].tune.vec, y[k].tune.vec);
         assert_true(x[k].r_op == y[k].r_op);
+        assert_true(x[k].mem_rate == y[k].mem_rate);
     }
 }
 
@@ -105,32 +106,28 @@ static void assert_boards_equal(const rtm_board_t *x, const rtm_board_t *y)
 static void test_shipped_profile(void **state)
 {
     (void)state;
+    /* measured on the development machine by `rtmgr calibrate -o board/pocl-cpu.yaml`:
+     * every parameter present and positive, every catalogue kernel tuned */
     load_ok(SRC "/board/pocl-cpu.yaml", &a);
     assert_string_equal(a.name, "pocl-cpu");
-    assert_int_equal(a.cores, 2);
-    assert_int_equal(a.threads, 2);
-    assert_string_equal(a.cpu_measured, "");
+    assert_true(a.cores >= 1 && a.threads >= 1);
+    assert_true(strlen(a.cpu_measured) >= 10);
     for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++)
-        assert_true(a.cpu_have[p]);
-    assert_true(a.cpu_param[RTM_CPU_P_r_scalar] == 1e-9);
-    assert_true(a.cpu_param[RTM_CPU_P_mem_rate] == 5e9);
+        assert_true(a.cpu_have[p] && a.cpu_param[p] > 0);
     assert_int_equal(a.n_devs, 1);
     const rtm_board_dev_t *d = &a.dev[0];
     assert_int_equal(d->kind, RTM_DEV_CPU);
     assert_int_equal(d->abort, RTM_ABORT_MAPPED);
     assert_int_equal(d->model, RTM_MODEL_EXTENDED);
-    assert_true(d->memory == 4ull << 30);
-    assert_non_null(strstr("Portable Computing Language", d->platform));
-    assert_true(d->have[RTM_DEV_P_r_op]);
-    assert_true(d->param[RTM_DEV_P_r_op] == 1e-9);
-    assert_true(d->param[RTM_DEV_P_units] == 2.0);
-    assert_false(d->have[RTM_DEV_P_abort_response]); /* only calibration measures it */
+    assert_true(d->memory > 0);
+    assert_non_null(strstr(d->platform, "Portable Computing Language"));
+    assert_true(d->driver[0] != '\0' && strlen(d->measured) >= 10);
+    for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
+        assert_true(d->have[p] && d->param[p] > 0);
     const int k = rtm_kernel_index(rtm_kernel_find("matrix_add"));
     assert_true(k >= 0);
-    assert_true(d->ktune[k].have);
-    assert_int_equal(d->ktune[k].tune.wg, 256);
-    assert_int_equal(d->ktune[k].tune.vec, 4);
-    assert_true(d->ktune[k].r_op == 0.7e-9);
+    assert_true(d->ktune[k].have && d->ktune[k].r_op > 0);
+    assert_true(a.cpu_ktune[k].have && a.cpu_ktune[k].r_op > 0);
 }
 
 static void test_round_trip_shipped(void **state)
@@ -162,7 +159,7 @@ static void test_round_trip_synthetic(void **state)
     }
     a.cpu_param[RTM_CPU_P_lp] = 7.0;
     a.cpu_param[RTM_CPU_P_mem_rate] = 12345678901.25;
-    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0};
+    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0, 0.0};
     a.n_devs = RTM_MAX_DEVICES;
     for (uint32_t i = 0; i < a.n_devs; i++) {
         rtm_board_dev_t *d = &a.dev[i];
@@ -181,7 +178,8 @@ static void test_round_trip_synthetic(void **state)
         }
         d->param[RTM_DEV_P_units] = (double)(i + 1) * 10;
         d->ktune[0] = (rtm_board_ktune_t){true, {(uint32_t)(32 << (i % 4)), 1u << (i % 5)},
-                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9};
+                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9,
+                                          i % 3 ? 0.0 : 7.0e9 / (double)(i + 3)};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);

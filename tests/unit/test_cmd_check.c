@@ -98,7 +98,7 @@ static void test_default_config_exit_0(void **state)
     assert_string_equal(err, "");
     assert_non_null(strstr(out, "config/default.yaml: valid"));
     assert_non_null(strstr(out, "TASK"));
-    assert_non_null(strstr(out, "matrix_add"));
+    assert_non_null(strstr(out, "cpa_tcpa"));
     assert_non_null(strstr(out, "DEVICE"));
     assert_non_null(strstr(out, "PREDICTED"));
     assert_non_null(strstr(out, "schedulable: yes"));

@@ -38,7 +38,7 @@ static void cpu_set(rtm_board_t *b, int id, double v)
 
 /* A GPU: r 1 ns, N 128 units on 16 compute units with 4 resident groups each,
  * in 10 us + 10 GB/s, out 20 us + 5 GB/s, build 0.2 s, cache 5 ms, launch 5 us,
- * memory 200 GB/s. */
+ * kernel_fixed 5 us, memory 200 GB/s. */
 static void gpu_board(rtm_board_dev_t *d)
 {
     memset(d, 0, sizeof(*d));
@@ -54,6 +54,7 @@ static void gpu_board(rtm_board_dev_t *d)
     dev_set(d, RTM_DEV_P_build, 0.2);
     dev_set(d, RTM_DEV_P_cache_load, 5e-3);
     dev_set(d, RTM_DEV_P_launch, 5e-6);
+    dev_set(d, RTM_DEV_P_kernel_fixed, 5e-6);
     dev_set(d, RTM_DEV_P_mem_rate, 200e9);
 }
 
@@ -139,9 +140,9 @@ static void test_gpu_extended(void **state)
     gpu_board(&d);
     job_make(&j);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    /* ops_block = 4 * 1e6 / 4000 = 1000; waves = ceil(4000 / (16 * 4)) = 63;
-     * t_wave = 4 * 1000 * 1e-9 * 16 / 128 = 0.5 us; compute = 31.5 us;
-     * memory = 12e6 / 200e9 = 60 us (bound); + 1 launch * 5 us = 65 us */
+    /* ops_block = 4 * 1e6 / 4000 = 1000; t_wave = 4 * 1000 * 1e-9 * 16 / 128 = 0.5 us;
+     * busiest unit ceil(4000 / 16) = 250 groups = 62.5 waves of 4: compute = 31.25 us;
+     * memory = 12e6 / 200e9 = 60 us (bound, generic r); + 1 launch * 5 us = 65 us */
     assert_ns(p.ext.kernel_ns, 65000);
     /* ws = 2 * 10 us + 800 us = 820 us; wr = 1 * 20 us + 800 us = 820 us */
     assert_ns(p.ext.in_ns, 820000);
@@ -159,10 +160,10 @@ static void test_gpu_extended(void **state)
     assert_ns(p.ext.setup_ns, 5000000);
     assert_ns(p.ext.total_ns, 6705000);
 
-    /* compute bound: memory at 1 TB/s takes 12 us < 31.5 us; 31.5 + 5 = 36.5 us */
+    /* compute bound: memory at 1 TB/s takes 12 us < 31.25 us; 31.25 + 5 = 36.25 us */
     dev_set(&d, RTM_DEV_P_mem_rate, 1e12);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 36500);
+    assert_ns(p.ext.kernel_ns, 36250);
 
     /* exact waves: 4096 blocks = 64 full waves; ops_block = 4e6 / 4096; compute =
      * 64 * 4 * (4e6 / 4096) * 1e-9 * 16 / 128 = 31.25 us = eq. 4's first term */
@@ -171,10 +172,104 @@ static void test_gpu_extended(void **state)
     assert_ns(p.ext.kernel_ns, 31250 + 5000);
     assert_ns(p.paper.kernel_ns, 31250);
 
-    /* three launches: 3 * 5 us of launch latency */
+    /* three launches: 3 * 5 us of fixed time per launch; the enqueue-to-start latency
+     * (`launch`) is outside the measured span and not charged, nor needed */
     j.cost.launches = 3;
+    d.have[RTM_DEV_P_launch] = false;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 31250 + 15000);
+}
+
+/* Extended transfers: one rate up to the knee, another beyond; no knee, one rate. */
+static void test_gpu_extended_transfer_knee(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    /* no knee: ws = 2 * 10 us + 8e6 / 10e9 = 820 us */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+    /* knee at 4 MB, 5 GB/s beyond: 20 us + 4e6 / 10e9 + 4e6 / 5e9 = 1220 us */
+    dev_set(&d, RTM_DEV_P_ws_knee, 4e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, "ws_rate_big");
+    dev_set(&d, RTM_DEV_P_ws_rate_big, 5e9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 1220000);
+    /* under the knee: the first rate only (and the big rate not needed) */
+    dev_set(&d, RTM_DEV_P_ws_knee, 16e6);
+    d.have[RTM_DEV_P_ws_rate_big] = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+    /* the paper model keeps eq. 4's one rate: 10 us + 800 us */
+    assert_ns(p.paper.in_ns, 810000);
+    /* a knee of 0 is none */
+    dev_set(&d, RTM_DEV_P_ws_knee, 0.0);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+}
+
+/* The extended compute term: waves on the busiest compute unit, one wave at least,
+ * partial waves in proportion; a per-kernel r gets no memory roofline. */
+static void test_gpu_extended_waves(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    dev_set(&d, RTM_DEV_P_mem_rate, 1e15); /* memory never binds here */
+    job_make(&j);
+    /* 32 blocks on 16 units: 2 per unit < 4 resident: one wave. ops_block = 4e6 / 32 =
+     * 125000; t_wave = 4 * 125000 * 1e-9 * 16 / 128 = 62.5 us; + 5 us */
+    j.blocks = 32;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 62500 + 5000);
+    /* 80 blocks: 5 per unit = 1.25 waves; ops_block 50000, t_wave 25 us: 31.25 us */
+    j.blocks = 80;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    /* 81 blocks: the busiest unit gets ceil(81 / 16) = 6 groups = 1.5 waves;
+     * t_wave = 4 * (4e6 / 81) * 1e-9 / 8 = 24.691 us: 37.037 us */
+    j.blocks = 81;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 37037 + 5000);
+
+    /* memory-bound with the generic r (60 us at 200 GB/s) ... */
+    j.blocks = 4000;
+    dev_set(&d, RTM_DEV_P_mem_rate, 200e9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+    /* ... but a per-kernel r, fitted to measured times, is taken as it is */
+    d.ktune[0].have = true;
+    d.ktune[0].r_op = 1e-9;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    /* and mem_rate is then not needed */
+    d.have[RTM_DEV_P_mem_rate] = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    /* the kernel's own memory rate, when calibrated, bounds jobs whose buffers (8 + 4 MB)
+     * exceed the cache: 12e6 / 100e9 = 120 us; the cache size is then needed */
+    d.ktune[0].mem_rate = 100e9;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, "cache");
+    dev_set(&d, RTM_DEV_P_cache, 10e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 120000 + 5000);
+    /* ... and not when they fit in it: compute only */
+    dev_set(&d, RTM_DEV_P_cache, 12e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    dev_set(&d, RTM_DEV_P_cache, 10e6);
+    /* ... and not when the kernel is compute-bound: 12e6 / 1e12 = 12 us < 31.25 us */
+    d.ktune[0].mem_rate = 1e12;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    /* the paper model never uses it */
+    assert_ns(p.paper.kernel_ns, 31250);
 }
 
 static void test_cpu_paper(void **state)
@@ -240,6 +335,20 @@ static void test_cpu_extended(void **state)
     b.cpu_have[RTM_CPU_P_r_unit] = false;
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 2005000);
+    /* no roofline with a per-kernel r: at 10 GB/s (memory 1.2 ms) still 2005 us */
+    cpu_set(&b, RTM_CPU_P_mem_rate, 10e9);
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+    /* ... unless the kernel's own memory rate is calibrated and the buffers (12 MB)
+     * exceed the cache: 12e6 / 6e9 = 2 ms > 1 ms */
+    b.cpu_ktune[0].mem_rate = 6e9;
+    cpu_set(&b, RTM_CPU_P_cache, 8e6);
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2000000 + 1000000 + 5000);
+    cpu_set(&b, RTM_CPU_P_cache, 32e6);
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+    b.cpu_ktune[0].mem_rate = 0;
     /* the paper model still needs them */
     assert_int_equal(p.paper.status, RTM_E_MODEL);
 }
@@ -295,10 +404,10 @@ static void test_missing_parameters(void **state)
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_PAPER, 0, &p), RTM_E_MODEL_PARAM);
     assert_string_equal(p.paper.missing, "ws_rate");
     dev_set(&d, RTM_DEV_P_ws_rate, 10e9);
-    dev_set(&d, RTM_DEV_P_launch, -1e-6);
+    dev_set(&d, RTM_DEV_P_kernel_fixed, -1e-6);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL_PARAM);
-    assert_string_equal(p.ext.missing, "launch");
-    dev_set(&d, RTM_DEV_P_launch, 5e-6);
+    assert_string_equal(p.ext.missing, "kernel_fixed");
+    dev_set(&d, RTM_DEV_P_kernel_fixed, 5e-6);
 
     /* an uncalibrated device: nothing at all */
     rtm_board_dev_t empty;
@@ -344,8 +453,8 @@ static void test_rest(void **state)
     assert_ns(p.paper.kernel_ns, 15625);
     assert_ns(p.paper.in_ns, 810000);
     assert_ns(p.paper.total_ns, 810000 + 15625 + 820000 + 200000000);
-    /* extended: 2000 blocks = ceil(31.25) = 32 waves * 0.5 us = 16 us; memory 6e6 /
-     * 200e9 = 30 us (bound); ceil(1 * 0.5) = 1 launch: 35 us */
+    /* extended: 2000 blocks, 125 per unit = 31.25 waves * 0.5 us = 15.625 us; memory
+     * 6e6 / 200e9 = 30 us (bound); ceil(1 * 0.5) = 1 launch: 35 us */
     assert_ns(p.ext.kernel_ns, 35000);
     /* resumed where the inputs still are: no transfer in */
     assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 2000, 4000, RTM_MODEL_EXTENDED,
@@ -464,6 +573,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_paper),
         cmocka_unit_test(test_gpu_extended),
+        cmocka_unit_test(test_gpu_extended_waves),
+        cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_missing_parameters),

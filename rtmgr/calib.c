@@ -1,0 +1,2256 @@
+/* calib.c — `rtmgr calibrate`: the model parameters of this computer, measured (see
+ * calib.h; method, parameters and units in docs/calibration.md).
+ *
+ * Owns: the measurement plan (what is measured, at which sizes, in which order), the
+ * fits, the calibration record (spreads, notes), the profile's comment blocks, and the
+ * staleness check. Validation lives in validate.c; CPU micro-kernels in cpubench.c.
+ *
+ * Order per OpenCL device: transfers -> device-memory copy rate -> occupancy probe
+ * (cus, resident, units, a first r) -> launch latency and fixed time per launch ->
+ * build and binary-load time -> cache size -> matrix_mov (the device's r_op) -> every
+ * catalogue kernel (work-group and vector-width sweep, then its own r and memory rate)
+ * -> abort response. Then the CPU: micro-kernels, pool overheads, every kernel's CPU
+ * twin through the pool. One time budget for the whole run is shared out as it goes.
+ *
+ * Invariants: every figure is RTM_CALIB_REPS samples after one warm-up, summarised by
+ * rtm_stats_summary (MAD outlier drop, median kept); every fitted model term is fitted
+ * through model.c itself (the models are linear in r, so two predictions give the
+ * coefficients), so calibration and prediction cannot disagree about a formula;
+ * calibration sizes use odd values of a kernel's first size key and validation even
+ * ones, so the two never meet; nothing here runs on the real-time path. */
+#include "calib.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calibint.h"
+#include "cpubench.h"
+#include "kexec.h"
+#include "model.h"
+#include "pool.h"
+#include "program.h"
+#include "stats.h"
+#include "units.h"
+
+#define REPS RTM_CALIB_REPS
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+
+/* Kernel-time targets of the per-kernel calibration sizes (seconds). Validation's are
+ * interleaved (validate.c). */
+static const double cal_targets_full[] = {0.05e-3, 0.25e-3, 1.2e-3, 6e-3, 30e-3};
+static const double cal_targets_quick[] = {0.15e-3, 0.8e-3, 4e-3};
+/* Largest bare transfer command timed for the record (the paper's method), and the size
+ * of the pinned-memory comparison. */
+#define RAW_MAX_BYTES ((size_t)16 << 20)
+#define PINNED_BYTES ((size_t)64 << 20)
+/* Kernel time of the tuning sweep's size (seconds). */
+#define SWEEP_TARGET_S 1e-3
+/* Wall time the whole run aims at (seconds): the devices and the CPU share it (the CPU
+ * counts as half a device), and within each the catalogue kernels share what the
+ * device-level figures left, each between KERNEL_MIN_S and KERNEL_MAX_S (its tuning
+ * sweep may use 40% of it). Past its budget a kernel gets no point beyond its second. */
+#define RUN_BUDGET_S 45.0
+#define RUN_BUDGET_QUICK_S 10.0
+#define KERNEL_MIN_S 0.15
+#define KERNEL_MAX_S 2.0
+
+/* The OpenCL source of the calibration-only kernels: a dependent multiply-add chain per
+ * work-item (occupancy probe) and a kernel that does nothing (launch costs). */
+static const char probe_src[] =
+    "__kernel void rtm_calib_probe(__global float *out, const uint steps, const float a,\n"
+    "                              const float b)\n"
+    "{\n"
+    "    float x = (float)get_local_id(0) * 1e-3f;\n"
+    "    for (uint i = 0; i < steps; i++)\n"
+    "        x = mad(x, a, b);\n"
+    "    out[get_global_id(0)] = x;\n"
+    "}\n"
+    "__kernel void rtm_calib_empty(__global float *out)\n"
+    "{\n"
+    "    if (get_global_id(0) == 0xFFFFFFFFu)\n"
+    "        out[0] = 0.0f;\n"
+    "}\n";
+
+/* Unit class of every parameter, from board.h's lists. */
+#define P_UNIT(id, key, unit, help) RTM_UNIT_##unit,
+static const rtm_unit_t dev_unit[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_UNIT)};
+static const rtm_unit_t cpu_unit[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_UNIT)};
+#undef P_UNIT
+
+/* ---- shared helpers (calibint.h) --------------------------------------------------- */
+
+double rtm_calib_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig)
+{
+    rtm_summary_t s;
+    rtm_stats_summary(x, n, &s);
+    if (fig) {
+        fig->median = s.median;
+        fig->spread = s.spread;
+        fig->resid = 0.0;
+        fig->n = (uint32_t)s.n;
+        fig->kept = (uint32_t)s.kept;
+    }
+    return s.median;
+}
+
+bool rtm_calib_wanted(const char *list, const char *name)
+{
+    if (!list || !*list)
+        return true;
+    const size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, name, n) == 0)
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+void rtm_calib_inst_free(rtm_calib_inst_t *in)
+{
+    free(in->mem);
+    memset(in, 0, sizeof(*in));
+}
+
+rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                 const int64_t *size, rtm_tune_t tune, uint64_t seed)
+{
+    memset(in, 0, sizeof(*in));
+    rtm_kinst_init(&in->k, kern);
+    for (uint32_t i = 0; i < kern->n_keys; i++)
+        in->k.size[i] = size[i];
+    in->k.tune = tune;
+    rtm_status_t st = rtm_kinst_plan(&in->k);
+    if (st != RTM_OK)
+        return st;
+    const size_t bytes = rtm_kinst_bytes(&in->k);
+    in->bytes = bytes ? bytes : 64;
+    in->mem = aligned_alloc(64, (in->bytes + 63) & ~(size_t)63);
+    if (!in->mem)
+        return RTM_E_NOMEM;
+    if (rtm_kinst_bind(&in->k, in->mem, in->bytes) == 0 && bytes) {
+        rtm_calib_inst_free(in);
+        return RTM_E_NOMEM;
+    }
+    kern->fill(&in->k, seed);
+    return RTM_OK;
+}
+
+/* Plans kernel `kern` at first key `key0` (other keys at their defaults) and `tune`.
+ * True when it plans and fits the limits. */
+static bool size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
+                      const rtm_calib_lim_t *lim, rtm_kinst_t *k)
+{
+    rtm_kinst_init(k, kern);
+    if (kern->n_keys)
+        k->size[0] = key0;
+    k->tune = tune;
+    if (rtm_kinst_plan(k) != RTM_OK)
+        return false;
+    if (!lim)
+        return true;
+    double total = 0.0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        if ((double)k->plan.buf[i].bytes > lim->max_buf)
+            return false;
+        total += (double)k->plan.buf[i].bytes;
+    }
+    return total <= lim->max_total;
+}
+
+int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
+                           rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
+                           int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
+                           int64_t *size)
+{
+    rtm_kinst_t k;
+    if (kern->n_keys == 0) {
+        if (!size_plan(kern, 0, tune, lim, &k))
+            return -1;
+        memcpy(size, k.size, sizeof(k.size));
+        return 0;
+    }
+    int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
+    /* not far below the kernel's default size: tiny sizes (one target, a 3-ship fleet)
+     * are all fixed overhead and padding, nothing a task set runs */
+    if (kern->keys[0].def / 8 > lo && kern->keys[0].def / 8 <= hi)
+        lo = kern->keys[0].def / 8;
+    if (!size_plan(kern, lo, tune, lim, &k))
+        lo = kern->keys[0].min;
+    if (!size_plan(kern, lo, tune, lim, &k))
+        return -1;
+    if (min_key > lo && size_plan(kern, min_key, tune, lim, &k))
+        lo = min_key;
+    /* largest key that fits the memory limits (bytes grow with the key) */
+    if (!size_plan(kern, hi, tune, lim, &k)) {
+        int64_t a = lo, b = hi; /* a fits, b does not */
+        while (b - a > 1) {
+            const int64_t m = a + (b - a) / 2;
+            if (size_plan(kern, m, tune, lim, &k))
+                a = m;
+            else
+                b = m;
+        }
+        hi = a;
+    }
+    /* smallest key whose prediction reaches the target (predictions grow with it) */
+    int64_t key = hi;
+    if (size_plan(kern, hi, tune, lim, &k) && pred(ctx, &k) >= target) {
+        int64_t a = lo, b = hi; /* pred(b) >= target */
+        if (size_plan(kern, lo, tune, lim, &k) && pred(ctx, &k) >= target)
+            b = lo;
+        while (b - a > 1) {
+            const int64_t m = a + (b - a) / 2;
+            if (size_plan(kern, m, tune, lim, &k) && pred(ctx, &k) >= target)
+                b = m;
+            else
+                a = m;
+        }
+        key = b;
+    }
+    /* two significant digits (1283 -> 1300): sizes repeat from run to run, so programs
+     * built with sizes in their options come from the binary cache the next time */
+    if (key >= 100) {
+        int64_t unit = 1;
+        while (key / unit >= 100)
+            unit *= 10;
+        const int64_t q = (key + unit / 2) / unit * unit;
+        if (q >= lo && q <= hi)
+            key = q;
+    }
+    /* the nearest key of the wanted parity that plans and is not taken */
+    for (int64_t step = 0; step < 64; step++) {
+        const int64_t cand[2] = {key + step, key - step};
+        for (int c = 0; c < 2; c++) {
+            const int64_t v = cand[c];
+            if (v < lo || v > hi || (parity >= 0 && (v & 1) != parity))
+                continue;
+            bool taken = false;
+            for (uint32_t i = 0; i < navoid; i++)
+                taken = taken || avoid[i] == v;
+            if (!taken && size_plan(kern, v, tune, lim, &k)) {
+                memcpy(size, k.size, sizeof(k.size));
+                return v;
+            }
+        }
+    }
+    /* no key of that parity: take the target's own */
+    if (!size_plan(kern, key, tune, lim, &k))
+        return -1;
+    memcpy(size, k.size, sizeof(k.size));
+    return key;
+}
+
+/* ---- the context of one run -------------------------------------------------------- */
+
+typedef struct {
+    const rtm_calib_opts_t *o;
+    rtm_calib_record_t *rec;
+    const double *targets;
+    size_t n_targets;
+    double t0;        /* start of the run */
+    double deadline;  /* end of the section being calibrated (device or CPU) */
+    double barrier_s; /* CPU barrier round, measured with the micro-kernels */
+} cal_t;
+
+/* The time one kernel may take now, `left` kernels (this one included) still to do. */
+static double kernel_budget(const cal_t *c, uint32_t left)
+{
+    const double b = (c->deadline - rtm_calib_now()) / (left ? left : 1);
+    return fmin(fmax(b, KERNEL_MIN_S), KERNEL_MAX_S);
+}
+
+/* Catalogue kernels the per-kernel part covers. */
+static uint32_t kernels_wanted(const cal_t *c)
+{
+    uint32_t n = 0;
+    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++)
+        n += rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name);
+    return n;
+}
+
+__attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
+{
+    rtm_calib_record_t *r = c->rec;
+    if (r->notes_len + 2 >= sizeof(r->notes))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(r->notes + r->notes_len, sizeof(r->notes) - r->notes_len - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    r->notes_len += (size_t)n;
+    if (r->notes_len > sizeof(r->notes) - 2)
+        r->notes_len = sizeof(r->notes) - 2;
+    r->notes[r->notes_len++] = '\n';
+    r->notes[r->notes_len] = '\0';
+}
+
+__attribute__((format(printf, 2, 3))) static void say(const cal_t *c, const char *fmt, ...)
+{
+    if (!c->o->log)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(c->o->log, "rtmgr: calibrate: [%5.1fs] ", rtm_calib_now() - c->t0);
+    vfprintf(c->o->log, fmt, ap);
+    fputc('\n', c->o->log);
+    fflush(c->o->log);
+    va_end(ap);
+}
+
+/* Weighted least squares y = a + b x with weights 1/y^2 (relative error). */
+static void fit_affine(const double *x, const double *y, size_t n, double *a, double *b)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double w = y[i] > 0 ? 1.0 / (y[i] * y[i]) : 0.0;
+        sw += w;
+        sx += w * x[i];
+        sy += w * y[i];
+        sxx += w * x[i] * x[i];
+        sxy += w * x[i] * y[i];
+    }
+    const double det = sw * sxx - sx * sx;
+    if (n < 2 || !(fabs(det) > 0)) {
+        *a = 0.0;
+        *b = n && x[0] > 0 ? y[0] / x[0] : 0.0;
+        return;
+    }
+    *b = (sw * sxy - sx * sy) / det;
+    *a = (sy - *b * sx) / sw;
+}
+
+/* Largest relative residual of y = a + b x. */
+static double fit_resid(const double *x, const double *y, size_t n, double a, double b)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (y[i] > 0)
+            worst = fmax(worst, fabs(a + b * x[i] - y[i]) / y[i]);
+    return worst;
+}
+
+/* Fits span = commands * fixed + bytes * inv by relative least squares over the series
+ * of 1-command (y1) and 2-command (y2) jobs at bytes x; fixed >= 0. */
+static void fit_transfers(const double *x, const double *y1, const double *y2, size_t n,
+                          double *fixed, double *inv, double *resid)
+{
+    double s11 = 0, s12 = 0, s22 = 0, t1 = 0, t2 = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double w = 1.0 / (y[i] * y[i]);
+            s11 += w * m * m;
+            s12 += w * m * x[i];
+            s22 += w * x[i] * x[i];
+            t1 += w * m * y[i];
+            t2 += w * x[i] * y[i];
+        }
+    }
+    const double det = s11 * s22 - s12 * s12;
+    *fixed = fabs(det) > 0 ? (t1 * s22 - t2 * s12) / det : 0.0;
+    *inv = fabs(det) > 0 ? (s11 * t2 - s12 * t1) / det : 0.0;
+    if (!(*fixed > 0)) {
+        /* a fixed part cannot be negative (noise at the small sizes): half the smallest
+         * one-command span, and the rate fitted to the rest */
+        *fixed = y1[0] > 0 ? 0.5 * y1[0] : 0.0;
+        double num = 0, den = 0;
+        for (int m = 1; m <= 2; m++) {
+            const double *y = m == 1 ? y1 : y2;
+            for (size_t i = 0; i < n; i++) {
+                if (!(y[i] > 0))
+                    continue;
+                const double w = 1.0 / (y[i] * y[i]);
+                num += w * x[i] * (y[i] - m * *fixed);
+                den += w * x[i] * x[i];
+            }
+        }
+        *inv = den > 0 && num > 0 ? num / den : 0.0;
+    }
+    *resid = 0.0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] > 0)
+                *resid = fmax(*resid, fabs(m * *fixed + x[i] * *inv - y[i]) / y[i]);
+    }
+}
+
+/* Relative squared error of the two-segment transfer time over both series. */
+static double knee_err(const double *x, const double *y1, const double *y2, size_t n, double f,
+                       double inv1, double knee, double inv2, double *worst)
+{
+    double err = 0;
+    *worst = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double b = x[i];
+            const double t = m * f + (knee > 0 && b > knee ? knee * inv1 + (b - knee) * inv2
+                                                           : b * inv1);
+            const double e = (t - y[i]) / y[i];
+            err += e * e;
+            *worst = fmax(*worst, fabs(e));
+        }
+    }
+    return err;
+}
+
+/* The extended model's transfer form, fitted: commands * fixed + bytes * inv1 up to a
+ * knee, + (bytes - knee) * inv2 beyond it. Every measured size (but the two ends) is
+ * tried as the knee, each with the fixed part and the first rate fitted below it and
+ * the second rate above; a knee is kept only when it cuts the squared relative error
+ * of the one-rate fit by at least a quarter (*knee = 0: none). */
+static void fit_transfers_knee(const double *x, const double *y1, const double *y2, size_t n,
+                               double *fixed, double *inv1, double *knee, double *inv2,
+                               double *resid)
+{
+    double worst = 0;
+    fit_transfers(x, y1, y2, n, fixed, inv1, resid);
+    *knee = 0.0;
+    *inv2 = *inv1;
+    const double err0 = knee_err(x, y1, y2, n, *fixed, *inv1, 0.0, 0.0, &worst);
+    double best = 0.75 * err0;
+    for (size_t k = 1; k + 1 < n; k++) {
+        double f, i1, r;
+        fit_transfers(x, y1, y2, k + 1, &f, &i1, &r);
+        if (!(i1 > 0))
+            continue;
+        double num = 0, den = 0;
+        for (int m = 1; m <= 2; m++) {
+            const double *y = m == 1 ? y1 : y2;
+            for (size_t i = k + 1; i < n; i++) {
+                if (!(y[i] > 0))
+                    continue;
+                const double w = 1.0 / (y[i] * y[i]), d = x[i] - x[k];
+                num += w * d * (y[i] - m * f - x[k] * i1);
+                den += w * d * d;
+            }
+        }
+        const double i2 = den > 0 ? num / den : 0.0;
+        if (!(i2 > 0))
+            continue;
+        const double err = knee_err(x, y1, y2, n, f, i1, x[k], i2, &worst);
+        if (err < best) {
+            best = err;
+            *fixed = f;
+            *inv1 = i1;
+            *knee = x[k];
+            *inv2 = i2;
+            *resid = worst;
+        }
+    }
+}
+
+/* Rounds to 4 significant digits in the unit the profile will show (ns, us, ms, s;
+ * B/s .. GB/s), read back through the units parser: the profile stays readable and
+ * loads exactly what calibration kept; the rounding (0.05% at most) is far below any
+ * spread. */
+static double round4(double v, rtm_unit_t unit)
+{
+    if (!(v > 0) || !isfinite(v))
+        return v;
+    double scale = 1.0;
+    const char *suffix = "";
+    if (unit == RTM_UNIT_TIME) {
+        scale = v >= 1.0 ? 1.0 : v >= 1e-3 ? 1e-3 : v >= 1e-6 ? 1e-6 : 1e-9;
+        suffix = v >= 1.0 ? "s" : v >= 1e-3 ? "ms" : v >= 1e-6 ? "us" : "ns";
+    } else if (unit == RTM_UNIT_RATE) {
+        scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1.0;
+        suffix = v >= 1e9 ? "GB/s" : v >= 1e6 ? "MB/s" : v >= 1e3 ? "KB/s" : "B/s";
+    } else if (unit != RTM_UNIT_COUNT) {
+        return v;
+    }
+    char buf[48], why[64];
+    snprintf(buf, sizeof(buf), "%.4g%s", v / scale, suffix);
+    double out = v;
+    if (rtm_units_parse(buf, unit, &out, why, sizeof(why)) != RTM_OK || !(out > 0))
+        return v;
+    return out;
+}
+
+static void dev_param(rtm_board_dev_t *bd, int id, double v)
+{
+    bd->param[id] = v;
+    bd->have[id] = true;
+}
+
+static void cpu_param(rtm_board_t *b, int id, double v)
+{
+    b->cpu_param[id] = v;
+    b->cpu_have[id] = true;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    const time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- per-kernel fits (device and CPU alike) ------------------------------------------ */
+
+/* One calibration point of a kernel: the extended model's time there is
+ * max(a * r, m / mem_rate) + b (a, b from the model itself, m = the job's bytes_dev),
+ * measured t. */
+typedef struct {
+    int64_t key;
+    double a, b, m, t, spread;
+    bool big; /* the job's buffers exceed the executor's cache: the memory rate applies */
+} kpoint_t;
+
+/* How to size, predict and measure one kernel on one executor. */
+typedef struct {
+    const rtm_kernel_t *kern;
+    rtm_tune_t tune;
+    const rtm_calib_lim_t *lim;
+    rtm_calib_pred_fn pred; /* prediction used for sizing; reads *r_est through pred_ctx */
+    const void *pred_ctx;
+    double *r_est;
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
+    double cache; /* the executor's cache (bytes): larger jobs get the memory term */
+    rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f);
+    void *ctx;
+    double deadline; /* monotonic time after which no point beyond the second is added */
+} kfit_t;
+
+/* Measures one point of kernel kf->kern at `size` (first key `key`). */
+static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
+                                 kpoint_t *pt, double *per_job)
+{
+    const double t0 = rtm_calib_now();
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, false};
+    rtm_calib_fig_t f = {0};
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
+        st = RTM_E_MODEL;
+    if (st == RTM_OK) {
+        rtm_cost_t cost;
+        kf->kern->cost(&in.k, &cost);
+        pt->m = cost.bytes_dev;
+        pt->big = cost.bytes_in + cost.bytes_out > kf->cache;
+        st = kf->measure(kf->ctx, &in, &pt->t, &f);
+    }
+    rtm_calib_inst_free(&in);
+    pt->spread = f.spread;
+    *per_job = (rtm_calib_now() - t0) / (REPS + 1);
+    return st;
+}
+
+/* Measures kernel kf->kern at the calibration targets, odd first keys: the smallest
+ * target first, then the largest (so that the points span the range even when time
+ * runs short), then those in between while the kernel's time lasts. Points come back
+ * sorted by size. */
+static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
+{
+    int64_t keys[16], size[RTM_SIZE_KEYS_MAX];
+    rtm_status_t st = RTM_OK;
+    *n = 0;
+    const size_t nt = c->n_targets;
+    const double top = c->targets[nt - 1];
+    for (size_t j = 0; j < nt && *n < max && *n < N_OF(keys); j++) {
+        const size_t i = j == 0 ? 0 : j == 1 ? nt - 1 : j - 1; /* 0, last, 1, 2, ... */
+        if (j >= 2 && rtm_calib_now() > kf->deadline)
+            break;
+        /* the largest target at least 1.5x the smallest size, so that the points span a
+         * range; the others just distinct */
+        const int64_t min_key = j == 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
+        const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
+                                               kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
+        if (key < 0)
+            continue;
+        kpoint_t pt;
+        double per_job = 0;
+        st = kernel_point(kf, size, key, 3 + i, &pt, &per_job);
+        if (st != RTM_OK)
+            break;
+        keys[*n] = key;
+        pts[(*n)++] = pt;
+        if (pt.t > pt.b && j == 0)
+            *kf->r_est = (pt.t - pt.b) / pt.a; /* sizes the others */
+        /* long already (kernel, or the job with its transfers): the smallest size and
+         * one larger one only */
+        if (j >= 1 && (pt.t > 4.0 * top || per_job > 8.0 * top))
+            break;
+    }
+    /* by size, for the fit's record */
+    for (uint32_t i = 1; i < *n; i++)
+        for (uint32_t k = i; k > 0 && pts[k].key < pts[k - 1].key; k--) {
+            const kpoint_t tmp = pts[k];
+            pts[k] = pts[k - 1];
+            pts[k - 1] = tmp;
+        }
+    return st;
+}
+
+/* Fits r and the kernel's memory rate R to the extended model's kernel time, b + a r
+ * where the job's buffers fit in the cache and b + max(a r, m / R) where they do not,
+ * in relative least squares: r from the points that fit in the cache (all points when
+ * none does), R from the others. R is kept only when it is plausible (within
+ * [ref / 20, 20 ref] of the executor's copy bandwidth `ref`), binds at some point and
+ * lowers the squared error; else the memory term stays off (R = 0). */
+static void fit_kernel(const kpoint_t *p, uint32_t n, double ref, double *r_out, double *R_out,
+                       double *resid)
+{
+    double num = 0, den = 0, num_all = 0, den_all = 0, mnum = 0, mden = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double w = 1.0 / (p[i].t * p[i].t);
+        num_all += w * p[i].a * (p[i].t - p[i].b);
+        den_all += w * p[i].a * p[i].a;
+        if (!p[i].big) {
+            num += w * p[i].a * (p[i].t - p[i].b);
+            den += w * p[i].a * p[i].a;
+        } else if (p[i].m > 0) {
+            mnum += w * p[i].m * (p[i].t - p[i].b);
+            mden += w * p[i].m * p[i].m;
+        }
+    }
+    *r_out = 0.0;
+    *R_out = 0.0;
+    *resid = 0.0;
+    /* r alone, over every point */
+    const double r0 = den_all > 0 ? num_all / den_all : 0.0;
+    double err0 = 0, worst0 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double e = (p[i].a * r0 + p[i].b - p[i].t) / p[i].t;
+        err0 += e * e;
+        worst0 = fmax(worst0, fabs(e));
+    }
+    *r_out = r0;
+    *resid = worst0;
+    /* r where the data fit in the cache, R beyond */
+    const double r = den > 0 ? num / den : r0;
+    const double inv_R = mden > 0 && mnum > 0 ? mnum / mden : 0.0;
+    if (!(r > 0) || !(inv_R > 0) || 1.0 / inv_R < ref / 20.0 || 1.0 / inv_R > ref * 20.0)
+        return;
+    double err = 0, worst = 0;
+    bool binds = false;
+    for (uint32_t i = 0; i < n; i++) {
+        double pred = p[i].a * r;
+        if (p[i].big) {
+            binds = binds || p[i].m * inv_R > pred;
+            pred = fmax(pred, p[i].m * inv_R);
+        }
+        const double e = (pred + p[i].b - p[i].t) / p[i].t;
+        err += e * e;
+        worst = fmax(worst, fabs(e));
+    }
+    if (binds && err < err0) {
+        *r_out = r;
+        *R_out = 1.0 / inv_R;
+        *resid = worst;
+    }
+}
+
+/* Fits and stores one kernel's points: ktune, figure, note. */
+static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, rtm_tune_t tune,
+                         const kpoint_t *pts, uint32_t n, double r_fallback, double ref_rate,
+                         rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
+{
+    double r, R, resid;
+    fit_kernel(pts, n, ref_rate, &r, &R, &resid);
+    if (!(r > 0)) {
+        r = r_fallback;
+        R = 0.0;
+    }
+    kt->have = true;
+    kt->tune = tune;
+    kt->r_op = r;
+    kt->mem_rate = R;
+    double spread = 0;
+    for (uint32_t i = 0; i < n; i++)
+        spread = fmax(spread, pts[i].spread);
+    f->median = r;
+    f->spread = spread;
+    f->resid = resid;
+    f->n = n * REPS;
+    f->kept = f->n;
+    char ks[256];
+    size_t used = 0;
+    ks[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms", i ? " " : "",
+                               (long long)pts[i].key, pts[i].t * 1e3);
+        if (m > 0 && used + (size_t)m < sizeof(ks))
+            used += (size_t)m;
+    }
+    char rate[48] = "none";
+    if (R > 0)
+        snprintf(rate, sizeof(rate), "%.4gGB/s", R * 1e-9);
+    note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, mem_rate %s (fit residual %.1f%%)",
+         owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,
+         r * 1e9, rate, resid * 100);
+    say(c, "%s: %s r_op %.4gns mem_rate %s wg %u vec %u (%u sizes, residual %.1f%%)", owner,
+        kern->name, r * 1e9, rate, tune.wg, tune.vec, n, resid * 100);
+}
+
+/* ---- OpenCL device ------------------------------------------------------------------ */
+
+typedef struct {
+    cal_t *c;
+    rtm_ocl_dev_t *d;
+    rtm_board_dev_t *bd;
+    int di;                /* index in the board */
+    rtm_calib_lim_t lim;   /* instance limits on this device */
+    cl_program probe;      /* probe_src, built once */
+    uint32_t wg_probe;
+    double r_probe;        /* dependent op time per work-item at full occupancy */
+    const char *cache;     /* rtmgr's program binary cache, NULL when there is none */
+} devcal_t;
+
+static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
+
+/* The transfers of a job, as the runtime enqueues them: an instance with one input and
+ * one output buffer of size[0] bytes, run through kexec's write_inputs / read_outputs
+ * (which add the abort-flag and completed-block clears before the write). The program
+ * is the reference kernel's; it is built but never launched. Not in the catalogue. */
+static rtm_status_t xfer_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
+{
+    const uint32_t m = (uint32_t)k->size[1];
+    const size_t each = ((size_t)k->size[0] / m + 63) & ~(size_t)63;
+    p->n_bufs = 2 * m;
+    for (uint32_t i = 0; i < m; i++) {
+        p->buf[i] = (rtm_bufspec_t){each, RTM_BUF_IN};
+        p->buf[m + i] = (rtm_bufspec_t){each, RTM_BUF_OUT};
+    }
+    p->launches = 1;
+    p->blocks_max = 1;
+    return RTM_OK;
+}
+static void xfer_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)k;
+    (void)l;
+    out->entry = 0;
+    out->blocks = 1;
+}
+static uint32_t xfer_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
+{
+    (void)k;
+    (void)l;
+    (void)out;
+    return 0;
+}
+static void xfer_fill(rtm_kinst_t *k, uint64_t seed)
+{
+    (void)seed;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        memset(k->host[i], k->plan.buf[i].dir == RTM_BUF_IN, k->plan.buf[i].bytes);
+}
+static void xfer_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
+{
+    (void)k;
+    (void)l;
+    (void)b;
+}
+static void xfer_cost(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->bytes_in = c->bytes_out = (double)k->size[0];
+    c->launches = 1;
+}
+static size_t xfer_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
+{
+    (void)a;
+    (void)b;
+    (void)why;
+    (void)len;
+    return 0;
+}
+static const rtm_kernel_t xfer_kernel = {
+    .name = "calib_transfer",
+    .source = "matrix_add.cl",
+    .entries = {"matrix_add", NULL},
+    .keys = {{"bytes", 64, (int64_t)1 << 40, 4096, "bytes each way"},
+             {"buffers", 1, RTM_KBUF_MAX / 2, 1, "buffers each way"}},
+    .n_keys = 2,
+    .vec_allowed = 1u << 1,
+    .tune_default = {64, 1},
+    .plan = xfer_plan,
+    .launch = xfer_launch,
+    .args = xfer_args,
+    .fill = xfer_fill,
+    .cpu_block = xfer_block,
+    .cost = xfer_cost,
+    .compare = xfer_compare,
+};
+
+static double span_s(cl_event a, cl_event b)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0.0;
+    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+}
+
+static void release_ev(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+/* One job's transfers, `bytes` each way in `m` buffers each way, enqueued as a job is
+ * (inputs, then outputs, one clFinish): medians of the in and out spans. */
+static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s, double *out_s,
+                             double *spread)
+{
+    int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)bytes, (int64_t)m};
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, &xfer_kernel, size, xfer_kernel.tune_default, 0);
+    rtm_kexec_t ex;
+    memset(&ex, 0, sizeof(ex));
+    if (st == RTM_OK)
+        st = rtm_kexec_create_cached(&ex, x->d, &in.k, x->cache);
+    double si[REPS + 1], so[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++) {
+        cl_event a = NULL, b = NULL, c = NULL, d = NULL;
+        st = rtm_kexec_write_inputs(&ex, &a, &b);
+        if (st == RTM_OK)
+            st = rtm_kexec_read_outputs(&ex, &c, &d);
+        if (st == RTM_OK) {
+            const cl_int err = clFinish(x->d->exec);
+            if (err != CL_SUCCESS)
+                st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+        }
+        si[r] = span_s(a, b);
+        so[r] = span_s(c, d);
+        release_ev(&a), release_ev(&b), release_ev(&c), release_ev(&d);
+    }
+    rtm_kexec_destroy(&ex);
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fi, fo;
+    *in_s = rtm_calib_summary(si + 1, REPS, &fi);
+    *out_s = rtm_calib_summary(so + 1, REPS, &fo);
+    *spread = fmax(fi.spread, fo.spread);
+    return RTM_OK;
+}
+
+/* One bare transfer command at `bytes` (the paper's method): medians of START..END. */
+static rtm_status_t xfer_raw(devcal_t *x, cl_mem buf, void *host, size_t bytes, double *w_s,
+                             double *r_s)
+{
+    double sw[REPS + 1], sr[REPS + 1];
+    cl_int err = CL_SUCCESS;
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event e1 = NULL, e2 = NULL;
+        err = clEnqueueWriteBuffer(x->d->exec, buf, CL_FALSE, 0, bytes, host, 0, NULL, &e1);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e1);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(x->d->exec, buf, CL_FALSE, 0, bytes, host, 0, NULL, &e2);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e2);
+        sw[r] = e1 ? rtm_ocl_event_seconds(e1) : 0.0;
+        sr[r] = e2 ? rtm_ocl_event_seconds(e2) : 0.0;
+        release_ev(&e1), release_ev(&e2);
+    }
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueWriteBuffer/ReadBuffer", err, __FILE__, __LINE__);
+    *w_s = rtm_calib_summary(sw + 1, REPS, NULL);
+    *r_s = rtm_calib_summary(sr + 1, REPS, NULL);
+    return RTM_OK;
+}
+
+/* Host -> device and device -> host transfer cost over a range of sizes: the job's
+ * transfer spans (what the model-error log measures) fitted to fixed + bytes / rate. */
+static rtm_status_t dev_transfers(devcal_t *x)
+{
+    cal_t *c = x->c;
+    const rtm_ocl_info_t *info = &x->d->info;
+    double cap = c->o->quick ? 16 * MIB : 256 * MIB;
+    cap = fmin(cap, (double)info->max_alloc);
+    cap = fmin(cap, (double)info->global_mem / 4.0);
+    size_t sizes[16];
+    size_t ns = 0;
+    for (size_t s = 4096; (double)s <= cap && ns < N_OF(sizes); s *= 4)
+        sizes[ns++] = s;
+    if (ns < 2)
+        return RTM_E_NOMEM;
+    const size_t top = sizes[ns - 1];
+    /* jobs with one and with two buffers each way: the per-command part and the rate */
+    double xs[16], yw[2][16], yr[2][16], rw_raw[16], rr_raw[16], spread = 0;
+    rtm_status_t st = RTM_OK;
+    for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++) {
+        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
+            double sp = 0;
+            st = xfer_job(x, sizes[i], m, &yw[m - 1][i], &yr[m - 1][i], &sp);
+            spread = fmax(spread, sp);
+            xs[i] = (double)sizes[i];
+        }
+    }
+    /* the paper's bare commands, for the record */
+    unsigned char *host = st == RTM_OK ? aligned_alloc(4096, top) : NULL;
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = host ? clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, top, NULL, &err) : NULL;
+    if (host && buf && err == CL_SUCCESS) {
+        memset(host, 1, top);
+        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
+            rw_raw[i] = rr_raw[i] = 0.0;
+            if (sizes[i] <= RAW_MAX_BYTES) /* the record's bare commands: not the big ones */
+                st = xfer_raw(x, buf, host, sizes[i], &rw_raw[i], &rr_raw[i]);
+        }
+    }
+    if (st != RTM_OK) {
+        if (buf)
+            clReleaseMemObject(buf);
+        free(host);
+        return st;
+    }
+    double resid[2] = {0.0, 0.0}; /* by direction: in, out */
+    for (int dir = 0; dir < 2; dir++) {
+        double fixed, inv, knee, inv2, res;
+        const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
+        fit_transfers_knee(xs, y1, y2, ns, &fixed, &inv, &knee, &inv2, &res);
+        const double last = y1[ns - 1];
+        const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, fixed);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
+        /* no knee: at the largest size measured, the same rate on */
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : (double)top);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
+                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
+        resid[dir] = res;
+    }
+    const int ids[8] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
+                        RTM_DEV_P_ws_rate_big, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
+                        RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big};
+    for (int k = 0; k < 8; k++) {
+        rtm_calib_fig_t *f = dfig(x, ids[k]);
+        f->median = x->bd->param[ids[k]];
+        f->spread = spread;
+        f->resid = resid[k < 4 ? 0 : 1];
+        f->n = (uint32_t)(2 * ns * REPS);
+        f->kept = f->n;
+    }
+    char curve[6][640];
+    for (int k = 0; k < 6; k++) {
+        const double *y = k == 0   ? yw[0]
+                          : k == 1 ? yr[0]
+                          : k == 2 ? yw[1]
+                          : k == 3 ? yr[1]
+                          : k == 4 ? rw_raw
+                                   : rr_raw;
+        size_t used = 0;
+        curve[k][0] = '\0';
+        for (size_t i = 0; i < ns; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const int m = snprintf(curve[k] + used, sizeof(curve[k]) - used, "%s%.0fK:%.4gus",
+                                   used ? " " : "", xs[i] / KIB, y[i] * 1e6);
+            if (m > 0 && used + (size_t)m < sizeof(curve[k]))
+                used += (size_t)m;
+        }
+    }
+    note(c, "%s: transfers, plain (pageable) host memory as the runtime's arena uses; the "
+            "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
+            "(clears + writes, reads), fitted by relative least squares to commands * fixed + "
+            "bytes / rate (another rate past a knee): in %.4gus + %.4gGB/s, past %.4gMiB "
+            "%.4gGB/s; out %.4gus + %.4gGB/s, past %.4gMiB %.4gGB/s",
+         x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
+         x->bd->param[RTM_DEV_P_ws_rate] * 1e-9, x->bd->param[RTM_DEV_P_ws_knee] / MIB,
+         x->bd->param[RTM_DEV_P_ws_rate_big] * 1e-9, x->bd->param[RTM_DEV_P_wr_fixed] * 1e6,
+         x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_knee] / MIB,
+         x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9);
+    note(c, "%s: job in spans, 1 buffer: %s", x->bd->name, curve[0]);
+    note(c, "%s: job out spans, 1 buffer: %s", x->bd->name, curve[1]);
+    note(c, "%s: job in spans, 2 buffers: %s", x->bd->name, curve[2]);
+    note(c, "%s: job out spans, 2 buffers: %s", x->bd->name, curve[3]);
+    note(c, "%s: bare write START..END %s", x->bd->name, curve[4]);
+    note(c, "%s: bare read START..END %s", x->bd->name, curve[5]);
+    /* Pinned host memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer), for comparison only. */
+    if (!c->o->quick) {
+        const size_t pb = top < PINNED_BYTES ? top : PINNED_BYTES;
+        cl_mem pin = clCreateBuffer(x->d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, pb,
+                                    NULL, &err);
+        void *ph = NULL;
+        if (err == CL_SUCCESS)
+            ph = clEnqueueMapBuffer(x->d->exec, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, pb, 0,
+                                    NULL, NULL, &err);
+        if (err == CL_SUCCESS && ph) {
+            double pw = 0, pr = 0, qw = 0, qr = 0;
+            if (xfer_raw(x, buf, ph, pb, &pw, &pr) == RTM_OK &&
+                xfer_raw(x, buf, host, pb, &qw, &qr) == RTM_OK)
+                note(c, "%s: %.0fMiB bare commands from pinned host memory (mapped "
+                        "CL_MEM_ALLOC_HOST_PTR): in %.4gGB/s, out %.4gGB/s; from plain memory: in "
+                        "%.4gGB/s, out %.4gGB/s (the runtime uses plain)",
+                     x->bd->name, (double)pb / MIB, pw > 0 ? (double)pb / pw * 1e-9 : 0.0,
+                     pr > 0 ? (double)pb / pr * 1e-9 : 0.0, qw > 0 ? (double)pb / qw * 1e-9 : 0.0,
+                     qr > 0 ? (double)pb / qr * 1e-9 : 0.0);
+            clEnqueueUnmapMemObject(x->d->exec, pin, ph, 0, NULL, NULL);
+            clFinish(x->d->exec);
+        }
+        if (pin)
+            clReleaseMemObject(pin);
+    }
+    if (buf)
+        clReleaseMemObject(buf);
+    free(host);
+    return RTM_OK;
+}
+
+/* Device global-memory bandwidth: clEnqueueCopyBuffer, bytes read + written. */
+static rtm_status_t dev_memrate(devcal_t *x)
+{
+    const rtm_ocl_info_t *info = &x->d->info;
+    double s = x->c->o->quick ? 32 * MIB : 256 * MIB;
+    s = fmin(s, (double)info->max_alloc);
+    s = fmin(s, (double)info->global_mem / 8.0);
+    const size_t bytes = (size_t)s & ~(size_t)4095;
+    cl_int err = CL_SUCCESS;
+    cl_mem a = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem b = err == CL_SUCCESS ? clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err)
+                                 : NULL;
+    const cl_uchar zero = 0;
+    if (err == CL_SUCCESS)
+        err = clEnqueueFillBuffer(x->d->exec, a, &zero, 1, 0, bytes, 0, NULL, NULL);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event ev = NULL;
+        err = clEnqueueCopyBuffer(x->d->exec, a, b, 0, 0, bytes, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &ev);
+        const double t = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+        samp[r] = t > 0 ? 2.0 * (double)bytes / t : 0.0;
+        if (ev)
+            clReleaseEvent(ev);
+    }
+    if (a)
+        clReleaseMemObject(a);
+    if (b)
+        clReleaseMemObject(b);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueCopyBuffer", err, __FILE__, __LINE__);
+    dev_param(x->bd, RTM_DEV_P_mem_rate, rtm_calib_summary(samp + 1, REPS, dfig(x, RTM_DEV_P_mem_rate)));
+    return RTM_OK;
+}
+
+static rtm_status_t build_probe(devcal_t *x)
+{
+    cl_int err = CL_SUCCESS;
+    const char *src = probe_src;
+    x->probe = clCreateProgramWithSource(x->d->ctx, 1, &src, NULL, &err);
+    RTM_CL_CHECK(err, "clCreateProgramWithSource(probe)");
+    err = clBuildProgram(x->probe, 1, &x->d->info.id, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clReleaseProgram(x->probe);
+        x->probe = NULL;
+        return rtm_ocl_fail("clBuildProgram(probe)", err, __FILE__, __LINE__);
+    }
+    return RTM_OK;
+}
+
+static cl_ulong prof(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    if (clGetEventProfilingInfo(ev, what, sizeof(t), &t, NULL) != CL_SUCCESS)
+        return 0;
+    return t;
+}
+
+/* Launch latency (enqueue to start), host round trip, and the fixed time per launch
+ * in a kernel span, with the empty kernel. */
+static rtm_status_t dev_launch(devcal_t *x)
+{
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(x->probe, "rtm_calib_empty", &err);
+    RTM_CL_CHECK(err, "clCreateKernel(empty)");
+    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
+    enum { SPAN = 8 };
+    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1], b2b[REPS + 1];
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event ev = NULL;
+        const double h0 = rtm_calib_now();
+        err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clFinish(x->d->exec);
+        rt[r] = rtm_calib_now() - h0;
+        if (err == CL_SUCCESS) {
+            const cl_ulong q = prof(ev, CL_PROFILING_COMMAND_QUEUED);
+            const cl_ulong u = prof(ev, CL_PROFILING_COMMAND_SUBMIT);
+            const cl_ulong s = prof(ev, CL_PROFILING_COMMAND_START);
+            const cl_ulong e = prof(ev, CL_PROFILING_COMMAND_END);
+            lat[r] = s > q ? (double)(s - q) * 1e-9 : 0.0;
+            sub[r] = u > q ? (double)(u - q) * 1e-9 : 0.0;
+            fixed[r] = e > s ? (double)(e - s) * 1e-9 : 0.0;
+        }
+        if (ev)
+            clReleaseEvent(ev);
+        cl_event evs[SPAN] = {NULL};
+        for (int i = 0; i < SPAN && err == CL_SUCCESS; i++)
+            err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &evs[i]);
+        if (err == CL_SUCCESS)
+            err = clFinish(x->d->exec);
+        if (err == CL_SUCCESS) {
+            const cl_ulong s = prof(evs[0], CL_PROFILING_COMMAND_START);
+            const cl_ulong e = prof(evs[SPAN - 1], CL_PROFILING_COMMAND_END);
+            b2b[r] = e > s ? (double)(e - s) * 1e-9 / SPAN : 0.0;
+        }
+        for (int i = 0; i < SPAN; i++)
+            if (evs[i])
+                clReleaseEvent(evs[i]);
+    }
+    if (out)
+        clReleaseMemObject(out);
+    clReleaseKernel(k);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueNDRangeKernel(empty)", err, __FILE__, __LINE__);
+    dev_param(x->bd, RTM_DEV_P_launch, rtm_calib_summary(lat + 1, REPS, dfig(x, RTM_DEV_P_launch)));
+    dev_param(x->bd, RTM_DEV_P_kernel_fixed,
+              rtm_calib_summary(fixed + 1, REPS, dfig(x, RTM_DEV_P_kernel_fixed)));
+    rtm_calib_fig_t f;
+    const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
+    const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
+    const double back = rtm_calib_summary(b2b + 1, REPS, NULL);
+    note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
+               "%.4gus), START->END %.4gus (kernel_fixed), host round trip enqueue->clFinish "
+               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each",
+         x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6,
+         x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6, round_trip * 1e6, f.spread * 100, SPAN,
+         back * 1e6);
+    return RTM_OK;
+}
+
+/* Occupancy probe: a dependent chain per work-item on cus * m work-groups; the time
+ * stays flat while the groups run at once and grows beyond. resident = the largest m
+ * still flat; units = cus * resident * wg (work-items in flight); r_probe = time of
+ * one dependent operation. */
+static rtm_status_t dev_occupancy(devcal_t *x)
+{
+    cal_t *c = x->c;
+    const rtm_ocl_info_t *info = &x->d->info;
+    const bool gpu_like = !(info->type & CL_DEVICE_TYPE_CPU);
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(x->probe, "rtm_calib_probe", &err);
+    RTM_CL_CHECK(err, "clCreateKernel(probe)");
+    size_t kwg = 0;
+    clGetKernelWorkGroupInfo(k, info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kwg), &kwg, NULL);
+    uint32_t wg = 256;
+    while (wg > 1 && (wg > info->max_wg || (kwg && wg > kwg)))
+        wg /= 2;
+    x->wg_probe = wg;
+    const uint32_t cus = info->units ? info->units : 1;
+    static const uint32_t ms[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    uint32_t n_m = 0;
+    while (n_m < N_OF(ms) && (gpu_like ? ms[n_m] * wg <= 2048 : ms[n_m] <= 4))
+        n_m++;
+    if (n_m == 0)
+        n_m = 1;
+    const size_t out_bytes = (size_t)cus * ms[n_m - 1] * wg * sizeof(float);
+    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, out_bytes, NULL, &err);
+    const float a = 0.9999f, b = 0.0001f;
+    cl_uint steps = 1024;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 2, sizeof(a), &a);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 3, sizeof(b), &b);
+    const size_t local = wg;
+    /* steps such that cus groups take about `want` */
+    const double want = c->o->quick ? 0.5e-3 : 1e-3;
+    for (int tries = 0; tries < 8 && err == CL_SUCCESS; tries++) {
+        const size_t global = (size_t)cus * wg;
+        cl_event ev = NULL;
+        err = clSetKernelArg(k, 1, sizeof(steps), &steps);
+        if (err == CL_SUCCESS)
+            err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &ev);
+        const double t1 = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+        if (ev)
+            clReleaseEvent(ev);
+        if (t1 >= want * 0.7 || steps >= (1u << 24))
+            break;
+        const double f = t1 > 0 ? want / t1 : 16.0;
+        steps = (cl_uint)fmin((double)(1u << 24), steps * fmin(fmax(f, 1.5), 64.0));
+    }
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof(steps), &steps);
+    double tm[N_OF(ms)] = {0};
+    rtm_calib_fig_t f1 = {0};
+    for (uint32_t i = 0; i < n_m && err == CL_SUCCESS; i++) {
+        const size_t global = (size_t)cus * ms[i] * wg;
+        double samp[REPS + 1];
+        for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+            cl_event ev = NULL;
+            err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+            if (err == CL_SUCCESS)
+                err = clWaitForEvents(1, &ev);
+            samp[r] = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+            if (ev)
+                clReleaseEvent(ev);
+        }
+        tm[i] = rtm_calib_summary(samp + 1, REPS, i == 0 ? &f1 : NULL);
+        if (i > 0 && tm[i] > 2.0 * tm[0])
+            n_m = i + 1; /* well past the knee */
+    }
+    if (out)
+        clReleaseMemObject(out);
+    clReleaseKernel(k);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("rtm_calib_probe", err, __FILE__, __LINE__);
+    uint32_t resident = 1;
+    for (uint32_t i = 1; i < n_m && tm[i] <= 1.2 * tm[0]; i++)
+        resident = ms[i];
+    x->r_probe = tm[0] / steps;
+    dev_param(x->bd, RTM_DEV_P_cus, cus);
+    dev_param(x->bd, RTM_DEV_P_resident, resident);
+    dev_param(x->bd, RTM_DEV_P_units, (double)cus * resident * wg);
+    const int ids[3] = {RTM_DEV_P_cus, RTM_DEV_P_resident, RTM_DEV_P_units};
+    for (int i = 0; i < 3; i++) {
+        *dfig(x, ids[i]) = f1;
+        dfig(x, ids[i])->median = x->bd->param[ids[i]];
+    }
+    char curve[256];
+    size_t used = 0;
+    for (uint32_t i = 0; i < n_m && used < sizeof(curve); i++) {
+        const int n = snprintf(curve + used, sizeof(curve) - used, "%s%u:%.3g", i ? " " : "",
+                               ms[i], tm[i] / tm[0]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    note(c, "%s: occupancy probe (dependent mad chain of %u steps, wg %u): time of cus*m "
+            "groups / time of cus groups, by m: %s -> resident %u, units = %u cus * %u * %u = "
+            "%.0f; one dependent op %.4gns",
+         x->bd->name, (unsigned)steps, wg, curve, resident, cus, resident, wg,
+         x->bd->param[RTM_DEV_P_units], x->r_probe * 1e9);
+    return RTM_OK;
+}
+
+static char *read_text(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        const long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf[n] = '\0';
+                *len = (size_t)n;
+            }
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Removes the files of a flat directory, then the directory. */
+static void remove_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        const struct dirent *e;
+        char file[RTM_PATH_MAX + 256];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+            unlink(file);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* Program build time c: the reference kernel matrix_add from source (rtm_program_build_ex)
+ * with a unique -D per build, so that no driver cache answers; and the load time of the
+ * same program from rtmgr's binary cache (rtm_program_build_cached, a fresh cache
+ * directory: one build stores, then loads). */
+static rtm_status_t dev_build(devcal_t *x)
+{
+    cal_t *c = x->c;
+    const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
+    if (!kern)
+        return RTM_E_NOTFOUND;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, kern);
+    k.size[0] = 64;
+    k.tune.wg = x->wg_probe < kern->tune_default.wg ? x->wg_probe : kern->tune_default.wg;
+    rtm_status_t st = rtm_kinst_plan(&k);
+    const int reps = c->o->quick ? 5 : REPS;
+    double tb[REPS], tl[REPS];
+    static unsigned nonce;
+    for (int r = 0; r < reps && st == RTM_OK; r++) {
+        char extra[96];
+        snprintf(extra, sizeof(extra), "-DRTM_CALIB_NONCE=%ld%u%d", (long)time(NULL), nonce++,
+                 (int)getpid());
+        rtm_program_t p;
+        st = rtm_program_build_ex(x->d, &k, extra, &p);
+        tb[r] = p.build_s;
+        rtm_program_release(&p);
+    }
+    if (st != RTM_OK)
+        return st;
+    dev_param(x->bd, RTM_DEV_P_build, rtm_calib_summary(tb, (size_t)reps, dfig(x, RTM_DEV_P_build)));
+    char dir[] = "/tmp/rtmgr-calib-cache-XXXXXX";
+    if (!mkdtemp(dir))
+        return RTM_E_IO;
+    rtm_program_t p;
+    st = rtm_program_build_cached(x->d, &k, NULL, dir, &p); /* compiles and stores */
+    rtm_program_release(&p);
+    int loaded = 0;
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        st = rtm_program_build_cached(x->d, &k, NULL, dir, &p);
+        tl[r] = p.build_s;
+        loaded += p.from_cache;
+        rtm_program_release(&p);
+    }
+    remove_dir(dir);
+    if (st != RTM_OK)
+        return st;
+    dev_param(x->bd, RTM_DEV_P_cache_load,
+              rtm_calib_summary(tl, REPS, dfig(x, RTM_DEV_P_cache_load)));
+    note(c, "%s: build time c: matrix_add.cl from source with a unique -D per build (driver "
+            "caches bypassed), %d builds; cache_load: rtm_program_build_cached from a fresh "
+            "cache directory, %d of %d loads came from the cache",
+         x->bd->name, reps, loaded, REPS);
+    return RTM_OK;
+}
+
+/* Prediction used to size instances: the extended model with a per-kernel r (no
+ * memory term). */
+typedef struct {
+    const rtm_board_dev_t *bd;
+    int ki;
+    double r;
+    bool total; /* total time, else kernel time */
+} dpred_t;
+
+static double dev_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const dpred_t *p = ctx;
+    static rtm_board_dev_t tmp;
+    tmp = *p->bd;
+    if (p->ki >= 0 && p->r > 0)
+        tmp.ktune[p->ki] = (rtm_board_ktune_t){true, k->tune, p->r, 0.0};
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_dev(&job, &tmp, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)(p->total ? pr.ext.total_ns : pr.ext.kernel_ns) * 1e-9;
+}
+
+/* The extended model's kernel time at instance k without memory term is a * r + b:
+ * two predictions. */
+static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double *a, double *b)
+{
+    dpred_t p1 = {bd, ki, 1e-3, false}, p2 = {bd, ki, 2e-3, false};
+    const double y1 = dev_pred(&p1, k), y2 = dev_pred(&p2, k);
+    if (y1 < 0 || y2 < 0)
+        return false;
+    *a = (y2 - y1) / 1e-3;
+    *b = y1 - *a * 1e-3;
+    return *a > 0;
+}
+
+/* Largest work-group size of any entry point of a built kexec. */
+static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
+{
+    size_t m = (size_t)-1;
+    for (uint32_t i = 0; i < ex->prog.n_kern; i++) {
+        size_t w = 0;
+        if (clGetKernelWorkGroupInfo(ex->prog.kern[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(w),
+                                     &w, NULL) == CL_SUCCESS && w < m)
+            m = w;
+    }
+    return m;
+}
+
+/* Runs instance `in` on the device: one warm-up and `reps` profiled jobs; kernel span
+ * summary into fig, median returned in *kernel_s. */
+static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double *kernel_s,
+                                rtm_calib_fig_t *fig)
+{
+    rtm_kexec_t ex;
+    rtm_status_t st = rtm_kexec_create_cached(&ex, x->d, &in->k, x->cache);
+    if (st != RTM_OK)
+        return st;
+    if (kexec_max_wg(&ex, x->d->info.id) < in->k.tune.wg) {
+        rtm_kexec_destroy(&ex);
+        return RTM_E_RANGE;
+    }
+    double samp[REPS + 1];
+    for (int r = 0; r <= reps && st == RTM_OK; r++) {
+        rtm_kexec_timing_t t;
+        st = rtm_kexec_run(&ex, &t);
+        samp[r] = t.kernel_s;
+    }
+    rtm_kexec_destroy(&ex);
+    if (st == RTM_OK)
+        *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig);
+    return st;
+}
+
+/* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
+ * widths at the best work-group size; the fastest kernel span wins. */
+static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            rtm_tune_t start, double deadline)
+{
+    /* most promising first: when time runs out, the common sizes have been tried */
+    static const uint32_t wgs[] = {256, 128, 64, 512, 1024, 32};
+    static const uint32_t vecs[] = {4, 2, 8, 1, 16};
+    rtm_tune_t best = start;
+    double best_t = INFINITY;
+    char log[512];
+    size_t used = 0;
+    log[0] = '\0';
+    for (int phase = 0; phase < 2; phase++) {
+        const rtm_tune_t base = best;
+        for (uint32_t i = 0; i < (phase == 0 ? N_OF(wgs) : N_OF(vecs)); i++) {
+            rtm_tune_t t = base;
+            if (phase == 0)
+                t.wg = wgs[i];
+            else
+                t.vec = vecs[i];
+            if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
+                t.wg > x->d->info.max_wg)
+                continue;
+            /* CPU devices run a work-group as a loop on one thread: groups under 64 only
+             * add scheduling, and PoCL 3.1 miscompiles some vector kernels at wg 32
+             * (matrix_add, vec >= 4: SEGV inside the generated code) */
+            if ((x->d->info.type & CL_DEVICE_TYPE_CPU) && t.wg < 64)
+                continue;
+            if (rtm_calib_now() > deadline && best_t < INFINITY)
+                break; /* out of time: keep the best so far */
+            rtm_calib_inst_t in;
+            if (rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
+                rtm_calib_inst_free(&in);
+                continue;
+            }
+            double ks = 0;
+            const rtm_status_t st = dev_measure(x, &in, 5, &ks, NULL);
+            rtm_calib_inst_free(&in);
+            if (st != RTM_OK || !(ks > 0))
+                continue;
+            const int n = snprintf(log + used, sizeof(log) - used, " %u/%u:%.3gms", t.wg, t.vec,
+                                   ks * 1e3);
+            if (n > 0 && used + (size_t)n < sizeof(log))
+                used += (size_t)n;
+            if (ks < best_t) {
+                best_t = ks;
+                best = t;
+            }
+        }
+    }
+    note(x->c, "%s: %s sweep (wg/vec:kernel time):%s -> wg %u vec %u", x->bd->name, kern->name,
+         log, best.wg, best.vec);
+    return best;
+}
+
+typedef struct {
+    devcal_t *x;
+    int ki;
+} dkctx_t;
+
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
+{
+    const dkctx_t *d = ctx;
+    return dev_coef(d->x->bd, d->ki, k, a, b);
+}
+
+static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f)
+{
+    dkctx_t *d = ctx;
+    return dev_measure(d->x, in, REPS, t, f);
+}
+
+/* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
+ * at the calibration sizes. */
+static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
+{
+    cal_t *c = x->c;
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    rtm_tune_t tune = kt->have ? kt->tune : kern->tune_default;
+    while (tune.wg > 1 && tune.wg > x->d->info.max_wg)
+        tune.wg /= 2;
+    dpred_t p = {x->bd, (int)ki,
+                 kt->have && kt->r_op > 0 ? kt->r_op
+                 : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
+                                               : x->r_probe,
+                 false};
+    const double start = rtm_calib_now();
+    const double budget = kernel_budget(c, left);
+    if (!c->o->quick) {
+        int64_t size[RTM_SIZE_KEYS_MAX];
+        if (rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, dev_pred, &p, &x->lim, 1, 0, NULL, 0,
+                               size) >= 0)
+            tune = dev_sweep(x, kern, size, tune, start + 0.4 * budget);
+    }
+    dkctx_t dk = {x, (int)ki};
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &p,
+                 .r_est = &p.r, .coef = dk_coef, .cache = x->bd->param[RTM_DEV_P_cache],
+                 .measure = dk_measure, .ctx = &dk, .deadline = start + budget};
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
+    if (st != RTM_OK || n == 0) {
+        say(c, "%s: kernel %s not calibrated (%s)", x->bd->name, kern->name,
+            st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
+    }
+    kernel_store(c, x->bd->name, kern, tune, pts, n, p.r, x->bd->param[RTM_DEV_P_mem_rate], kt,
+                 &c->rec->dev_k[x->di][ki]);
+    return RTM_OK;
+}
+
+/* Abort response: seed 002's flag raised while a long kernel runs, time to its end. */
+static rtm_status_t dev_abort(devcal_t *x);
+
+static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
+                                  int di)
+{
+    rtm_ocl_dev_t dev;
+    rtm_status_t st = rtm_ocl_open(&dev, info);
+    if (st != RTM_OK)
+        return st;
+    char cache[RTM_PATH_MAX];
+    const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
+    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL};
+    const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
+    x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
+    x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
+    const double t0 = rtm_calib_now();
+    say(c, "%s: %s (%s), driver %s", bd->name, info->name, info->platform_name, info->driver);
+    st = dev_transfers(&x);
+    say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
+        bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
+        bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
+    if (st == RTM_OK)
+        st = dev_memrate(&x);
+    if (st == RTM_OK)
+        st = build_probe(&x);
+    if (st == RTM_OK)
+        st = dev_occupancy(&x);
+    if (st == RTM_OK)
+        st = dev_launch(&x);
+    say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus", bd->name,
+        bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units], bd->param[RTM_DEV_P_cus],
+        bd->param[RTM_DEV_P_resident], bd->param[RTM_DEV_P_launch] * 1e6);
+    if (st == RTM_OK)
+        st = dev_build(&x);
+    cl_ulong llc = 0;
+    clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
+    dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
+    *dfig(&x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
+    note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE%s)", bd->name,
+         bd->param[RTM_DEV_P_cache] / MIB, llc ? "" : " unknown: 1MiB assumed");
+    say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
+    /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
+    const rtm_kernel_t *mov = rtm_kernel_find("matrix_mov");
+    uint32_t left = kernels_wanted(c) + (mov && !rtm_calib_wanted(c->o->kernels, "matrix_mov"));
+    if (st == RTM_OK && mov) {
+        const int mi = rtm_kernel_index(mov);
+        st = dev_kernel(&x, (uint32_t)mi, left--);
+        if (st == RTM_OK && bd->ktune[mi].have && bd->ktune[mi].r_op > 0) {
+            dev_param(bd, RTM_DEV_P_r_op, bd->ktune[mi].r_op);
+            *dfig(&x, RTM_DEV_P_r_op) = c->rec->dev_k[di][mi];
+        }
+    }
+    if (st == RTM_OK && !bd->have[RTM_DEV_P_r_op]) {
+        dev_param(bd, RTM_DEV_P_r_op, x.r_probe);
+        note(c, "%s: no matrix_mov kernel: r_op is the occupancy probe's operation time",
+             bd->name);
+    }
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (kern == mov || !rtm_calib_wanted(c->o->kernels, kern->name))
+            continue;
+        st = dev_kernel(&x, ki, left ? left-- : 1);
+    }
+    if (st == RTM_OK)
+        st = dev_abort(&x);
+    if (x.probe)
+        clReleaseProgram(x.probe);
+    rtm_ocl_close(&dev);
+    say(c, "%s: done (%.1fs)", bd->name, rtm_calib_now() - t0);
+    return st;
+}
+
+/* Until the preemption module measures it: the abort flag's worst path is a kernel
+ * that checks it per block, so the response is about one block of the longest
+ * calibrated kernel plus the flag transfer. */
+static rtm_status_t dev_abort(devcal_t *x)
+{
+    rtm_board_dev_t *bd = x->bd;
+    const double t = bd->param[RTM_DEV_P_launch] + bd->param[RTM_DEV_P_ws_fixed];
+    dev_param(bd, RTM_DEV_P_abort_response, t);
+    *dfig(x, RTM_DEV_P_abort_response) = *dfig(x, RTM_DEV_P_launch);
+    dfig(x, RTM_DEV_P_abort_response)->median = t;
+    note(x->c, "%s: abort_response ESTIMATED as launch + ws_fixed (not measured)", bd->name);
+    return RTM_OK;
+}
+
+/* ---- CPU --------------------------------------------------------------------------- */
+
+static rtm_pool_t cal_pool;
+
+/* A kernel that does nothing per block: the pool's own overheads. Not in the catalogue. */
+static rtm_status_t noop_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
+{
+    p->n_bufs = 0;
+    p->launches = 1;
+    p->blocks_max = (uint32_t)k->size[0];
+    return RTM_OK;
+}
+static void noop_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)l;
+    out->entry = 0;
+    out->blocks = (uint32_t)k->size[0];
+}
+static uint32_t noop_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
+{
+    (void)k;
+    (void)l;
+    (void)out;
+    return 0;
+}
+static void noop_fill(rtm_kinst_t *k, uint64_t seed)
+{
+    (void)k;
+    (void)seed;
+}
+static void noop_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
+{
+    (void)k;
+    (void)l;
+    (void)b;
+}
+static void noop_cost(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->li = (double)k->size[0];
+    c->launches = 1;
+}
+static size_t noop_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
+{
+    (void)a;
+    (void)b;
+    (void)why;
+    (void)len;
+    return 0;
+}
+static const rtm_kernel_t noop_kernel = {
+    .name = "calib_noop",
+    .source = "",
+    .entries = {NULL},
+    .keys = {{"blocks", 1, 1 << 22, 1, "blocks"}},
+    .n_keys = 1,
+    .vec_allowed = 1u << 1,
+    .tune_default = {1, 1},
+    .plan = noop_plan,
+    .launch = noop_launch,
+    .args = noop_args,
+    .fill = noop_fill,
+    .cpu_block = noop_block,
+    .cost = noop_cost,
+    .compare = noop_compare,
+};
+
+rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds)
+{
+    uint32_t launch = 0;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = rtm_pool_run_job(pool, k, &launch, NULL, NULL, NULL);
+    *seconds = rtm_calib_now() - t0;
+    return st;
+}
+
+typedef struct {
+    const rtm_board_t *b;
+    int ki;
+    double r;
+} cpred_t;
+
+static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const cpred_t *p = ctx;
+    static rtm_board_t tmp;
+    tmp = *p->b;
+    if (p->ki >= 0)
+        tmp.cpu_ktune[p->ki] = (rtm_board_ktune_t){p->r > 0, k->tune, p->r, 0.0};
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_cpu(&job, &tmp, 0, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb)
+{
+    const cpred_t *p = ctx;
+    cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
+    const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);
+    if (y1 < 0 || y2 < 0)
+        return false;
+    *a = (y2 - y1) / 1e-3;
+    *bb = y1 - *a * 1e-3;
+    return *a > 0;
+}
+
+static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f)
+{
+    (void)ctx;
+    double samp[REPS + 1];
+    rtm_status_t st = RTM_OK;
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &in->k, &samp[r]);
+    if (st == RTM_OK)
+        *t = rtm_calib_summary(samp + 1, REPS, f);
+    return st;
+}
+
+static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
+
+/* Micro-kernel figures of eq. 1. */
+static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
+{
+    const bool q = c->o->quick;
+    const uint64_t ops = q ? 2000000 : 10000000;
+    const size_t bytes = (size_t)((q ? 2 : 8) * MIB);
+    /* copy: twice the last-level cache in all (DRAM, not cache), 32..256 MiB; quick 16 */
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const double copy_total = q ? 16 * MIB : fmin(fmax(2.0 * (double)(llc > 0 ? llc : 0), 32 * MIB), 256 * MIB);
+    const size_t copy_bytes = (size_t)fmax((q ? 2 : 4) * MIB, copy_total / n);
+    double lat1[REPS], latn[REPS], ind[REPS], ind1[REPS], unit[REPS], unit1[REPS], str[REPS],
+        str1[REPS], copy[REPS], ping[REPS], clk[REPS], bar[REPS];
+    rtm_status_t st = RTM_OK;
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        st = rtm_cpubench_run(RTM_CPUBENCH_CHAIN, 1, 0, ops, &lat1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_CHAIN, n, 0, ops, &latn[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, n, 0, ops * 2, &ind[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, 1, 0, ops * 2, &ind1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_UNIT, n, bytes, ops, &unit[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_UNIT, 1, bytes, ops, &unit1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_STRIDED, n, bytes, ops / 4, &str[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_STRIDED, 1, bytes, ops / 4, &str1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_COPY, n, copy_bytes,
+                                  2 * copy_bytes / sizeof(float), &copy[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_pingpong(q ? 10000 : 20000, &ping[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_barrier(n, q ? 1000 : 2000, &bar[r]);
+        clk[r] = rtm_cpubench_clock(q ? 100000 : 200000);
+    }
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fl, fi, fu, fs;
+    const double l1 = rtm_calib_summary(lat1, REPS, NULL);
+    const double ln = rtm_calib_summary(latn, REPS, &fl);
+    const double in = rtm_calib_summary(ind, REPS, &fi);
+    const double i1 = rtm_calib_summary(ind1, REPS, NULL);
+    const double un = rtm_calib_summary(unit, REPS, &fu);
+    const double u1 = rtm_calib_summary(unit1, REPS, NULL);
+    const double sn = rtm_calib_summary(str, REPS, &fs);
+    const double s1 = rtm_calib_summary(str1, REPS, NULL);
+    double lp = in > 0 ? ln / in : 1.0;
+    if (lp < 1.0)
+        lp = 1.0;
+    cpu_param(b, RTM_CPU_P_r_scalar, ln);
+    *cfig(c, RTM_CPU_P_r_scalar) = fl;
+    cpu_param(b, RTM_CPU_P_lp, lp);
+    *cfig(c, RTM_CPU_P_lp) = fi;
+    cfig(c, RTM_CPU_P_lp)->spread = fmax(fi.spread, fl.spread);
+    cfig(c, RTM_CPU_P_lp)->median = lp;
+    cpu_param(b, RTM_CPU_P_r_unit, un * lp);
+    *cfig(c, RTM_CPU_P_r_unit) = fu;
+    cfig(c, RTM_CPU_P_r_unit)->median = un * lp;
+    cpu_param(b, RTM_CPU_P_r_strided, sn * lp);
+    *cfig(c, RTM_CPU_P_r_strided) = fs;
+    cfig(c, RTM_CPU_P_r_strided)->median = sn * lp;
+    cpu_param(b, RTM_CPU_P_mem_rate, rtm_calib_summary(copy, REPS, cfig(c, RTM_CPU_P_mem_rate)));
+    cpu_param(b, RTM_CPU_P_w, rtm_calib_summary(ping, REPS, cfig(c, RTM_CPU_P_w)));
+    cpu_param(b, RTM_CPU_P_ti, rtm_calib_summary(clk, REPS, cfig(c, RTM_CPU_P_ti)));
+    rtm_calib_fig_t fb;
+    const double barrier = rtm_calib_summary(bar, REPS, &fb);
+    c->barrier_s = barrier;
+    note(c, "cpu: %u threads; per operation, one thread / all threads at once: dependent "
+            "chain %.4g / %.4gns, independent chains %.4g / %.4gns (lp = chain / independent "
+            "= %.3g), unit-stride read %.4g / %.4gns, strided read %.4g / %.4gns; r_unit and "
+            "r_strided = all-thread time x lp (eq. 1 divides them by lp)",
+         n, l1 * 1e9, ln * 1e9, i1 * 1e9, in * 1e9, lp, u1 * 1e9, un * 1e9, s1 * 1e9, sn * 1e9);
+    note(c, "cpu: pthread barrier round, %u threads: %.4gus (spread %.1f%%); copy %.0fMiB per "
+            "thread: %.4gGB/s read + written; ping-pong one way %.4gns; clock pair %.4gns",
+         n, barrier * 1e6, fb.spread * 100, (double)copy_bytes / MIB,
+         b->cpu_param[RTM_CPU_P_mem_rate] * 1e-9, b->cpu_param[RTM_CPU_P_w] * 1e9,
+         b->cpu_param[RTM_CPU_P_ti] * 1e9);
+    return RTM_OK;
+}
+
+/* Pool overheads: a run of B no-op blocks takes cw + ceil(B / n) * dispatch. */
+static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
+{
+    static const uint32_t per[] = {1, 4, 16, 64, 256};
+    const size_t np = c->o->quick ? 4 : 5;
+    double xs[5], ys[5], spread = 0;
+    for (size_t i = 0; i < np; i++) {
+        rtm_kinst_t k;
+        rtm_kinst_init(&k, &noop_kernel);
+        k.size[0] = (int64_t)n * per[i];
+        rtm_status_t st = rtm_kinst_plan(&k);
+        double samp[REPS + 1];
+        for (int r = 0; r <= REPS && st == RTM_OK; r++)
+            st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+        if (st != RTM_OK)
+            return st;
+        rtm_calib_fig_t f;
+        ys[i] = rtm_calib_summary(samp + 1, REPS, &f);
+        xs[i] = per[i];
+        spread = fmax(spread, f.spread);
+    }
+    double a, bb;
+    fit_affine(xs, ys, np, &a, &bb);
+    const double resid = fit_resid(xs, ys, np, fmax(a, 0.0), fmax(bb, 0.0));
+    /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
+     * transfer (w), a run's wake-up and join at least one barrier round */
+    const bool tilted = !(a > 0) || !(bb > 0);
+    cpu_param(b, RTM_CPU_P_cw, a > 0 ? a : c->barrier_s);
+    cpu_param(b, RTM_CPU_P_dispatch, bb > 0 ? bb : b->cpu_param[RTM_CPU_P_w]);
+    if (tilted)
+        note(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s taken "
+                "from %s",
+             !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
+    const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
+    for (int i = 0; i < 2; i++) {
+        rtm_calib_fig_t *f = cfig(c, ids[i]);
+        f->median = b->cpu_param[ids[i]];
+        f->spread = spread;
+        f->resid = resid;
+        f->n = (uint32_t)(np * REPS);
+        f->kept = f->n;
+    }
+    note(c, "cpu: pool run of B no-op blocks on %u workers, B/n = 1..%u: cw (wake + join) "
+            "%.4gus, dispatch %.4gns per block",
+         n, per[np - 1], b->cpu_param[RTM_CPU_P_cw] * 1e6, b->cpu_param[RTM_CPU_P_dispatch] * 1e9);
+    return RTM_OK;
+}
+
+/* One kernel's CPU twin through the pool: its own r and memory rate fitted at the
+ * calibration sizes. */
+static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t left)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
+    const rtm_tune_t tune = kt->have ? kt->tune : kern->tune_default;
+    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
+                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
+                 .r_est = &p.r, .coef = cpu_coef, .cache = b->cpu_param[RTM_CPU_P_cache],
+                 .measure = ck_measure, .ctx = &p,
+                 .deadline = rtm_calib_now() + kernel_budget(c, left)};
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
+    if (st == RTM_E_MODEL && n == 0) {
+        /* nothing the model counts (the empty kernel's twin does no work): the pool's
+         * dispatch and cw are its whole time */
+        *kt = (rtm_board_ktune_t){true, tune, 0.0, 0.0};
+        note(c, "cpu: %s: no operations to time (the pool overheads are its model)", kern->name);
+        return RTM_OK;
+    }
+    if (st != RTM_OK || n == 0) {
+        say(c, "cpu: kernel %s not calibrated (%s)", kern->name,
+            st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        return RTM_OK;
+    }
+    kernel_store(c, "cpu", kern, tune, pts, n, p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar],
+                 b->cpu_param[RTM_CPU_P_mem_rate], kt, &c->rec->cpu_k[ki]);
+    return RTM_OK;
+}
+
+static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
+{
+    const double t0 = rtm_calib_now();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online < 1)
+        online = 1;
+    const uint32_t n = online > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : (uint32_t)online;
+    if (b->cores == 0)
+        b->cpu_model = RTM_MODEL_EXTENDED; /* a fresh profile (a base keeps its choice) */
+    b->cores = (uint32_t)online;
+    b->threads = n;
+    iso_now(b->cpu_measured, sizeof(b->cpu_measured));
+    say(c, "cpu: %u cores, %u worker threads", b->cores, n);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const char *which = "L3";
+    if (llc <= 0) {
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        which = "L2";
+    }
+    cpu_param(b, RTM_CPU_P_cache, llc > 0 ? (double)llc : 8 * MIB);
+    *cfig(c, RTM_CPU_P_cache) = (rtm_calib_fig_t){b->cpu_param[RTM_CPU_P_cache], 0, 0, 1, 1};
+    note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB,
+         llc > 0 ? which : "unknown: 8MiB assumed");
+    rtm_status_t st = cpu_micro(c, b, n);
+    if (st != RTM_OK)
+        return st;
+    st = rtm_pool_start(&cal_pool, n, 0, NULL);
+    if (st != RTM_OK)
+        return st;
+    st = cpu_pool_overheads(c, b, n);
+    say(c, "cpu: micro-kernels and pool done (%.1fs)", rtm_calib_now() - t0);
+    uint32_t left = kernels_wanted(c);
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++)
+        if (rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name))
+            st = cpu_kernel(c, b, ki, left ? left-- : 1);
+    rtm_pool_stop(&cal_pool);
+    say(c, "cpu: done (%.1fs)", rtm_calib_now() - t0);
+    return st;
+}
+
+/* ---- the whole run ----------------------------------------------------------------- */
+
+int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t *infos,
+                    uint32_t n)
+{
+    if (!board || dev >= board->n_devs || !infos)
+        return -1;
+    const rtm_board_dev_t *d = &board->dev[dev];
+    uint32_t skip = 0;
+    for (uint32_t j = 0; j < dev; j++)
+        skip += strcmp(board->dev[j].platform, d->platform) == 0 &&
+                strcmp(board->dev[j].device, d->device) == 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!strstr(infos[i].platform_name, d->platform) || !strstr(infos[i].name, d->device))
+            continue;
+        if (skip == 0)
+            return (int)i;
+        skip--;
+    }
+    return -1;
+}
+
+/* A fresh board device for info: name by kind (gpu0, ocl0, acc0), the next free number. */
+static void dev_new(rtm_board_t *b, const rtm_ocl_info_t *info, rtm_board_dev_t *bd)
+{
+    memset(bd, 0, sizeof(*bd));
+    const bool gpu = (info->type & CL_DEVICE_TYPE_GPU) != 0;
+    const bool cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+    bd->kind = gpu ? RTM_DEV_GPU : cpu ? RTM_DEV_CPU : RTM_DEV_ACCEL;
+    const char *prefix = gpu ? "gpu" : cpu ? "ocl" : "acc";
+    for (uint32_t num = 0; num < 1000; num++) {
+        snprintf(bd->name, sizeof(bd->name), "%s%u", prefix, num);
+        bool taken = false;
+        for (uint32_t j = 0; j < b->n_devs; j++)
+            taken = taken || strcmp(b->dev[j].name, bd->name) == 0;
+        if (!taken)
+            break;
+    }
+    bd->abort = info->host_unified ? RTM_ABORT_MAPPED : RTM_ABORT_WRITE;
+    bd->model = RTM_MODEL_EXTENDED;
+}
+
+static void round_ktune(rtm_board_ktune_t *kt)
+{
+    for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++) {
+        kt[k].r_op = round4(kt[k].r_op, RTM_UNIT_TIME);
+        kt[k].mem_rate = round4(kt[k].mem_rate, RTM_UNIT_RATE);
+    }
+}
+
+static void round_board(rtm_board_t *b)
+{
+    for (int p = 0; p < RTM_CPU_P_COUNT; p++)
+        if (b->cpu_have[p])
+            b->cpu_param[p] = round4(b->cpu_param[p], cpu_unit[p]);
+    round_ktune(b->cpu_ktune);
+    for (uint32_t i = 0; i < b->n_devs; i++) {
+        for (int p = 0; p < RTM_DEV_P_COUNT; p++)
+            if (b->dev[i].have[p])
+                b->dev[i].param[p] = round4(b->dev[i].param[p], dev_unit[p]);
+        round_ktune(b->dev[i].ktune);
+    }
+}
+
+rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
+                           rtm_calib_record_t *rec)
+{
+    if (!opts || !board)
+        return RTM_E_ARG;
+    rtm_calib_record_t *own = NULL;
+    if (!rec) {
+        own = calloc(1, sizeof(*own));
+        if (!own)
+            return RTM_E_NOMEM;
+        rec = own;
+    } else {
+        memset(rec, 0, sizeof(*rec));
+    }
+    const double t0 = rtm_calib_now();
+    cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0};
+    const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
+    const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
+    if (st == RTM_OK && opts->device >= (int)n) {
+        fprintf(stderr, "rtmgr: calibrate: no OpenCL device %d (this computer has %u)\n",
+                opts->device, n);
+        st = RTM_E_CL_NODEV;
+    }
+    /* board device of each OpenCL device: a base profile's, or a new one */
+    int map[RTM_MAX_DEVICES];
+    for (uint32_t i = 0; i < n; i++)
+        map[i] = -1;
+    for (uint32_t j = 0; st == RTM_OK && j < board->n_devs; j++) {
+        const int i = rtm_calib_match(board, j, infos, n);
+        if (i >= 0 && map[i] < 0)
+            map[i] = (int)j;
+    }
+    for (uint32_t i = 0; st == RTM_OK && i < n; i++) {
+        if (opts->device >= 0 && (int)i != opts->device)
+            continue;
+        if (map[i] < 0) {
+            if (board->n_devs >= RTM_MAX_DEVICES) {
+                st = RTM_E_NOMEM;
+                break;
+            }
+            dev_new(board, &infos[i], &board->dev[board->n_devs]);
+            map[i] = (int)board->n_devs++;
+        }
+        rtm_board_dev_t *bd = &board->dev[map[i]];
+        snprintf(bd->platform, sizeof(bd->platform), "%s", infos[i].platform_name);
+        snprintf(bd->device, sizeof(bd->device), "%s", infos[i].name);
+        snprintf(bd->driver, sizeof(bd->driver), "%s", infos[i].driver);
+        bd->memory = infos[i].global_mem;
+        iso_now(bd->measured, sizeof(bd->measured));
+        uint32_t devs_left = 0;
+        for (uint32_t j = i; j < n; j++)
+            devs_left += opts->device < 0 || (int)j == opts->device;
+        c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
+        st = dev_calibrate(&c, &infos[i], bd, map[i]);
+    }
+    c.deadline = run_end;
+    if (st == RTM_OK && !opts->no_cpu)
+        st = cpu_calibrate(&c, board);
+    if (st == RTM_OK)
+        round_board(board);
+    rec->seconds = rtm_calib_now() - t0;
+    say(&c, "finished in %.1fs", rec->seconds);
+    free(own);
+    return st;
+}
+
+/* ---- staleness ------------------------------------------------------------------------ */
+
+int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos, uint32_t n,
+                          FILE *warn)
+{
+    if (!board)
+        return 0;
+    rtm_ocl_info_t found[RTM_MAX_DEVICES];
+    if (!infos) {
+        n = 0;
+        if (rtm_ocl_discover(found, RTM_MAX_DEVICES, &n) != RTM_OK)
+            n = 0;
+        infos = found;
+    }
+    int stale = 0;
+    for (uint32_t j = 0; j < board->n_devs; j++) {
+        const rtm_board_dev_t *d = &board->dev[j];
+        const int i = rtm_calib_match(board, j, infos, n);
+        char why[512];
+        why[0] = '\0';
+        if (i < 0)
+            snprintf(why, sizeof(why), "device '%s' (\"%s\" on \"%s\") is not on this computer",
+                     d->name, d->device, d->platform);
+        else if (!d->measured[0])
+            snprintf(why, sizeof(why), "device '%s' was never calibrated", d->name);
+        else if (strcmp(d->driver, infos[i].driver) != 0)
+            snprintf(why, sizeof(why), "device '%s': driver \"%s\" now, \"%s\" at calibration",
+                     d->name, infos[i].driver, d->driver);
+        if (why[0]) {
+            stale++;
+            if (warn)
+                fprintf(warn, "rtmgr: warning: board profile stale: recalibrate (%s)\n", why);
+        }
+    }
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0 && board->cores != (uint32_t)online) {
+        stale++;
+        if (warn)
+            fprintf(warn,
+                    "rtmgr: warning: board profile stale: recalibrate (%ld CPU cores now, %u at "
+                    "calibration)\n",
+                    online, board->cores);
+    }
+    return stale;
+}
+
+/* ---- saving -------------------------------------------------------------------------- */
+
+static void put_fig(FILE *f, const char *what, const rtm_calib_fig_t *g, double value,
+                    const char *unit, double scale)
+{
+    if (g->n == 0)
+        return;
+    fprintf(f, "#   %-40s %11.4g%-4s spread %5.1f%%", what, value * scale, unit, g->spread * 100);
+    if (g->resid > 0)
+        fprintf(f, "  fit residual %5.1f%%", g->resid * 100);
+    fprintf(f, "  kept %u/%u\n", g->kept, g->n);
+}
+
+static void unit_of(rtm_unit_t cls, const char **unit, double *scale)
+{
+    switch (cls) {
+    case RTM_UNIT_TIME: *unit = "ns"; *scale = 1e9; break;
+    case RTM_UNIT_RATE: *unit = "GB/s"; *scale = 1e-9; break;
+    case RTM_UNIT_BYTES: *unit = "MiB"; *scale = 1.0 / MIB; break;
+    default: *unit = ""; *scale = 1.0; break;
+    }
+}
+
+#define P_KEY(id, key, unit, help) key,
+static const char *const dev_keys[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_KEY)};
+static const char *const cpu_keys[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_KEY)};
+#undef P_KEY
+
+static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *rec)
+{
+    fprintf(f, "\n# ---- calibration record (comments; rtmgr does not read them) ----\n"
+               "# Every figure: %d repetitions after one warm-up; samples farther than 3 x "
+               "1.4826 x MAD\n# from the median dropped (none when that would drop half); the "
+               "median kept.\n# spread = (max - min) / median of the kept samples. Fitted "
+               "parameters (transfers,\n# cw/dispatch, per-kernel r_op): spread = largest "
+               "spread of the points fitted, fit\n# residual = largest relative misfit at "
+               "those points. Run took %.1fs.\n",
+            REPS, rec->seconds);
+    char what[160];
+    bool any = false;
+    for (int p = 0; p < RTM_CPU_P_COUNT; p++)
+        any = any || rec->cpu[p].n;
+    if (any) {
+        fprintf(f, "# cpu:\n");
+        for (int p = 0; p < RTM_CPU_P_COUNT; p++) {
+            const char *u;
+            double s;
+            unit_of(cpu_unit[p], &u, &s);
+            put_fig(f, cpu_keys[p], &rec->cpu[p], b->cpu_param[p], u, s);
+        }
+        for (uint32_t k = 0; k < rtm_kernel_count(); k++) {
+            snprintf(what, sizeof(what), "kernels.%s.r_op", rtm_kernel_at(k)->name);
+            put_fig(f, what, &rec->cpu_k[k], b->cpu_ktune[k].r_op, "ns", 1e9);
+        }
+    }
+    for (uint32_t i = 0; i < b->n_devs; i++) {
+        any = false;
+        for (int p = 0; p < RTM_DEV_P_COUNT; p++)
+            any = any || rec->dev[i][p].n;
+        if (!any)
+            continue;
+        fprintf(f, "# %s:\n", b->dev[i].name);
+        for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
+            const char *u;
+            double s;
+            unit_of(dev_unit[p], &u, &s);
+            put_fig(f, dev_keys[p], &rec->dev[i][p], b->dev[i].param[p], u, s);
+        }
+        for (uint32_t k = 0; k < rtm_kernel_count(); k++) {
+            snprintf(what, sizeof(what), "kernels.%s.r_op", rtm_kernel_at(k)->name);
+            put_fig(f, what, &rec->dev_k[i][k], b->dev[i].ktune[k].r_op, "ns", 1e9);
+        }
+    }
+    if (rec->notes_len) {
+        fprintf(f, "# notes:\n");
+        const char *p = rec->notes;
+        while (*p) {
+            const size_t n = strcspn(p, "\n");
+            fprintf(f, "#   %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+    }
+}
+
+rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *rec,
+                            const char *command, const char *path)
+{
+    if (!board || !path)
+        return RTM_E_ARG;
+    /* the schema part through the board module, then the comments around it */
+    char body_path[RTM_PATH_MAX + 16], tmp[RTM_PATH_MAX + 16];
+    if ((size_t)snprintf(body_path, sizeof(body_path), "%s.body", path) >= sizeof(body_path) ||
+        (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+        return RTM_E_ARG;
+    rtm_status_t st = rtm_board_save(board, body_path);
+    if (st != RTM_OK)
+        return st;
+    size_t len = 0;
+    char *body = read_text(body_path, &len);
+    unlink(body_path);
+    if (!body)
+        return RTM_E_IO;
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(body);
+        return RTM_E_IO;
+    }
+    char date[32];
+    iso_now(date, sizeof(date));
+    fprintf(f, "# Made by: %s\n# on %s", command ? command : "rtmgr calibrate", date);
+    for (uint32_t i = 0; i < board->n_devs; i++)
+        fprintf(f, "%s %s (%s, driver %s)", i ? "," : ";", board->dev[i].device,
+                board->dev[i].platform, board->dev[i].driver);
+    fprintf(f, "\n# Measured with the seed-000 method (docs/calibration.md); the calibration "
+               "record with\n# every figure's spread follows the profile. A driver or device "
+               "change makes rtmgr warn\n# \"board profile stale: recalibrate\".\n");
+    fputs(body, f);
+    free(body);
+    if (rec)
+        put_record(f, board, rec);
+    const bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return RTM_E_IO;
+    }
+    return RTM_OK;
+}

@@ -1,0 +1,62 @@
+/* calibint.h — what calib.c shares with validate.c (the calibration module's two
+ * halves); not part of rtmgr's API. Init-time tooling only. */
+#ifndef RTM_CALIBINT_H
+#define RTM_CALIBINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calib.h"
+#include "kernel.h"
+#include "pool.h"
+
+/* Monotonic clock, seconds. */
+double rtm_calib_now(void);
+
+/* rtm_stats_summary of x[0..n) (sorted in place) into fig (may be NULL); the median. */
+double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig);
+
+/* True when `name` is in the comma-separated `list` (NULL or "" = everything). */
+bool rtm_calib_wanted(const char *list, const char *name);
+
+/* A kernel instance with its own host memory. */
+typedef struct {
+    rtm_kinst_t k;
+    void *mem;
+    size_t bytes;
+} rtm_calib_inst_t;
+
+/* Plans kernel `kern` at `size` (by key index) and `tune`, allocates and binds its
+ * buffers and fills the inputs from `seed`. Free with rtm_calib_inst_free even on
+ * failure. */
+rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                 const int64_t *size, rtm_tune_t tune, uint64_t seed);
+void rtm_calib_inst_free(rtm_calib_inst_t *in);
+
+/* Memory limits of one instance: largest buffer, all buffers together (bytes). */
+typedef struct {
+    double max_buf;
+    double max_total;
+} rtm_calib_lim_t;
+
+/* A predicted time (seconds) of a planned instance; negative when unknown. */
+typedef double (*rtm_calib_pred_fn)(const void *ctx, const rtm_kinst_t *k);
+
+/* Sizes of kernel `kern` (other keys at their defaults) whose first key is the smallest
+ * value predicted to reach `target` seconds, within the key's range (not below an
+ * eighth of its default, nor below min_key when > 0) and `lim`, rounded to two
+ * significant digits (so that sizes repeat from run to run); then the nearest value
+ * of that parity (0 even, 1 odd, -1 any) that plans and is not in avoid[0..navoid).
+ * Writes every key into size[]; returns the first key's value, or -1 when nothing
+ * plans. A kernel without keys gets its one size (0). */
+int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
+                           rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
+                           int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
+                           int64_t *size);
+
+/* Wall time of one whole job of k on the pool (monotonic clock around the run): what
+ * the model-error log records for the CPU. */
+rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);
+
+#endif

@@ -1,0 +1,516 @@
+/* validate.c — `rtmgr calibrate --validate`: the seed-000 experiment reproduced and
+ * extended (calib.h).
+ *
+ * Owns: the validation plan (kernels, sizes, repetitions), the measured-versus-predicted
+ * rows and their summaries, and the text and JSON output.
+ *
+ * What is compared is what the model-error log compares (docs/log.md): on an OpenCL
+ * device the event-profiled transfers in + kernel span + transfers out of one job run
+ * through the runtime's kexec (rtm_kexec_run); on the CPU the monotonic clock around the
+ * pool run of the job's CPU twin. Predictions are both models' totals for a warm job
+ * (program loaded: no cold flag). Sizes: the seed-000 kernels at the paper's n = 1000,
+ * 2000, 3000 (128, 256, 384 with --quick), the other kernels at sizes predicted to take
+ * interleaved times; every first size key is even (calibration's are odd), so no
+ * validation size was used to calibrate. Each point is the median of 5 jobs (3 with
+ * --quick or when one job takes over half a second) after one warm-up job. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib.h"
+#include "calibint.h"
+#include "kexec.h"
+#include "model.h"
+#include "pool.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const seed000[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
+                                      "matrix_mul"};
+static const int64_t s0_full[] = {1000, 2000, 3000};
+static const int64_t s0_quick[] = {128, 256, 384};
+/* Total-time targets of the sweep sizes (seconds): inside calibration's range
+ * (calib.c: 0.05 .. 30 ms, quick 0.15 .. 4 ms), between its targets. */
+static const double targets_full[] = {0.1e-3, 0.6e-3, 3e-3, 15e-3};
+static const double targets_quick[] = {0.3e-3, 1.5e-3, 3.5e-3};
+
+enum { P_IN, P_KERNEL, P_OUT, P_SETUP, P_TOTAL, P_COUNT };
+
+typedef struct {
+    char kernel[RTM_NAME_MAX];
+    char device[RTM_NAME_MAX];
+    char size[160];  /* every key: "targets=512,steps=360" */
+    char brief[48];  /* the first key and those off their default, for the table */
+    double meas[P_COUNT];         /* seconds; P_SETUP unused */
+    double pred[2][P_COUNT];      /* by rtm_model_kind_t; pred[m][P_TOTAL] < 0: unknown */
+} row_t;
+
+typedef struct {
+    const rtm_calib_vopts_t *o;
+    const rtm_board_t *board;
+    row_t *rows;
+    uint32_t n, cap;
+    const char *cache; /* rtmgr's program binary cache, NULL when there is none */
+} val_t;
+
+static bool is_seed000(const char *name)
+{
+    for (size_t i = 0; i < N_OF(seed000); i++)
+        if (strcmp(seed000[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void size_text(const rtm_kinst_t *k, bool brief, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < k->kernel->n_keys && used < len; i++) {
+        if (brief && i > 0 && k->size[i] == k->kernel->keys[i].def)
+            continue;
+        const int n = snprintf(buf + used, len - used, "%s%s=%lld", i ? "," : "",
+                               k->kernel->keys[i].name, (long long)k->size[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static double ape(double pred, double meas)
+{
+    return pred >= 0 && meas > 0 ? 100.0 * fabs(pred - meas) / meas : -1.0;
+}
+
+static void print_header(FILE *f, const char *device, const char *what)
+{
+    fprintf(f, "\n%s: %s — times in ms; err = (predicted - measured) / measured\n", device, what);
+    fprintf(f, "%-16s %-22s | %9s %9s %9s %9s | %9s %9s %9s %10s %8s | %9s %9s %9s %9s %8s\n",
+            "kernel", "size", "meas.in", "kernel", "out", "total", "paper.in", "kernel", "out",
+            "total", "err%", "ext.in", "kernel", "out", "total", "err%");
+}
+
+static void print_row(const val_t *v, const row_t *r)
+{
+    FILE *f = v->o->out;
+    if (v->o->json) {
+        for (int m = 0; m < 2; m++) {
+            fprintf(f, "{\"kernel\": ");
+            json_str(f, r->kernel);
+            fprintf(f, ", \"device\": ");
+            json_str(f, r->device);
+            fprintf(f, ", \"model\": \"%s\", \"size\": ", rtm_model_name((rtm_model_kind_t)m));
+            json_str(f, r->size);
+            if (r->pred[m][P_TOTAL] >= 0)
+                fprintf(f, ", \"predicted_ms\": %.6f", r->pred[m][P_TOTAL] * 1e3);
+            else
+                fprintf(f, ", \"predicted_ms\": null");
+            fprintf(f, ", \"measured_ms\": %.6f}\n", r->meas[P_TOTAL] * 1e3);
+        }
+        fflush(f);
+        return;
+    }
+    fprintf(f, "%-16s %-22s | %9.4f %9.4f %9.4f %9.4f |", r->kernel, r->brief, r->meas[P_IN] * 1e3,
+            r->meas[P_KERNEL] * 1e3, r->meas[P_OUT] * 1e3, r->meas[P_TOTAL] * 1e3);
+    for (int m = 0; m < 2; m++) {
+        const double *p = r->pred[m];
+        if (p[P_TOTAL] < 0) {
+            fprintf(f, " %9s %9s %9s %*s %8s |", "-", "-", "-", m ? 9 : 10, "-", "-");
+            continue;
+        }
+        const double e = r->meas[P_TOTAL] > 0
+                             ? 100.0 * (p[P_TOTAL] - r->meas[P_TOTAL]) / r->meas[P_TOTAL]
+                             : 0.0;
+        fprintf(f, " %9.4f %9.4f %9.4f %*.4f %+8.1f%s", p[P_IN] * 1e3, p[P_KERNEL] * 1e3,
+                p[P_OUT] * 1e3, m ? 9 : 10, p[P_TOTAL] * 1e3, e, m ? "" : " |");
+    }
+    fputc('\n', f);
+    fflush(f);
+}
+
+static rtm_status_t add_row(val_t *v, const row_t *r)
+{
+    if (v->n == v->cap) {
+        const uint32_t cap = v->cap ? 2 * v->cap : 64;
+        row_t *nr = realloc(v->rows, cap * sizeof(*nr));
+        if (!nr)
+            return RTM_E_NOMEM;
+        v->rows = nr;
+        v->cap = cap;
+    }
+    v->rows[v->n++] = *r;
+    print_row(v, r);
+    return RTM_OK;
+}
+
+static void fill_pred(const rtm_model_pred_t *p, row_t *r)
+{
+    const rtm_model_time_t *t[2] = {&p->paper, &p->ext};
+    for (int m = 0; m < 2; m++) {
+        if (t[m]->status != RTM_OK) {
+            for (int i = 0; i < P_COUNT; i++)
+                r->pred[m][i] = -1.0;
+            continue;
+        }
+        r->pred[m][P_IN] = (double)t[m]->in_ns * 1e-9;
+        r->pred[m][P_KERNEL] = (double)t[m]->kernel_ns * 1e-9;
+        r->pred[m][P_OUT] = (double)t[m]->out_ns * 1e-9;
+        r->pred[m][P_SETUP] = (double)t[m]->setup_ns * 1e-9;
+        r->pred[m][P_TOTAL] = (double)t[m]->total_ns * 1e-9;
+    }
+}
+
+/* The sizes to validate kernel `kern` at (tuning `tune`), first keys even. */
+static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t tune,
+                           rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
+                           int64_t sizes[][RTM_SIZE_KEYS_MAX], uint32_t max)
+{
+    uint32_t n = 0;
+    int64_t keys[8] = {0};
+    if (is_seed000(kern->name) && kern->n_keys >= 1) {
+        const int64_t *set = v->o->quick ? s0_quick : s0_full;
+        for (size_t i = 0; i < N_OF(s0_full) && n < max; i++) {
+            rtm_kinst_t k;
+            rtm_kinst_init(&k, kern);
+            int64_t key = set[i];
+            if (strcmp(kern->keys[0].name, "n") != 0) {
+                /* the empty kernel: as many blocks as an n x n grid of work-items */
+                const int64_t wg = tune.wg ? tune.wg : 1;
+                key = (set[i] * set[i] + wg - 1) / wg;
+                key += key & 1;
+            }
+            k.size[0] = key;
+            k.tune = tune;
+            if (rtm_kinst_plan(&k) != RTM_OK)
+                continue;
+            memcpy(sizes[n++], k.size, sizeof(k.size));
+        }
+        return n;
+    }
+    const double *t = v->o->quick ? targets_quick : targets_full;
+    const size_t nt = v->o->quick ? N_OF(targets_quick) : N_OF(targets_full);
+    for (size_t i = 0; i < nt && n < max && n < N_OF(keys); i++) {
+        const int64_t min_key = n ? keys[n - 1] + (keys[n - 1] + 1) / 2 : 0;
+        const int64_t key = rtm_calib_size_for(kern, tune, t[i], pred, ctx, lim, 0, min_key, keys,
+                                               n, sizes[n]);
+        if (key < 0)
+            break;
+        bool dup = false;
+        for (uint32_t j = 0; j < n; j++)
+            dup = dup || keys[j] == key;
+        if (dup)
+            continue;
+        keys[n++] = key;
+    }
+    return n;
+}
+
+static int reps_for(const val_t *v, double warm_s)
+{
+    return v->o->quick || warm_s > 0.5 ? 3 : 5;
+}
+
+/* ---- OpenCL device -------------------------------------------------------------------- */
+
+typedef struct {
+    const rtm_board_dev_t *bd;
+} vpred_dev_t;
+
+static double vpred_dev(const void *ctx, const rtm_kinst_t *k)
+{
+    const vpred_dev_t *p = ctx;
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_dev(&job, p->bd, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_t *bd,
+                                const rtm_kernel_t *kern, const int64_t *size, rtm_tune_t tune)
+{
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
+    rtm_kexec_t ex;
+    memset(&ex, 0, sizeof(ex));
+    if (st == RTM_OK)
+        st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
+    rtm_kexec_timing_t t;
+    if (st == RTM_OK)
+        st = rtm_kexec_run(&ex, &t); /* warm-up */
+    const int reps = st == RTM_OK ? reps_for(v, t.wall_s) : 0;
+    double parts[4][8];
+    for (int r = 0; r < reps && st == RTM_OK; r++) {
+        st = rtm_kexec_run(&ex, &t);
+        parts[P_IN][r] = t.in_s;
+        parts[P_KERNEL][r] = t.kernel_s;
+        parts[P_OUT][r] = t.out_s;
+        parts[3][r] = t.in_s + t.kernel_s + t.out_s;
+    }
+    rtm_kexec_destroy(&ex);
+    row_t row;
+    memset(&row, 0, sizeof(row));
+    if (st == RTM_OK) {
+        snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
+        snprintf(row.device, sizeof(row.device), "%s", bd->name);
+        size_text(&in.k, false, row.size, sizeof(row.size));
+        size_text(&in.k, true, row.brief, sizeof(row.brief));
+        row.meas[P_IN] = rtm_calib_summary(parts[P_IN], (size_t)reps, NULL);
+        row.meas[P_KERNEL] = rtm_calib_summary(parts[P_KERNEL], (size_t)reps, NULL);
+        row.meas[P_OUT] = rtm_calib_summary(parts[P_OUT], (size_t)reps, NULL);
+        row.meas[P_TOTAL] = rtm_calib_summary(parts[3], (size_t)reps, NULL);
+        rtm_model_job_t job;
+        rtm_model_pred_t pr;
+        st = rtm_model_job_make(&in.k, &job);
+        if (st == RTM_OK) {
+            rtm_model_predict_dev(&job, bd, bd->model, 0, &pr);
+            fill_pred(&pr, &row);
+            st = add_row(v, &row);
+        }
+    }
+    rtm_calib_inst_free(&in);
+    return st;
+}
+
+static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm_board_dev_t *bd)
+{
+    rtm_ocl_dev_t dev;
+    rtm_status_t st = rtm_ocl_open(&dev, info);
+    if (st != RTM_OK)
+        return st;
+    if (!v->o->json)
+        print_header(v->o->out, bd->name, info->name);
+    const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 2048.0 * 1024 * 1024;
+    const rtm_calib_lim_t lim = {fmin((double)info->max_alloc, cap),
+                                 fmin((double)info->global_mem / 2.0, cap)};
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (!rtm_calib_wanted(v->o->kernels, kern->name))
+            continue;
+        const rtm_tune_t tune = bd->ktune[ki].have ? bd->ktune[ki].tune : kern->tune_default;
+        const vpred_dev_t p = {bd};
+        int64_t sizes[8][RTM_SIZE_KEYS_MAX];
+        const uint32_t ns = plan_sizes(v, kern, tune, vpred_dev, &p, &lim, sizes, 8);
+        for (uint32_t s = 0; s < ns && st == RTM_OK; s++) {
+            st = measure_dev(v, &dev, bd, kern, sizes[s], tune);
+            if (st != RTM_OK && st != RTM_E_NOMEM) {
+                fprintf(stderr, "rtmgr: validate: %s on %s: %s (skipped)\n", kern->name, bd->name,
+                        rtm_strerror(st));
+                st = RTM_OK;
+                break;
+            }
+        }
+    }
+    rtm_ocl_close(&dev);
+    return st;
+}
+
+/* ---- CPU pool --------------------------------------------------------------------------- */
+
+static rtm_pool_t val_pool;
+
+typedef struct {
+    const rtm_board_t *b;
+} vpred_cpu_t;
+
+static double vpred_cpu(const void *ctx, const rtm_kinst_t *k)
+{
+    const vpred_cpu_t *p = ctx;
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_cpu(&job, p->b, 0, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_t *size,
+                                rtm_tune_t tune)
+{
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
+    double warm = 0.0, samp[8];
+    if (st == RTM_OK)
+        st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
+    const int reps = st == RTM_OK ? reps_for(v, warm) : 0;
+    for (int r = 0; r < reps && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&val_pool, &in.k, &samp[r]);
+    row_t row;
+    memset(&row, 0, sizeof(row));
+    if (st == RTM_OK) {
+        snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
+        snprintf(row.device, sizeof(row.device), "cpu");
+        size_text(&in.k, false, row.size, sizeof(row.size));
+        size_text(&in.k, true, row.brief, sizeof(row.brief));
+        row.meas[P_KERNEL] = row.meas[P_TOTAL] = rtm_calib_summary(samp, (size_t)reps, NULL);
+        rtm_model_job_t job;
+        rtm_model_pred_t pr;
+        st = rtm_model_job_make(&in.k, &job);
+        if (st == RTM_OK) {
+            rtm_model_predict_cpu(&job, v->board, 0, v->board->cpu_model, 0, &pr);
+            fill_pred(&pr, &row);
+            st = add_row(v, &row);
+        }
+    }
+    rtm_calib_inst_free(&in);
+    return st;
+}
+
+static rtm_status_t validate_cpu(val_t *v)
+{
+    const rtm_board_t *b = v->board;
+    const uint32_t n = b->threads ? (b->threads > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : b->threads) : 1;
+    rtm_status_t st = rtm_pool_start(&val_pool, n, 0, NULL);
+    if (st != RTM_OK)
+        return st;
+    if (!v->o->json) {
+        char what[64];
+        snprintf(what, sizeof(what), "CPU worker pool, %u threads", n);
+        print_header(v->o->out, "cpu", what);
+    }
+    const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 1024.0 * 1024 * 1024;
+    const rtm_calib_lim_t lim = {cap, cap};
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (!rtm_calib_wanted(v->o->kernels, kern->name))
+            continue;
+        const rtm_tune_t tune = b->cpu_ktune[ki].have ? b->cpu_ktune[ki].tune : kern->tune_default;
+        const vpred_cpu_t p = {b};
+        int64_t sizes[8][RTM_SIZE_KEYS_MAX];
+        const uint32_t ns = plan_sizes(v, kern, tune, vpred_cpu, &p, &lim, sizes, 8);
+        for (uint32_t s = 0; s < ns && st == RTM_OK; s++)
+            st = measure_cpu(v, kern, sizes[s], tune);
+    }
+    rtm_pool_stop(&val_pool);
+    return st;
+}
+
+/* ---- summaries ---------------------------------------------------------------------------- */
+
+static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *nsum)
+{
+    FILE *f = v->o->out;
+    uint32_t count = 0;
+    if (!v->o->json)
+        fprintf(f, "\nMAPE (mean absolute percentage error) per device and model; total = "
+                   "what the model-error log scores.\n");
+    for (uint32_t i = 0; i < v->n; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i; j++)
+            seen = seen || strcmp(v->rows[j].device, v->rows[i].device) == 0;
+        if (seen)
+            continue;
+        const char *dev = v->rows[i].device;
+        double mape[2] = {0, 0};
+        for (int m = 0; m < 2; m++) {
+            double s_tot = 0, s_xfer = 0, s_ker = 0, s_noc = 0;
+            uint32_t n_tot = 0, n_xfer = 0, n_ker = 0;
+            for (uint32_t j = i; j < v->n; j++) {
+                const row_t *r = &v->rows[j];
+                if (strcmp(r->device, dev) != 0 || r->pred[m][P_TOTAL] < 0)
+                    continue;
+                const double e = ape(r->pred[m][P_TOTAL], r->meas[P_TOTAL]);
+                if (e < 0)
+                    continue;
+                s_tot += e;
+                s_noc += ape(r->pred[m][P_TOTAL] - r->pred[m][P_SETUP], r->meas[P_TOTAL]);
+                n_tot++;
+                const double mx = r->meas[P_IN] + r->meas[P_OUT];
+                const double px = r->pred[m][P_IN] + r->pred[m][P_OUT];
+                if (mx > 0) {
+                    s_xfer += ape(px, mx);
+                    n_xfer++;
+                }
+                if (r->meas[P_KERNEL] > 0) {
+                    s_ker += ape(r->pred[m][P_KERNEL], r->meas[P_KERNEL]);
+                    n_ker++;
+                }
+            }
+            mape[m] = n_tot ? s_tot / n_tot : -1.0;
+            if (v->o->json) {
+                fprintf(f, "{\"summary\": true, \"device\": ");
+                json_str(f, dev);
+                fprintf(f, ", \"model\": \"%s\", \"mape\": ", rtm_model_name((rtm_model_kind_t)m));
+                if (n_tot)
+                    fprintf(f, "%.3f}\n", mape[m]);
+                else
+                    fprintf(f, "null}\n");
+                continue;
+            }
+            fprintf(f, "  %-8s %-8s MAPE %8.2f%% over %u points (transfers %.2f%%, kernel "
+                       "%.2f%%)",
+                    dev, rtm_model_name((rtm_model_kind_t)m), n_tot ? mape[m] : NAN, n_tot,
+                    n_xfer ? s_xfer / n_xfer : NAN, n_ker ? s_ker / n_ker : NAN);
+            if (m == RTM_MODEL_PAPER && strcmp(dev, "cpu") != 0)
+                fprintf(f, "; without c (build time, charged to every job by eq. 4): %.2f%%",
+                        n_tot ? s_noc / n_tot : NAN);
+            fputc('\n', f);
+        }
+        if (sum && count < max) {
+            snprintf(sum[count].device, sizeof(sum[count].device), "%s", dev);
+            sum[count].mape[0] = mape[0];
+            sum[count].mape[1] = mape[1];
+            uint32_t pts = 0;
+            for (uint32_t j = i; j < v->n; j++)
+                pts += strcmp(v->rows[j].device, dev) == 0;
+            sum[count].count = pts;
+        }
+        count++;
+    }
+    if (nsum)
+        *nsum = count < max ? count : max;
+    fflush(f);
+}
+
+rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t *board,
+                                rtm_calib_vsum_t *sum, uint32_t max, uint32_t *nsum)
+{
+    if (!opts || !board || !opts->out)
+        return RTM_E_ARG;
+    if (nsum)
+        *nsum = 0;
+    char cache[RTM_PATH_MAX];
+    const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
+    val_t v = {opts, board, NULL, 0, 0, have_cache ? cache : NULL};
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
+        n = 0;
+    rtm_status_t st = RTM_OK;
+    for (uint32_t j = 0; st == RTM_OK && j < board->n_devs; j++) {
+        const int i = rtm_calib_match(board, j, infos, n);
+        if (i < 0) {
+            fprintf(stderr, "rtmgr: validate: device '%s' of the profile is not on this computer\n",
+                    board->dev[j].name);
+            continue;
+        }
+        if (opts->device >= 0 && i != opts->device)
+            continue;
+        if (opts->log)
+            fprintf(opts->log, "rtmgr: validate: %s (%s)\n", board->dev[j].name, infos[i].name);
+        st = validate_dev(&v, &infos[i], &board->dev[j]);
+    }
+    if (st == RTM_OK && !opts->no_cpu) {
+        if (opts->log)
+            fprintf(opts->log, "rtmgr: validate: cpu\n");
+        st = validate_cpu(&v);
+    }
+    if (st == RTM_OK)
+        summarise(&v, sum, max, nsum);
+    free(v.rows);
+    return st;
+}

@@ -1,0 +1,393 @@
+/* test_calib.c — `rtmgr calibrate` on real OpenCL (PoCL here) and the CPU pool:
+ * --quick writes a profile that loads with every parameter present and positive;
+ * --validate --json lines parse and carry both models; a changed driver string makes
+ * the profile stale (a warning, not a failure); calibration and validation sizes never
+ * meet. The rtmgr binary runs as a separate process, once for the whole group (the
+ * per-kernel part limited to matrix_add to stay fast). */
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rtmgr/board.h"
+#include "rtmgr/calib.h"
+#include "rtmgr/calibint.h"
+
+extern char **environ;
+
+static char dir[64];
+static char profile[128];
+static char out[1 << 20], err[1 << 16];
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    const size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
+/* Runs rtmgr with args (NULL-terminated); stdout into out, stderr into err. */
+static int run_rtmgr(const char *const *args)
+{
+    char *argv[24];
+    int n = 0;
+    argv[n++] = (char *)RTM_TEST_RTMGR;
+    for (; args[n - 1] && n < 23; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    char out_path[96], err_path[96];
+    snprintf(out_path, sizeof(out_path), "%s/out-XXXXXX", dir);
+    snprintf(err_path, sizeof(err_path), "%s/err-XXXXXX", dir);
+    const int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fo, 1);
+    posix_spawn_file_actions_adddup2(&fa, fe, 2);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fo);
+    close(fe);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    slurp(out_path, out, sizeof(out));
+    slurp(err_path, err, sizeof(err));
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/rtmgr-test-calib-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(profile, sizeof(profile), "%s/quick.yaml", dir);
+    const char *args[] = {"calibrate", "-o", profile, "--quick", "--kernels", "matrix_add",
+                          "--quiet", NULL};
+    const int rc = run_rtmgr(args);
+    if (rc != 0)
+        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
+    return rc == 0 ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    unlink(profile);
+    rmdir(dir);
+    return 0;
+}
+
+static void load(const char *path, rtm_board_t *b)
+{
+    rtm_diag_t diag;
+    const rtm_status_t st = rtm_board_load(path, b, &diag);
+    if (st != RTM_OK)
+        fprintf(stderr, "%s:%d:%d: %s\n", diag.file, diag.line, diag.column, diag.text);
+    assert_int_equal(st, RTM_OK);
+}
+
+static void test_quick_profile_complete(void **state)
+{
+    (void)state;
+    static rtm_board_t b;
+    load(profile, &b);
+    assert_string_equal(b.name, "quick");
+    assert_true(b.cores >= 1 && b.threads >= 1);
+    assert_true(b.cpu_measured[0] != '\0');
+    for (int p = 0; p < RTM_CPU_P_COUNT; p++) {
+        if (!b.cpu_have[p] || !(b.cpu_param[p] > 0))
+            fprintf(stderr, "cpu parameter %d missing or not positive\n", p);
+        assert_true(b.cpu_have[p]);
+        assert_true(b.cpu_param[p] > 0);
+    }
+    assert_true(b.n_devs >= 1);
+    for (uint32_t i = 0; i < b.n_devs; i++) {
+        const rtm_board_dev_t *d = &b.dev[i];
+        assert_true(d->driver[0] && d->device[0] && d->platform[0] && d->measured[0]);
+        assert_true(d->memory > 0);
+        for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
+            if (!d->have[p] || !(d->param[p] > 0))
+                fprintf(stderr, "%s: parameter %d missing or not positive\n", d->name, p);
+            assert_true(d->have[p]);
+            assert_true(d->param[p] > 0);
+        }
+    }
+    /* the per-kernel part: matrix_add on the CPU and on every device */
+    const int ki = rtm_kernel_index(rtm_kernel_find("matrix_add"));
+    assert_true(ki >= 0);
+    assert_true(b.cpu_ktune[ki].have && b.cpu_ktune[ki].r_op > 0);
+    for (uint32_t i = 0; i < b.n_devs; i++)
+        assert_true(b.dev[i].ktune[ki].have && b.dev[i].ktune[ki].r_op > 0);
+
+    /* the file says how it was made, the outlier rule and every figure's spread */
+    char text[1 << 16];
+    FILE *f = fopen(profile, "r");
+    assert_non_null(f);
+    const size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "# Made by: rtmgr calibrate -o"));
+    assert_non_null(strstr(text, "MAD"));
+    assert_non_null(strstr(text, "spread"));
+    assert_non_null(strstr(text, "plain (pageable) host memory"));
+}
+
+/* Minimal strict parser for one flat JSON object: "key": string | number | null | true.
+ * Returns the number of members, or -1 when malformed; keys[] gets their names and
+ * sval[] the string values ("" for others). */
+static int json_flat(const char *s, char keys[][32], char sval[][160], double *num, int max)
+{
+    int n = 0;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s++ != '{')
+        return -1;
+    for (;;) {
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == '}' && n == 0)
+            return 0;
+        if (*s++ != '"' || n >= max)
+            return -1;
+        size_t k = 0;
+        while (*s && *s != '"' && k < 31)
+            keys[n][k++] = *s++;
+        keys[n][k] = '\0';
+        if (*s++ != '"')
+            return -1;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s++ != ':')
+            return -1;
+        while (isspace((unsigned char)*s))
+            s++;
+        sval[n][0] = '\0';
+        num[n] = 0;
+        if (*s == '"') {
+            s++;
+            k = 0;
+            while (*s && *s != '"' && k < 159) {
+                if (*s == '\\')
+                    s++;
+                sval[n][k++] = *s++;
+            }
+            sval[n][k] = '\0';
+            if (*s++ != '"')
+                return -1;
+        } else if (strncmp(s, "null", 4) == 0) {
+            s += 4;
+            num[n] = -1;
+        } else if (strncmp(s, "true", 4) == 0) {
+            s += 4;
+            num[n] = 1;
+        } else {
+            char *end;
+            num[n] = strtod(s, &end);
+            if (end == s)
+                return -1;
+            s = end;
+        }
+        n++;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == '}') {
+            s++;
+            while (isspace((unsigned char)*s))
+                s++;
+            return *s == '\0' ? n : -1;
+        }
+        if (*s++ != ',')
+            return -1;
+    }
+}
+
+static int find_key(char keys[][32], int n, const char *k)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], k) == 0)
+            return i;
+    return -1;
+}
+
+static void test_validate_json(void **state)
+{
+    (void)state;
+    const char *args[] = {"calibrate", "--validate", "-b", profile, "--quick", "--json",
+                          "--kernels", "matrix_add", "--quiet", NULL};
+    assert_int_equal(run_rtmgr(args), 0);
+    int measurements[2] = {0, 0}, summaries[2] = {0, 0}, cpu_rows = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char keys[8][32] = {{0}}, sval[8][160] = {{0}};
+        double num[8] = {0};
+        const int n = json_flat(line, keys, sval, num, 8);
+        if (n < 0)
+            fprintf(stderr, "not a flat JSON object: %s\n", line);
+        assert_true(n > 0);
+        const int model = find_key(keys, n, "model");
+        assert_true(model >= 0);
+        const bool paper = strcmp(sval[model], "paper") == 0;
+        assert_true(paper || strcmp(sval[model], "extended") == 0);
+        const int m = paper ? 0 : 1;
+        if (find_key(keys, n, "summary") >= 0) {
+            /* exactly: summary, device, model, mape */
+            assert_int_equal(n, 4);
+            assert_true(find_key(keys, n, "device") >= 0);
+            const int mape = find_key(keys, n, "mape");
+            assert_true(mape >= 0 && mape < n);
+            assert_true(num[mape > 0 ? mape : 0] >= 0);
+            summaries[m]++;
+            continue;
+        }
+        /* exactly: kernel, device, model, size, predicted_ms, measured_ms */
+        assert_int_equal(n, 6);
+        const char *want[] = {"kernel", "device", "model", "size", "predicted_ms", "measured_ms"};
+        for (int i = 0; i < 6; i++)
+            assert_string_equal(keys[i], want[i]);
+        assert_string_equal(sval[0], "matrix_add");
+        assert_true(num[4] > 0 && num[5] > 0);
+        assert_non_null(strstr(sval[3], "n="));
+        cpu_rows += strcmp(sval[1], "cpu") == 0;
+        measurements[m]++;
+    }
+    /* both models for every measurement, a summary per device and model */
+    assert_true(measurements[0] > 0);
+    assert_int_equal(measurements[0], measurements[1]);
+    assert_true(cpu_rows > 0);
+    assert_true(summaries[0] >= 2); /* at least one OpenCL device and the CPU */
+    assert_int_equal(summaries[0], summaries[1]);
+}
+
+static void test_stale_driver(void **state)
+{
+    (void)state;
+    static rtm_board_t b;
+    load(profile, &b);
+    char buf[4096];
+    FILE *w = fmemopen(buf, sizeof(buf), "w");
+    assert_non_null(w);
+    assert_int_equal(rtm_calib_check_stale(&b, NULL, 0, w), 0);
+    fclose(w);
+    assert_string_equal(buf, "");
+
+    /* a driver update: one warning, no failure */
+    snprintf(b.dev[0].driver, sizeof(b.dev[0].driver), "0.0-not-this-driver");
+    w = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(rtm_calib_check_stale(&b, NULL, 0, w), 1);
+    fclose(w);
+    assert_non_null(strstr(buf, "warning: board profile stale: recalibrate"));
+    assert_non_null(strstr(buf, "0.0-not-this-driver"));
+
+    /* the same through the file: edit the driver line, load, check */
+    load(profile, &b);
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
+    char text[1 << 16], edited[1 << 16];
+    FILE *f = fopen(profile, "r");
+    assert_non_null(f);
+    const size_t len = fread(text, 1, sizeof(text) - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    char line[256];
+    snprintf(line, sizeof(line), "driver: \"%s\"", b.dev[0].driver);
+    char *at = strstr(text, line);
+    assert_non_null(at);
+    snprintf(edited, sizeof(edited), "%.*sdriver: \"9.9-edited\"%s", (int)(at - text), text,
+             at + strlen(line));
+    char path[160];
+    snprintf(path, sizeof(path), "%s/stale.yaml", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(edited, f);
+    fclose(f);
+    load(path, &b);
+    unlink(path);
+    w = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(rtm_calib_check_stale(&b, infos, n, w), 1);
+    fclose(w);
+    assert_non_null(strstr(buf, "board profile stale: recalibrate"));
+    assert_non_null(strstr(buf, "9.9-edited"));
+
+    /* a device that is not there any more */
+    snprintf(b.dev[0].device, sizeof(b.dev[0].device), "No Such Accelerator 9000");
+    w = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(rtm_calib_check_stale(&b, infos, n, w), 1);
+    fclose(w);
+    assert_non_null(strstr(buf, "is not on this computer"));
+}
+
+static double fake_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    (void)ctx;
+    return (double)k->size[0] * (double)k->size[0] * 1e-9; /* grows with n^2 */
+}
+
+/* Calibration takes odd first keys, validation even ones: never the same size. */
+static void test_size_parity(void **state)
+{
+    (void)state;
+    const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
+    const rtm_calib_lim_t lim = {1e12, 1e12};
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    for (int i = 0; i < 10; i++) {
+        const double t = 1e-6 * pow(3.7, i);
+        const int64_t odd =
+            rtm_calib_size_for(kern, kern->tune_default, t, fake_pred, NULL, &lim, 1, 0, NULL, 0, size);
+        const int64_t even =
+            rtm_calib_size_for(kern, kern->tune_default, t, fake_pred, NULL, &lim, 0, 0, NULL, 0, size);
+        assert_true(odd > 0 && even > 0);
+        assert_int_equal(odd & 1, 1);
+        assert_int_equal(even & 1, 0);
+        assert_true(odd != even);
+        /* not below an eighth of the default size */
+        assert_true(odd >= kern->keys[0].def / 8 && even >= kern->keys[0].def / 8);
+    }
+    /* an eighth of the default: 125, rounded to 2 digits: 130 */
+    assert_int_equal(
+        rtm_calib_size_for(kern, kern->tune_default, 1e-7, fake_pred, NULL, &lim, -1, 0, NULL, 0, size),
+        130);
+    /* 1 ms at 1 ns per n^2: n = 1000 exactly; even wants 1000, odd takes 1001 or 999 */
+    const int64_t even =
+        rtm_calib_size_for(kern, kern->tune_default, 1e-3, fake_pred, NULL, &lim, 0, 0, NULL, 0, size);
+    assert_int_equal(even, 1000);
+    assert_int_equal(size[0], 1000);
+    const int64_t taken[1] = {1001};
+    const int64_t odd =
+        rtm_calib_size_for(kern, kern->tune_default, 1e-3, fake_pred, NULL, &lim, 1, 0, taken, 1, size);
+    assert_int_equal(odd, 999);
+    /* a memory limit caps the size: 3 buffers of n^2 floats under 12 MB -> n < 1001 */
+    const rtm_calib_lim_t small = {4e6, 12e6};
+    const int64_t capped =
+        rtm_calib_size_for(kern, kern->tune_default, 1.0, fake_pred, NULL, &small, 1, 0, NULL, 0, size);
+    assert_true(capped > 0 && capped <= 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_size_parity),
+        cmocka_unit_test(test_quick_profile_complete),
+        cmocka_unit_test(test_validate_json),
+        cmocka_unit_test(test_stale_driver),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
