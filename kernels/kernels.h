@@ -28,7 +28,8 @@
     X(grid_path)           \
     X(sort)                \
     X(radix_sort)          \
-    X(copy)
+    X(copy)               \
+    X(spin)
 
 #define RTM_KERNEL_DECLARE(name) extern const rtm_kernel_t rtm_kernel_##name;
 RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)

@@ -92,6 +92,21 @@ static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, siz
     return rtm_compare_floats(x->host[C], y->host[C], (size_t)elems(x), 0.0f, why, len);
 }
 
+/* More, smaller blocks: halve the vector width, then the work-group size (down to 32).
+ * Every element is computed the same way whatever the blocking. */
+static uint32_t split(rtm_kinst_t *k, uint32_t factor)
+{
+    uint32_t f = 1;
+    while (f * 2 <= factor && (k->tune.vec > 1 || k->tune.wg > 32)) {
+        if (k->tune.vec > 1)
+            k->tune.vec /= 2;
+        else
+            k->tune.wg /= 2;
+        f *= 2;
+    }
+    return f;
+}
+
 const rtm_kernel_t rtm_kernel_matrix_add = {
     .name = "matrix_add",
     .source = "matrix_add.cl",
@@ -107,4 +122,5 @@ const rtm_kernel_t rtm_kernel_matrix_add = {
     .cpu_block = cpu_block,
     .cost = cost,
     .compare = compare,
+    .split = split,
 };

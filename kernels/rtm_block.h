@@ -1,17 +1,84 @@
 /* rtm_block.h — the block contract every rtmgr OpenCL kernel is built on (seed 002).
  *
- * A kernel is a 1-D range of blocks (work-groups) of RTM_WG work-items. Each block:
- *   1. reads the abort flag once (work-item 0, shared through local memory) and, if it
- *      is raised, returns at once without touching its outputs;
- *   2. maps its group id through the block map when one is given (a resumed launch
- *      runs only the blocks that had not completed);
- *   3. computes its outputs; long loops poll the flag with RTM_POLL() and stop early;
- *   4. after a barrier, work-item 0 marks done[block] = 1 unless the block stopped.
+ * A kernel is a 1-D range of logical blocks of RTM_WG work-items. Each block:
+ *   1. checks the abort flag at entry (work-item 0 loads it, the group shares it through
+ *      local memory) and, if it is raised, stops without touching its outputs;
+ *   2. maps its index through the block map when one is given (a resumed launch runs
+ *      only the blocks that had not completed);
+ *   3. computes its outputs; long loops poll the flag (RTM_POLL(), RTM_POLL_FOR) and
+ *      stop early — the block is then not completed;
+ *   4. after a barrier, work-item 0 marks done[block] = 1 unless the block stopped
+ *      (seed 002's third feedback variant: completed-block array after a barrier).
  *
- * Invariant: a block's outputs depend only on inputs that no block of the same launch
- * writes, so re-running an unfinished block is safe and a completed block is never
- * run again. Build options from the runtime: RTM_WG (work-items per block), RTM_VEC
- * (vector width). */
+ *     __kernel void k(RTM_BLOCK_ARGS, __global const float *in, __global float *out)
+ *     {
+ *         RTM_BLOCK_BEGIN(blk);          // declares const uint blk
+ *         const size_t i = (size_t)blk * RTM_WG + get_local_id(0);
+ *         float acc = 0.0f;
+ *         RTM_POLL_FOR(j, 0, n)          // strip-mined loop: polls every RTM_POLL_EVERY
+ *             acc += in[i] * j;          // iterations, nothing per iteration
+ *         // or, in a loop of heavy steps:  if ((k & 63) == 63 && RTM_POLL()) break;
+ *         if (!RTM_STOPPED())
+ *             out[i] = acc;
+ *         RTM_BLOCK_END(blk);            // nothing may follow it
+ *     }
+ *
+ * Rules for the code between BEGIN and END (tests/unit/test_preempt.c checks the .cl
+ * files for the first two):
+ *   - index everything from `blk` and get_local_id(0), never get_group_id/get_global_id
+ *     (a work-group may run several logical blocks, and a resumed one runs mapped ids);
+ *   - never `return` (the group would drop the other logical blocks it owns); let loops
+ *     end through the poll and fall through to RTM_BLOCK_END;
+ *   - `__local` arrays may be declared anywhere at kernel scope (BEGIN opens no brace);
+ *   - re-running a block that did not complete must be safe: its outputs depend only on
+ *     inputs that no block of the same launch writes (idempotent per block).
+ *   - a loop that contains barrier() must leave on a decision every work-item shares:
+ *     RTM_POLL_WG(), or RTM_POLL() by one work-item, a barrier, then RTM_STOPPED() —
+ *     never a per-item RTM_POLL() / RTM_POLL_FOR break (the barriers would not match).
+ *
+ * Persistent groups (RTM_PERSIST=1 or 2): the runtime launches at most as many
+ * work-groups as the device holds at once (G) and each group runs several logical blocks
+ * (a label and a backward goto, so no brace is opened): group g starts with block g, then
+ *   RTM_PERSIST=2  fetches its next block in order from a per-launch counter (one atomic
+ *                  by work-item 0 per block, issued when the block starts and consumed
+ *                  at its end barrier: latency hidden; balanced even when fewer groups
+ *                  than G fit on the device);
+ *   RTM_PERSIST=1  takes blocks g+G, g+2G, … (no atomic; needs all G groups resident).
+ * After an abort, the groups still running finish (or poll out of) their current block
+ * and the grid drains in one wave instead of tens of thousands of empty work-group
+ * launches. The entry check of the 2nd and later blocks of a group is free: work-item 0
+ * loads the flag when a block starts and the group tests it at that block's end barrier
+ * (load early, test later).
+ *
+ * In-loop polls are cheap by construction: a poll issues one flag load into a register
+ * and tests the value loaded at the previous poll (its latency is hidden), only one
+ * work-item in RTM_POLL_LANES loads global memory (the others read the group's local
+ * stop word), RTM_POLL_FOR polls once per RTM_POLL_EVERY iterations with no
+ * per-iteration test at all, RTM_POLL_N(n) once per RTM_POLL_EVERY counted iterations,
+ * RTM_POLL() on every call (for loops whose steps are heavy).
+ *
+ * Build options set by the runtime (rtmgr/kexec.c), with their defaults here:
+ *   RTM_WG, RTM_VEC       work-items per block, vector width
+ *   RTM_PERSIST=0|1|2     persistent groups: 0 none, 1 static stride, 2 in-order fetch
+ *   RTM_POLL_EVERY=K      in-loop poll period in loop iterations; 0 = no in-loop poll
+ *   RTM_POLL_LANES=L      one work-item in L loads the global flag at a poll (1 = all)
+ *   RTM_NO_ABORT=1        the original kernel: no check, no mark, no poll (benchmarks)
+ *   RTM_NO_DONE=1         the paper's entry check alone: every work-item reads the flag
+ *                         and returns; no barrier, no completed-block array (benchmarks)
+ *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
+ *   RTM_HIDE_LATENCY=0|1  1 (GPUs): look-ahead loads in registers; 0 (CPU devices): read
+ *                         where used (see RTM_PEEK_FLAG_)
+ *
+ * Standard arguments (RTM_BLOCK_ARGS, first in every entry point, set by kexec):
+ *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped)
+ *   rtm_done   completed-block array of the job; this launch's slice starts at rtm_doff
+ *   rtm_map    block ids of a resumed launch (used when rtm_nmap != 0)
+ *   rtm_nmap   0 = unmapped launch, else 1 (the map holds rtm_nblk ids)
+ *   rtm_nblk   logical blocks this launch runs
+ *   rtm_doff   offset of this launch in rtm_done / rtm_count (launch * stride)
+ *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL)
+ *   rtm_next   RTM_PERSIST=2: fetch counters, rtm_next[rtm_doff / 64] for this launch,
+ *              zero when the launch starts (rtm_doff is a multiple of 64) */
 #ifndef RTM_BLOCK_H
 #define RTM_BLOCK_H
 
@@ -20,6 +87,32 @@
 #endif
 #ifndef RTM_VEC
 #define RTM_VEC 1
+#endif
+#ifndef RTM_PERSIST
+#define RTM_PERSIST 0
+#endif
+#ifndef RTM_POLL_EVERY
+#define RTM_POLL_EVERY 256
+#endif
+#ifndef RTM_POLL_LANES
+#define RTM_POLL_LANES 1
+#endif
+#ifndef RTM_NO_ABORT
+#define RTM_NO_ABORT 0
+#endif
+#ifndef RTM_NO_DONE
+#define RTM_NO_DONE 0
+#endif
+#ifndef RTM_COUNT_BLOCKS
+#define RTM_COUNT_BLOCKS 0
+#endif
+#ifndef RTM_HIDE_LATENCY
+#define RTM_HIDE_LATENCY 1
+#endif
+
+#ifdef __clang__
+/* The block words are written by work-item 0 only, then read by all after a barrier. */
+#pragma clang diagnostic ignored "-Wsometimes-uninitialized"
 #endif
 
 #define RTM_CAT_(a, b) a##b
@@ -31,32 +124,232 @@
 #define RTM_V(t) RTM_CAT(t, RTM_VEC)
 #endif
 
-/* The four standard arguments, first in every entry point. */
+/* The standard arguments, first in every entry point. */
 #define RTM_BLOCK_ARGS                                                              \
     __global const volatile int *rtm_abort, __global uchar *rtm_done,               \
-        __global const uint *rtm_map, const uint rtm_nmap
+        __global const uint *rtm_map, const uint rtm_nmap, const uint rtm_nblk,     \
+        const uint rtm_doff, __global uint *rtm_count, __global volatile uint *rtm_next
+
+#if RTM_NO_ABORT || RTM_NO_DONE
+/* The benchmark variants never poll and never run persistent. */
+#undef RTM_POLL_EVERY
+#define RTM_POLL_EVERY 0
+#undef RTM_PERSIST
+#define RTM_PERSIST 0
+#endif
+
+#if RTM_NO_ABORT || RTM_NO_DONE
+/* ---- benchmark builds, one work-group per block: the original kernel (nothing added),
+ * and the paper's entry check alone (every work-item reads the flag and returns) ----- */
+#if RTM_NO_ABORT
+#define RTM_ENTRY_CHECK_() (void)0
+#else
+#define RTM_ENTRY_CHECK_()                                                          \
+    if (*rtm_abort)                                                                 \
+    return
+#endif
+#define RTM_BLOCK_BEGIN(blk)                                                        \
+    RTM_ENTRY_CHECK_();                                                             \
+    const uint blk = rtm_nmap ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
+#define RTM_BLOCK_END(blk) (void)0
+#define RTM_POLL() 0
+#define RTM_POLL_N(n) 0
+#define RTM_POLL_WG() 0
+#define RTM_STOPPED() 0
+#define rtm_stop_ 0
+#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
+
+#else
+/* ---- abortable kernel --------------------------------------------------------------- */
+
+/* Poll with the latency hidden (RTM_POLL_FOR, RTM_POLL_N): publishes the flag value this
+ * work-item loaded at its previous poll (a raised flag marks the current block
+ * interrupted: stop word = tag), tests the group's stop word, and issues the next load,
+ * which the loop's work covers until the next poll. Only one work-item in
+ * RTM_POLL_LANES loads global memory; the others see its publication in the stop word.
+ * Not for loops that contain barriers (the private pending value is then miscompiled by
+ * PoCL 3.1, and the break would not be uniform anyway). */
+int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
+                  int *pv)
+{
+    if (*pv)
+        *stop = tag;
+    if (*stop == tag)
+        return 1;
+#if RTM_POLL_LANES > 1
+    if (get_local_id(0) % RTM_POLL_LANES == 0)
+#endif
+        *pv = *flag;
+    return 0;
+}
+
+/* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it. */
+int rtm_poll_imm_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
+{
+#if RTM_POLL_LANES > 1
+    if (get_local_id(0) % RTM_POLL_LANES == 0)
+#endif
+        if (*flag)
+            *stop = tag;
+    return *stop == tag;
+}
+
+/* Work-group-uniform poll (RTM_POLL_WG), for loops with barriers: work-item 0 loads the
+ * flag, a barrier publishes it, every work-item reads the same stop word, and a second
+ * barrier keeps work-item 0's next poll from overtaking a slow reader. */
+int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
+{
+    if (get_local_id(0) == 0 && *flag)
+        *stop = tag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int r = *stop == tag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+#if RTM_COUNT_BLOCKS
+#define RTM_COUNT_(blk) atomic_inc(&rtm_count[rtm_doff + (blk)])
+#else
+#define RTM_COUNT_(blk) (void)0
+#endif
+
+/* Work-item 0's look-ahead for the next block: the flag and the next block id. With
+ * RTM_HIDE_LATENCY (GPUs) both are issued into registers when a block starts and
+ * consumed at its end barrier; without (CPU devices, where nothing needs hiding) they
+ * are read at the block's end straight into local memory. (PoCL 3.1 miscompiles
+ * private values written by one work-item and carried across barriers inside loops.) */
+#if !RTM_PERSIST /* one block per group: the polls' value, nothing to look ahead for */
+#define RTM_PEEK_FLAG_() 0
+#define RTM_END_FLAG_() rtm_pv_
+#elif RTM_HIDE_LATENCY
+#define RTM_PEEK_FLAG_() (get_local_id(0) == 0 ? *rtm_abort : 0)
+#define RTM_END_FLAG_() rtm_pv_
+#else
+#define RTM_PEEK_FLAG_() 0
+#define RTM_END_FLAG_() (*rtm_abort)
+#endif
+
+#if RTM_PERSIST == 2
+#define RTM_FETCH_NEXT_() ((uint)get_num_groups(0) + atomic_inc(&rtm_next[rtm_doff >> 6]))
+#if RTM_HIDE_LATENCY
+/* work-item 0 fetches the group's next block when a block starts ... */
+#define RTM_FETCH_ISSUE_() const uint rtm_nx_ = get_local_id(0) == 0 ? RTM_FETCH_NEXT_() : 0u
+/* ... publishes it before the end barrier (slot by block parity: a fast work-item-0
+ * never overwrites a slot a slow work-item has still to read) ... */
+#define RTM_FETCH_PUBLISH_() rtm_nextw_[rtm_fp_] = rtm_nx_
+#else
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() rtm_nextw_[rtm_fp_] = RTM_FETCH_NEXT_()
+#endif
+/* ... and every work-item moves on to it after the barrier. */
+#define RTM_LOOP_NEXT_()                                                            \
+    rtm_it_ = rtm_nextw_[rtm_fp_];                                                  \
+    rtm_fp_ ^= 1u;                                                                  \
+    if (rtm_it_ < rtm_nblk)                                                         \
+        goto rtm_top_
+#define RTM_LOOP_TOP_() rtm_top_:
+#elif RTM_PERSIST == 1
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() (void)0
+#define RTM_LOOP_NEXT_()                                                            \
+    rtm_it_ += (uint)get_num_groups(0);                                             \
+    if (rtm_it_ < rtm_nblk)                                                         \
+        goto rtm_top_
+#define RTM_LOOP_TOP_() rtm_top_:
+#else
+#define RTM_FETCH_ISSUE_() (void)0
+#define RTM_FETCH_PUBLISH_() (void)0
+#define RTM_LOOP_NEXT_() (void)0
+#define RTM_LOOP_TOP_()
+#endif
 
 /* Opens the block; declares `const uint blk`, the logical block id.
- * rtm_stop_ is plain (not volatile) local memory: every read of it that matters follows
- * a barrier, which already makes the writes of other work-items visible. (PoCL 3.1
- * miscompiles the early return below when the flag is volatile and the work-group has
- * 32 or fewer work-items: the block then never marks itself done.) */
+ * The block words are plain local memory: every read of them that decides anything
+ * follows a barrier, which makes other work-items' writes visible; only the polls read
+ * the stop word between barriers, through a volatile pointer. (PoCL 3.1 miscompiles an
+ * early return guarded by a volatile local word: blocks then never mark themselves.)
+ * rtm_stopw_ holds the tag (iteration + 1) of an interrupted block, rtm_quitw_ the tag
+ * of a block after which the group stops (~0 at entry: stop before the first block).
+ * Tags never repeat within a group, so a fast work-item already in the next block never
+ * confuses a slow one still testing the previous tag (no reset, no extra barrier). */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
-    __local int rtm_stop_;                                                          \
-    if (get_local_id(0) == 0)                                                       \
-        rtm_stop_ = *rtm_abort;                                                     \
+    __local uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                             \
+    uint rtm_it_ = (uint)get_group_id(0), rtm_fp_ = 0;                              \
+    (void)rtm_fp_, (void)rtm_nextw_;                                                \
+    if (get_local_id(0) == 0) {                                                     \
+        rtm_stopw_ = 0;                                                             \
+        rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \
+    }                                                                               \
     barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-    if (rtm_stop_)                                                                  \
+    if (rtm_quitw_ == ~0u)                                                          \
         return;                                                                     \
-    const uint blk = rtm_nmap ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
+    RTM_LOOP_TOP_();                                                                \
+    int rtm_pv_ = RTM_PEEK_FLAG_();                                                 \
+    RTM_FETCH_ISSUE_();                                                             \
+    uint rtm_pc_ = 0;                                                               \
+    (void)rtm_pc_;                                                                  \
+    const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
-/* In-loop poll: true (and the block will not be marked done) once the flag is up. */
-#define RTM_POLL() (*rtm_abort ? (rtm_stop_ = 1, 1) : 0)
-
-/* Closes the block: marks it completed unless a poll stopped it. */
+/* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
+ * the group when the block was interrupted or the flag was seen up; else (persistent)
+ * goes on with the group's next logical block. */
 #define RTM_BLOCK_END(blk)                                                          \
+    if (get_local_id(0) == 0) {                                                     \
+        if (RTM_END_FLAG_())                                                        \
+            rtm_quitw_ = rtm_it_ + 1u;                                              \
+        RTM_FETCH_PUBLISH_();                                                       \
+    }                                                                               \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
-    if (get_local_id(0) == 0 && !rtm_stop_)                                         \
-        rtm_done[blk] = 1
+    if (rtm_stopw_ == rtm_it_ + 1u)                                                 \
+        return;                                                                     \
+    if (get_local_id(0) == 0) {                                                     \
+        rtm_done[rtm_doff + (blk)] = 1;                                             \
+        RTM_COUNT_(blk);                                                            \
+    }                                                                               \
+    if (rtm_quitw_ == rtm_it_ + 1u)                                                 \
+        return;                                                                     \
+    RTM_LOOP_NEXT_()
+
+#if RTM_POLL_EVERY > 0
+/* Polls now: true once the flag is up (then the block will not be marked completed).
+ * One flag load whose latency is not hidden: call it where a step is heavy (e.g. every
+ * 64 steps of a CTRV loop, once per tile), or from one work-item between barriers. */
+#define RTM_POLL() rtm_poll_imm_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
+/* Counts n loop iterations and polls (latency hidden) once RTM_POLL_EVERY have passed:
+ * for loops without barriers whose iterations are short (the period is calibrated). */
+#if RTM_HIDE_LATENCY
+#define RTM_POLL_HIDDEN_() rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
+#else
+#define RTM_POLL_HIDDEN_() RTM_POLL()
+#endif
+#define RTM_POLL_N(n)                                                               \
+    ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY ? (rtm_pc_ = 0, RTM_POLL_HIDDEN_()) : 0)
+/* Work-group-uniform poll (two barriers): every work-item must call it at the same
+ * point; the caller chooses how often (e.g. every 16 sweeps). */
+#define RTM_POLL_WG() rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
+/* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
+ * iterations and stops when the flag is up. The body is one statement or a braced
+ * block; `break` inside it only leaves the current strip — end loops with a flag. */
+#define RTM_POLL_FOR(i, lo, hi)                                                     \
+    for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
+         rtm_s_ < rtm_h_ && !RTM_POLL_HIDDEN_();                                    \
+         rtm_s_ += RTM_POLL_EVERY)                                                  \
+        for (uint i = rtm_s_,                                                       \
+                  rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \
+             i < rtm_e_; i++)
+#else
+#define RTM_POLL_N(n) 0
+#define RTM_POLL() 0
+#define RTM_POLL_WG() 0
+#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
+#endif
+
+/* True in a block that a poll has stopped (its outputs will be recomputed on resume;
+ * a kernel may skip writing them). */
+#define RTM_STOPPED() (rtm_stopw_ == rtm_it_ + 1u)
+/* Compatibility: kernels written against the first rtm_block.h read `rtm_stop_`. */
+#define rtm_stop_ RTM_STOPPED()
+
+#endif /* RTM_NO_ABORT || RTM_NO_DONE */
 
 #endif

@@ -19,6 +19,11 @@ int rtm_bench_kernels(int argc, char **argv);
  * --real the whole manager under each policy (bench_placement.c, docs/run.md). */
 int rtm_bench_placement(int argc, char **argv);
 
+/* `rtmgr bench preempt`: seed 002's tables on one device: abort response, overheads of
+ * the check, the completed-block array and the poll, resumed vs uninterrupted jobs
+ * (bench_preempt.c, docs/preempt.md). */
+int rtm_bench_preempt(int argc, char **argv);
+
 /* Monotonic clock, seconds. */
 double rtm_bench_now(void);
 

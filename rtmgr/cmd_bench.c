@@ -23,6 +23,8 @@ static const bench_t benches[] = {
      "placement [--quick] [--seed N] [--csv PATH] [--real [-c FILE] [--seconds S]]",
      "placement policies at 0.5x-2x load: misses per criticality, response, decision "
      "latency; release jitter"},
+    {"preempt", rtm_bench_preempt, "preempt [--quick] [--device N] [--json] [--sweep]",
+     "abort response, check/feedback overhead, resume GPU->GPU and GPU->CPU (seed 002)"},
     {NULL, NULL, NULL, NULL},
 };
 

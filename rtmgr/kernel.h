@@ -137,7 +137,23 @@ typedef struct rtm_kernel {
      * NUL, lines separated by '\n'. Called by the executive after a completed job, on
      * the dispatcher thread: real-time safe (snprintf of numbers only, no allocation). */
     void (*summary)(const rtm_kinst_t *k, char *buf, size_t len);
+
+    /* Optional, for preemption (rtmgr/preempt.c): multiplies the number of blocks by
+     * about `factor` by changing k's sizes or tuning without changing any result (e.g.
+     * fewer elements per work-item), so that a grid of few long blocks becomes one that
+     * answers an abort quickly. Returns the factor reached (1 = cannot). Init only. */
+    uint32_t (*split)(rtm_kinst_t *k, uint32_t factor);
+    /* RTM_KF_* bits (0 for most kernels). */
+    uint32_t flags;
 } rtm_kernel_t;
+
+/* rtm_kernel_t.flags */
+enum {
+    /* The kernel's blocks cannot run as persistent work-groups (its code between
+     * RTM_BLOCK_BEGIN and RTM_BLOCK_END breaks a rule of kernels/rtm_block.h): the
+     * runtime launches one work-group per block. */
+    RTM_KF_NO_PERSIST = 1u << 0,
+};
 
 /* One kernel at one size and tuning, with its host buffers. */
 struct rtm_kinst {

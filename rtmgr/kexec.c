@@ -1,7 +1,12 @@
 /* kexec.c — device buffers, block control and profiled execution of one kernel
- * instance on one OpenCL device (see kexec.h). Owns the instance's cl_mem objects. */
+ * instance on one OpenCL device (see kexec.h). Owns the instance's cl_mem objects and
+ * its abort flag. The block-control build options (-DRTM_PERSIST, -DRTM_POLL_EVERY, …)
+ * are fixed at creation; the launch shape follows: a persistent program gets at most
+ * opts.groups work-groups per launch, each looping over logical blocks. */
 #include "kexec.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,18 +17,79 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
+{
+    const uint32_t units = info->units ? info->units : 1;
+    /* GPUs hold about 2048 work-items per compute unit (NVIDIA SM, AMD CU) */
+    const uint32_t per_unit = wg && wg < 2048 ? 2048 / wg : 1;
+    return units * per_unit;
+}
+
+static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
+{
+    const rtm_ocl_info_t *info = &x->dev->info;
+    x->opts = o ? *o : (rtm_kexec_opts_t){0};
+    if (!x->opts.transport_set) {
+        x->opts.transport = rtm_abortflag_default(info);
+        x->opts.transport_set = true;
+    }
+    if (x->opts.poll_every == 0)
+        x->opts.poll_every = RTM_KEXEC_POLL_DEFAULT;
+    if (x->opts.hide_latency == 0)
+        x->opts.hide_latency = (info->type & CL_DEVICE_TYPE_CPU) ? -1 : 1;
+    if (x->opts.poll_lanes == 0)
+        x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
+    if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
+                                * barriers are not (PoCL splits them into regions) */
+        x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ? RTM_KEXEC_GROUPS_ALL
+                                                          : auto_groups(info, x->k->tune.wg);
+    x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
+                 x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
+                 !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
+}
+
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
-    return rtm_kexec_create_cached(x, d, k, NULL);
+    /* the first kexec's flag: a device buffer written by clEnqueueWriteBuffer */
+    const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true};
+    return rtm_kexec_create_ex(x, d, k, &o);
 }
 
 rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                      const char *cache_dir)
 {
+    const rtm_kexec_opts_t o = {
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache_dir};
+    return rtm_kexec_create_ex(x, d, k, &o);
+}
+
+rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                 const rtm_kexec_opts_t *opts)
+{
     memset(x, 0, sizeof(*x));
     x->dev = d;
     x->k = k;
-    rtm_status_t st = rtm_program_build_cached(d, k, NULL, cache_dir, &x->prog);
+    resolve(x, opts);
+    const rtm_kexec_opts_t *o = &x->opts;
+    char extra[256];
+    rtm_status_t st = RTM_E_CL_BUILD;
+    for (int attempt = 0; attempt < 2 && st == RTM_E_CL_BUILD; attempt++) {
+        if (attempt == 1) { /* a compiler that refuses the persistent loop: plain grid */
+            if (!x->persist)
+                break;
+            fprintf(stderr, "rtmgr: kernel '%s': persistent groups refused by the device "
+                            "compiler, using one work-group per block\n", k->kernel->name);
+            x->persist = false;
+        }
+        snprintf(extra, sizeof(extra),
+                 "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
+                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d",
+                 x->persist ? (o->static_fetch ? 1 : 2) : 0,
+                 o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
+                 o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
+                 o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0);
+        st = rtm_program_build_cached(d, k, extra, o->cache_dir, &x->prog);
+    }
     if (st != RTM_OK)
         return st;
     cl_int err = CL_SUCCESS;
@@ -37,12 +103,28 @@ rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm
             return rtm_ocl_fail("clCreateBuffer", err, __FILE__, __LINE__);
         }
     }
+    st = rtm_abortflag_create(&x->flag, d, o->transport);
+    if (st != RTM_OK) {
+        rtm_kexec_destroy(x);
+        return st;
+    }
+    x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
-    x->abort_flag = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
-    if (err == CL_SUCCESS)
-        x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, nb, NULL, &err);
+    x->launches = k->plan.launches;
+    x->done_stride = (uint32_t)((nb + 63u) & ~(size_t)63u);
+    const size_t ndone = (size_t)x->launches * x->done_stride;
+    x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone, NULL, &err);
     if (err == CL_SUCCESS)
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
+    if (err == CL_SUCCESS)
+        x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone / 16, NULL, &err);
+    x->fetch_dirty = calloc(x->launches, 1);
+    if (!x->fetch_dirty) {
+        rtm_kexec_destroy(x);
+        return RTM_E_NOMEM;
+    }
+    if (err == CL_SUCCESS && o->count_blocks)
+        x->count = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) {
         rtm_kexec_destroy(x);
         return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
@@ -55,15 +137,25 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
     for (uint32_t i = 0; i < RTM_KBUF_MAX; i++)
         if (x->buf[i])
             clReleaseMemObject(x->buf[i]);
-    if (x->abort_flag)
-        clReleaseMemObject(x->abort_flag);
+    rtm_abortflag_destroy(&x->flag);
     if (x->done)
         clReleaseMemObject(x->done);
     if (x->map)
         clReleaseMemObject(x->map);
+    if (x->count)
+        clReleaseMemObject(x->count);
+    if (x->next)
+        clReleaseMemObject(x->next);
+    free(x->fetch_dirty);
+    x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->done = x->map = NULL;
+    x->abort_flag = x->done = x->map = x->count = x->next = NULL;
+}
+
+uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
+{
+    return x->persist && x->opts.groups < blocks ? x->opts.groups : blocks;
 }
 
 /* Keeps the first event of a sequence and the latest one. */
@@ -82,21 +174,40 @@ static void track(cl_event ev, cl_event *first, cl_event *last)
     }
 }
 
+rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
+{
+    cl_event ev;
+    const cl_uint zero = 0;
+    const cl_uchar zero8 = 0;
+    const size_t ndone = (size_t)x->launches * x->done_stride;
+    rtm_status_t st = rtm_abortflag_clear(&x->flag);
+    if (st != RTM_OK)
+        return st;
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL, &ev),
+                 "clEnqueueFillBuffer(done)");
+    track(ev, first, last);
+    if (x->count) {
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
+                                         ndone * sizeof(cl_uint), 0, NULL, &ev),
+                     "clEnqueueFillBuffer(count)");
+        track(ev, first, last);
+    }
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0, ndone / 16,
+                                     0, NULL, &ev),
+                 "clEnqueueFillBuffer(next)");
+    track(ev, first, last);
+    memset(x->fetch_dirty, 0, x->launches);
+    return RTM_OK;
+}
+
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
-    cl_event ev;
-    const cl_int zero = 0;
-    const cl_uchar zero8 = 0;
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->abort_flag, &zero, sizeof(zero), 0,
-                                     sizeof(zero), 0, NULL, &ev),
-                 "clEnqueueFillBuffer(abort)");
-    track(ev, first, last);
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0,
-                                     k->plan.blocks_max ? k->plan.blocks_max : 1, 0, NULL, &ev),
-                 "clEnqueueFillBuffer(done)");
-    track(ev, first, last);
+    const rtm_status_t st = rtm_kexec_clear(x, first, last);
+    if (st != RTM_OK)
+        return st;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        cl_event ev;
         if (!(k->plan.buf[i].dir & RTM_BUF_IN))
             continue;
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,
@@ -115,21 +226,38 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     k->kernel->launch(k, launch, &kl);
     if (kl.entry >= x->prog.n_kern)
         return RTM_E_RANGE;
+    if (launch >= x->launches || (nmap && (!map_host || nmap > k->plan.blocks_max)))
+        return RTM_E_RANGE;
     cl_kernel kern = x->prog.kern[kl.entry];
-    const cl_uint n = nmap;
+    const cl_uint mapped = nmap ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
+    const cl_uint doff = launch * x->done_stride;
+    if (x->fetch_dirty[launch]) { /* enqueued before (an aborted run): reset its counter */
+        const cl_uint zero = 0;
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
+                                         (size_t)doff / 16, sizeof(zero), 0, NULL, NULL),
+                     "clEnqueueFillBuffer(next)");
+    }
+    x->fetch_dirty[launch] = 1;
     if (nmap) {
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
     }
-    RTM_CL_CHECK(clSetKernelArg(kern, 0, sizeof(cl_mem), &x->abort_flag), "clSetKernelArg(abort)");
+    rtm_status_t st = rtm_abortflag_set_arg(&x->flag, kern, 0);
+    if (st != RTM_OK)
+        return st;
     RTM_CL_CHECK(clSetKernelArg(kern, 1, sizeof(cl_mem), &x->done), "clSetKernelArg(done)");
     RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &x->map), "clSetKernelArg(map)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &n), "clSetKernelArg(nmap)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 4, sizeof(cl_uint), &nblk), "clSetKernelArg(nblk)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 5, sizeof(cl_uint), &doff), "clSetKernelArg(doff)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
+                 "clSetKernelArg(count)");
+    RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
     rtm_karg_t args[RTM_KARG_MAX];
     const uint32_t na = k->kernel->args(k, launch, args);
     for (uint32_t i = 0; i < na; i++) {
-        const cl_uint idx = 4 + i;
+        const cl_uint idx = RTM_KEXEC_STD_ARGS + i;
         switch (args[i].kind) {
         case RTM_KARG_BUF:
             RTM_CL_CHECK(clSetKernelArg(kern, idx, sizeof(cl_mem), &x->buf[args[i].buf]),
@@ -144,10 +272,9 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
             break;
         }
     }
-    const size_t blocks = nmap ? nmap : kl.blocks;
-    if (blocks == 0)
+    if (nblk == 0)
         return RTM_OK;
-    const size_t local = k->tune.wg, global = blocks * local;
+    const size_t local = k->tune.wg, global = (size_t)rtm_kexec_groups(x, nblk) * local;
     RTM_CL_CHECK(clEnqueueNDRangeKernel(x->dev->exec, kern, 1, NULL, &global, &local, 0, NULL, ev),
                  "clEnqueueNDRangeKernel");
     return RTM_OK;
@@ -166,6 +293,36 @@ rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *l
         track(ev, first, last);
     }
     return RTM_OK;
+}
+
+rtm_status_t rtm_kexec_warm(rtm_kexec_t *x)
+{
+    if (x->opts.variant == RTM_KEXEC_ORIGINAL) /* no entry check: it would run in full */
+        return RTM_OK;
+    const rtm_kinst_t *k = x->k;
+    rtm_status_t st = rtm_kexec_clear(x, NULL, NULL);
+    if (st == RTM_OK)
+        st = rtm_abortflag_raise(&x->flag);
+    if (st == RTM_OK)
+        st = rtm_abortflag_settle(&x->flag);
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    bool warmed[RTM_KENTRY_MAX] = {false};
+    for (uint32_t l = 0; st == RTM_OK && l < x->launches; l++) {
+        rtm_klaunch_t kl;
+        k->kernel->launch(k, l, &kl);
+        if (kl.entry >= RTM_KENTRY_MAX || warmed[kl.entry])
+            continue;
+        warmed[kl.entry] = true;
+        st = rtm_kexec_enqueue(x, l, NULL, 0, NULL);
+    }
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    if (st == RTM_OK)
+        st = rtm_kexec_clear(x, NULL, NULL);
+    if (st == RTM_OK)
+        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    return st;
 }
 
 static double span(cl_event a, cl_event b)

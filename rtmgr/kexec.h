@@ -1,16 +1,55 @@
 /* kexec.h — a kernel instance made executable on one OpenCL device: its program, its
- * device buffers, and the block-control buffers of rtm_block.h (abort flag,
- * completed-block array, block map).
+ * device buffers, and the block-control state of kernels/rtm_block.h (abort flag,
+ * completed-block array, block map, optional completion counters).
  *
  * Created at start-up (allocates device memory, builds the program); afterwards the
  * enqueue functions allocate nothing and build nothing. Host buffers are the
- * instance's own (k->host). */
+ * instance's own (k->host).
+ *
+ * Completed-block array: one byte per block, one slice of `done_stride` bytes per launch
+ * (launch l's blocks at l * done_stride), so a multi-launch job keeps the record of every
+ * launch and a resumed job knows the launch it reached. Cleared by write_inputs. */
 #ifndef RTM_KEXEC_H
 #define RTM_KEXEC_H
 
+#include <stdbool.h>
+
+#include "abortflag.h"
 #include "kernel.h"
 #include "ocl.h"
 #include "program.h"
+
+/* Standard kernel arguments before the kernel's own (RTM_BLOCK_ARGS). */
+#define RTM_KEXEC_STD_ARGS 8
+/* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
+#define RTM_KEXEC_POLL_DEFAULT 256
+/* rtm_kexec_opts_t.groups: one work-group per block (no persistent groups). */
+#define RTM_KEXEC_GROUPS_ALL 0xFFFFFFFFu
+
+/* What the kernels are built with (seed 002's variants, for benchmarks). */
+typedef enum {
+    RTM_KEXEC_FULL = 0,     /* entry check, completed-block array, in-loop polls */
+    RTM_KEXEC_ORIGINAL = 1, /* RTM_NO_ABORT: the kernel as if rtm_block.h added nothing */
+    RTM_KEXEC_CHECK = 2,    /* RTM_NO_DONE: entry check only (not resumable) */
+    RTM_KEXEC_FEEDBACK = 3, /* entry check + completed-block array, no in-loop polls */
+} rtm_kexec_variant_t;
+
+typedef struct {
+    rtm_kexec_variant_t variant;
+    rtm_abort_transport_t transport;
+    bool transport_set;   /* false: rtm_abortflag_default() for the device */
+    const char *cache_dir; /* program binary cache (NULL = none; rtm_program_build_cached) */
+    uint32_t poll_every;  /* RTM_POLL_EVERY; 0 = RTM_KEXEC_POLL_DEFAULT; see no_poll */
+    bool no_poll;         /* RTM_POLL_EVERY=0 */
+    uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1 on CPU devices, 32 on others) */
+    uint32_t groups;      /* work-groups per launch; 0 = auto: on GPUs persistent groups,
+                           * as many as the device holds (units * 2048 / wg), on CPU
+                           * devices one per block; RTM_KEXEC_GROUPS_ALL = one per block */
+    bool static_fetch;    /* persistent groups take blocks g, g+G, … (RTM_PERSIST=1)
+                           * instead of fetching them in order (RTM_PERSIST=2) */
+    bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
+    int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
+} rtm_kexec_opts_t;
 
 typedef struct {
     double in_s;     /* host -> device transfers, event-profiled */
@@ -22,32 +61,61 @@ typedef struct {
 typedef struct {
     rtm_ocl_dev_t *dev;
     const rtm_kinst_t *k;
+    rtm_kexec_opts_t opts; /* as resolved at creation (auto values filled in) */
     rtm_program_t prog;
     cl_mem buf[RTM_KBUF_MAX];
-    cl_mem abort_flag; /* int in device memory: 0 run, 1 abort */
-    cl_mem done;       /* uchar[plan.blocks_max]: 1 = block completed */
-    cl_mem map;        /* uint[plan.blocks_max]: block ids of a resumed launch */
+    rtm_abortflag_t flag;
+    cl_mem abort_flag;     /* = flag.mem (NULL when the flag is an SVM pointer) */
+    cl_mem done;           /* uchar[launches * done_stride]: 1 = block completed */
+    cl_mem map;            /* uint[plan.blocks_max]: block ids of a resumed launch */
+    cl_mem count;          /* uint[launches * done_stride] when opts.count_blocks */
+    cl_mem next;           /* uint[launches * done_stride / 64]: block fetch counters */
+    unsigned char *fetch_dirty; /* [launches]: enqueued since the last clear (its fetch
+                                 * counter is reset before it is enqueued again) */
+    uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
+    uint32_t launches;     /* k->plan.launches */
+    bool persist;          /* built with RTM_PERSIST=1 */
 } rtm_kexec_t;
 
-/* Builds k's program on d and creates every device buffer. k must be planned and
+/* Builds k's program on d and creates every device buffer with the default options
+ * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:
+ * x->abort_flag is a device buffer, as in the first kexec). k must be planned and
  * bound. Init only. */
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k);
 /* rtm_kexec_create() through the program binary cache in `cache_dir` (NULL = none; see
  * rtm_program_build_cached). x->prog.from_cache / build_s tell what happened. Init only. */
 rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                      const char *cache_dir);
+/* Same with explicit options; NULL, or transport_set false, means the device's default
+ * transport (rtm_abortflag_default: mapped on CPU devices). Init only. */
+rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                 const rtm_kexec_opts_t *opts);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
 void rtm_kexec_destroy(rtm_kexec_t *x);
 
-/* Enqueues the input transfers (RTM_BUF_IN / INOUT) and clears the abort flag and the
- * completed-block array. `ev` gets the last transfer's event (may be NULL). */
+/* Work-groups launch `launch` would use for `blocks` logical blocks. Safe anywhere. */
+uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks);
+
+/* Enqueues the clearing of the block control: abort flag, completed-block array (every
+ * launch), fetch counters and completion counters. `first`/`last` get the first and last
+ * commands' events (each may be NULL). Real-time safe. */
+rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last);
+/* rtm_kexec_clear, then the input transfers (RTM_BUF_IN / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
- * map is written first). `ev` gets the kernel's event (may be NULL). Real-time safe. */
+ * map is written first, non-blocking: map_host must stay unchanged until the launch has
+ * started). A launch enqueued again since the last clear (a resume) gets its block-fetch
+ * counter reset first. `ev` gets the kernel's event (may be NULL). Real-time safe. */
 rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *map_host,
                                uint32_t nmap, cl_event *ev);
-/* Enqueues the output transfers (RTM_BUF_OUT / INOUT). */
+/* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
+
+/* Launches each entry point once with the abort flag raised (every work-group exits at
+ * its entry check; no output, no completed block), so that a device compiler working
+ * lazily at the first launch (PoCL) does it now; then clears the block control. Skipped
+ * for the original variant (it has no check). Init only (blocks). */
+rtm_status_t rtm_kexec_warm(rtm_kexec_t *x);
 
 /* Runs one whole job (inputs, every launch, outputs) and waits; fills `t`. */
 rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t);

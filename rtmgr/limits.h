@@ -49,6 +49,8 @@
 #define RTM_MAX_KERNELS 32
 /* Arguments one kernel launch may take after the standard block arguments. */
 #define RTM_KARG_MAX 16
+/* Kernel launches of one job a preemptible job keeps enqueued ahead (rtmgr/preempt.h). */
+#define RTM_PREEMPT_WINDOW_MAX 64
 /* Largest configuration file accepted (bytes); larger files fail fast. */
 #define RTM_CONFIG_BYTES_MAX (1024 * 1024)
 /* Deepest YAML nesting accepted. */

@@ -65,6 +65,10 @@ rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const 
                                   rtm_program_t *p);
 /* rtm_program_build_ex() without extra options. Init only. */
 rtm_status_t rtm_program_build(rtm_ocl_dev_t *d, const rtm_kinst_t *k, rtm_program_t *p);
+/* Same, with `extra` build options appended (the block-control options of kexec:
+ * -DRTM_PERSIST=… -DRTM_POLL_EVERY=…; NULL = none). Init only. */
+rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                                  rtm_program_t *p);
 
 /* Releases the program and its kernels. Safe on a zeroed struct. */
 void rtm_program_release(rtm_program_t *p);

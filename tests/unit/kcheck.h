@@ -85,14 +85,20 @@ static inline void kc_run_gpu(kc_pair_t *p)
     assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
     const uint32_t nb = p->gpu.plan.blocks_max;
     if (nb) {
-        unsigned char *done = malloc(nb);
+        /* one slice of x.done_stride bytes per launch (kexec.h) */
+        const size_t n = (size_t)x.launches * x.done_stride;
+        unsigned char *done = malloc(n);
         assert_non_null(done);
-        assert_int_equal(clEnqueueReadBuffer(kc_dev()->exec, x.done, CL_TRUE, 0, nb, done, 0,
+        assert_int_equal(clEnqueueReadBuffer(kc_dev()->exec, x.done, CL_TRUE, 0, n, done, 0,
                                              NULL, NULL),
                          CL_SUCCESS);
         uint32_t undone = 0;
-        for (uint32_t b = 0; b < nb; b++)
-            undone += done[b] != 1;
+        for (uint32_t l = 0; l < x.launches; l++) {
+            rtm_klaunch_t kl;
+            p->gpu.kernel->launch(&p->gpu, l, &kl);
+            for (uint32_t b = 0; b < kl.blocks; b++)
+                undone += done[(size_t)l * x.done_stride + b] != 1;
+        }
         if (undone)
             fprintf(stderr, "%s: %u of %u blocks not marked done\n", p->gpu.kernel->name, undone, nb);
         assert_int_equal(undone, 0);

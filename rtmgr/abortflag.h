@@ -1,0 +1,66 @@
+/* abortflag.h — the abort flag of seed 002 and its two transports.
+ *
+ * Kernels read one int (0 run, 1 abort) through the first standard argument of
+ * kernels/rtm_block.h. How the host's "abort" reaches it depends on the device:
+ *
+ *   RTM_ABORT_WRITE  (the paper's method, discrete GPUs) the flag lives in device memory;
+ *                    raising it is a non-blocking clEnqueueWriteBuffer from pinned host
+ *                    memory (a CL_MEM_ALLOC_HOST_PTR buffer kept mapped) on the device's
+ *                    control queue, then clFlush. The copy engine runs it while the
+ *                    kernel runs on the execution queue.
+ *   RTM_ABORT_MAPPED (CPU and integrated devices, where a transfer queues behind the
+ *                    running kernel) the flag lives in host memory the kernel reads
+ *                    directly: fine-grain SVM when the device has it, else a
+ *                    CL_MEM_ALLOC_HOST_PTR buffer kept mapped; raising it is a store.
+ *
+ * Which one a device uses is measured (rtm_preempt_measure) and kept in the board
+ * profile (rtm_board_dev_t.abort). Lifecycle: create (init) → clear before each run →
+ * raise (real-time) → settle once the kernels ended → clear … → destroy. */
+#ifndef RTM_ABORTFLAG_H
+#define RTM_ABORTFLAG_H
+
+#include <stdbool.h>
+
+#include "board.h"
+#include "ocl.h"
+
+typedef struct {
+    rtm_ocl_dev_t *dev;
+    rtm_abort_transport_t transport;
+    cl_mem mem;          /* the flag as a buffer (NULL when it is an SVM pointer) */
+    void *svm;           /* MAPPED over fine-grain SVM: the flag itself */
+    volatile int *host;  /* MAPPED: the flag as the host writes it */
+    cl_mem pin;          /* WRITE: pinned staging int[2] = {0, 1}, kept mapped */
+    int *pin_host;
+    cl_event raise_ev;   /* WRITE: the transfer of the last raise, until settled */
+    double raised_at;    /* CLOCK_MONOTONIC seconds of the last raise */
+} rtm_abortflag_t;
+
+/* Name of a transport ("write", "mapped"). Safe anywhere. */
+const char *rtm_abortflag_name(rtm_abort_transport_t t);
+/* The transport a device uses before calibration says otherwise: MAPPED for CPU and
+ * host-unified devices, WRITE for the others. Safe anywhere. */
+rtm_abort_transport_t rtm_abortflag_default(const rtm_ocl_info_t *info);
+/* True when the device offers fine-grain SVM buffers (MAPPED then uses SVM). Init only. */
+bool rtm_abortflag_has_svm(const rtm_ocl_info_t *info);
+
+/* Creates the flag (cleared) on d with transport t. Init only. */
+rtm_status_t rtm_abortflag_create(rtm_abortflag_t *f, rtm_ocl_dev_t *d, rtm_abort_transport_t t);
+/* Releases it. Safe on a zeroed struct. Init only. */
+void rtm_abortflag_destroy(rtm_abortflag_t *f);
+
+/* Sets kernel argument `index` of `kern` to the flag. Real-time safe. */
+rtm_status_t rtm_abortflag_set_arg(const rtm_abortflag_t *f, cl_kernel kern, cl_uint index);
+/* Lowers the flag for the next run. WRITE: enqueued on the execution queue, so it lands
+ * in order before the kernels enqueued after it; MAPPED: a store, so the caller makes
+ * sure no kernel reading this flag is still queued or running. Real-time safe. */
+rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f);
+/* Raises the flag now (records raised_at first). Real-time safe, does not block. */
+rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f);
+/* Waits until the last raise has landed (WRITE: its transfer completed), so that a
+ * later clear cannot be overtaken by it. Call after the kernels ended. Real-time safe. */
+rtm_status_t rtm_abortflag_settle(rtm_abortflag_t *f);
+/* Reads the flag's value as kernels see it (blocking; tests and diagnostics). */
+rtm_status_t rtm_abortflag_read(rtm_abortflag_t *f, int *value);
+
+#endif

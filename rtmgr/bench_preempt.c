@@ -1,0 +1,752 @@
+/* bench_preempt.c — `rtmgr bench preempt`: seed
+ * 002's measurements on one OpenCL device, verified as they are taken.
+ *
+ *   1. flag transports: abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED
+ *      (rtm_preempt_measure); the better one is used below unless --transport says;
+ *   2. overhead vs the original kernel (seed 002 table 3), min of many event-profiled
+ *      runs, for every kernel of the catalogue: + entry check, + completed-block array,
+ *      + in-loop poll, + persistent groups (the production build);
+ *   3. (--sweep, or without --quick) the in-loop poll period K: overhead and response;
+ *   4. abort response (flag raised -> kernel finished, host monotonic clock), p50/p99/max
+ *      over aborts at random instants, spin kernels of 1 ms to 1 s on grids of 1 to
+ *      65 536 work-groups (seed 002 table 2);
+ *   5. total time of an aborted-and-resumed job vs uninterrupted, GPU->GPU and GPU->CPU,
+ *      and completed blocks re-executed (RTM_COUNT_BLOCKS builds: every block must
+ *      complete exactly once over abort + resume).
+ * Every variant's and every resumed result is compared with the uninterrupted one; a
+ * difference is an error (exit 3). With --json the last line is one JSON object.
+ * A benchmark tool: allocates freely, not for the real-time path. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "kernels/kernels.h"
+#include "preempt.h"
+#include "rng.h"
+#include "stats.h"
+
+
+
+typedef struct {
+    bool quick, json, sweep;
+    int device;
+    uint32_t poll, lanes, groups;
+    bool static_fetch;
+    int transport; /* -1: measured */
+} bopts_t;
+
+typedef struct {
+    bopts_t o;
+    rtm_ocl_dev_t dev;
+    rtm_abort_transport_t transport;
+    int failures;
+    uint64_t reexec;
+    double *pool; /* pooled response samples of section 4 */
+    size_t npool, cap;
+    double worst_check, worst_full;
+    rtm_rng_t rng;
+} bench_t;
+
+typedef struct {
+    rtm_kinst_t k;
+    void *arena;
+} inst_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t)
+{
+    const double slack = t - now_s() - 200e-6;
+    if (slack > 0) {
+        struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    while (now_s() < t) {
+    }
+}
+
+static int fail(bench_t *b, const char *what, const char *kernel, const char *why)
+{
+    fprintf(stderr, "rtmgr bench preempt: %s: %s%s%s\n", kernel, what, why ? ": " : "",
+            why ? why : "");
+    b->failures++;
+    return -1;
+}
+
+/* ---- instances ----------------------------------------------------------------------- */
+
+static int inst_make(inst_t *in, const rtm_kinst_t *proto, uint64_t seed)
+{
+    in->k = *proto;
+    in->arena = NULL;
+    if (rtm_kinst_plan(&in->k) != RTM_OK)
+        return -1;
+    const size_t bytes = rtm_kinst_bytes(&in->k);
+    in->arena = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+    if (!in->arena || rtm_kinst_bind(&in->k, in->arena, bytes) != bytes)
+        return -1;
+    in->k.kernel->fill(&in->k, seed);
+    return 0;
+}
+
+static void inst_free(inst_t *in)
+{
+    free(in->arena);
+    in->arena = NULL;
+}
+
+static void inst_copy(inst_t *dst, const inst_t *src)
+{
+    for (uint32_t i = 0; i < src->k.plan.n_bufs; i++)
+        memcpy(dst->k.host[i], src->k.host[i], src->k.plan.buf[i].bytes);
+}
+
+static bool has_inout(const rtm_kinst_t *k)
+{
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        if (k->plan.buf[i].dir == RTM_BUF_INOUT)
+            return true;
+    return false;
+}
+
+/* Compares k's outputs with ref's; a difference is a failure. */
+static int verify(bench_t *b, const rtm_kinst_t *k, const rtm_kinst_t *ref, const char *what)
+{
+    char why[200] = "";
+    const size_t bad = k->kernel->compare(k, ref, why, sizeof(why));
+    if (bad == 0)
+        return 0;
+    char msg[260];
+    snprintf(msg, sizeof(msg), "%zu elements differ (%s)", bad, why);
+    return fail(b, what, k->kernel->name, msg);
+}
+
+static rtm_kexec_opts_t prod_opts(const bench_t *b)
+{
+    rtm_kexec_opts_t o = {0};
+    o.transport = b->transport;
+    o.transport_set = true;
+    o.poll_every = b->o.poll;
+    o.poll_lanes = b->o.lanes;
+    o.groups = b->o.groups;
+    o.static_fetch = b->o.static_fetch;
+    return o;
+}
+
+static const char *size_text(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < k->kernel->n_keys && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s=%lld", i ? " " : "", k->kernel->keys[i].name,
+                              (long long)k->size[i]);
+    return buf;
+}
+
+/* One profiled run of a whole job on a fresh executor of opts; kernel seconds. */
+static int time_once(bench_t *b, inst_t *in, const rtm_kexec_opts_t *o, double *kernel_s)
+{
+    rtm_kexec_t x;
+    if (rtm_kexec_create_ex(&x, &b->dev, &in->k, o) != RTM_OK)
+        return fail(b, "cannot build or allocate", in->k.kernel->name, NULL);
+    rtm_kexec_timing_t t;
+    rtm_status_t st = rtm_kexec_run(&x, &t); /* warm-up */
+    if (st == RTM_OK) {
+        in->k.kernel->fill(&in->k, 1);
+        st = rtm_kexec_run(&x, &t);
+    }
+    rtm_kexec_destroy(&x);
+    if (st != RTM_OK)
+        return fail(b, "run failed", in->k.kernel->name, rtm_strerror(st));
+    *kernel_s = t.kernel_s;
+    return 0;
+}
+
+/* Grows a kernel's size until the original kernel runs `target` seconds (spin: its work
+ * per element, others: their first size key, doubling), within a memory budget. */
+static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm_kinst_t *out)
+{
+    rtm_kinst_init(out, kernel);
+    const bool spin = strcmp(kernel->name, "spin") == 0;
+    if (spin) {
+        out->size[0] = b->o.quick ? 256 : 4096;
+        out->size[1] = 64;
+    }
+    const uint64_t budget = b->dev.info.global_mem / 12;
+    const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};
+    for (int step = 0; step < 24; step++) {
+        inst_t in;
+        if (inst_make(&in, out, 1) != 0) {
+            inst_free(&in);
+            return fail(b, "cannot plan or allocate", kernel->name, NULL);
+        }
+        double t = 0.0;
+        const int r = time_once(b, &in, &orig, &t);
+        inst_free(&in);
+        if (r != 0)
+            return r;
+        if (t >= target)
+            return 0;
+        rtm_kinst_t next = *out;
+        const int key = spin ? 1 : 0;
+        double grow = spin ? 1.1 * target / (t > 1e-7 ? t : 1e-7) : 2.0;
+        if (grow < 1.5)
+            grow = 1.5;
+        double v = (double)next.size[key] * grow;
+        if (v > (double)kernel->keys[key].max)
+            v = (double)kernel->keys[key].max;
+        next.size[key] = (int64_t)v;
+        if (next.size[key] == out->size[key] || rtm_kinst_plan(&next) != RTM_OK ||
+            rtm_kinst_bytes(&next) > budget)
+            return 0;
+        for (uint32_t i = 0; i < next.plan.n_bufs; i++)
+            if (next.plan.buf[i].bytes > b->dev.info.max_alloc)
+                return 0;
+        *out = next;
+    }
+    return 0;
+}
+
+/* ---- 2. overhead ----------------------------------------------------------------------- */
+
+enum { V_ORIG, V_CHECK, V_DONE, V_POLL, V_PERSIST, V_COUNT };
+static const char *const vname[V_COUNT] = {"original", "+check", "+done[]", "+poll",
+                                           "+persist"};
+
+/* Min kernel time of each variant over `runs` interleaved runs; verifies every variant. */
+static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *prod,
+                        int runs, double best[V_COUNT], uint32_t *groups)
+{
+    rtm_kexec_opts_t o[V_COUNT];
+    for (int v = 0; v < V_COUNT; v++) {
+        o[v] = *prod;
+        o[v].groups = RTM_KEXEC_GROUPS_ALL;
+    }
+    o[V_ORIG].variant = RTM_KEXEC_ORIGINAL;
+    o[V_CHECK].variant = RTM_KEXEC_CHECK;
+    o[V_DONE].variant = RTM_KEXEC_FEEDBACK;
+    o[V_PERSIST] = *prod;
+    inst_t in, ref;
+    int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
+    rtm_kexec_t x[V_COUNT];
+    memset(x, 0, sizeof(x));
+    for (int v = 0; r == 0 && v < V_COUNT; v++)
+        if (rtm_kexec_create_ex(&x[v], &b->dev, &in.k, &o[v]) != RTM_OK)
+            r = fail(b, "cannot build variant", proto->kernel->name, vname[v]);
+    if (r == 0)
+        *groups = rtm_kexec_groups(&x[V_PERSIST], in.k.plan.blocks_max);
+    const bool refill = has_inout(&in.k);
+    for (int v = 0; v < V_COUNT; v++)
+        best[v] = 1e30;
+    for (int i = 0; r == 0 && i <= runs; i++) {
+        for (int v = 0; r == 0 && v < V_COUNT; v++) {
+            if (refill)
+                in.k.kernel->fill(&in.k, 1);
+            rtm_kexec_timing_t t;
+            const rtm_status_t st = rtm_kexec_run(&x[v], &t);
+            if (st != RTM_OK) {
+                r = fail(b, "run failed", proto->kernel->name, rtm_strerror(st));
+                break;
+            }
+            if (i == 0 && v == V_ORIG)
+                inst_copy(&ref, &in);
+            else if (i == 0)
+                r = verify(b, &in.k, &ref.k, vname[v]);
+            else if (t.kernel_s < best[v]) /* run 0 is the warm-up */
+                best[v] = t.kernel_s;
+        }
+    }
+    for (int v = 0; v < V_COUNT; v++)
+        rtm_kexec_destroy(&x[v]);
+    inst_free(&in);
+    inst_free(&ref);
+    return r;
+}
+
+static void section_overhead(bench_t *b)
+{
+    const int runs = b->o.quick ? 5 : 30;
+    const double target = b->o.quick ? 2e-3 : 20e-3;
+    const rtm_kexec_opts_t prod = prod_opts(b);
+    if (!b->o.json)
+        printf("\n2. overhead vs the original kernel (min of %d event-profiled runs)\n"
+               "%-12s %-34s %10s %15s %15s %15s %15s %7s\n",
+               runs, "kernel", "size", "orig ms", "+check %", "+done[] %", "+poll %",
+               "+persist %", "groups");
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
+        const rtm_kernel_t *kernel = rtm_kernel_at(i);
+        rtm_kinst_t proto;
+        if (bench_size(b, kernel, target, &proto) != 0)
+            continue;
+        double best[V_COUNT];
+        uint32_t groups = 0;
+        if (overhead_one(b, &proto, &prod, runs, best, &groups) != 0)
+            continue;
+        double pct[V_COUNT];
+        for (int v = 0; v < V_COUNT; v++)
+            pct[v] = 100.0 * (best[v] / best[V_ORIG] - 1.0);
+        if (pct[V_CHECK] > b->worst_check)
+            b->worst_check = pct[V_CHECK];
+        if (pct[V_PERSIST] > b->worst_full)
+            b->worst_full = pct[V_PERSIST];
+        if (!b->o.json) {
+            char sz[128];
+            printf("%-12s %-34s %10.3f %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7u\n",
+                   kernel->name, size_text(&proto, sz, sizeof(sz)), best[V_ORIG] * 1e3,
+                   best[V_CHECK] * 1e3, pct[V_CHECK], best[V_DONE] * 1e3, pct[V_DONE],
+                   best[V_POLL] * 1e3, pct[V_POLL], best[V_PERSIST] * 1e3, pct[V_PERSIST], groups);
+        }
+    }
+    if (!b->o.json)
+        printf("(columns: ms (overhead %%); +persist is the production build: check, done[], "
+               "poll, persistent groups)\n");
+}
+
+/* ---- 4. response ------------------------------------------------------------------------ */
+
+typedef struct {
+    uint32_t n, missed;
+    double p50, p99, max, kernel_s;
+} resp_t;
+
+/* Sets spin's work so that its kernel lasts about `len` seconds on x; false if even the
+ * least work is longer. */
+static bool calibrate_len(bench_t *b, inst_t *in, rtm_kexec_t *x, double len, double *kernel_s)
+{
+    rtm_kinst_t *k = &in->k;
+    k->size[1] = 64;
+    for (int pass = 0; pass < 6; pass++) {
+        rtm_kexec_timing_t t;
+        if (rtm_kexec_run(x, &t) != RTM_OK) {
+            fail(b, "calibration run failed", "spin", NULL);
+            return false;
+        }
+        *kernel_s = t.kernel_s;
+        if (t.kernel_s > 0.9 * len && t.kernel_s < 1.1 * len)
+            return true;
+        if (k->size[1] == 1 && t.kernel_s > len)
+            return false;
+        double w = (double)k->size[1] * len / (t.kernel_s > 1e-7 ? t.kernel_s : 1e-7);
+        w = w < 1 ? 1 : w > (double)(1 << 30) ? (double)(1 << 30) : w;
+        k->size[1] = (int64_t)w;
+    }
+    return *kernel_s < 2.0 * len;
+}
+
+/* `aborts` aborts at random instants of spin runs on x; pools the samples. */
+static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *samples, resp_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const rtm_status_t st = rtm_preempt_abort_series(x, aborts, rtm_rng_next(&b->rng), samples,
+                                                     &out->n, &out->missed, &out->kernel_s);
+    if (st != RTM_OK)
+        return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
+    if (b->npool + out->n <= b->cap) {
+        memcpy(b->pool + b->npool, samples, out->n * sizeof(double));
+        b->npool += out->n;
+    }
+    rtm_stats_sort(samples, out->n);
+    out->p50 = rtm_stats_percentile(samples, out->n, 50);
+    out->p99 = rtm_stats_percentile(samples, out->n, 99);
+    out->max = out->n ? samples[out->n - 1] : 0.0;
+    return 0;
+}
+
+static int spin_inst(bench_t *b, inst_t *in, uint32_t grid)
+{
+    rtm_kinst_t proto;
+    rtm_kinst_init(&proto, rtm_kernel_find("spin"));
+    proto.size[0] = grid;
+    if (inst_make(in, &proto, 3) != 0) {
+        inst_free(in);
+        return fail(b, "cannot allocate", "spin", NULL);
+    }
+    return 0;
+}
+
+static void section_response(bench_t *b)
+{
+    static const uint32_t grids_full[] = {1, 16, 256, 4096, 65536};
+    static const uint32_t grids_quick[] = {1, 64, 1024};
+    static const double lens_full[] = {1e-3, 10e-3, 100e-3, 1.0};
+    static const double lens_quick[] = {1e-3, 10e-3};
+    static const uint32_t aborts_full[] = {300, 150, 30, 6};
+    static const uint32_t aborts_quick[] = {20, 10};
+    const uint32_t *grids = b->o.quick ? grids_quick : grids_full;
+    const double *lens = b->o.quick ? lens_quick : lens_full;
+    const uint32_t *aborts = b->o.quick ? aborts_quick : aborts_full;
+    const size_t ng = b->o.quick ? 3 : 5, nl = b->o.quick ? 2 : 4;
+    double *samples = malloc(1000 * sizeof(double));
+    if (!b->o.json)
+        printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
+               "transport %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s\n",
+               rtm_abortflag_name(b->transport), "groups", "len ms", "work", "launched", "n",
+               "missed", "p50 us", "p99 us", "max us");
+    const rtm_kexec_opts_t prod = prod_opts(b);
+    for (size_t g = 0; samples && g < ng; g++) {
+        inst_t in;
+        if (spin_inst(b, &in, grids[g]) != 0)
+            continue;
+        if (rtm_kinst_bytes(&in.k) > b->dev.info.global_mem / 4) {
+            inst_free(&in);
+            continue;
+        }
+        rtm_kexec_t x;
+        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &prod) != RTM_OK ||
+            rtm_kexec_warm(&x) != RTM_OK) {
+            fail(b, "cannot build", "spin", NULL);
+            inst_free(&in);
+            continue;
+        }
+        for (size_t l = 0; l < nl; l++) {
+            double ks = 0.0;
+            if (!calibrate_len(b, &in, &x, lens[l], &ks)) {
+                if (!b->o.json)
+                    printf("%8u %8.1f   (shortest kernel %.2f ms on this grid)\n", grids[g],
+                           lens[l] * 1e3, ks * 1e3);
+                continue;
+            }
+            resp_t r;
+            if (abort_series(b, &x, aborts[l], samples, &r) != 0)
+                continue;
+            if (!b->o.json)
+                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f\n", grids[g],
+                       r.kernel_s * 1e3, (long long)in.k.size[1], rtm_kexec_groups(&x, grids[g]), r.n,
+                       r.missed, r.p50 * 1e6, r.p99 * 1e6, r.max * 1e6);
+        }
+        rtm_kexec_destroy(&x);
+        inst_free(&in);
+    }
+    free(samples);
+}
+
+/* ---- 3. poll period sweep ------------------------------------------------------------------ */
+
+static void section_sweep(bench_t *b)
+{
+    static const uint32_t ks_full[] = {16, 64, 256, 1024, 4096};
+    static const uint32_t ks_quick[] = {64, 1024};
+    const uint32_t grids[2] = {1, b->o.quick ? 256 : 4096};
+    if (!b->o.json)
+        printf("\n3. in-loop poll period K (spin, ~10 ms, production build otherwise): overhead "
+               "vs original (min of runs), response\n%8s %8s %12s %10s %10s\n", "groups", "K",
+               "overhead %", "p50 us", "p99 us");
+    for (size_t g = 0; g < 2; g++) {
+        rtm_preempt_polltune_t tu;
+        const rtm_status_t st = rtm_preempt_tune_poll(
+            &b->dev, b->transport, grids[g], b->o.quick ? ks_quick : ks_full,
+            b->o.quick ? 2 : 5, b->o.quick ? 5 : 15, b->o.quick ? 10 : 60, 0.5, &tu);
+        if (st != RTM_OK) {
+            fail(b, "poll sweep failed", "spin", rtm_strerror(st));
+            continue;
+        }
+        for (uint32_t i = 0; !b->o.json && i < tu.n; i++)
+            printf("%8u %8u %12.3f %10.1f %10.1f\n", grids[g], tu.k[i], tu.overhead_pct[i],
+                   tu.p50_s[i] * 1e6, tu.p99_s[i] * 1e6);
+        if (!b->o.json)
+            printf("%8u   best K within 0.5 %% overhead: %u\n", grids[g], tu.best);
+    }
+}
+
+/* ---- 5. abort + resume vs uninterrupted, re-executed blocks -------------------------------- */
+
+typedef struct {
+    inst_t in, ref;
+    rtm_kexec_t x;
+    rtm_preempt_job_t job;
+    void *jm;
+} rjob_t;
+
+static int rjob_open(bench_t *b, rjob_t *r, const rtm_kinst_t *proto, bool count)
+{
+    memset(r, 0, sizeof(*r));
+    if (inst_make(&r->in, proto, 5) != 0 || inst_make(&r->ref, proto, 5) != 0)
+        return fail(b, "cannot allocate", proto->kernel->name, NULL);
+    rtm_kexec_opts_t o = prod_opts(b);
+    o.count_blocks = count;
+    if (rtm_kexec_create_ex(&r->x, &b->dev, &r->in.k, &o) != RTM_OK ||
+        rtm_kexec_warm(&r->x) != RTM_OK)
+        return fail(b, "cannot build", proto->kernel->name, NULL);
+    const size_t jb = rtm_preempt_job_bytes(&r->in.k, count);
+    r->jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
+    if (!r->jm || rtm_preempt_job_init(&r->job, &r->in.k, r->jm, jb, 8, count) != RTM_OK)
+        return fail(b, "job init failed", proto->kernel->name, NULL);
+    return 0;
+}
+
+static void rjob_close(rjob_t *r)
+{
+    rtm_preempt_job_release(&r->job);
+    rtm_kexec_destroy(&r->x);
+    free(r->jm);
+    inst_free(&r->in);
+    inst_free(&r->ref);
+}
+
+static double median3(double *v, int n)
+{
+    rtm_stats_sort(v, (size_t)n);
+    return n ? v[n / 2] : 0.0;
+}
+
+/* Counts completions beyond one (and blocks never completed) after a finished job. */
+static uint64_t excess(const rtm_preempt_job_t *job, uint64_t *missing)
+{
+    uint64_t e = 0;
+    for (uint32_t l = 0; l < job->launches; l++)
+        for (uint32_t i = 0; i < rtm_preempt_blocks(job, l); i++) {
+            const uint32_t c = job->count[(size_t)l * job->stride + i];
+            e += c > 1 ? c - 1 : 0;
+            *missing += c == 0;
+        }
+    return e;
+}
+
+static void section_resume(bench_t *b)
+{
+    const int reps = b->o.quick ? 3 : 7;
+    const int points = b->o.quick ? 4 : 12;
+    if (!b->o.json)
+        printf("\n5. aborted at half and resumed vs uninterrupted (wall, median of %d), and "
+               "re-execution check (%d aborts, RTM_COUNT_BLOCKS)\n"
+               "%-12s %-28s %10s %10s %10s %10s %8s\n",
+               reps, points, "kernel", "size", "whole ms", "gpu>gpu ms", "gpu>cpu ms", "stopped",
+               "reexec");
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
+        rtm_kinst_t proto;
+        rtm_kinst_init(&proto, rtm_kernel_at(i));
+        if (strcmp(proto.kernel->name, "spin") == 0) {
+            proto.size[0] = 64;
+            proto.size[1] = b->o.quick ? 5000 : 20000; /* the CPU twin runs it too */
+            proto.size[3] = 2;
+        }
+        rjob_t r;
+        if (rjob_open(b, &r, &proto, false) != 0) {
+            rjob_close(&r);
+            continue;
+        }
+        rtm_kinst_run_cpu(&r.ref.k); /* the reference: the CPU twin, uninterrupted */
+        double whole[16] = {0}, gg[16] = {0}, gc[16] = {0};
+        int stopped = 0;
+        for (int k = 0; k < reps; k++) {
+            r.in.k.kernel->fill(&r.in.k, 5);
+            rtm_preempt_job_reset(&r.job);
+            double t0 = now_s();
+            rtm_status_t st = rtm_preempt_start(&r.job, &r.x);
+            if (st == RTM_OK)
+                st = rtm_preempt_wait(&r.job);
+            whole[k] = now_s() - t0;
+            if (st != RTM_OK || verify(b, &r.in.k, &r.ref.k, "uninterrupted") != 0)
+                break;
+            for (int cpu = 0; cpu < 2; cpu++) {
+                r.in.k.kernel->fill(&r.in.k, 5);
+                rtm_preempt_job_reset(&r.job);
+                t0 = now_s();
+                st = rtm_preempt_start(&r.job, &r.x);
+                sleep_until(t0 + whole[k] / 2);
+                rtm_preempt_stop_t s;
+                if (st == RTM_OK)
+                    st = rtm_preempt_abort(&r.job, cpu, &s);
+                if (st == RTM_OK && !s.finished) {
+                    stopped++;
+                    st = cpu ? rtm_preempt_resume_cpu(&r.job) : rtm_preempt_resume_gpu(&r.job, &r.x);
+                    if (st == RTM_OK && !cpu)
+                        st = rtm_preempt_wait(&r.job);
+                }
+                (cpu ? gc : gg)[k] = now_s() - t0;
+                if (st != RTM_OK) {
+                    fail(b, "abort/resume failed", proto.kernel->name, rtm_strerror(st));
+                    break;
+                }
+                verify(b, &r.in.k, &r.ref.k, cpu ? "resumed gpu>cpu" : "resumed gpu>gpu");
+            }
+        }
+        rjob_close(&r);
+        /* re-execution check on a counting build, aborts spread over the run */
+        uint64_t ex = 0, missing = 0;
+        if (rjob_open(b, &r, &proto, true) == 0) {
+            rtm_kinst_run_cpu(&r.ref.k);
+            const double w = median3(whole, reps);
+            for (int p = 0; p < points; p++) {
+                r.in.k.kernel->fill(&r.in.k, 5);
+                rtm_preempt_job_reset(&r.job);
+                const double t0 = now_s();
+                rtm_status_t st = rtm_preempt_start(&r.job, &r.x);
+                for (int again = 0; st == RTM_OK && again < 3 &&
+                                    r.job.state == RTM_PREEMPT_RUNNING; again++) {
+                    sleep_until(t0 + w * (p + 1) / (points + 1) * (again + 1) / 2);
+                    rtm_preempt_stop_t s;
+                    st = rtm_preempt_abort(&r.job, p % 2, &s);
+                    if (st == RTM_OK && !s.finished && again < 2)
+                        st = rtm_preempt_resume_gpu(&r.job, &r.x);
+                }
+                if (st == RTM_OK && r.job.state == RTM_PREEMPT_STOPPED)
+                    st = rtm_preempt_resume_cpu(&r.job);
+                if (st == RTM_OK && r.job.state == RTM_PREEMPT_RUNNING)
+                    st = rtm_preempt_wait(&r.job);
+                if (st != RTM_OK) {
+                    fail(b, "counting abort/resume failed", proto.kernel->name, rtm_strerror(st));
+                    break;
+                }
+                verify(b, &r.in.k, &r.ref.k, "resumed (counting build)");
+                ex += excess(&r.job, &missing);
+            }
+        }
+        rjob_close(&r);
+        b->reexec += ex;
+        if (missing)
+            fail(b, "blocks never completed", proto.kernel->name, NULL);
+        if (!b->o.json) {
+            char sz[128];
+            printf("%-12s %-28s %10.3f %10.3f %10.3f %6d/%-3d %8llu\n", proto.kernel->name,
+                   size_text(&proto, sz, sizeof(sz)), median3(whole, reps) * 1e3,
+                   median3(gg, reps) * 1e3, median3(gc, reps) * 1e3, stopped, 2 * reps,
+                   (unsigned long long)ex);
+        }
+    }
+}
+
+/* ---- driver ----------------------------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            putchar('\\');
+        if ((unsigned char)*s >= 0x20)
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
+            "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
+            "                           [--transport write|mapped]\n");
+    return RTM_EXIT_USAGE;
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    char *end = NULL;
+    const unsigned long v = s ? strtoul(s, &end, 10) : 0;
+    if (!s || !*s || *end || v > 0xFFFFFFFFul)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+int rtm_bench_preempt(int argc, char **argv)
+{
+    static bench_t b; /* large; one per process */
+    memset(&b, 0, sizeof(b));
+    b.o.transport = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint32_t u = 0;
+        if (strcmp(a, "--quick") == 0)
+            b.o.quick = true;
+        else if (strcmp(a, "--json") == 0)
+            b.o.json = true;
+        else if (strcmp(a, "--sweep") == 0)
+            b.o.sweep = true;
+        else if (strcmp(a, "--static") == 0)
+            b.o.static_fetch = true;
+        else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
+            b.o.device = (int)u;
+        else if (strcmp(a, "--poll") == 0 && parse_u32(v, &u) && ++i)
+            b.o.poll = u;
+        else if (strcmp(a, "--lanes") == 0 && parse_u32(v, &u) && ++i)
+            b.o.lanes = u;
+        else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
+            b.o.groups = u;
+        else if (strcmp(a, "--transport") == 0 && v && ++i)
+            b.o.transport = strcmp(v, "mapped") == 0 ? RTM_ABORT_MAPPED
+                            : strcmp(v, "write") == 0 ? RTM_ABORT_WRITE
+                                                      : -2;
+        else
+            return usage();
+        if (b.o.transport == -2)
+            return usage();
+    }
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
+        return RTM_EXIT_RUNTIME;
+    if ((uint32_t)b.o.device >= n) {
+        fprintf(stderr, "rtmgr bench preempt: no device %d (%u found)\n", b.o.device, n);
+        return RTM_EXIT_USAGE;
+    }
+    if (rtm_ocl_open(&b.dev, &infos[b.o.device]) != RTM_OK)
+        return RTM_EXIT_RUNTIME;
+    rtm_rng_seed(&b.rng, 2018);
+    b.cap = 16384;
+    b.pool = malloc(b.cap * sizeof(double));
+    if (!b.pool) {
+        rtm_ocl_close(&b.dev);
+        return RTM_EXIT_RUNTIME;
+    }
+    const double t_start = now_s();
+    if (!b.o.json)
+        printf("bench preempt on %s (%s), %u compute units%s\n", b.dev.info.name,
+               b.dev.info.platform_name, b.dev.info.units, b.o.quick ? ", quick" : "");
+
+    /* 1. transports */
+    rtm_preempt_measure_t m;
+    const rtm_status_t st = rtm_preempt_measure(&b.dev, b.o.quick ? 8 : 50, &m);
+    if (st != RTM_OK) {
+        fail(&b, "transport measurement failed", "spin", rtm_strerror(st));
+    } else if (!b.o.json) {
+        printf("\n1. flag transports (spin probe %.1f ms, aborts at random instants)\n"
+               "%-8s %6s %6s %10s %10s %10s\n", m.kernel_s * 1e3, "", "works", "n", "p50 us",
+               "p99 us", "max us");
+        for (int t = 0; t < 2; t++)
+            printf("%-8s %6s %6u %10.1f %10.1f %10.1f\n", rtm_abortflag_name(t),
+                   m.works[t] ? "yes" : "no", m.n[t], m.p50_s[t] * 1e6, m.p99_s[t] * 1e6,
+                   m.max_s[t] * 1e6);
+    }
+    b.transport = b.o.transport >= 0 ? (rtm_abort_transport_t)b.o.transport : m.best;
+    if (!b.o.json)
+        printf("using transport: %s\n", rtm_abortflag_name(b.transport));
+
+    section_overhead(&b);
+    if (b.o.sweep || !b.o.quick)
+        section_sweep(&b);
+    section_response(&b);
+    section_resume(&b);
+
+    rtm_stats_sort(b.pool, b.npool);
+    const double p50 = rtm_stats_percentile(b.pool, b.npool, 50);
+    const double p99 = rtm_stats_percentile(b.pool, b.npool, 99);
+    const double mx = b.npool ? b.pool[b.npool - 1] : 0.0;
+    if (!b.o.json)
+        printf("\nsummary: %zu aborts: response p50 %.1f us, p99 %.1f us, max %.1f us; "
+               "overhead check %.3f %%, production %.3f %%; blocks re-executed %llu; "
+               "%d failures; %.0f s\n",
+               b.npool, p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
+               (unsigned long long)b.reexec, b.failures, now_s() - t_start);
+    if (b.o.json) {
+        printf("{\"device\": ");
+        json_string(b.dev.info.name);
+        printf(", \"response_p50_us\": %.2f, \"response_p99_us\": %.2f, \"response_max_us\": %.2f, "
+               "\"overhead_check_pct\": %.3f, \"overhead_feedback_pct\": %.3f, "
+               "\"blocks_reexecuted\": %llu}\n",
+               p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
+               (unsigned long long)b.reexec);
+    }
+    fflush(stdout);
+    free(b.pool);
+    rtm_ocl_close(&b.dev);
+    return b.failures || b.reexec ? RTM_EXIT_RUNTIME : RTM_EXIT_OK;
+}

@@ -1,0 +1,816 @@
+/* preempt.c — preemptible jobs: asynchronous start, abort with completed-block
+ * checkpoint, resume on a device or on the CPU (see preempt.h).
+ *
+ * Owns, per job: the host copy of the completed-block arrays (one slice per launch), the
+ * block map of a resumed launch, the events of the launches in flight, and (counting
+ * builds) the completion counters drained from the devices. Invariants:
+ *   - done[l * stride + b] == 1 iff block b of launch l completed on some device or the
+ *     CPU; it never goes back to 0 except through rtm_preempt_job_reset;
+ *   - every launch before job->launch is complete, and no launch after the first
+ *     incomplete one has a completed block (the flag stays up until resume);
+ *   - while RUNNING, launches [launch, next) are enqueued and the map (if any) belongs to
+ *     launch `launch`; the host map is not rewritten until the job stopped;
+ *   - dev_fresh / host_fresh say where the latest state is; resume moves it as needed.
+ * Nothing here allocates after rtm_preempt_job_init. */
+#include "preempt.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rng.h"
+#include "stats.h"
+
+/* Busy-wait for a kernel's end this long before blocking in clWaitForEvents. */
+#define SPIN_LIMIT_S 0.25
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t stride_of(const rtm_kinst_t *k)
+{
+    const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
+    return (nb + 63u) & ~(size_t)63u; /* = rtm_kexec_t.done_stride */
+}
+
+uint32_t rtm_preempt_blocks(const rtm_preempt_job_t *job, uint32_t launch)
+{
+    rtm_klaunch_t kl = {0, 0};
+    if (launch < job->launches)
+        job->k->kernel->launch(job->k, launch, &kl);
+    return kl.blocks;
+}
+
+size_t rtm_preempt_job_bytes(const rtm_kinst_t *k, bool count)
+{
+    const size_t n = (size_t)k->plan.launches * stride_of(k);
+    const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
+    return nb * sizeof(uint32_t) + (count ? 2 * n * sizeof(uint32_t) : 0) + n;
+}
+
+rtm_status_t rtm_preempt_job_init(rtm_preempt_job_t *job, const rtm_kinst_t *k, void *mem,
+                                  size_t bytes, uint32_t window, bool count)
+{
+    memset(job, 0, sizeof(*job));
+    if (!k || !mem || ((uintptr_t)mem & 7u) || k->plan.launches == 0)
+        return RTM_E_ARG;
+    if (bytes < rtm_preempt_job_bytes(k, count))
+        return RTM_E_NOMEM;
+    job->k = k;
+    job->launches = k->plan.launches;
+    job->stride = (uint32_t)stride_of(k);
+    job->window = window > RTM_PREEMPT_WINDOW_MAX ? RTM_PREEMPT_WINDOW_MAX : window;
+    const size_t n = (size_t)job->launches * job->stride;
+    const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
+    unsigned char *p = mem;
+    job->map = (uint32_t *)(void *)p;
+    p += nb * sizeof(uint32_t);
+    if (count) {
+        job->count = (uint32_t *)(void *)p;
+        p += n * sizeof(uint32_t);
+        job->count_tmp = (uint32_t *)(void *)p;
+        p += n * sizeof(uint32_t);
+        memset(job->count, 0, n * sizeof(uint32_t));
+    }
+    job->done = p;
+    memset(job->done, 0, n);
+    job->state = RTM_PREEMPT_IDLE;
+    job->host_fresh = true; /* the host holds the inputs */
+    return RTM_OK;
+}
+
+static void release_events(rtm_preempt_job_t *job)
+{
+    for (uint32_t i = 0; i < job->ring_n; i++) {
+        const uint32_t j = (job->ring_head + i) % RTM_PREEMPT_WINDOW_MAX;
+        clReleaseEvent(job->ring[j]);
+        job->ring[j] = NULL;
+    }
+    job->ring_head = job->ring_n = 0;
+    if (job->last_ev)
+        clReleaseEvent(job->last_ev);
+    if (job->first_ev)
+        clReleaseEvent(job->first_ev);
+    if (job->out_ev)
+        clReleaseEvent(job->out_ev);
+    job->last_ev = job->first_ev = job->out_ev = NULL;
+}
+
+void rtm_preempt_job_release(rtm_preempt_job_t *job)
+{
+    if (job->x && job->state == RTM_PREEMPT_RUNNING)
+        clFinish(job->x->dev->exec);
+    release_events(job);
+}
+
+rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
+{
+    if (job->state == RTM_PREEMPT_RUNNING)
+        return RTM_E_STATE;
+    release_events(job);
+    memset(job->done, 0, (size_t)job->launches * job->stride);
+    if (job->count)
+        memset(job->count, 0, (size_t)job->launches * job->stride * sizeof(uint32_t));
+    job->state = RTM_PREEMPT_IDLE;
+    job->launch = job->next = 0;
+    job->dev_fresh = false;
+    job->host_fresh = true;
+    __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
+    return RTM_OK;
+}
+
+/* 1 complete, 0 not yet, <0 failed (status in *st). */
+static int event_state(cl_event ev, rtm_status_t *st)
+{
+    cl_int s = CL_QUEUED;
+    const cl_int err =
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL);
+    if (err != CL_SUCCESS) {
+        *st = rtm_ocl_fail("clGetEventInfo", err, __FILE__, __LINE__);
+        return -1;
+    }
+    if (s < 0) {
+        *st = rtm_ocl_fail("kernel execution", s, __FILE__, __LINE__);
+        return -1;
+    }
+    return s == CL_COMPLETE;
+}
+
+/* Enqueues launch l (mapped when nmap > 0) and records its event. */
+static rtm_status_t enqueue_launch(rtm_preempt_job_t *job, uint32_t l, uint32_t nmap)
+{
+    cl_event ev = NULL;
+    const rtm_status_t st = rtm_kexec_enqueue(job->x, l, nmap ? job->map : NULL, nmap, &ev);
+    if (st != RTM_OK)
+        return st;
+    if (!ev) /* a launch of zero blocks */
+        return RTM_OK;
+    if (job->last_ev)
+        clReleaseEvent(job->last_ev);
+    job->last_ev = ev;
+    if (!job->first_ev) {
+        clRetainEvent(ev);
+        job->first_ev = ev;
+    }
+    if (job->window) {
+        clRetainEvent(ev);
+        job->ring[(job->ring_head + job->ring_n) % RTM_PREEMPT_WINDOW_MAX] = ev;
+        job->ring_n++;
+    }
+    return RTM_OK;
+}
+
+/* Retires finished launches, enqueues more up to the window, then the outputs. */
+static rtm_status_t topup(rtm_preempt_job_t *job)
+{
+    rtm_status_t st = RTM_OK;
+    while (job->ring_n > 0) {
+        const int s = event_state(job->ring[job->ring_head], &st);
+        if (s < 0)
+            return st;
+        if (s == 0)
+            break;
+        clReleaseEvent(job->ring[job->ring_head]);
+        job->ring[job->ring_head] = NULL;
+        job->ring_head = (job->ring_head + 1) % RTM_PREEMPT_WINDOW_MAX;
+        job->ring_n--;
+    }
+    bool more = false;
+    while (job->next < job->launches && (job->window == 0 || job->ring_n < job->window)) {
+        st = enqueue_launch(job, job->next, 0);
+        if (st != RTM_OK)
+            return st;
+        job->next++;
+        more = true;
+    }
+    if (job->next == job->launches && !job->out_ev) {
+        /* the outputs, then a marker: the job's end even when it has no output buffer */
+        st = rtm_kexec_read_outputs(job->x, NULL, NULL);
+        if (st != RTM_OK)
+            return st;
+        RTM_CL_CHECK(clEnqueueMarkerWithWaitList(job->x->dev->exec, 0, NULL, &job->out_ev),
+                     "clEnqueueMarkerWithWaitList");
+        more = true;
+    }
+    if (more)
+        RTM_CL_CHECK(clFlush(job->x->dev->exec), "clFlush(exec)");
+    return RTM_OK;
+}
+
+/* Reads the completion counters of launches [lo, hi) into the job's totals and clears
+ * them on the device (counting builds only). */
+static rtm_status_t drain_counts(rtm_preempt_job_t *job, uint32_t lo, uint32_t hi)
+{
+    if (!job->count || !job->x->count || lo >= hi)
+        return RTM_OK;
+    const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
+    const cl_uint zero = 0;
+    RTM_CL_CHECK(clEnqueueReadBuffer(job->x->dev->exec, job->x->count, CL_TRUE,
+                                     off * sizeof(uint32_t), n * sizeof(uint32_t),
+                                     job->count_tmp + off, 0, NULL, NULL),
+                 "clEnqueueReadBuffer(count)");
+    for (size_t i = off; i < off + n; i++)
+        job->count[i] += job->count_tmp[i];
+    RTM_CL_CHECK(clEnqueueFillBuffer(job->x->dev->exec, job->x->count, &zero, sizeof(zero),
+                                     off * sizeof(uint32_t), n * sizeof(uint32_t), 0, NULL, NULL),
+                 "clEnqueueFillBuffer(count)");
+    return RTM_OK;
+}
+
+static void mark_all_done(rtm_preempt_job_t *job)
+{
+    for (uint32_t l = job->launch; l < job->launches; l++)
+        memset(job->done + (size_t)l * job->stride, 1, rtm_preempt_blocks(job, l));
+    job->launch = job->launches;
+}
+
+/* Profiled times of the run that just ended: first launch queued -> started, first
+ * launch started -> last launch ended (0 when profiling is unavailable). */
+static void record_timing(rtm_preempt_job_t *job)
+{
+    cl_ulong q = 0, s = 0, e = 0;
+    job->run_latency_s = job->run_kernel_s = 0.0;
+    if (!job->first_ev || !job->last_ev ||
+        clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(job->last_ev, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL) !=
+            CL_SUCCESS)
+        return;
+    job->run_latency_s = s > q ? (double)(s - q) * 1e-9 : 0.0;
+    job->run_kernel_s = e > s ? (double)(e - s) * 1e-9 : 0.0;
+}
+
+static rtm_status_t finish(rtm_preempt_job_t *job)
+{
+    const uint32_t lo = job->launch;
+    record_timing(job);
+    mark_all_done(job);
+    release_events(job);
+    job->state = RTM_PREEMPT_DONE;
+    job->host_fresh = true;
+    return drain_counts(job, lo, job->launches);
+}
+
+rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x)
+{
+    return rtm_preempt_start_ex(job, x, true);
+}
+
+rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs)
+{
+    if (job->state != RTM_PREEMPT_IDLE)
+        return RTM_E_STATE;
+    if (x->k->plan.launches != job->launches || x->done_stride != job->stride ||
+        (job->count != NULL) != (x->count != NULL))
+        return RTM_E_ARG;
+    job->x = x;
+    rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, NULL, NULL) : rtm_kexec_clear(x, NULL, NULL);
+    if (st != RTM_OK)
+        return st;
+    job->launch = job->next = 0;
+    job->state = RTM_PREEMPT_RUNNING;
+    job->dev_fresh = true;
+    job->host_fresh = false;
+    st = topup(job);
+    if (st != RTM_OK)
+        job->state = RTM_PREEMPT_STOPPED;
+    return st;
+}
+
+rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished)
+{
+    *finished = job->state == RTM_PREEMPT_DONE;
+    if (job->state != RTM_PREEMPT_RUNNING)
+        return RTM_OK;
+    rtm_status_t st = topup(job);
+    if (st != RTM_OK)
+        return st;
+    if (!job->out_ev)
+        return RTM_OK;
+    const int s = event_state(job->out_ev, &st);
+    if (s < 0)
+        return st;
+    if (s == 1) {
+        st = finish(job);
+        *finished = true;
+    }
+    return st;
+}
+
+rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
+{
+    bool fin = false;
+    while (job->state == RTM_PREEMPT_RUNNING) {
+        rtm_status_t st = rtm_preempt_poll(job, &fin);
+        if (st != RTM_OK || fin)
+            return st;
+        /* block on the oldest launch in flight (windowed) or on the outputs */
+        cl_event ev = job->ring_n ? job->ring[job->ring_head] : job->out_ev;
+        if (ev)
+            RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
+    }
+    return job->state == RTM_PREEMPT_DONE ? RTM_OK : RTM_E_STATE;
+}
+
+/* Busy-waits for ev (the last kernel) to complete; returns the time it was seen. On a
+ * CPU device the waiting thread yields, since it shares the cores with the kernel. */
+static rtm_status_t wait_end(cl_event ev, bool yield, double t0, double *seen)
+{
+    rtm_status_t st = RTM_OK;
+    for (;;) {
+        const int s = event_state(ev, &st);
+        if (s < 0)
+            return st;
+        if (s == 1)
+            break;
+        if (yield)
+            sched_yield();
+        if (now_s() - t0 > SPIN_LIMIT_S) {
+            RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
+            break;
+        }
+    }
+    *seen = now_s();
+    return RTM_OK;
+}
+
+/* Reads every buffer the kernels may write (OUT, INOUT, SCRATCH) into the host copy. */
+static rtm_status_t read_state(rtm_preempt_job_t *job)
+{
+    const rtm_kinst_t *k = job->k;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        if (k->plan.buf[i].dir == RTM_BUF_IN)
+            continue;
+        RTM_CL_CHECK(clEnqueueReadBuffer(job->x->dev->exec, job->x->buf[i], CL_FALSE, 0,
+                                         k->plan.buf[i].bytes, k->host[i], 0, NULL, NULL),
+                     "clEnqueueReadBuffer(state)");
+    }
+    RTM_CL_CHECK(clFinish(job->x->dev->exec), "clFinish");
+    job->host_fresh = true;
+    return RTM_OK;
+}
+
+static void describe(const rtm_preempt_job_t *job, rtm_preempt_stop_t *out)
+{
+    out->launch = job->launch;
+    out->remaining = rtm_preempt_remaining(job, job->launch, NULL, 0);
+    out->remaining_total = 0;
+    for (uint32_t l = job->launch; l < job->launches; l++)
+        out->remaining_total += rtm_preempt_remaining(job, l, NULL, 0);
+    out->finished = job->state == RTM_PREEMPT_DONE;
+}
+
+rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (job->state != RTM_PREEMPT_RUNNING) {
+        describe(job, out);
+        return RTM_OK;
+    }
+    rtm_kexec_t *x = job->x;
+    rtm_status_t st = rtm_abortflag_raise(&x->flag);
+    if (st != RTM_OK)
+        return st;
+    const double t0 = x->flag.raised_at;
+    double t1 = t0;
+    if (job->last_ev) {
+        st = wait_end(job->last_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0, t0, &t1);
+        if (st != RTM_OK)
+            return st;
+    }
+    out->response_s = t1 - t0;
+    RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    st = rtm_abortflag_settle(&x->flag);
+    if (st != RTM_OK)
+        return st;
+    const bool outputs_read = job->out_ev != NULL;
+    release_events(job);
+    job->preemptions++;
+
+    /* completed-block arrays of the launches that were enqueued */
+    const uint32_t lo = job->launch, hi = job->next;
+    if (hi > lo) {
+        const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
+        RTM_CL_CHECK(clEnqueueReadBuffer(x->dev->exec, x->done, CL_TRUE, off, n, job->done + off,
+                                         0, NULL, NULL),
+                     "clEnqueueReadBuffer(done)");
+        st = drain_counts(job, lo, hi);
+        if (st != RTM_OK)
+            return st;
+    }
+    uint32_t l = lo;
+    while (l < job->launches && rtm_preempt_remaining(job, l, NULL, 0) == 0)
+        l++;
+    for (uint32_t m = l + 1; m < hi; m++)
+        if (rtm_preempt_remaining(job, m, NULL, 0) != rtm_preempt_blocks(job, m))
+            return RTM_E_STATE; /* a launch after the interrupted one progressed */
+    job->launch = l;
+    job->dev_fresh = true;
+    job->host_fresh = false;
+    if (l == job->launches) { /* every block completed before the flag took effect */
+        if (!outputs_read) {
+            st = rtm_kexec_read_outputs(x, NULL, NULL);
+            if (st == RTM_OK)
+                RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+        }
+        job->state = RTM_PREEMPT_DONE;
+        job->host_fresh = true;
+        describe(job, out);
+        out->readback_s = now_s() - t1;
+        return st;
+    }
+    job->state = RTM_PREEMPT_STOPPED;
+    if (readback)
+        st = read_state(job);
+    out->readback_s = now_s() - t1;
+    describe(job, out);
+    return st;
+}
+
+/* Uploads the host state (every buffer, completed-block arrays) to x, clearing its
+ * counters: the job moves to another device. */
+static rtm_status_t upload_state(rtm_preempt_job_t *job, rtm_kexec_t *x)
+{
+    const rtm_kinst_t *k = job->k;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,
+                                          k->plan.buf[i].bytes, k->host[i], 0, NULL, NULL),
+                     "clEnqueueWriteBuffer(state)");
+    const size_t n = (size_t)job->launches * job->stride;
+    RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->done, CL_FALSE, 0, n, job->done, 0, NULL,
+                                      NULL),
+                 "clEnqueueWriteBuffer(done)");
+    if (x->count) {
+        const cl_uint zero = 0;
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
+                                         n * sizeof(cl_uint), 0, NULL, NULL),
+                     "clEnqueueFillBuffer(count)");
+    }
+    RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish"); /* host buffers may change after */
+    return RTM_OK;
+}
+
+rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
+{
+    if (job->state == RTM_PREEMPT_IDLE)
+        return rtm_preempt_start(job, x);
+    if (job->state != RTM_PREEMPT_STOPPED)
+        return RTM_E_STATE;
+    if (x->k->plan.launches != job->launches || x->done_stride != job->stride ||
+        (job->count != NULL) != (x->count != NULL))
+        return RTM_E_ARG;
+    rtm_status_t st;
+    if (!(job->dev_fresh && x == job->x)) {
+        if (!job->host_fresh) {
+            st = read_state(job);
+            if (st != RTM_OK)
+                return st;
+        }
+        st = upload_state(job, x);
+        if (st != RTM_OK)
+            return st;
+        job->x = x;
+    }
+    st = rtm_abortflag_clear(&x->flag);
+    if (st != RTM_OK)
+        return st;
+    const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
+    const uint32_t nmap = rtm_preempt_remaining(job, l, job->map, all);
+    job->state = RTM_PREEMPT_RUNNING;
+    job->dev_fresh = true;
+    job->host_fresh = false;
+    job->blocks_gpu_resumed += nmap;
+    st = enqueue_launch(job, l, nmap == all ? 0 : nmap);
+    if (st == RTM_OK) {
+        job->next = l + 1;
+        st = topup(job);
+    }
+    if (st != RTM_OK) {
+        clFinish(x->dev->exec);
+        release_events(job);
+        job->state = RTM_PREEMPT_STOPPED;
+    }
+    return st;
+}
+
+rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job)
+{
+    if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
+        return RTM_E_STATE;
+    if (!job->host_fresh) {
+        const rtm_status_t st = read_state(job);
+        if (st != RTM_OK)
+            return st;
+    }
+    const rtm_kinst_t *k = job->k;
+    job->dev_fresh = false;
+    for (uint32_t l = job->launch; l < job->launches; l++) {
+        const uint32_t nb = rtm_preempt_blocks(job, l);
+        uint8_t *done = job->done + (size_t)l * job->stride;
+        for (uint32_t b = 0; b < nb; b++) {
+            if (done[b])
+                continue;
+            if (__atomic_load_n(&job->cpu_stop, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
+                job->launch = l;
+                job->state = RTM_PREEMPT_STOPPED;
+                job->preemptions++;
+                return RTM_E_ABORTED;
+            }
+            k->kernel->cpu_block(k, l, b);
+            done[b] = 1;
+            if (job->count)
+                job->count[(size_t)l * job->stride + b]++;
+            job->blocks_cpu++;
+        }
+        job->launch = l + 1;
+    }
+    job->launch = job->launches;
+    job->state = RTM_PREEMPT_DONE;
+    return RTM_OK;
+}
+
+void rtm_preempt_stop_cpu(rtm_preempt_job_t *job)
+{
+    __atomic_store_n(&job->cpu_stop, 1, __ATOMIC_SEQ_CST);
+}
+
+uint32_t rtm_preempt_remaining(const rtm_preempt_job_t *job, uint32_t launch, uint32_t *out,
+                               uint32_t max)
+{
+    if (launch >= job->launches)
+        return 0;
+    const uint32_t nb = rtm_preempt_blocks(job, launch);
+    const uint8_t *done = job->done + (size_t)launch * job->stride;
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        if (done[b])
+            continue;
+        if (out && n < max)
+            out[n] = b;
+        n++;
+    }
+    return n;
+}
+
+uint64_t rtm_preempt_done_blocks(const rtm_preempt_job_t *job)
+{
+    uint64_t n = 0;
+    for (uint32_t l = 0; l < job->launches; l++)
+        n += rtm_preempt_blocks(job, l) - rtm_preempt_remaining(job, l, NULL, 0);
+    return n;
+}
+
+uint32_t rtm_preempt_min_blocks(const rtm_ocl_info_t *info, uint32_t wg)
+{
+    const uint32_t units = info->units ? info->units : 1;
+    if (info->type & CL_DEVICE_TYPE_CPU)
+        return 4 * units;
+    return units * (wg && wg < 2048 ? 2048 / wg : 1);
+}
+
+uint32_t rtm_preempt_split(rtm_kinst_t *k, uint32_t min_blocks)
+{
+    if (!k->kernel->split || rtm_kinst_plan(k) != RTM_OK || k->plan.blocks_max >= min_blocks)
+        return 1;
+    const uint32_t have = k->plan.blocks_max ? k->plan.blocks_max : 1;
+    const uint32_t f = k->kernel->split(k, (min_blocks + have - 1) / have);
+    if (rtm_kinst_plan(k) != RTM_OK)
+        return 0;
+    return f;
+}
+
+/* Sleeps until monotonic time t (the last 200 us busy, for a precise instant). */
+static void sleep_until(double t)
+{
+    const double slack = t - now_s() - 200e-6;
+    if (slack > 0) {
+        struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    while (now_s() < t) {
+    }
+}
+
+rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                      double *samples, uint32_t *n, uint32_t *missed,
+                                      double *kernel_s)
+{
+    *n = *missed = 0;
+    *kernel_s = 0.0;
+    const rtm_kinst_t *k = x->k;
+    const size_t jb = rtm_preempt_job_bytes(k, x->count != NULL);
+    void *jm = aligned_alloc(64, (jb + 63u) & ~(size_t)63u);
+    rtm_preempt_job_t job;
+    memset(&job, 0, sizeof(job));
+    rtm_status_t st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, x->count != NULL) : RTM_E_NOMEM;
+    /* where the kernels start after a restart, and how long they run, from profiling */
+    double lat = 0.0;
+    if (st == RTM_OK)
+        st = rtm_preempt_start(&job, x);
+    if (st == RTM_OK)
+        st = rtm_preempt_wait(&job);
+    for (int i = 0; st == RTM_OK && i < 3; i++) {
+        rtm_preempt_job_reset(&job);
+        st = rtm_preempt_start_ex(&job, x, false);
+        if (st == RTM_OK)
+            st = rtm_preempt_wait(&job);
+        lat = job.run_latency_s;
+        *kernel_s = job.run_kernel_s;
+    }
+    rtm_rng_t r;
+    rtm_rng_seed(&r, seed);
+    for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
+        rtm_preempt_job_reset(&job);
+        const double t0 = now_s();
+        st = rtm_preempt_start_ex(&job, x, false);
+        if (st != RTM_OK)
+            break;
+        sleep_until(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
+        rtm_preempt_stop_t s;
+        st = rtm_preempt_abort(&job, false, &s);
+        if (st != RTM_OK)
+            break;
+        if (s.finished)
+            (*missed)++;
+        else
+            samples[(*n)++] = s.response_s;
+    }
+    rtm_preempt_job_release(&job);
+    free(jm);
+    return st;
+}
+
+/* Summarises n response samples (sorted in place). */
+static void summarise(double *samples, uint32_t n, double *p50, double *p99, double *max)
+{
+    rtm_stats_sort(samples, n);
+    *p50 = rtm_stats_percentile(samples, n, 50);
+    *p99 = rtm_stats_percentile(samples, n, 99);
+    *max = n ? samples[n - 1] : 0.0;
+}
+
+/* Sets spin's work (size key 1) so that one run lasts about `len` seconds on x. */
+static rtm_status_t spin_length(rtm_kexec_t *x, rtm_kinst_t *k, double len)
+{
+    for (int pass = 0; pass < 4; pass++) {
+        rtm_kexec_timing_t t, u;
+        rtm_status_t st = rtm_kexec_run(x, &t);
+        if (st == RTM_OK)
+            st = rtm_kexec_run(x, &u); /* the min of two: the first may include a JIT */
+        if (st != RTM_OK)
+            return st;
+        if (u.kernel_s < t.kernel_s)
+            t = u;
+        if (t.kernel_s > 0.8 * len && t.kernel_s < 1.25 * len)
+            break;
+        double w = (double)k->size[1] * len / (t.kernel_s > 1e-7 ? t.kernel_s : 1e-7);
+        w = w < 1 ? 1 : w > (double)(1 << 30) ? (double)(1 << 30) : w;
+        k->size[1] = (int64_t)w;
+    }
+    return RTM_OK;
+}
+
+/* One transport: `aborts` aborts of a spin job at random instants of its run. */
+static rtm_status_t measure_one(rtm_ocl_dev_t *d, rtm_kinst_t *k, rtm_abort_transport_t t,
+                                uint32_t aborts, double *samples, rtm_preempt_measure_t *out)
+{
+    rtm_kexec_opts_t o = {.transport = t, .transport_set = true};
+    rtm_kexec_t x;
+    rtm_status_t st = rtm_kexec_create_ex(&x, d, k, &o);
+    if (st != RTM_OK)
+        return st;
+    st = rtm_kexec_warm(&x);
+    if (st == RTM_OK)
+        st = spin_length(&x, k, 0.02);
+    uint32_t n = 0, missed = 0;
+    double ks = 0.0;
+    if (st == RTM_OK)
+        st = rtm_preempt_abort_series(&x, aborts, 2018, samples, &n, &missed, &ks);
+    if (st == RTM_OK) {
+        out->kernel_s = ks;
+        out->n[t] = n;
+        summarise(samples, n, &out->p50_s[t], &out->p99_s[t], &out->max_s[t]);
+        /* works: most aborts stopped the kernel early (a transport that queues behind the
+         * kernel lets it finish), and promptly */
+        out->works[t] = n * 4 >= aborts * 3 && out->p50_s[t] < 0.25 * ks;
+    }
+    rtm_kexec_destroy(&x);
+    return st;
+}
+
+rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, uint32_t grid,
+                                   const uint32_t *ks, uint32_t nk, uint32_t runs,
+                                   uint32_t aborts, double max_overhead_pct,
+                                   rtm_preempt_polltune_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const rtm_kernel_t *spin = rtm_kernel_find("spin");
+    if (!spin || nk == 0 || nk > RTM_PREEMPT_TUNE_MAX || grid == 0 || aborts == 0)
+        return RTM_E_ARG;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, spin);
+    k.size[0] = grid;
+    k.size[1] = 64;
+    if (rtm_kinst_plan(&k) != RTM_OK)
+        return RTM_E_ARG;
+    const size_t bytes = rtm_kinst_bytes(&k);
+    void *arena = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+    double *samples = malloc(aborts * sizeof(double));
+    rtm_status_t st = arena && samples && rtm_kinst_bind(&k, arena, bytes) == bytes ? RTM_OK
+                                                                                  : RTM_E_NOMEM;
+    rtm_kexec_t x0;
+    memset(&x0, 0, sizeof(x0));
+    const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};
+    if (st == RTM_OK) {
+        k.kernel->fill(&k, 1);
+        st = rtm_kexec_create_ex(&x0, d, &k, &orig);
+    }
+    if (st == RTM_OK)
+        st = spin_length(&x0, &k, 0.01);
+    out->best = 0;
+    for (uint32_t i = 0; st == RTM_OK && i < nk; i++) {
+        const rtm_kexec_opts_t o = {.transport = t, .transport_set = true, .poll_every = ks[i]};
+        rtm_kexec_t x;
+        st = rtm_kexec_create_ex(&x, d, &k, &o);
+        if (st != RTM_OK)
+            break;
+        st = rtm_kexec_warm(&x);
+        double t0 = 1e30, t1 = 1e30;
+        for (uint32_t r = 0; st == RTM_OK && r <= runs; r++) { /* run 0 warms up */
+            rtm_kexec_timing_t a, b;
+            st = rtm_kexec_run(&x0, &a);
+            if (st == RTM_OK)
+                st = rtm_kexec_run(&x, &b);
+            if (st == RTM_OK && r > 0) {
+                t0 = a.kernel_s < t0 ? a.kernel_s : t0;
+                t1 = b.kernel_s < t1 ? b.kernel_s : t1;
+            }
+        }
+        uint32_t n = 0, missed = 0;
+        double kt = 0.0, mx = 0.0;
+        if (st == RTM_OK)
+            st = rtm_preempt_abort_series(&x, aborts, 4 + i, samples, &n, &missed, &kt);
+        rtm_kexec_destroy(&x);
+        if (st != RTM_OK)
+            break;
+        out->k[i] = ks[i];
+        out->overhead_pct[i] = 100.0 * (t1 / t0 - 1.0);
+        summarise(samples, n, &out->p50_s[i], &out->p99_s[i], &mx);
+        out->n = i + 1;
+    }
+    /* the smallest K (best response) whose overhead is within budget, else the cheapest */
+    uint32_t best = UINT32_MAX, cheapest = 0;
+    for (uint32_t i = 0; i < out->n; i++) {
+        if (out->overhead_pct[i] < out->overhead_pct[cheapest])
+            cheapest = i;
+        if (out->overhead_pct[i] <= max_overhead_pct && (best == UINT32_MAX || out->k[i] < out->k[best]))
+            best = i;
+    }
+    out->best = out->n ? out->k[best != UINT32_MAX ? best : cheapest] : 0;
+    rtm_kexec_destroy(&x0);
+    free(samples);
+    free(arena);
+    return st;
+}
+
+rtm_status_t rtm_preempt_measure(rtm_ocl_dev_t *d, uint32_t aborts, rtm_preempt_measure_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const rtm_kernel_t *spin = rtm_kernel_find("spin");
+    if (!spin || aborts == 0)
+        return RTM_E_ARG;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, spin);
+    k.size[0] = rtm_preempt_min_blocks(&d->info, k.tune.wg);
+    k.size[1] = 200;
+    if (rtm_kinst_plan(&k) != RTM_OK)
+        return RTM_E_ARG;
+    const size_t bytes = rtm_kinst_bytes(&k);
+    void *arena = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+    double *samples = malloc(aborts * sizeof(double));
+    rtm_status_t st = arena && samples ? RTM_OK : RTM_E_NOMEM;
+    if (st == RTM_OK && rtm_kinst_bind(&k, arena, bytes) != bytes)
+        st = RTM_E_NOMEM;
+    if (st == RTM_OK)
+        k.kernel->fill(&k, 1);
+    const rtm_abort_transport_t ts[2] = {RTM_ABORT_WRITE, RTM_ABORT_MAPPED};
+    for (int i = 0; st == RTM_OK && i < 2; i++)
+        st = measure_one(d, &k, ts[i], aborts, samples, out);
+    if (st == RTM_OK) {
+        const bool w = out->works[RTM_ABORT_WRITE], m = out->works[RTM_ABORT_MAPPED];
+        out->best = m && (!w || out->p99_s[RTM_ABORT_MAPPED] < out->p99_s[RTM_ABORT_WRITE])
+                        ? RTM_ABORT_MAPPED
+                        : RTM_ABORT_WRITE;
+    }
+    free(samples);
+    free(arena);
+    return st;
+}

@@ -1,0 +1,189 @@
+/* preempt.h — GPU preemption by abort flag with completed-block checkpoint, and resume
+ * elsewhere (seed 002).
+ *
+ * A job is one kernel instance (rtm_kinst_t, host buffers bound) run through one
+ * rtm_preempt_job_t. The job starts on an OpenCL device asynchronously; the executive
+ * polls it, or aborts it: the flag is raised, the running kernel stops within a block
+ * (or a poll period), and the job keeps the completed-block array of every launch and
+ * the launch it reached. It is then resumed — on the same device (whose buffers still
+ * hold the completed blocks' outputs), on another device (the state is uploaded), or on
+ * the CPU through the kernel's twin (cpu_block) into the same host buffers — running
+ * only the blocks that had not completed. A job may be preempted any number of times.
+ *
+ *     IDLE --start--> RUNNING --poll/wait--> DONE
+ *                       |  ^
+ *                 abort |  | resume_gpu
+ *                       v  |
+ *                     STOPPED --resume_cpu--> DONE
+ *
+ * Multi-launch kernels (sort's merge passes): the completed-block array has one slice per
+ * launch (kexec.h), so a stop records the launch reached; launches are enqueued at most
+ * `window` ahead of the running one so that an abort does not wait for a long queue of
+ * launches to drain (each would still start and exit at its entry check); poll() and
+ * wait() keep the window full. At most one launch is ever partly done: the flag stays up
+ * until resume, so every launch after the interrupted one exits at entry.
+ *
+ * Memory: the job's host arrays live in caller-provided storage (rtm_preempt_job_bytes);
+ * after init no function allocates. All functions are for one thread per job, except
+ * rtm_preempt_stop_cpu, which may be called from any thread. */
+#ifndef RTM_PREEMPT_H
+#define RTM_PREEMPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kexec.h"
+#include "limits.h"
+
+typedef enum {
+    RTM_PREEMPT_IDLE,    /* initialised, never started */
+    RTM_PREEMPT_RUNNING, /* enqueued on a device */
+    RTM_PREEMPT_STOPPED, /* aborted; remaining blocks recorded */
+    RTM_PREEMPT_DONE,    /* every block of every launch completed; outputs on the host */
+} rtm_preempt_state_t;
+
+/* What an abort found. */
+typedef struct {
+    double response_s;        /* flag raised -> last enqueued kernel finished (monotonic) */
+    double readback_s;        /* completed-block arrays and buffers read back */
+    uint32_t launch;          /* first launch with unfinished blocks (launches: none) */
+    uint32_t remaining;       /* unfinished blocks of that launch */
+    uint64_t remaining_total; /* unfinished blocks over all launches */
+    bool finished;            /* the job completed before the flag took effect */
+} rtm_preempt_stop_t;
+
+typedef struct {
+    const rtm_kinst_t *k;
+    rtm_kexec_t *x;            /* device the job runs on, or last ran on (NULL: none yet) */
+    rtm_preempt_state_t state;
+    uint32_t launches, stride; /* stride: bytes per launch in `done` (= x->done_stride) */
+    uint32_t window;           /* launches enqueued ahead; 0 = all at once */
+    uint32_t launch;           /* first launch not known to be complete */
+    uint32_t next;             /* RUNNING: next launch to enqueue */
+    uint8_t *done;             /* [launches * stride] host copy of the completed blocks */
+    uint32_t *map;             /* [blocks_max] block ids of the resumed launch */
+    uint32_t *count;           /* [launches * stride] completions (counting builds), or NULL */
+    uint32_t *count_tmp;       /* [launches * stride] read-back scratch, or NULL */
+    bool dev_fresh;            /* x's device buffers hold the job's latest state */
+    bool host_fresh;           /* k->host holds the job's latest state */
+    cl_event ring[RTM_PREEMPT_WINDOW_MAX]; /* events of launches in flight (windowed) */
+    uint32_t ring_head, ring_n;
+    cl_event first_ev;         /* the first kernel enqueued by this start or resume */
+    cl_event last_ev;          /* the last enqueued kernel */
+    cl_event out_ev;           /* marker after the output transfers of a finishing job */
+    int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
+    /* statistics */
+    double run_latency_s;      /* last finished run: first kernel queued -> started */
+    double run_kernel_s;       /* last finished run: first kernel start -> last kernel end */
+    uint32_t preemptions;
+    uint64_t blocks_gpu_resumed; /* blocks enqueued by resumes on a device */
+    uint64_t blocks_cpu;         /* blocks the CPU twin computed */
+} rtm_preempt_job_t;
+
+/* Host storage a job of k needs (k planned; `count`: completion counters). Init only. */
+size_t rtm_preempt_job_bytes(const rtm_kinst_t *k, bool count);
+/* Prepares a job of k (planned, bound, inputs filled) in `mem` (>= job_bytes, 8-byte
+ * aligned). `window`: launches enqueued ahead, 0 = all. `count` must match the
+ * executors' opts.count_blocks. Init only. */
+rtm_status_t rtm_preempt_job_init(rtm_preempt_job_t *job, const rtm_kinst_t *k, void *mem,
+                                  size_t bytes, uint32_t window, bool count);
+/* Releases the job's OpenCL events (waits for what it has in flight). Init only. */
+void rtm_preempt_job_release(rtm_preempt_job_t *job);
+/* Back to IDLE (every block unfinished, counters zero); the job must not be RUNNING.
+ * The host inputs must be as at start (refill them). Real-time safe. */
+rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job);
+
+/* Starts an IDLE job on x (created for job->k with the same counting option): inputs,
+ * flag and completed-block arrays are enqueued, then the first launches; returns at
+ * once. Real-time safe. */
+rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
+/* Same; with `inputs` false the input transfers are skipped (x's buffers already hold
+ * this job's inputs: a rerun of a job whose launches do not change them). */
+rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs);
+/* Non-blocking progress of a RUNNING job: keeps the launch window full, and when the
+ * outputs have arrived sets *finished and the state DONE. Real-time safe. */
+rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished);
+/* Blocks until the RUNNING job is DONE (outputs on the host). */
+rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job);
+
+/* Aborts the job. RUNNING: raises the flag, busy-waits for the last enqueued kernel to
+ * end (response_s), reads back the completed-block arrays and, with `readback`, every
+ * buffer the kernels write (so the CPU can resume); state STOPPED, or DONE when every
+ * block had completed. IDLE, STOPPED, DONE: nothing runs; `out` describes the state.
+ * Real-time safe (blocks while the kernel drains and the data comes back). */
+rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out);
+
+/* Resumes a STOPPED (or starts an IDLE) job on x asynchronously: only the unfinished
+ * blocks of the launch reached run (through the block map), then the later launches.
+ * On the device it last ran on nothing is transferred; on another one, the host state
+ * (read back now if needed), inputs and completed-block arrays are uploaded first.
+ * Real-time safe. */
+rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x);
+/* Resumes a STOPPED (or runs an IDLE) job on the calling thread through the CPU twin:
+ * reads the device state back if the host copy is stale, then computes only the
+ * unfinished blocks into the host buffers. Returns RTM_OK (DONE) or RTM_E_ABORTED when
+ * rtm_preempt_stop_cpu stopped it between two blocks (state STOPPED). Real-time safe. */
+rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job);
+/* Asks a CPU resume in progress on another thread to stop after its current block.
+ * Safe from any thread. */
+void rtm_preempt_stop_cpu(rtm_preempt_job_t *job);
+
+/* Unfinished blocks of `launch` (0 when launch >= launches); their ids go to out[0..max).
+ * Safe anywhere. */
+uint32_t rtm_preempt_remaining(const rtm_preempt_job_t *job, uint32_t launch, uint32_t *out,
+                               uint32_t max);
+/* Completed blocks over all launches. Safe anywhere. */
+uint64_t rtm_preempt_done_blocks(const rtm_preempt_job_t *job);
+/* Blocks per launch l of the job's kernel. Safe anywhere. */
+uint32_t rtm_preempt_blocks(const rtm_preempt_job_t *job, uint32_t launch);
+
+/* Splits k's grid (kernel `split` hook) when it has fewer than `min_blocks` blocks, so
+ * that a few long blocks become many short ones; k is re-planned (bind it afterwards).
+ * Returns the factor reached (1: unchanged). Init only. */
+uint32_t rtm_preempt_split(rtm_kinst_t *k, uint32_t min_blocks);
+/* Blocks a grid needs on device d to keep every resident work-group slot busy (the
+ * split threshold). Safe anywhere. */
+uint32_t rtm_preempt_min_blocks(const rtm_ocl_info_t *info, uint32_t wg);
+
+/* Abort response of both flag transports on one device (calibration). */
+typedef struct {
+    bool works[2];       /* by rtm_abort_transport_t: the kernel stopped early */
+    uint32_t n[2];       /* aborts measured */
+    double p50_s[2], p99_s[2], max_s[2];
+    double kernel_s;     /* uninterrupted probe kernel (wall) */
+    rtm_abort_transport_t best;
+} rtm_preempt_measure_t;
+
+/* Tool for calibration and benchmarks: aborts a job of x's instance `aborts` times at
+ * random instants inside its kernels (placed from the profiled start latency and length
+ * of three uninterrupted reruns). samples[] gets the response of each abort that stopped
+ * the job early (*n of them); *missed counts aborts that came after it had finished;
+ * *kernel_s is its uninterrupted kernel time. The instance's launches must leave their
+ * inputs unchanged (inputs are uploaded once; spin with one launch does). Init only. */
+rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                      double *samples, uint32_t *n, uint32_t *missed,
+                                      double *kernel_s);
+
+/* In-loop poll period calibration (RTM_POLL_EVERY) on the spin kernel of `grid` blocks
+ * (about 10 ms): for each candidate K, overhead vs the original build (min of `runs`
+ * event-profiled runs) and abort response over `aborts` aborts. */
+#define RTM_PREEMPT_TUNE_MAX 8
+typedef struct {
+    uint32_t n; /* candidates measured */
+    uint32_t k[RTM_PREEMPT_TUNE_MAX];
+    double overhead_pct[RTM_PREEMPT_TUNE_MAX];
+    double p50_s[RTM_PREEMPT_TUNE_MAX], p99_s[RTM_PREEMPT_TUNE_MAX];
+    uint32_t best; /* the smallest K within max_overhead_pct, else the cheapest K */
+} rtm_preempt_polltune_t;
+rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, uint32_t grid,
+                                   const uint32_t *ks, uint32_t nk, uint32_t runs,
+                                   uint32_t aborts, double max_overhead_pct,
+                                   rtm_preempt_polltune_t *out);
+
+/* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin
+ * kernel (about 20 ms long, `aborts` aborts each at random instants) and names the
+ * better one (a transport that does not stop the kernel never wins). Init only. */
+rtm_status_t rtm_preempt_measure(rtm_ocl_dev_t *d, uint32_t aborts, rtm_preempt_measure_t *out);
+
+#endif
