@@ -9,7 +9,7 @@
  * (cus, resident, units, a first r) -> launch latency and fixed time per launch ->
  * build and binary-load time -> cache size -> matrix_mov (the device's r_op) -> every
  * catalogue kernel (work-group and vector-width sweep, then its own r and memory rate)
- * -> abort response. Then the CPU: micro-kernels, pool overheads, every kernel's CPU
+ * -> abort response and transport (preempt.c). Then the CPU: micro-kernels, pool overheads, every kernel's CPU
  * twin through the pool. One time budget for the whole run is shared out as it goes.
  *
  * Invariants: every figure is RTM_CALIB_REPS samples after one warm-up, summarised by
@@ -33,6 +33,7 @@
 #include "kexec.h"
 #include "model.h"
 #include "pool.h"
+#include "preempt.h"
 #include "program.h"
 #include "stats.h"
 #include "units.h"
@@ -1532,7 +1533,6 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     return RTM_OK;
 }
 
-/* Abort response: seed 002's flag raised while a long kernel runs, time to its end. */
 static rtm_status_t dev_abort(devcal_t *x);
 
 static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
@@ -1605,17 +1605,38 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     return st;
 }
 
-/* Until the preemption module measures it: the abort flag's worst path is a kernel
- * that checks it per block, so the response is about one block of the longest
- * calibrated kernel plus the flag transfer. */
+/* Abort response (seed 002): preempt.c's measurement — the spin kernel (about 20 ms)
+ * aborted RTM_CALIB_REPS times at random instants with each flag transport; the
+ * transport that stops the kernel faster (one that does not stop it never wins) becomes
+ * the device's `abort`, its median response `abort_response`. */
 static rtm_status_t dev_abort(devcal_t *x)
 {
     rtm_board_dev_t *bd = x->bd;
-    const double t = bd->param[RTM_DEV_P_launch] + bd->param[RTM_DEV_P_ws_fixed];
-    dev_param(bd, RTM_DEV_P_abort_response, t);
-    *dfig(x, RTM_DEV_P_abort_response) = *dfig(x, RTM_DEV_P_launch);
-    dfig(x, RTM_DEV_P_abort_response)->median = t;
-    note(x->c, "%s: abort_response ESTIMATED as launch + ws_fixed (not measured)", bd->name);
+    rtm_preempt_measure_t m;
+    memset(&m, 0, sizeof(m));
+    const rtm_status_t st = rtm_preempt_measure(x->d, REPS, &m);
+    if (st != RTM_OK)
+        return st;
+    const int b = (int)m.best;
+    rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_abort_response);
+    if (m.works[b] && m.p50_s[b] > 0) {
+        bd->abort = m.best;
+        dev_param(bd, RTM_DEV_P_abort_response, m.p50_s[b]);
+        *f = (rtm_calib_fig_t){m.p50_s[b], (m.max_s[b] - m.p50_s[b]) / m.p50_s[b], 0, m.n[b], m.n[b]};
+    } else {
+        /* no transport stops a running kernel here: an abort waits for the kernel */
+        dev_param(bd, RTM_DEV_P_abort_response, m.kernel_s > 0 ? m.kernel_s : 20e-3);
+        *f = (rtm_calib_fig_t){bd->param[RTM_DEV_P_abort_response], 0, 0, 1, 1};
+    }
+    for (int t = 0; t < 2; t++)
+        note(x->c, "%s: abort flag '%s': %s, %u aborts, response p50 %.4gus p99 %.4gus max %.4gus "
+                   "(spin kernel %.4gms)%s",
+             bd->name, rtm_board_abort_name((rtm_abort_transport_t)t),
+             m.works[t] ? "stops the kernel" : "does NOT stop the kernel", m.n[t],
+             m.p50_s[t] * 1e6, m.p99_s[t] * 1e6, m.max_s[t] * 1e6, m.kernel_s * 1e3,
+             t == b && m.works[t] ? " <- abort" : "");
+    say(x->c, "%s: abort '%s' response %.4gus", bd->name, rtm_board_abort_name(bd->abort),
+        bd->param[RTM_DEV_P_abort_response] * 1e6);
     return RTM_OK;
 }
 

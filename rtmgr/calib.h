@@ -101,6 +101,7 @@ typedef struct {
     int device;          /* OpenCL device index, -1 = every device of the profile */
     bool no_cpu;         /* skip the CPU pool */
     bool json;           /* JSON lines instead of tables */
+    FILE *json_out;      /* JSON lines also here (may be NULL): one run, both outputs */
     const char *kernels; /* comma-separated kernel names; NULL or "" = all */
     FILE *out;           /* results (stdout) */
     FILE *log;           /* progress; NULL = silent */

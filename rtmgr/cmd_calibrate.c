@@ -15,7 +15,7 @@
 static const char usage_text[] =
     "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all] [--quick] [-b EXISTING.yaml]\n"
     "                       [--kernels A,B,...] [--no-cpu] [--quiet]\n"
-    "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--device N|all]\n"
+    "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all]\n"
     "                       [--quick] [--kernels A,B,...] [--no-cpu] [--quiet]\n"
     "       rtmgr calibrate --check -b board/NAME.yaml\n"
     "  Measures the execution-time model parameters of this computer (every OpenCL\n"
@@ -30,6 +30,7 @@ static const char usage_text[] =
     "                device and model; with -b the profile given, else one calibrated now\n"
     "                (written to -o when given)\n"
     "  --json        one JSON object per line (with --validate)\n"
+    "  --json-out F  also write the JSON lines to file F (the table still on stdout)\n"
     "  --check       is the profile current for this computer (devices, drivers, cores)?\n"
     "                warnings on stderr; exit 0 current, 2 stale or invalid\n"
     "  Exit: 0 ok, 1 usage, 2 invalid (or, with --check, stale) profile, 3 runtime failure.\n";
@@ -56,7 +57,7 @@ static void stem(const char *path, char *out, size_t len)
 
 int rtm_cmd_calibrate(int argc, char **argv)
 {
-    const char *out = NULL, *base = NULL, *kernels = NULL;
+    const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;
     bool check = false;
     int device = -1;
@@ -82,6 +83,8 @@ int rtm_cmd_calibrate(int argc, char **argv)
                 fprintf(stderr, "rtmgr: calibrate: --device takes a number or 'all' (got '%s')\n", v);
                 return RTM_EXIT_USAGE;
             }
+        } else if (strcmp(a, "--json-out") == 0 && has_value) {
+            json_path = argv[++i];
         } else if (strcmp(a, "--kernels") == 0 && has_value) {
             kernels = argv[++i];
         } else if (strcmp(a, "--quick") == 0) {
@@ -111,8 +114,8 @@ int rtm_cmd_calibrate(int argc, char **argv)
                 usage_text);
         return RTM_EXIT_USAGE;
     }
-    if (json && !validate) {
-        fprintf(stderr, "rtmgr: calibrate: --json goes with --validate\n");
+    if ((json || json_path) && !validate) {
+        fprintf(stderr, "rtmgr: calibrate: --json and --json-out go with --validate\n");
         return RTM_EXIT_USAGE;
     }
     rtm_board_t *board = calloc(1, sizeof(*board));
@@ -167,11 +170,21 @@ int rtm_cmd_calibrate(int argc, char **argv)
     }
     if (rc == RTM_EXIT_OK && validate) {
         rtm_calib_check_stale(board, NULL, 0, stderr);
-        const rtm_calib_vopts_t v = {quick, device, no_cpu, json, kernels, stdout,
-                                     quiet ? NULL : stderr};
-        const rtm_status_t st = rtm_calib_validate(&v, board, NULL, 0, NULL);
-        if (st != RTM_OK) {
-            fprintf(stderr, "rtmgr: calibrate --validate: failed: %s\n", rtm_strerror(st));
+        FILE *jf = json_path ? fopen(json_path, "w") : NULL;
+        if (json_path && !jf) {
+            fprintf(stderr, "rtmgr: calibrate: cannot write %s\n", json_path);
+            rc = RTM_EXIT_RUNTIME;
+        } else {
+            const rtm_calib_vopts_t v = {quick,   device, no_cpu, json, jf,
+                                         kernels, stdout, quiet ? NULL : stderr};
+            const rtm_status_t st = rtm_calib_validate(&v, board, NULL, 0, NULL);
+            if (st != RTM_OK) {
+                fprintf(stderr, "rtmgr: calibrate --validate: failed: %s\n", rtm_strerror(st));
+                rc = RTM_EXIT_RUNTIME;
+            }
+        }
+        if (jf && fclose(jf) != 0) {
+            fprintf(stderr, "rtmgr: calibrate: cannot write %s\n", json_path);
             rc = RTM_EXIT_RUNTIME;
         }
     }

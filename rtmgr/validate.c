@@ -12,7 +12,8 @@
  * 2000, 3000 (128, 256, 384 with --quick), the other kernels at sizes predicted to take
  * interleaved times; every first size key is even (calibration's are odd), so no
  * validation size was used to calibrate. Each point is the median of 5 jobs (3 with
- * --quick or when one job takes over half a second) after one warm-up job. */
+ * --quick or when one job takes over half a second, 1 over two seconds) after one
+ * warm-up job. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,24 +104,43 @@ static void print_header(FILE *f, const char *device, const char *what)
             "total", "err%", "ext.in", "kernel", "out", "total", "err%");
 }
 
+static void json_row(FILE *f, const row_t *r)
+{
+    for (int m = 0; m < 2; m++) {
+        fprintf(f, "{\"kernel\": ");
+        json_str(f, r->kernel);
+        fprintf(f, ", \"device\": ");
+        json_str(f, r->device);
+        fprintf(f, ", \"model\": \"%s\", \"size\": ", rtm_model_name((rtm_model_kind_t)m));
+        json_str(f, r->size);
+        if (r->pred[m][P_TOTAL] >= 0)
+            fprintf(f, ", \"predicted_ms\": %.6f", r->pred[m][P_TOTAL] * 1e3);
+        else
+            fprintf(f, ", \"predicted_ms\": null");
+        fprintf(f, ", \"measured_ms\": %.6f}\n", r->meas[P_TOTAL] * 1e3);
+    }
+    fflush(f);
+}
+
+/* {"summary": true, "device": ..., "model": ..., "mape": ...} */
+static void json_summary(FILE *f, const char *dev, int m, uint32_t n, double mape)
+{
+    fprintf(f, "{\"summary\": true, \"device\": ");
+    json_str(f, dev);
+    fprintf(f, ", \"model\": \"%s\", \"mape\": ", rtm_model_name((rtm_model_kind_t)m));
+    if (n)
+        fprintf(f, "%.3f}\n", mape);
+    else
+        fprintf(f, "null}\n");
+}
+
 static void print_row(const val_t *v, const row_t *r)
 {
     FILE *f = v->o->out;
+    if (v->o->json_out)
+        json_row(v->o->json_out, r);
     if (v->o->json) {
-        for (int m = 0; m < 2; m++) {
-            fprintf(f, "{\"kernel\": ");
-            json_str(f, r->kernel);
-            fprintf(f, ", \"device\": ");
-            json_str(f, r->device);
-            fprintf(f, ", \"model\": \"%s\", \"size\": ", rtm_model_name((rtm_model_kind_t)m));
-            json_str(f, r->size);
-            if (r->pred[m][P_TOTAL] >= 0)
-                fprintf(f, ", \"predicted_ms\": %.6f", r->pred[m][P_TOTAL] * 1e3);
-            else
-                fprintf(f, ", \"predicted_ms\": null");
-            fprintf(f, ", \"measured_ms\": %.6f}\n", r->meas[P_TOTAL] * 1e3);
-        }
-        fflush(f);
+        json_row(f, r);
         return;
     }
     fprintf(f, "%-16s %-22s | %9.4f %9.4f %9.4f %9.4f |", r->kernel, r->brief, r->meas[P_IN] * 1e3,
@@ -218,9 +238,11 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
     return n;
 }
 
+/* Jobs measured after the warm-up: 5, 3 with --quick or when a job takes over half a
+ * second, 1 when it takes over two (the seed-000 kernels at 3000 on a CPU take seconds). */
 static int reps_for(const val_t *v, double warm_s)
 {
-    return v->o->quick || warm_s > 0.5 ? 3 : 5;
+    return warm_s > 2.0 ? 1 : v->o->quick || warm_s > 0.5 ? 3 : 5;
 }
 
 /* ---- OpenCL device -------------------------------------------------------------------- */
@@ -441,14 +463,10 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
                 }
             }
             mape[m] = n_tot ? s_tot / n_tot : -1.0;
+            if (v->o->json_out)
+                json_summary(v->o->json_out, dev, m, n_tot, mape[m]);
             if (v->o->json) {
-                fprintf(f, "{\"summary\": true, \"device\": ");
-                json_str(f, dev);
-                fprintf(f, ", \"model\": \"%s\", \"mape\": ", rtm_model_name((rtm_model_kind_t)m));
-                if (n_tot)
-                    fprintf(f, "%.3f}\n", mape[m]);
-                else
-                    fprintf(f, "null}\n");
+                json_summary(f, dev, m, n_tot, mape[m]);
                 continue;
             }
             fprintf(f, "  %-8s %-8s MAPE %8.2f%% over %u points (transfers %.2f%%, kernel "
@@ -474,6 +492,8 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
     if (nsum)
         *nsum = count < max ? count : max;
     fflush(f);
+    if (v->o->json_out)
+        fflush(v->o->json_out);
 }
 
 rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t *board,
