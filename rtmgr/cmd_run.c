@@ -114,7 +114,7 @@ int rtm_cmd_run(int argc, char **argv)
     if (st != RTM_OK) {
         fprintf(stderr, "rtmgr: run: %s\n", rtm_strerror(st));
         rtm_manager_destroy(m);
-        return st <= RTM_E_CFG_IO && st >= RTM_E_CFG_BOARD ? RTM_EXIT_CONFIG : RTM_EXIT_RUNTIME;
+        return st <= RTM_E_CFG_IO && st >= RTM_E_CFG_PERM ? RTM_EXIT_CONFIG : RTM_EXIT_RUNTIME;
     }
     if (!o.quiet)
         fprintf(stderr, "rtmgr: running %s (policy %s%s), status: rtmgr status --name %s\n", path,

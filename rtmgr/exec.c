@@ -673,6 +673,12 @@ static void *dispatch_main(void *arg)
             ts->result_dev = (int32_t)r->index;
             ts->result_ns = res.end_ns;
         }
+        if (completed && x->p.result) {
+            const uint32_t task = j->task; /* the slot stays ours until rec_finish */
+            pthread_mutex_unlock(&x->mu);
+            x->p.result(x->p.result_ctx, task, k, k->kernel->load_traffic ? r->snap : NULL);
+            pthread_mutex_lock(&x->mu);
+        }
         rtm_exec_rec_t rec;
         rec_init(x, j, &rec);
         rec.outcome = res.outcome;

@@ -136,6 +136,12 @@ typedef struct {
     rtm_exec_input_t input;
     rtm_exec_cpu_run_t cpu_run;
     void *cpu_run_ctx;
+    /* Optional: called after every completed job, on the dispatcher that ran it, outside
+     * the executive's lock, with the job's instance (outputs on the host) and the traffic
+     * snapshot the job read (NULL when the kernel reads none). Must be real-time safe
+     * (e.g. the NMEA output of CPA/TCPA, nmeaout.h). */
+    void (*result)(void *ctx, uint32_t task, const rtm_kinst_t *k, const rtm_traffic_t *snap);
+    void *result_ctx;
 } rtm_exec_params_t;
 
 /* Bytes of a task's latest-result text (kernel summary hook), with the NUL. */

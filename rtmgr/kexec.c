@@ -316,13 +316,14 @@ rtm_status_t rtm_kexec_warm(rtm_kexec_t *x)
         warmed[kl.entry] = true;
         st = rtm_kexec_enqueue(x, l, NULL, 0, NULL);
     }
-    if (st == RTM_OK)
-        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
-    if (st == RTM_OK)
-        st = rtm_kexec_clear(x, NULL, NULL);
-    if (st == RTM_OK)
-        RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
-    return st;
+    if (st != RTM_OK)
+        return st;
+    RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    st = rtm_kexec_clear(x, NULL, NULL);
+    if (st != RTM_OK)
+        return st;
+    RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    return RTM_OK;
 }
 
 static double span(cl_event a, cl_event b)

@@ -2,8 +2,9 @@
  *
  * Owns, from allocate to destroy: the opened OpenCL devices, the host-buffer arena
  * (arena.h: sized once, sealed at start), the kernel instances and their
- * kexecs, the per-(task, device) predictions, the synthetic scenario, the model-error
- * log and its ring, the executive and the status segment.
+ * kexecs, the per-(task, device) predictions, the traffic input (the synthetic scenario,
+ * or the NMEA input thread and its target table, input.h), the NMEA output of CPA/TCPA
+ * (nmeaout.h), the model-error log and its ring, the executive and the status segment.
  * Invariant: after start, the only code running on the manager's threads is the
  * executive's, the log writer's and the main thread's loop (sigtimedwait, status
  * publish, stderr lines), none of which allocates. */
@@ -19,7 +20,10 @@
 
 #include "arena.h"
 #include "errlog.h"
+#include "input.h"
+#include "kernels/nav.h"
 #include "model.h"
+#include "nmeaout.h"
 #include "os.h"
 #include "pool.h"
 #include "program.h"
@@ -64,6 +68,11 @@ struct rtm_manager {
     /* input */
     bool scenario_on;
     rtm_scenario_t scenario;
+    bool input_on;          /* NMEA input thread (input.h) */
+    bool input_started;
+    rtm_input_t input;      /* ~5 MB, inside the one allocation of the manager */
+    bool output_on;         /* CPA/TCPA as NMEA (nmeaout.h) */
+    rtm_nmeaout_t output;
     rtm_traffic_t warm_pic;
     /* log */
     rtm_errlog_t log;
@@ -136,13 +145,6 @@ rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag)
         !(m->o.adapt >= 0.0 && m->o.adapt <= 1.0)) {
         snprintf(diag->text, sizeof(diag->text), "invalid policy, margin or adapt weight");
         return RTM_E_ARG;
-    }
-    if (m->cfg.input.kind != RTM_INPUT_SCENARIO) {
-        snprintf(diag->file, sizeof(diag->file), "%s", m->cfg.path);
-        diag->line = diag->column = 0;
-        snprintf(diag->text, sizeof(diag->text),
-                 "input: only the built-in scenario is supported by `rtmgr run` so far");
-        return RTM_E_CFG_VALUE;
     }
     snprintf(m->log_path, sizeof(m->log_path), "%s",
              m->o.log_path ? m->o.log_path : m->cfg.log_path[0] ? m->cfg.log_path : "rtmgr-model.csv");
@@ -225,6 +227,9 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     rtm_kinst_t *k = &m->inst[t][d];
     if (k->kernel->load_traffic && m->scenario_on) {
         rtm_scenario_snapshot(&m->scenario, &m->warm_pic);
+        k->kernel->load_traffic(k, &m->warm_pic);
+    } else if (k->kernel->load_traffic && m->input_on) {
+        rtm_input_snapshot_cb(&m->input, &m->warm_pic); /* nothing yet: an empty picture */
         k->kernel->load_traffic(k, &m->warm_pic);
     }
     const int64_t t0 = now_ns();
@@ -334,6 +339,20 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
 
 static void sink(void *ctx, const rtm_exec_rec_t *r);
 
+/* The executive's result hook: CPA/TCPA of the output task's completed jobs go to the
+ * chart plotter (dispatcher thread; nmeaout is real-time safe and rate-limited). */
+static void on_result(void *ctx, uint32_t task, const rtm_kinst_t *k, const rtm_traffic_t *snap)
+{
+    rtm_manager_t *m = ctx;
+    if (!m->output_on || task != m->cfg.output.task || !snap || k->plan.n_bufs <= RTM_CPA_TCPA)
+        return;
+    uint32_t n = snap->n;
+    if (k->kernel->n_keys > 0 && (int64_t)n > k->size[0])
+        n = (uint32_t)k->size[0]; /* load_traffic dropped the rest */
+    (void)rtm_nmeaout_offer(&m->output, snap, k->host[RTM_CPA_CPA], k->host[RTM_CPA_TCPA], n,
+                            now_ns());
+}
+
 /* The executive's CPU runner: one launch on the worker pool. */
 static bool pool_run(void *ctx, const rtm_kinst_t *k, uint32_t launch, uint32_t blocks,
                      const volatile int *abort)
@@ -364,6 +383,33 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             return st;
         }
         m->scenario_on = true;
+    } else if (c->input.kind != RTM_INPUT_SCENARIO) {
+        /* the NMEA input: resolved and (UDP) bound now, its thread starts with the rest */
+        rtm_input_config_t ic;
+        rtm_input_config_from(&ic, c);
+        const rtm_status_t st = rtm_input_init(&m->input, &ic);
+        if (st != RTM_OK) {
+            fprintf(stderr, "rtmgr: input %s: %s\n", c->input.address, rtm_strerror(st));
+            return st;
+        }
+        m->input_on = true;
+    }
+    if (c->output.on) {
+        rtm_nmeaout_config_t oc = {
+            .interval_ns = c->output.interval_ns,
+            .range_m = c->output.range_m,
+            .max_targets = c->output.max_targets,
+            .alarm_cpa_m = c->output.alarm_cpa_m,
+            .alarm_tcpa_ns = c->output.alarm_tcpa_ns,
+        };
+        snprintf(oc.address, sizeof(oc.address), "%s", c->output.address);
+        memcpy(oc.talker, c->output.talker, sizeof(oc.talker));
+        const rtm_status_t st = rtm_nmeaout_init(&m->output, &oc);
+        if (st != RTM_OK) {
+            fprintf(stderr, "rtmgr: output %s: %s\n", c->output.address, rtm_strerror(st));
+            return st;
+        }
+        m->output_on = true;
     }
     const int64_t td = now_ns();
     open_devices(m);
@@ -460,9 +506,14 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .sink_ctx = m,
         .cpu_run = pool_run,
         .cpu_run_ctx = &m->pool,
-        .input = {.ctx = m->scenario_on ? &m->scenario : NULL,
+        .input = {.ctx = m->scenario_on ? (void *)&m->scenario
+                                        : m->input_on ? (void *)&m->input : NULL,
                   .advance = m->scenario_on ? rtm_scenario_advance_cb : NULL,
-                  .snapshot = m->scenario_on ? rtm_scenario_snapshot_cb : NULL},
+                  .snapshot = m->scenario_on ? rtm_scenario_snapshot_cb
+                              : m->input_on  ? rtm_input_snapshot_cb
+                                             : NULL},
+        .result = m->output_on ? on_result : NULL,
+        .result_ctx = m,
     };
     st = rtm_exec_init(m->x, &xp, m->dev, m->n_devs, et, c->n_tasks);
     if (st != RTM_OK)
@@ -552,6 +603,12 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
         st = rtm_errlog_start(&m->log);
     if (st != RTM_OK)
         return st;
+    if (m->input_on) {
+        st = rtm_input_start(&m->input); /* pictures before the first release */
+        if (st != RTM_OK)
+            return st;
+        m->input_started = true;
+    }
     m->t0_ns = now_ns() + START_DELAY_NS;
     st = rtm_exec_start(m->x);
     if (st != RTM_OK)
@@ -570,11 +627,25 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
 
 void rtm_manager_request_stop(rtm_manager_t *m) { atomic_store(&m->stop_req, true); }
 
+/* The NMEA counters for the status segment (main thread). */
+static void stage_io(rtm_manager_t *m)
+{
+    static rtm_input_stats_t in; /* main thread only */
+    static rtm_nmeaout_stats_t out;
+    const bool have_in = m->input_on && rtm_input_stats(&m->input, &in) == RTM_OK;
+    if (m->output_on)
+        rtm_nmeaout_stats(&m->output, &out);
+    if (have_in || m->output_on)
+        rtm_shmstat_set_io(&m->shm, (uint32_t)m->cfg.input.kind, m->cfg.input.address,
+                           have_in ? &in : NULL, m->output_on ? &out : NULL);
+}
+
 static void publish(rtm_manager_t *m, uint32_t state)
 {
     rtm_errlog_stats_t ls;
     rtm_errlog_stats(&m->log, &ls);
     rtm_exec_stats(m->x, &m->st);
+    stage_io(m);
     rtm_shmstat_publish(&m->shm, &m->st, m->x, m->task_ptr, state, ls.written, ls.dropped);
 }
 
@@ -671,7 +742,31 @@ rtm_status_t rtm_manager_stop(rtm_manager_t *m)
     if (m->phase != PH_STARTED)
         return RTM_E_STATE;
     rtm_exec_stop(m->x);
+    if (m->input_started) {
+        rtm_input_stop(&m->input); /* publishes its final counters */
+        m->input_started = false;
+    }
     const rtm_status_t st = rtm_errlog_stop(&m->log);
+    stage_io(m);
+    if (m->input_on) {
+        /* one line of every input counter, for logs and the HIL harness (docs/hil.md) */
+        static rtm_input_stats_t in;
+        if (rtm_input_stats(&m->input, &in) == RTM_OK) {
+            static char line[8192];
+            rtm_input_stats_format(&in, line, sizeof(line));
+            fprintf(stderr, "rtmgr: input: %s\n", line);
+        }
+    }
+    if (m->output_on) {
+        rtm_nmeaout_stats_t o;
+        rtm_nmeaout_stats(&m->output, &o);
+        fprintf(stderr, "rtmgr: output: reports=%llu sentences=%llu ttm=%llu lost=%llu alr=%llu "
+                        "alarms=%llu send_errors=%llu busy=%llu names_dropped=%llu\n",
+                (unsigned long long)o.reports, (unsigned long long)o.sentences,
+                (unsigned long long)o.ttm, (unsigned long long)o.lost, (unsigned long long)o.alr,
+                (unsigned long long)o.alarms, (unsigned long long)o.send_errors,
+                (unsigned long long)o.busy, (unsigned long long)o.names_dropped);
+    }
     rtm_exec_stats(m->x, &m->st);
     rtm_errlog_stats_t ls;
     rtm_errlog_stats(&m->log, &ls);
@@ -804,6 +899,10 @@ void rtm_manager_destroy(rtm_manager_t *m)
     free(m->x);
     free(m->slots);
     rtm_shmstat_destroy(&m->shm);
+    if (m->input_on)
+        rtm_input_stop(&m->input); /* joins the thread if still running; closes the socket */
+    if (m->output_on)
+        rtm_nmeaout_close(&m->output);
     for (uint32_t t = 0; t < RTM_MAX_TASKS; t++)
         for (uint32_t d = 0; d < RTM_MAX_DEVICES; d++)
             if (m->kx_ok[t][d])

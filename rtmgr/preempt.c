@@ -500,6 +500,55 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     return st;
 }
 
+/* The CPU stopped the job between blocks of launch l. */
+static rtm_status_t cpu_stopped(rtm_preempt_job_t *job, uint32_t l)
+{
+    __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
+    job->launch = l;
+    job->state = RTM_PREEMPT_STOPPED;
+    job->preemptions++;
+    return RTM_E_ABORTED;
+}
+
+rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool)
+{
+    if (!pool)
+        return rtm_preempt_resume_cpu(job);
+    if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
+        return RTM_E_STATE;
+    if (!job->host_fresh) {
+        const rtm_status_t st = read_state(job);
+        if (st != RTM_OK)
+            return st;
+    }
+    job->dev_fresh = false;
+    for (uint32_t l = job->launch; l < job->launches; l++) {
+        const uint32_t nb = rtm_preempt_blocks(job, l);
+        uint8_t *done = job->done + (size_t)l * job->stride;
+        const uint32_t n = rtm_preempt_remaining(job, l, job->map, nb);
+        if (n == 0)
+            continue;
+        rtm_pool_stats_t ps;
+        memset(&ps, 0, sizeof(ps));
+        const rtm_status_t st = rtm_pool_run(pool, job->k, l, job->map, n,
+                                             (const volatile int *)&job->cpu_stop, done, &ps);
+        job->blocks_cpu += ps.blocks_run;
+        if (job->count) /* the pool marks each block it completed, exactly once */
+            for (uint32_t i = 0; i < n; i++)
+                job->count[(size_t)l * job->stride + job->map[i]] += done[job->map[i]];
+        if (st == RTM_E_ABORTED)
+            return cpu_stopped(job, l);
+        if (st != RTM_OK) {
+            job->launch = l;
+            job->state = RTM_PREEMPT_STOPPED;
+            return st;
+        }
+    }
+    job->launch = job->launches;
+    job->state = RTM_PREEMPT_DONE;
+    return RTM_OK;
+}
+
 rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job)
 {
     if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
@@ -517,13 +566,8 @@ rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job)
         for (uint32_t b = 0; b < nb; b++) {
             if (done[b])
                 continue;
-            if (__atomic_load_n(&job->cpu_stop, __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
-                job->launch = l;
-                job->state = RTM_PREEMPT_STOPPED;
-                job->preemptions++;
-                return RTM_E_ABORTED;
-            }
+            if (__atomic_load_n(&job->cpu_stop, __ATOMIC_ACQUIRE))
+                return cpu_stopped(job, l);
             k->kernel->cpu_block(k, l, b);
             done[b] = 1;
             if (job->count)

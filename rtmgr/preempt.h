@@ -35,6 +35,7 @@
 
 #include "kexec.h"
 #include "limits.h"
+#include "pool.h"
 
 typedef enum {
     RTM_PREEMPT_IDLE,    /* initialised, never started */
@@ -125,7 +126,12 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x);
  * unfinished blocks into the host buffers. Returns RTM_OK (DONE) or RTM_E_ABORTED when
  * rtm_preempt_stop_cpu stopped it between two blocks (state STOPPED). Real-time safe. */
 rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job);
-/* Asks a CPU resume in progress on another thread to stop after its current block.
+/* rtm_preempt_resume_cpu on the worker pool (rtmgr/pool.h): each launch's unfinished
+ * blocks are handed to the pool's workers (the pool must be started and idle; NULL =
+ * the calling thread). Same results and states as rtm_preempt_resume_cpu. Real-time
+ * safe. */
+rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool);
+/* Asks a CPU resume in progress on another thread to stop after its current block(s).
  * Safe from any thread. */
 void rtm_preempt_stop_cpu(rtm_preempt_job_t *job);
 

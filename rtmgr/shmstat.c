@@ -137,7 +137,29 @@ void rtm_shmstat_publish(rtm_shmstat_t *s, const rtm_exec_stats_t *st, const rtm
         b->result_age_ns = a->result_ns ? st->now_ns - a->result_ns : 0;
         memcpy(b->result, a->result, sizeof(b->result));
     }
+    if (s->io_set) {
+        g->input_kind = s->io_kind;
+        g->output_on = s->io_output_on;
+        g->input = s->io_in;
+        g->output = s->io_out;
+    }
     atomic_store_explicit(&g->seq, q + 2, memory_order_release);
+}
+
+void rtm_shmstat_set_io(rtm_shmstat_t *s, uint32_t kind, const char *address,
+                        const rtm_input_stats_t *in, const rtm_nmeaout_stats_t *out)
+{
+    if (!s)
+        return;
+    s->io_set = true;
+    s->io_kind = in ? kind : RTM_INPUT_SCENARIO;
+    if (in)
+        s->io_in = *in;
+    s->io_output_on = out != NULL;
+    if (out)
+        s->io_out = *out;
+    if (s->seg && address && !s->seg->input_address[0]) /* constant: written once */
+        snprintf(s->seg->input_address, sizeof(s->seg->input_address), "%s", address);
 }
 
 void rtm_shmstat_destroy(rtm_shmstat_t *s)
@@ -270,6 +292,41 @@ void rtm_shmstat_print(FILE *f, const rtm_shmstat_seg_t *g, const char *name)
             snprintf(mape, sizeof(mape), "%6s", "-");
         fprintf(f, " %8.3f %8.3f %8.3f %8.3f %8.3f %6s\n", ms(t->last_exec_ns), ms(t->worst_exec_ns),
                 ms(t->p50_resp_ns), ms(t->p99_resp_ns), ms(t->worst_resp_ns), mape);
+    }
+    if (g->input_kind != RTM_INPUT_SCENARIO) {
+        const rtm_input_stats_t *in = &g->input;
+        static const char *const kinds[] = {"scenario", "udp", "tcp", "file"};
+        fprintf(f, "\nNMEA input (%s %s): %s, %llu bytes, %llu sentences (%llu AIS, %llu "
+                   "RMC), %llu AIS messages, %llu targets; errors %llu (checksum %llu, "
+                   "overlong %llu, truncated %llu, no checksum %llu, AIS malformed %llu, "
+                   "fragments lost %llu, kernel drops %llu), garbage %llu bytes",
+                g->input_kind < 4 ? kinds[g->input_kind] : "?", g->input_address,
+                in->connected ? "open" : "closed", (unsigned long long)in->in.bytes,
+                (unsigned long long)in->nmea.sentences, (unsigned long long)in->nmea.vdm,
+                (unsigned long long)in->nmea.rmc, (unsigned long long)in->ais.messages,
+                (unsigned long long)in->targets_now, (unsigned long long)rtm_input_errors(in),
+                (unsigned long long)in->nmea.bad_checksum, (unsigned long long)in->nmea.overlong,
+                (unsigned long long)in->nmea.truncated, (unsigned long long)in->nmea.no_checksum,
+                (unsigned long long)in->ais.malformed + (unsigned long long)in->ais.bad_armor +
+                    (unsigned long long)in->ais.bad_length,
+                (unsigned long long)in->ais.partial_dropped,
+                (unsigned long long)in->in.kernel_drops, (unsigned long long)in->nmea.garbage);
+        if (in->in.connects || in->in.connect_failures)
+            fprintf(f, "; connections %llu, failed %llu, lost %llu",
+                    (unsigned long long)in->in.connects, (unsigned long long)in->in.connect_failures,
+                    (unsigned long long)in->in.disconnects);
+        if (in->in.throttled)
+            fprintf(f, "; throttled %llu periods", (unsigned long long)in->in.throttled);
+        fputc('\n', f);
+    }
+    if (g->output_on) {
+        const rtm_nmeaout_stats_t *o = &g->output;
+        fprintf(f, "NMEA output: %llu reports, %llu sentences (%llu TTM, %llu lost, %llu ALR), "
+                   "%llu alarms raised, %llu send errors\n",
+                (unsigned long long)o->reports, (unsigned long long)o->sentences,
+                (unsigned long long)o->ttm, (unsigned long long)o->lost,
+                (unsigned long long)o->alr, (unsigned long long)o->alarms,
+                (unsigned long long)o->send_errors);
     }
     bool header = false;
     for (uint32_t i = 0; i < g->n_tasks && i < RTM_MAX_TASKS; i++) {

@@ -22,11 +22,13 @@
 #include <stdio.h>
 
 #include "exec.h"
+#include "input.h"
 #include "limits.h"
+#include "nmeaout.h"
 #include "status.h"
 
 #define RTM_SHMSTAT_MAGIC 0x534d5452u /* "RTMS" little-endian */
-#define RTM_SHMSTAT_VERSION 1u
+#define RTM_SHMSTAT_VERSION 2u
 #define RTM_SHMSTAT_NAME_MAX 64
 
 typedef struct {
@@ -66,6 +68,12 @@ typedef struct {
     int64_t decide_p50_ns, decide_p99_ns;
     uint64_t log_rows, log_dropped;
     rtm_shmstat_task_t task[RTM_MAX_TASKS];
+    /* NMEA input and output (version 2) */
+    uint32_t input_kind;          /* rtm_input_kind_t; RTM_INPUT_SCENARIO: no NMEA input */
+    bool output_on;               /* CPA/TCPA sent as NMEA */
+    char input_address[RTM_PATH_MAX];
+    rtm_input_stats_t input;      /* the input thread's counters */
+    rtm_nmeaout_stats_t output;   /* the NMEA output's counters */
 } rtm_shmstat_seg_t;
 
 enum { RTM_SHMSTAT_STARTING, RTM_SHMSTAT_RUNNING, RTM_SHMSTAT_STOPPING, RTM_SHMSTAT_STOPPED };
@@ -75,6 +83,11 @@ typedef struct {
     char name[RTM_SHMSTAT_NAME_MAX];
     rtm_shmstat_seg_t *seg;
     bool created;
+    /* NMEA counters staged by rtm_shmstat_set_io for the next publish */
+    bool io_set, io_output_on;
+    uint32_t io_kind;
+    rtm_input_stats_t io_in;
+    rtm_nmeaout_stats_t io_out;
 } rtm_shmstat_t;
 
 /* Creates (or replaces) segment `name` ("/rtmgr-<pid>" when NULL or empty; a leading
@@ -88,6 +101,12 @@ rtm_status_t rtm_shmstat_create(rtm_shmstat_t *s, const char *name, const char *
 void rtm_shmstat_publish(rtm_shmstat_t *s, const rtm_exec_stats_t *st, const rtm_exec_t *x,
                          const rtm_task_cfg_t *const *tasks, uint32_t state, uint64_t log_rows,
                          uint64_t log_dropped);
+
+/* Stages the NMEA input / output counters that the next rtm_shmstat_publish() writes
+ * (under its sequence counter). kind RTM_INPUT_SCENARIO: no NMEA input; in or out NULL:
+ * that side is absent. Main thread; no allocation, no system call. */
+void rtm_shmstat_set_io(rtm_shmstat_t *s, uint32_t kind, const char *address,
+                        const rtm_input_stats_t *in, const rtm_nmeaout_stats_t *out);
 
 /* Marks the segment stopped, unmaps and unlinks it. Shutdown only; safe on a zeroed s. */
 void rtm_shmstat_destroy(rtm_shmstat_t *s);

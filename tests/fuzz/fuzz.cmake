@@ -37,11 +37,16 @@ target_link_libraries(fuzz_config PRIVATE librtmgr)
 
 set(RTM_FUZZ_SECONDS 20 CACHE STRING "Seconds of each fuzzer's CTest smoke run")
 enable_testing()
+# the NMEA seeds: tests/fuzz/seeds and the shared logs cut in 40-line pieces
+add_test(NAME fuzz_nmea_corpus
+  COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/make_corpus.sh ${CMAKE_BINARY_DIR}/fuzz-corpus
+          ${CMAKE_SOURCE_DIR}/../shared/data/ais)
+set_tests_properties(fuzz_nmea_corpus PROPERTIES FIXTURES_SETUP fuzz_nmea_seeds)
 add_test(NAME fuzz_nmea_smoke
   COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/smoke.sh $<TARGET_FILE:fuzz_nmea> ${RTM_FUZZ_SECONDS}
           ${CMAKE_BINARY_DIR}/fuzz-smoke/nmea ${CMAKE_SOURCE_DIR}/tests/fuzz/nmea.dict
-          ${CMAKE_SOURCE_DIR}/tests/fuzz/seeds ${CMAKE_SOURCE_DIR}/../shared/data/ais/gpsd_sample.aivdm
-          ${CMAKE_SOURCE_DIR}/../shared/data/ais/gpsd_ais-nmea.log)
+          ${CMAKE_BINARY_DIR}/fuzz-corpus)
+set_tests_properties(fuzz_nmea_smoke PROPERTIES FIXTURES_REQUIRED fuzz_nmea_seeds)
 add_test(NAME fuzz_config_smoke
   COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/smoke.sh $<TARGET_FILE:fuzz_config> ${RTM_FUZZ_SECONDS}
           ${CMAKE_BINARY_DIR}/fuzz-smoke/config ${CMAKE_SOURCE_DIR}/tests/fuzz/config.dict

@@ -1,7 +1,8 @@
 /* test_hil.c — the hardware-in-the-loop harness on this machine's OpenCL (PoCL in CI):
  * board/hil/replay's program rtmgr-replay replays 5 minutes of the Guernsey log at 20x
  * into `rtmgr run -c config/hil-pocl.yaml`, clean and then corrupted, and must pass both
- * (docs/hil.md: deadlines, CPA/TCPA against the CPU, model error, input counters).
+ * (docs/hil.md: deadlines, CPA/TCPA against the CPU, model error, input counters);
+ * and `rtmgr status` of a running manager shows the NMEA input and output counters.
  * Skipped with a message when ../shared/data/ais is absent. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtmgr/limits.h"
@@ -101,12 +108,98 @@ static void test_wrapper(void **state)
     assert_int_equal(run(cmd), 2); /* no NMEA input/output in that task set */
 }
 
+/* Output of a shell command, NUL-terminated, in buf. */
+static void capture(const char *cmd, char *buf, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    const size_t n = fread(buf, 1, len - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+}
+
+static pid_t status_pid = -1;
+
+/* A failed assertion must not leave rtmgr running (it holds the UDP port). */
+static int stop_rtmgr(void **state)
+{
+    (void)state;
+    if (status_pid > 0) {
+        kill(status_pid, SIGKILL);
+        waitpid(status_pid, NULL, 0);
+    }
+    status_pid = -1;
+    return 0;
+}
+
+static void test_status(void **state)
+{
+    (void)state;
+    if (!ready())
+        skip();
+    const pid_t pid = status_pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int fd = open("hil-status.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(RTM_TEST_RTMGR, "rtmgr", "run", "-c", CONFIG, "--duration", "60", "--status-name",
+              "/rtmgr-test-hil", "--log", "hil-status.csv", "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    static char out[16384];
+    char cmd[RTM_PATH_MAX + 64];
+    snprintf(cmd, sizeof(cmd), "'%s' status --name /rtmgr-test-hil 2>&1", RTM_TEST_RTMGR);
+    for (int i = 0; i < 600; i++) { /* up to 60 s for the first program builds */
+        capture(cmd, out, sizeof(out));
+        if (strstr(out, "NMEA input (udp 127.0.0.1:10110): open"))
+            break;
+        usleep(100000);
+    }
+    assert_non_null(strstr(out, "NMEA input (udp 127.0.0.1:10110): open"));
+    /* 400 lines of the log, 10 per datagram */
+    FILE *f = fopen(LOG_GUERNSEY, "rb");
+    assert_non_null(f);
+    const int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(10110)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char line[256], dgram[4096];
+    size_t used = 0;
+    for (int k = 1; k <= 400 && fgets(line, sizeof(line), f); k++) {
+        const size_t l = strlen(line);
+        memcpy(dgram + used, line, l);
+        used += l;
+        if (k % 10 == 0) {
+            assert_true(sendto(s, dgram, used, 0, (struct sockaddr *)&a, sizeof(a)) > 0);
+            used = 0;
+            usleep(2000);
+        }
+    }
+    fclose(f);
+    close(s);
+    usleep(1500000); /* a picture, a cpa job, a report */
+    capture(cmd, out, sizeof(out));
+    print_message("%s", strstr(out, "NMEA input") ? strstr(out, "NMEA input") : out);
+    assert_non_null(strstr(out, "bytes, 400 sentences")); /* every line arrived */
+    assert_non_null(strstr(out, "errors 0"));      /* the start of the log is clean */
+    assert_non_null(strstr(out, "NMEA output: "));
+    kill(pid, SIGTERM);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    status_pid = -1;
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    capture("cat hil-status.log", out, sizeof(out));
+    assert_non_null(strstr(out, "rtmgr: input: errors=0 in.reads=40 "));
+    assert_non_null(strstr(out, "rtmgr: output: reports="));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrapper),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_corrupt),
+        cmocka_unit_test_teardown(test_status, stop_rtmgr),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

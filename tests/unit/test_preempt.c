@@ -2,7 +2,8 @@
  * catalogue: aborts at many points leave a consistent completed-block array; resuming on
  * the CPU or on the OpenCL device gives the uninterrupted result; no block completes
  * twice (kernels built with RTM_COUNT_BLOCKS count completions per block); abort before
- * start and after completion; repeated preemption of one job; grid splitting; both flag
+ * start and after completion; repeated preemption of one job; resume on the worker pool;
+ * grid splitting; both flag
  * transports; every benchmark variant of every kernel still computes the right result;
  * the rules of kernels/rtm_block.h hold in every .cl file of kernels/. */
 #include <setjmp.h>
@@ -478,6 +479,44 @@ static void test_cpu_stop(void **state)
     fixture_close(&f);
 }
 
+/* Resume through the worker pool: a job stopped on the device (multi-launch spin and
+ * sort) finishes on the pool's threads with every block completed exactly once; a stop
+ * request before the pool starts leaves it STOPPED with nothing done, and it resumes. */
+static rtm_pool_t pool; /* large: static */
+
+static void test_resume_on_pool(void **state)
+{
+    (void)state;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+    const char *const names[] = {"spin", "sort"};
+    for (int n = 0; n < 2; n++) {
+        fixture_t f;
+        fixture_open(&f, rtm_kernel_find(names[n]), 20000, NULL, 0);
+        const double t = run_whole(&f);
+        for (int p = 0; p < 3; p++) {
+            fixture_reset(&f);
+            if (p == 0) { /* stopped before a single block ran on the pool */
+                rtm_preempt_stop_cpu(&f.job);
+                assert_int_equal(rtm_preempt_resume_pool(&f.job, &pool), RTM_E_ABORTED);
+                assert_int_equal(f.job.state, RTM_PREEMPT_STOPPED);
+                assert_int_equal(rtm_preempt_done_blocks(&f.job), 0);
+            } else {
+                assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+                sleep_s(t * p / 3);
+                rtm_preempt_stop_t s;
+                assert_int_equal(rtm_preempt_abort(&f.job, true, &s), RTM_OK);
+                assert_consistent(&f.job);
+            }
+            if (f.job.state == RTM_PREEMPT_STOPPED)
+                assert_int_equal(rtm_preempt_resume_pool(&f.job, &pool), RTM_OK);
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        fixture_close(&f);
+    }
+    rtm_pool_stop(&pool);
+}
+
 /* A grid of 2 long blocks becomes 32 short ones with identical results. */
 static void test_split(void **state)
 {
@@ -661,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_abort_before_start_and_after_completion),
         cmocka_unit_test(test_cpu_stop),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_resume_on_pool),
         cmocka_unit_test(test_abort_resume_every_kernel),
         cmocka_unit_test(test_abort_resume_persistent),
         cmocka_unit_test(test_repeated_preemption),
