@@ -43,7 +43,7 @@ BOARD ?= board/pocl-cpu.yaml
 run: build
 	@./$(BUILD)/rtmgr calibrate --check -b $(BOARD) --quiet 2>/dev/null || \
 	  ./$(BUILD)/rtmgr calibrate --quick -o $(BOARD)
-	./$(BUILD)/rtmgr check -c $(CONFIG)
+	./$(BUILD)/rtmgr run -c $(CONFIG) --duration $(DURATION)
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
