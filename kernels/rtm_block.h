@@ -183,6 +183,24 @@ int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop
     return 0;
 }
 
+/* The two halves of rtm_poll_now_ for RTM_POLL_FOR, which issues the load a quarter of a
+ * period before the strip ends and tests it when the next strip starts. */
+int rtm_poll_test_(__local volatile uint *stop, uint tag, int pv)
+{
+    if (pv)
+        *stop = tag;
+    return *stop == tag;
+}
+
+uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
+{
+#if RTM_POLL_LANES > 1
+    if (get_local_id(0) % RTM_POLL_LANES == 0)
+#endif
+        *pv = *flag;
+    return 0u;
+}
+
 /* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it. */
 int rtm_poll_imm_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
 {
@@ -287,7 +305,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     int rtm_pv_ = RTM_PEEK_FLAG_();                                                 \
     RTM_FETCH_ISSUE_();                                                             \
     uint rtm_pc_ = 0;                                                               \
-    (void)rtm_pc_;                                                                  \
+    (void)rtm_pc_, (void)rtm_pv_;                                                   \
     const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
 /* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
@@ -329,14 +347,31 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_POLL_WG() rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
 /* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
  * iterations and stops when the flag is up. The body is one statement or a braced
- * block; `break` inside it only leaves the current strip — end loops with a flag. */
+ * block; `break` inside it only leaves the current strip — end loops with a flag.
+ * With RTM_HIDE_LATENCY each strip runs in two phases: the flag load is issued when the
+ * last RTM_POLL_AHEAD_ iterations start (in the second phase's init, so the body has no
+ * test at all) and tested when the next strip starts: a flag is seen at most
+ * RTM_POLL_EVERY + RTM_POLL_AHEAD_ iterations after it lands, its latency covered. */
+#define RTM_POLL_AHEAD_ (RTM_POLL_EVERY / 4u ? RTM_POLL_EVERY / 4u : 1u)
+#if RTM_HIDE_LATENCY
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
-         rtm_s_ < rtm_h_ && !RTM_POLL_HIDDEN_();                                    \
+         rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);    \
          rtm_s_ += RTM_POLL_EVERY)                                                  \
+        for (uint rtm_ph_ = 0,                                                      \
+                  rtm_n_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_, \
+                  rtm_m_ = rtm_n_ - rtm_s_ > RTM_POLL_AHEAD_ ? rtm_n_ - RTM_POLL_AHEAD_ : rtm_s_; \
+             rtm_ph_ < 2u; rtm_ph_++)                                               \
+            for (uint i = rtm_ph_ ? rtm_m_ : rtm_s_, rtm_e_ = rtm_ph_ ? rtm_n_ : rtm_m_, \
+                      rtm_z_ = rtm_ph_ ? rtm_poll_issue_(rtm_abort, &rtm_pv_) : 0u; \
+                 i < rtm_e_ + rtm_z_; i++)
+#else
+#define RTM_POLL_FOR(i, lo, hi)                                                     \
+    for (uint rtm_s_ = (lo), rtm_h_ = (hi); rtm_s_ < rtm_h_ && !RTM_POLL(); rtm_s_ += RTM_POLL_EVERY) \
         for (uint i = rtm_s_,                                                       \
                   rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \
              i < rtm_e_; i++)
+#endif
 #else
 #define RTM_POLL_N(n) 0
 #define RTM_POLL() 0

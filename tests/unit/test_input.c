@@ -194,8 +194,8 @@ static bool wait_bytes(uint64_t bytes, int timeout_ms)
 }
 
 /* The picture the input published matches the offline replay: same targets (MMSI),
- * same positions within a metre (the input's pictures are dead-reckoned a little
- * later). */
+ * same positions within a few metres (the input's pictures are dead-reckoned a
+ * little later). */
 static void assert_same_table(void)
 {
     assert_int_equal(rtm_input_snapshot(&in, &pic), RTM_OK);
@@ -203,7 +203,9 @@ static void assert_same_table(void)
     for (uint32_t i = 0; i < pic.n; i++) {
         assert_int_equal(pic.id[i], ref_pic.id[i]);
         const double dt = (double)(pic.t_ns - ref_pic.t_ns) * 1e-9;
-        const double slack = 1.0 + 2.0 * (ref_pic.sog[i] + 10.0) * fabs(dt);
+        /* 5 m: float positions 30 km out and the own-ship fix interpolated at a
+         * slightly different instant */
+        const double slack = 5.0 + 2.0 * (ref_pic.sog[i] + 10.0) * fabs(dt);
         assert_true(isfinite(pic.x[i]) && isfinite(pic.y[i]));
         if (fabs(pic.x[i] - ref_pic.x[i]) > slack || fabs(pic.y[i] - ref_pic.y[i]) > slack)
             fail_msg("target %u at (%.1f, %.1f), offline (%.1f, %.1f)", pic.id[i],

@@ -367,12 +367,46 @@ static void test_abort_resume_persistent(void **state)
     abort_resume_every_kernel(&o, 5);
 }
 
+/* The GPU build's latency hiding (RTM_HIDE_LATENCY=1: look-ahead in registers, two-phase
+ * polled strips, in-order fetch) on a kernel without barrier loops, which PoCL compiles
+ * correctly: aborts stop it early, resumes complete it, every block exactly once. */
+static void test_gpu_path_on_spin(void **state)
+{
+    (void)state;
+    const uint32_t ks[] = {3, 64};
+    for (int v = 0; v < 2; v++) {
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .groups = 3, .poll_every = ks[v]};
+        fixture_t f;
+        fixture_open(&f, rtm_kernel_find("spin"), 6000, &o, 0);
+        const double t = run_whole(&f);
+        uint32_t stopped = 0;
+        for (int p = 1; p <= 4; p++) {
+            fixture_reset(&f);
+            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+            sleep_s(t * p / 5);
+            rtm_preempt_stop_t s;
+            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            assert_consistent(&f.job);
+            stopped += !s.finished;
+            if (!s.finished) {
+                assert_true(s.response_s < t / 2);
+                assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+                assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+            }
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        assert_true(stopped > 0);
+        fixture_close(&f);
+    }
+}
+
 /* One long job preempted five times, resumed on the device each time, then finished. */
 static void test_repeated_preemption(void **state)
 {
     (void)state;
     fixture_t f;
-    fixture_open(&f, rtm_kernel_find("spin"), 40000, NULL, 0);
+    fixture_open(&f, rtm_kernel_find("spin"), 20000, NULL, 0);
     const double t = run_whole(&f);
     fixture_reset(&f);
     assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
@@ -703,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_resume_on_pool),
         cmocka_unit_test(test_abort_resume_every_kernel),
         cmocka_unit_test(test_abort_resume_persistent),
+        cmocka_unit_test(test_gpu_path_on_spin),
         cmocka_unit_test(test_repeated_preemption),
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
