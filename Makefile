@@ -39,11 +39,13 @@ build-asan: deps
 # The board profile of the default task set: calibrated (--quick) when this computer's
 # devices, drivers or cores are not the ones it describes.
 BOARD ?= board/pocl-cpu.yaml
+# `make run DURATION=10` stops after 10 s; without it rtmgr runs until Ctrl-C / SIGTERM.
+DURATION ?=
 
 run: build
 	@./$(BUILD)/rtmgr calibrate --check -b $(BOARD) --quiet 2>/dev/null || \
 	  ./$(BUILD)/rtmgr calibrate --quick -o $(BOARD)
-	./$(BUILD)/rtmgr check -c $(CONFIG)
+	./$(BUILD)/rtmgr run -c $(CONFIG) $(if $(DURATION),--duration $(DURATION))
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

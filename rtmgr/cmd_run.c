@@ -1,5 +1,6 @@
 /* cmd_run.c — `rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH]
- * [--status-name NAME] [--margin F] [--no-rt] [--verify] [--quiet]`: the manager's
+ * [--status-name NAME] [--margin F] [--no-rt] [--verify] [--quiet] [--nmea-in A]
+ * [--nmea-out A]`: the manager's
  * lifecycle (manager.h) from the command line. Without -c it runs config/default.yaml.
  * Exit: 0 after a clean stop (duration over, SIGINT or SIGTERM), 1 usage, 2 invalid
  * configuration, 3 runtime failure (device, log write error, --verify mismatch). */
@@ -18,6 +19,7 @@ static int usage(FILE *f)
     fprintf(f, "usage: rtmgr run [-c FILE] [--duration S] [--policy model|cpu-only|gpu-only|greedy]\n"
                "                 [--log PATH] [--status-name NAME] [--margin F] [--adapt W]\n"
                "                 [--no-rt] [--no-warmup] [--verify] [--quiet]\n"
+               "                 [--nmea-in HOST:PORT] [--nmea-out HOST:PORT]\n"
                "  -c FILE            task set (default " DEFAULT_CONFIG ")\n"
                "  --duration S       run S seconds, then stop (default: until SIGINT/SIGTERM)\n"
                "  --policy P         placement policy (default model)\n"
@@ -30,6 +32,8 @@ static int usage(FILE *f)
                "  --no-warmup        no warm-up job where the model predicts (faster start-up)\n"
                "  --verify           at the end, check device results against the CPU twins\n"
                "  --quiet            no progress lines\n"
+               "  --nmea-in A        NMEA input address instead of the task set's udp/tcp one\n"
+               "  --nmea-out A       NMEA output address instead of the task set's output.nmea.udp\n"
                "signals: SIGINT/SIGTERM stop cleanly, SIGUSR1 prints per-task statistics\n");
     return RTM_EXIT_USAGE;
 }
@@ -76,6 +80,10 @@ int rtm_cmd_run(int argc, char **argv)
             verify = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = true;
+        } else if (strcmp(a, "--nmea-in") == 0 && more) {
+            o.nmea_in = argv[++i];
+        } else if (strcmp(a, "--nmea-out") == 0 && more) {
+            o.nmea_out = argv[++i];
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return RTM_EXIT_OK;

@@ -146,6 +146,28 @@ rtm_status_t rtm_manager_validate(rtm_manager_t *m, rtm_diag_t *diag)
         snprintf(diag->text, sizeof(diag->text), "invalid policy, margin or adapt weight");
         return RTM_E_ARG;
     }
+    /* the NMEA addresses from the command line (tests, the HIL harness on free ports) */
+    const char *bad = NULL;
+    if (m->o.nmea_in && m->cfg.input.kind != RTM_INPUT_NMEA_UDP &&
+        m->cfg.input.kind != RTM_INPUT_NMEA_TCP)
+        bad = "--nmea-in needs a task set with input: nmea: {udp|tcp: ...}";
+    else if (m->o.nmea_out && !m->cfg.output.on)
+        bad = "--nmea-out needs a task set with output: nmea: {udp: ...}";
+    else if ((m->o.nmea_in && (!strrchr(m->o.nmea_in, ':') ||
+                               strlen(m->o.nmea_in) >= sizeof(m->cfg.input.address))) ||
+             (m->o.nmea_out && (!strrchr(m->o.nmea_out, ':') ||
+                                strlen(m->o.nmea_out) >= sizeof(m->cfg.output.address))))
+        bad = "--nmea-in and --nmea-out take host:port";
+    if (bad) {
+        snprintf(diag->file, sizeof(diag->file), "%s", m->cfg.path);
+        diag->line = diag->column = 0;
+        snprintf(diag->text, sizeof(diag->text), "%s", bad);
+        return RTM_E_ARG;
+    }
+    if (m->o.nmea_in)
+        snprintf(m->cfg.input.address, sizeof(m->cfg.input.address), "%s", m->o.nmea_in);
+    if (m->o.nmea_out)
+        snprintf(m->cfg.output.address, sizeof(m->cfg.output.address), "%s", m->o.nmea_out);
     snprintf(m->log_path, sizeof(m->log_path), "%s",
              m->o.log_path ? m->o.log_path : m->cfg.log_path[0] ? m->cfg.log_path : "rtmgr-model.csv");
     m->phase = PH_VALID;

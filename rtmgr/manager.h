@@ -41,6 +41,8 @@ typedef struct {
     double margin;           /* placement model-error allowance (fraction; default 0.1) */
     double adapt;            /* placement's online correction weight (0: off; default 0.2) */
     bool quiet;              /* no per-second line, no allocation report */
+    const char *nmea_in;     /* host:port instead of the task set's input.nmea udp/tcp */
+    const char *nmea_out;    /* host:port instead of the task set's output.nmea.udp */
     bool no_warmup;          /* skip the warm-up job where the model predicts (faster
                                 start-up; the first job on a device may compile) */
 } rtm_manager_opts_t;

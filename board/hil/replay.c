@@ -2,11 +2,14 @@
  *
  *   rtmgr-replay LOG -c CONFIG [--speed X] [--duration S] [--start S] [--corrupt]
  *                [--seed N] [--rate F] [--rtmgr PATH] [--out DIR] [--startup S]
+ *                [--free-ports]
  *
  * Replays a recorded NMEA 0183 log over UDP into a running `rtmgr run -c CONFIG` (the
  * task set's input must be `nmea: {udp: host:port}`), at the pace of the log's RMC
  * times (--speed X times faster), captures rtmgr's TTM/OSD/ALR output on the task set's
- * `output: nmea: {udp: ...}` address, stops rtmgr with SIGTERM, and checks:
+ * `output: nmea: {udp: ...}` address (with --free-ports: on free loopback ports instead,
+ * handed to rtmgr with --nmea-in/--nmea-out, so that runs side by side do not collide),
+ * stops rtmgr with SIGTERM, and checks:
  *   1. deadlines: zero misses of hard tasks in the model-error log (--log OUT/model.csv);
  *   2. CPA/TCPA: every TTM equals the CPU recomputation from its own fields and the OSD
  *      before it (replay.h), and every alarm condition raised an ALR, no other did;
@@ -23,7 +26,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -50,7 +55,7 @@ typedef struct {
     const char *log, *config, *rtmgr, *out;
     double speed, duration, start, rate, startup;
     uint64_t seed;
-    bool corrupt;
+    bool corrupt, free_ports;
 } opts_t;
 
 static rtm_config_t cfg;
@@ -70,6 +75,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: rtmgr-replay LOG -c CONFIG [--speed X] [--duration S] [--start S] [--corrupt]\n"
             "                    [--seed N] [--rate F] [--rtmgr PATH] [--out DIR] [--startup S]\n"
+            "                    [--free-ports]\n"
             "  LOG         recorded NMEA 0183 log (RMC times pace the replay)\n"
             "  -c CONFIG   task set: input nmea udp, output nmea udp, hil.mape_budget\n"
             "  --speed X   replay X times faster than recorded (default 1)\n"
@@ -79,6 +85,7 @@ static void usage(FILE *f)
             "  --rtmgr PATH  the rtmgr binary (default: beside this program, then $RTMGR, PATH)\n"
             "  --out DIR   keep rtmgr's log, the model-error log and the sent slice there\n"
             "  --startup S   seconds rtmgr may take to open its input (default 120)\n"
+            "  --free-ports  input and output on free loopback UDP ports, not the task set's\n"
             "exit: 0 pass, 1 a check failed, 2 bad arguments or configuration, 3 rtmgr failed\n");
 }
 
@@ -126,6 +133,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             i++;
         } else if (strcmp(a, "--corrupt") == 0) {
             o->corrupt = true;
+        } else if (strcmp(a, "--free-ports") == 0) {
+            o->free_ports = true;
         } else if (strcmp(a, "--rtmgr") == 0 && more) {
             o->rtmgr = argv[++i];
         } else if (strcmp(a, "--out") == 0 && more) {
@@ -193,6 +202,22 @@ static int udp_socket(const char *addr, bool bind_it, struct sockaddr_storage *s
         return -1;
     }
     return fd;
+}
+
+/* A free UDP port on 127.0.0.1 (bound, read back, released), or -1. */
+static int free_udp_port(void)
+{
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t l = sizeof(a);
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
 }
 
 /* True when some socket is bound to UDP port `port` (/proc/net/udp, udp6). */
@@ -349,20 +374,32 @@ int main(int argc, char **argv)
     unlink(model_csv);
     (void)rtm_replay_write(&sent, sent_path);
 
+    char in_addr[RTM_PATH_MAX], out_addr[RTM_PATH_MAX];
+    snprintf(in_addr, sizeof(in_addr), "%s", cfg.input.address);
+    snprintf(out_addr, sizeof(out_addr), "%s", cfg.output.address);
+    if (o.free_ports) {
+        const int pi = free_udp_port(), po = free_udp_port();
+        if (pi < 0 || po < 0 || pi == po) {
+            fprintf(stderr, "rtmgr-replay: no free UDP ports\n");
+            return EXIT_RUN;
+        }
+        snprintf(in_addr, sizeof(in_addr), "127.0.0.1:%d", pi);
+        snprintf(out_addr, sizeof(out_addr), "127.0.0.1:%d", po);
+    }
     struct sockaddr_storage in_sa, out_sa;
     socklen_t in_sl, out_sl;
-    const int out_fd = udp_socket(cfg.output.address, true, &out_sa, &out_sl);
+    const int out_fd = udp_socket(out_addr, true, &out_sa, &out_sl);
     if (out_fd < 0) {
-        fprintf(stderr, "rtmgr-replay: cannot listen on %s (output.nmea.udp): %s\n",
-                cfg.output.address, strerror(errno));
+        fprintf(stderr, "rtmgr-replay: cannot listen on %s (output.nmea.udp): %s\n", out_addr,
+                strerror(errno));
         return EXIT_RUN;
     }
-    const int in_fd = udp_socket(cfg.input.address, false, &in_sa, &in_sl);
+    const int in_fd = udp_socket(in_addr, false, &in_sa, &in_sl);
     if (in_fd < 0) {
-        fprintf(stderr, "rtmgr-replay: cannot send to %s\n", cfg.input.address);
+        fprintf(stderr, "rtmgr-replay: cannot send to %s\n", in_addr);
         return EXIT_RUN;
     }
-    const int in_port = (int)strtol(strrchr(cfg.input.address, ':') + 1, NULL, 10);
+    const int in_port = (int)strtol(strrchr(in_addr, ':') + 1, NULL, 10);
     if (udp_port_bound(in_port)) {
         fprintf(stderr, "rtmgr-replay: UDP port %d is already in use: another rtmgr?\n", in_port);
         return EXIT_RUN;
@@ -377,7 +414,7 @@ int main(int argc, char **argv)
     printf("rtmgr-replay: %s, %.0f s of log from +%.0f s at %gx (%.1f s), %s%s\n", o.log,
            (double)(slice.t1_ns - slice.t0_ns) / 1e9, o.start, o.speed, replay_s,
            o.corrupt ? "corrupted copy, " : "", o.config);
-    printf("  output in %s; rtmgr: %s\n", out, exe);
+    printf("  output in %s; rtmgr: %s; NMEA in %s, out %s\n", out, exe, in_addr, out_addr);
     const int64_t t_launch = now_ns();
     const pid_t pid = fork();
     if (pid < 0) {
@@ -390,8 +427,12 @@ int main(int argc, char **argv)
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        execlp(exe, exe, "run", "-c", o.config, "--duration", duration, "--log", model_csv,
-               (char *)NULL);
+        if (o.free_ports)
+            execlp(exe, exe, "run", "-c", o.config, "--duration", duration, "--log", model_csv,
+                   "--nmea-in", in_addr, "--nmea-out", out_addr, (char *)NULL);
+        else
+            execlp(exe, exe, "run", "-c", o.config, "--duration", duration, "--log", model_csv,
+                   (char *)NULL);
         fprintf(stderr, "rtmgr-replay: exec %s: %s\n", exe, strerror(errno));
         _exit(127);
     }

