@@ -39,7 +39,7 @@ static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
 static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
-static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate"};
+static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -175,10 +175,27 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                 return rtm_yamldoc_fail_at(doc, f[3], RTM_E_CFG_VALUE, diag,
                                            "mem_rate must be greater than zero in %s", where);
         }
+        /* optional extended-model terms (absent in profiles made before them: 0 = off) */
+        double ext[3] = {0.0, 0.0, 0.0};
+        static const rtm_unit_t ext_unit[3] = {RTM_UNIT_TIME, RTM_UNIT_TIME, RTM_UNIT_BYTES};
+        for (int e = 0; e < 3 && st == RTM_OK; e++) {
+            if (f[4 + e] < 0)
+                continue;
+            st = rtm_yamldoc_quantity(doc, f[4 + e], where, ext_unit[e], &ext[e], diag);
+            if (st == RTM_OK && !(ext[e] >= 0))
+                return rtm_yamldoc_fail_at(doc, f[4 + e], RTM_E_CFG_VALUE, diag,
+                                           "%s must not be negative in %s", ktune_keys[4 + e],
+                                           where);
+        }
+        if (st != RTM_OK)
+            break;
         kt[k].have = true;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
         kt[k].r_op = r_op;
         kt[k].mem_rate = mem_rate;
+        kt[k].t_fixed = ext[0];
+        kt[k].r_big = ext[1];
+        kt[k].knee = ext[2];
     }
     return st;
 }
@@ -410,6 +427,17 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             rtm_units_format(kt[k].mem_rate, RTM_UNIT_RATE, v, sizeof(v));
             fprintf(f, ", mem_rate: %s", v);
         }
+        if (kt[k].t_fixed != 0.0) {
+            char v[64];
+            rtm_units_format(kt[k].t_fixed, RTM_UNIT_TIME, v, sizeof(v));
+            fprintf(f, ", t_fixed: %s", v);
+        }
+        if (kt[k].r_big != 0.0 && kt[k].knee != 0.0) {
+            char v[64], w[64];
+            rtm_units_format(kt[k].r_big, RTM_UNIT_TIME, v, sizeof(v));
+            rtm_units_format(kt[k].knee, RTM_UNIT_BYTES, w, sizeof(w));
+            fprintf(f, ", r_big: %s, knee: %s", v, w);
+        }
         fprintf(f, "}\n");
     }
 }
@@ -457,6 +485,12 @@ static void put_board(FILE *f, const rtm_board_t *b)
 }
 
 /* Every value that will be written is finite (NaN or inf would not load back). */
+static bool ktune_finite(const rtm_board_ktune_t *kt)
+{
+    return isfinite(kt->r_op) && isfinite(kt->mem_rate) && isfinite(kt->t_fixed) &&
+           isfinite(kt->r_big) && isfinite(kt->knee);
+}
+
 static bool all_finite(const rtm_board_t *b)
 {
     for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++)
@@ -464,7 +498,7 @@ static bool all_finite(const rtm_board_t *b)
             return false;
     for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
         if (b->cpu_ktune[k].have &&
-            (!isfinite(b->cpu_ktune[k].r_op) || !isfinite(b->cpu_ktune[k].mem_rate)))
+            !ktune_finite(&b->cpu_ktune[k]))
             return false;
     for (uint32_t i = 0; i < b->n_devs; i++) {
         for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
@@ -472,7 +506,7 @@ static bool all_finite(const rtm_board_t *b)
                 return false;
         for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++)
             if (b->dev[i].ktune[k].have &&
-                (!isfinite(b->dev[i].ktune[k].r_op) || !isfinite(b->dev[i].ktune[k].mem_rate)))
+                !ktune_finite(&b->dev[i].ktune[k]))
                 return false;
     }
     return true;

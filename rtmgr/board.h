@@ -74,6 +74,11 @@ typedef struct {
     double r_op;     /* per-kernel r (s), 0 when not calibrated */
     double mem_rate; /* bytes_dev per second the kernel reaches once memory-bound (B/s,
                       * extended model), 0 when not calibrated */
+    double t_fixed;  /* fixed kernel time per job beyond the executor's per-launch costs
+                      * (s, extended model), 0 when none */
+    double r_big;    /* per-kernel r for jobs whose buffers exceed `knee` (s, extended
+                      * model: a second cache/TLB regime), 0 when none */
+    double knee;     /* bytes (bytes_in + bytes_out) beyond which r_big applies, 0 = none */
 } rtm_board_ktune_t;
 
 typedef struct {

@@ -513,13 +513,13 @@ static void iso_now(char *buf, size_t len)
 
 /* ---- per-kernel fits (device and CPU alike) ------------------------------------------ */
 
-/* One calibration point of a kernel: the extended model's time there is
- * max(a * r, m / mem_rate) + b (a, b from the model itself, m = the job's bytes_dev),
- * measured t. */
+/* One calibration point of a kernel: the extended model's kernel time there, without
+ * the kernel's own fixed term and regimes, is a * r + b (a, b from the model itself);
+ * measured t; ws = the job's buffer bytes (bytes_in + bytes_out). */
 typedef struct {
     int64_t key;
-    double a, b, m, t, spread;
-    bool big; /* the job's buffers exceed the executor's cache: the memory rate applies */
+    double a, b, ws, t, spread;
+    int reps;
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -527,79 +527,135 @@ typedef struct {
     const rtm_kernel_t *kern;
     rtm_tune_t tune;
     const rtm_calib_lim_t *lim;
-    rtm_calib_pred_fn pred; /* prediction used for sizing; reads *r_est through pred_ctx */
+    rtm_calib_pred_fn pred; /* job time used for sizing; reads *r_est through pred_ctx */
     const void *pred_ctx;
     double *r_est;
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
-    double cache; /* the executor's cache (bytes): larger jobs get the memory term */
-    rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f);
+    rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                            rtm_calib_fig_t *f);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the second is added */
 } kfit_t;
 
-/* Measures one point of kernel kf->kern at `size` (first key `key`). */
+/* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
+ * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
+#define POINT_BUDGET_S 0.5
+#define EXTRA_MIN_REPS 3
+/* Longest predicted job of an extra (seed-000 validation-range) point. */
+#define EXTRA_MAX_S 0.4
+
+/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs. */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
-                                 kpoint_t *pt, double *per_job)
+                                 int reps, kpoint_t *pt, double *per_job)
 {
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, false};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, reps};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
         st = RTM_E_MODEL;
     if (st == RTM_OK) {
         rtm_cost_t cost;
         kf->kern->cost(&in.k, &cost);
-        pt->m = cost.bytes_dev;
-        pt->big = cost.bytes_in + cost.bytes_out > kf->cache;
-        st = kf->measure(kf->ctx, &in, &pt->t, &f);
+        pt->ws = cost.bytes_in + cost.bytes_out;
+        st = kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
     rtm_calib_inst_free(&in);
     pt->spread = f.spread;
-    *per_job = (rtm_calib_now() - t0) / (REPS + 1);
+    *per_job = (rtm_calib_now() - t0) / (reps + 1);
     return st;
 }
 
-/* Measures kernel kf->kern at the calibration targets, odd first keys: the smallest
- * target first, then the largest (so that the points span the range even when time
- * runs short), then those in between while the kernel's time lasts. Points come back
- * sorted by size. */
+/* The seed-000 kernels' extra calibration sizes (first key n, or the empty kernel's
+ * blocks of an n x n grid): odd n between and just beyond validation's 1000, 2000, 3000
+ * (128, 256, 384 with --quick), so that the fit spans the range validation measures. */
+static uint32_t extra_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t tune,
+                            int64_t *keys)
+{
+    static const char *const s0[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
+                                     "matrix_mul"};
+    static const int64_t full[] = {1501, 2501, 3001}, quick[] = {193, 321, 385};
+    bool is = false;
+    for (size_t i = 0; i < N_OF(s0); i++)
+        is = is || strcmp(s0[i], kern->name) == 0;
+    if (!is || kern->n_keys == 0)
+        return 0;
+    const int64_t *set = c->o->quick ? quick : full;
+    for (uint32_t i = 0; i < 3; i++) {
+        int64_t key = set[i];
+        if (strcmp(kern->keys[0].name, "n") != 0) {
+            const int64_t wg = tune.wg ? tune.wg : 1;
+            key = (set[i] * set[i] + wg - 1) / wg;
+            key |= 1;
+        }
+        keys[i] = key;
+    }
+    return 3;
+}
+
+/* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
+ * smallest target first, then the largest (so that the points span the range even when
+ * time runs short), then the seed-000 kernels' extra sizes near validation's, then the
+ * targets in between while the kernel's time lasts. Points come back sorted by size. */
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
-    int64_t keys[16], size[RTM_SIZE_KEYS_MAX];
+    int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
     rtm_status_t st = RTM_OK;
     *n = 0;
     const size_t nt = c->n_targets;
+    const uint32_t ne = extra_sizes(c, kf->kern, kf->tune, extra);
     const double top = c->targets[nt - 1];
-    for (size_t j = 0; j < nt && *n < max && *n < N_OF(keys); j++) {
-        const size_t i = j == 0 ? 0 : j == 1 ? nt - 1 : j - 1; /* 0, last, 1, 2, ... */
+    for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         if (j >= 2 && rtm_calib_now() > kf->deadline)
             break;
-        /* the largest target at least 1.5x the smallest size, so that the points span a
-         * range; the others just distinct */
-        const int64_t min_key = j == 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
-        const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred,
-                                               kf->pred_ctx, kf->lim, 1, min_key, keys, *n, size);
-        if (key < 0)
-            continue;
+        int64_t key;
+        int reps = REPS;
+        uint64_t seed = 3 + j;
+        if (j >= 2 && j < 2 + ne) { /* an extra size: when it fits and is not too long */
+            rtm_kinst_t k;
+            if (!size_plan(kf->kern, extra[j - 2], kf->tune, kf->lim, &k))
+                continue;
+            const double pt = kf->pred(kf->pred_ctx, &k);
+            if (!(pt > 0) || pt > EXTRA_MAX_S)
+                continue;
+            bool taken = false;
+            for (uint32_t i = 0; i < *n; i++)
+                taken = taken || keys[i] == extra[j - 2];
+            if (taken)
+                continue;
+            key = extra[j - 2];
+            memcpy(size, k.size, sizeof(size));
+            const double want = POINT_BUDGET_S / pt;
+            reps = want >= REPS ? REPS : want <= EXTRA_MIN_REPS ? EXTRA_MIN_REPS : (int)want;
+        } else {
+            const size_t jj = j < 2 ? j : j - ne;
+            const size_t i = jj == 0 ? 0 : jj == 1 ? nt - 1 : jj - 1; /* 0, last, 1, 2... */
+            /* the largest target at least 1.5x the smallest size, so that the points
+             * span a range; the others just distinct */
+            const int64_t min_key = jj == 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
+            key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred, kf->pred_ctx,
+                                     kf->lim, 1, min_key, keys, *n, size);
+            if (key < 0)
+                continue;
+        }
         kpoint_t pt;
         double per_job = 0;
-        st = kernel_point(kf, size, key, 3 + i, &pt, &per_job);
+        st = kernel_point(kf, size, key, seed, reps, &pt, &per_job);
         if (st != RTM_OK)
             break;
         keys[*n] = key;
         pts[(*n)++] = pt;
         if (pt.t > pt.b && j == 0)
             *kf->r_est = (pt.t - pt.b) / pt.a; /* sizes the others */
-        /* long already (kernel, or the job with its transfers): the smallest size and
-         * one larger one only */
-        if (j >= 1 && (pt.t > 4.0 * top || per_job > 8.0 * top))
+        /* a job far longer than the targets (instance set-up, a slow CPU twin): the
+         * smallest size and one larger one only */
+        if (j == 1 && per_job > 8.0 * top)
             break;
     }
-    /* by size, for the fit's record */
+    /* by size, for the fit and its record */
     for (uint32_t i = 1; i < *n; i++)
-        for (uint32_t k = i; k > 0 && pts[k].key < pts[k - 1].key; k--) {
+        for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
             const kpoint_t tmp = pts[k];
             pts[k] = pts[k - 1];
             pts[k - 1] = tmp;
@@ -607,105 +663,153 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
-/* Fits r and the kernel's memory rate R to the extended model's kernel time, b + a r
- * where the job's buffers fit in the cache and b + max(a r, m / R) where they do not,
- * in relative least squares: r from the points that fit in the cache (all points when
- * none does), R from the others. R is kept only when it is plausible (within
- * [ref / 20, 20 ref] of the executor's copy bandwidth `ref`), binds at some point and
- * lowers the squared error; else the memory term stays off (R = 0). */
-static void fit_kernel(const kpoint_t *p, uint32_t n, double ref, double *r_out, double *R_out,
-                       double *resid)
+/* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on up to
+ * three columns: 1 (the fixed term, when `fixed`), a_i on points [0, split) and a_i on
+ * points [split, n) (the second only when split < n). x gets {c0, r_lo, r_hi}; returns
+ * the sum of squared relative errors, or INFINITY when singular. */
+static double fit_lsq(const kpoint_t *p, uint32_t n, bool fixed, uint32_t split, double x[3])
 {
-    double num = 0, den = 0, num_all = 0, den_all = 0, mnum = 0, mden = 0;
+    double A[3][4] = {{0}};
+    int cols[3], nc = 0;
+    if (fixed)
+        cols[nc++] = 0;
+    cols[nc++] = 1;
+    if (split < n)
+        cols[nc++] = 2;
     for (uint32_t i = 0; i < n; i++) {
         const double w = 1.0 / (p[i].t * p[i].t);
-        num_all += w * p[i].a * (p[i].t - p[i].b);
-        den_all += w * p[i].a * p[i].a;
-        if (!p[i].big) {
-            num += w * p[i].a * (p[i].t - p[i].b);
-            den += w * p[i].a * p[i].a;
-        } else if (p[i].m > 0) {
-            mnum += w * p[i].m * (p[i].t - p[i].b);
-            mden += w * p[i].m * p[i].m;
+        const double v[3] = {1.0, i < split ? p[i].a : 0.0, i >= split ? p[i].a : 0.0};
+        const double y = p[i].t - p[i].b;
+        for (int r = 0; r < nc; r++) {
+            for (int q = 0; q < nc; q++)
+                A[r][q] += w * v[cols[r]] * v[cols[q]];
+            A[r][3] += w * v[cols[r]] * y;
         }
     }
-    *r_out = 0.0;
-    *R_out = 0.0;
-    *resid = 0.0;
-    /* r alone, over every point */
-    const double r0 = den_all > 0 ? num_all / den_all : 0.0;
-    double err0 = 0, worst0 = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const double e = (p[i].a * r0 + p[i].b - p[i].t) / p[i].t;
-        err0 += e * e;
-        worst0 = fmax(worst0, fabs(e));
-    }
-    *r_out = r0;
-    *resid = worst0;
-    /* r where the data fit in the cache, R beyond */
-    const double r = den > 0 ? num / den : r0;
-    const double inv_R = mden > 0 && mnum > 0 ? mnum / mden : 0.0;
-    if (!(r > 0) || !(inv_R > 0) || 1.0 / inv_R < ref / 20.0 || 1.0 / inv_R > ref * 20.0)
-        return;
-    double err = 0, worst = 0;
-    bool binds = false;
-    for (uint32_t i = 0; i < n; i++) {
-        double pred = p[i].a * r;
-        if (p[i].big) {
-            binds = binds || p[i].m * inv_R > pred;
-            pred = fmax(pred, p[i].m * inv_R);
+    for (int r = 0; r < nc; r++) { /* Gauss-Jordan, partial pivoting */
+        int piv = r;
+        for (int q = r + 1; q < nc; q++)
+            if (fabs(A[q][r]) > fabs(A[piv][r]))
+                piv = q;
+        if (!(fabs(A[piv][r]) > 0))
+            return INFINITY;
+        for (int q = 0; q < 4; q++) {
+            const double tmp = A[r][q];
+            A[r][q] = A[piv][q];
+            A[piv][q] = tmp;
         }
-        const double e = (pred + p[i].b - p[i].t) / p[i].t;
-        err += e * e;
-        worst = fmax(worst, fabs(e));
+        for (int q = 0; q < nc; q++) {
+            if (q == r)
+                continue;
+            const double f = A[q][r] / A[r][r];
+            for (int m = 0; m < 4; m++)
+                A[q][m] -= f * A[r][m];
+        }
     }
-    if (binds && err < err0) {
-        *r_out = r;
-        *R_out = 1.0 / inv_R;
-        *resid = worst;
+    x[0] = x[1] = x[2] = 0.0;
+    for (int r = 0; r < nc; r++)
+        x[cols[r]] = A[r][3] / A[r][r];
+    if (split >= n)
+        x[2] = x[1];
+    double sse = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double e = (x[0] + p[i].a * (i < split ? x[1] : x[2]) + p[i].b - p[i].t) / p[i].t;
+        sse += e * e;
     }
+    return sse;
+}
+
+/* The extended model's per-kernel terms fitted to points sorted by ws. */
+typedef struct {
+    double r, t_fixed, r_big, knee, resid;
+} kfit_out_t;
+
+/* Fits one regime (split = n) or two: a fixed term t_fixed >= 0 (from three points on)
+ * and r > 0 per regime. Returns the sum of squared relative errors (INFINITY: no fit). */
+static double fit_regimes(const kpoint_t *p, uint32_t n, uint32_t split, kfit_out_t *o)
+{
+    double x[3];
+    const uint32_t params = 1u + (split < n);
+    double sse = n >= params + 2 ? fit_lsq(p, n, true, split, x) : INFINITY;
+    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0))
+        sse = fit_lsq(p, n, false, split, x);
+    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0))
+        return INFINITY;
+    double worst = 0;
+    for (uint32_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs((x[0] + p[i].a * (i < split ? x[1] : x[2]) + p[i].b - p[i].t) /
+                                 p[i].t));
+    *o = (kfit_out_t){x[1], x[0], split < n ? x[2] : 0.0,
+                      split < n ? sqrt(p[split - 1].ws * p[split].ws) : 0.0, worst};
+    return sse;
+}
+
+/* Fits the kernel's r and fixed term over every point, then tries each split between
+ * two sizes as a regime boundary (knee; from four points, at least two below it): a
+ * knee is kept when the one-regime fit misses some point by over 5% and the two
+ * regimes cut the squared relative error by half or more. */
+static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
+{
+    const double sse1 = fit_regimes(p, n, n, o);
+    if (!(sse1 < INFINITY))
+        return false;
+    if (n < 4 || o->resid <= 0.05)
+        return true;
+    double best = sse1;
+    kfit_out_t cand, keep = *o;
+    for (uint32_t s = 2; s < n; s++) {
+        if (!(p[s].ws > p[s - 1].ws))
+            continue;
+        const double sse = fit_regimes(p, n, s, &cand);
+        if (sse < best && sse < 0.5 * sse1) {
+            best = sse;
+            keep = cand;
+        }
+    }
+    *o = keep;
+    return true;
 }
 
 /* Fits and stores one kernel's points: ktune, figure, note. */
 static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, rtm_tune_t tune,
-                         const kpoint_t *pts, uint32_t n, double r_fallback, double ref_rate,
+                         const kpoint_t *pts, uint32_t n, double r_fallback,
                          rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
-    double r, R, resid;
-    fit_kernel(pts, n, ref_rate, &r, &R, &resid);
-    if (!(r > 0)) {
-        r = r_fallback;
-        R = 0.0;
-    }
-    kt->have = true;
-    kt->tune = tune;
-    kt->r_op = r;
-    kt->mem_rate = R;
+    kfit_out_t o;
+    if (!fit_kernel(pts, n, &o))
+        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0};
+    *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
+                              .t_fixed = o.t_fixed, .r_big = o.r_big, .knee = o.knee};
     double spread = 0;
-    for (uint32_t i = 0; i < n; i++)
+    uint32_t samples = 0;
+    for (uint32_t i = 0; i < n; i++) {
         spread = fmax(spread, pts[i].spread);
-    f->median = r;
+        samples += (uint32_t)pts[i].reps;
+    }
+    f->median = o.r;
     f->spread = spread;
-    f->resid = resid;
-    f->n = n * REPS;
+    f->resid = o.resid;
+    f->n = samples;
     f->kept = f->n;
-    char ks[256];
+    char ks[384];
     size_t used = 0;
     ks[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
-        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms", i ? " " : "",
-                               (long long)pts[i].key, pts[i].t * 1e3);
+        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s", i ? " " : "",
+                               (long long)pts[i].key, pts[i].t * 1e3,
+                               pts[i].reps < REPS ? "(few reps)" : "");
         if (m > 0 && used + (size_t)m < sizeof(ks))
             used += (size_t)m;
     }
-    char rate[48] = "none";
-    if (R > 0)
-        snprintf(rate, sizeof(rate), "%.4gGB/s", R * 1e-9);
-    note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, mem_rate %s (fit residual %.1f%%)",
+    char big[96] = "";
+    if (o.r_big > 0)
+        snprintf(big, sizeof(big), ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9,
+                 o.knee / MIB);
+    note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual %.1f%%)",
          owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,
-         r * 1e9, rate, resid * 100);
-    say(c, "%s: %s r_op %.4gns mem_rate %s wg %u vec %u (%u sizes, residual %.1f%%)", owner,
-        kern->name, r * 1e9, rate, tune.wg, tune.vec, n, resid * 100);
+         o.r * 1e9, o.t_fixed * 1e6, big, o.resid * 100);
+    say(c, "%s: %s r_op %.4gns t_fixed %.4gus%s wg %u vec %u (%u sizes, residual %.1f%%)", owner,
+        kern->name, o.r * 1e9, o.t_fixed * 1e6, big, tune.wg, tune.vec, n, o.resid * 100);
 }
 
 /* ---- OpenCL device ------------------------------------------------------------------ */
@@ -1360,7 +1464,7 @@ static double dev_pred(const void *ctx, const rtm_kinst_t *k)
     static rtm_board_dev_t tmp;
     tmp = *p->bd;
     if (p->ki >= 0 && p->r > 0)
-        tmp.ktune[p->ki] = (rtm_board_ktune_t){true, k->tune, p->r, 0.0};
+        tmp.ktune[p->ki] = (rtm_board_ktune_t){.have = true, .tune = k->tune, .r_op = p->r};
     rtm_model_job_t job;
     rtm_model_pred_t pr;
     if (rtm_model_job_make(k, &job) != RTM_OK ||
@@ -1420,6 +1524,44 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     return st;
 }
 
+/* Sizing for the sweep on a GPU: the larger of the key whose largest buffer reaches
+ * SWEEP_GPU_BUF and the key whose kernel time reaches SWEEP_GPU_CAP_S (the bandwidth-bound
+ * regime, where vector width and work-group size matter, without a huge job). */
+#define SWEEP_GPU_BUF (64.0 * MIB)
+#define SWEEP_GPU_CAP_S 5e-3
+typedef struct {
+    const dpred_t *p;
+} spred_t;
+
+static double sweep_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const spred_t *s = ctx;
+    double big = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        big = fmax(big, (double)k->plan.buf[i].bytes);
+    const double t = dev_pred(s->p, k);
+    return t < 0 ? -1.0 : fmin(big / SWEEP_GPU_BUF, t / SWEEP_GPU_CAP_S);
+}
+
+/* The size the tuning sweep runs at: kernel time SWEEP_TARGET_S, and on a GPU at least
+ * the bandwidth-bound size above (seeds 001/004: the width that wins on a small job is
+ * not the one that wins on a large one). */
+static bool sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, const dpred_t *p,
+                       int64_t *size)
+{
+    const int64_t k1 = rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, dev_pred, p, &x->lim, 1, 0,
+                                          NULL, 0, size);
+    if (k1 < 0 || (x->d->info.type & CL_DEVICE_TYPE_CPU))
+        return k1 >= 0;
+    int64_t s2[RTM_SIZE_KEYS_MAX];
+    const spred_t sp = {p};
+    const int64_t k2 = rtm_calib_size_for(kern, tune, 1.0, sweep_pred, &sp, &x->lim, 1, 0, NULL,
+                                          0, s2);
+    if (k2 > k1)
+        memcpy(size, s2, sizeof(s2));
+    return true;
+}
+
 /* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
  * widths at the best work-group size; the fastest kernel span wins. */
 static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
@@ -1433,13 +1575,19 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     char log[512];
     size_t used = 0;
     log[0] = '\0';
-    for (int phase = 0; phase < 2; phase++) {
+    /* a CPU device runs a work-group as a loop on one thread: only the width matters
+     * there (and the default work-group is kept) */
+    const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    for (int phase = cpu_dev ? -1 : 0; phase < 2; phase++) {
+        if (phase == 0 && cpu_dev)
+            continue;
         const rtm_tune_t base = best;
-        for (uint32_t i = 0; i < (phase == 0 ? N_OF(wgs) : N_OF(vecs)); i++) {
-            rtm_tune_t t = base;
+        const uint32_t nc = phase < 0 ? 1 : phase == 0 ? N_OF(wgs) : N_OF(vecs);
+        for (uint32_t i = 0; i < nc; i++) {
+            rtm_tune_t t = base; /* phase -1: the starting tuning itself */
             if (phase == 0)
                 t.wg = wgs[i];
-            else
+            else if (phase == 1)
                 t.vec = vecs[i];
             if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
                 t.wg > x->d->info.max_wg)
@@ -1487,10 +1635,11 @@ static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
     return dev_coef(d->x->bd, d->ki, k, a, b);
 }
 
-static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f)
+static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                               rtm_calib_fig_t *f)
 {
     dkctx_t *d = ctx;
-    return dev_measure(d->x, in, REPS, t, f);
+    return dev_measure(d->x, in, reps, t, f);
 }
 
 /* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
@@ -1512,14 +1661,16 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const double budget = kernel_budget(c, left);
     if (!c->o->quick) {
         int64_t size[RTM_SIZE_KEYS_MAX];
-        if (rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, dev_pred, &p, &x->lim, 1, 0, NULL, 0,
-                               size) >= 0)
+        if (sweep_size(x, kern, tune, &p, size))
             tune = dev_sweep(x, kern, size, tune, start + 0.4 * budget);
     }
     dkctx_t dk = {x, (int)ki};
-    kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &p,
-                 .r_est = &p.r, .coef = dk_coef, .cache = x->bd->param[RTM_DEV_P_cache],
-                 .measure = dk_measure, .ctx = &dk, .deadline = start + budget};
+    /* calibration sizes by the job's predicted total time, as validation's */
+    dpred_t pt = p;
+    pt.total = true;
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
+                 .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure, .ctx = &dk,
+                 .deadline = start + budget};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -1528,8 +1679,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
             st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
     }
-    kernel_store(c, x->bd->name, kern, tune, pts, n, p.r, x->bd->param[RTM_DEV_P_mem_rate], kt,
-                 &c->rec->dev_k[x->di][ki]);
+    kernel_store(c, x->bd->name, kern, tune, pts, n, pt.r, kt, &c->rec->dev_k[x->di][ki]);
     return RTM_OK;
 }
 
@@ -1728,7 +1878,7 @@ static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
     static rtm_board_t tmp;
     tmp = *p->b;
     if (p->ki >= 0)
-        tmp.cpu_ktune[p->ki] = (rtm_board_ktune_t){p->r > 0, k->tune, p->r, 0.0};
+        tmp.cpu_ktune[p->ki] = (rtm_board_ktune_t){.have = p->r > 0, .tune = k->tune, .r_op = p->r};
     rtm_model_job_t job;
     rtm_model_pred_t pr;
     if (rtm_model_job_make(k, &job) != RTM_OK ||
@@ -1749,15 +1899,18 @@ static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b
     return *a > 0;
 }
 
-static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, double *t, rtm_calib_fig_t *f)
+static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                               rtm_calib_fig_t *f)
 {
     (void)ctx;
     double samp[REPS + 1];
     rtm_status_t st = RTM_OK;
-    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+    if (reps > REPS)
+        reps = REPS;
+    for (int r = 0; r <= reps && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&cal_pool, &in->k, &samp[r]);
     if (st == RTM_OK)
-        *t = rtm_calib_summary(samp + 1, REPS, f);
+        *t = rtm_calib_summary(samp + 1, (size_t)reps, f);
     return st;
 }
 
@@ -1905,8 +2058,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
-                 .r_est = &p.r, .coef = cpu_coef, .cache = b->cpu_param[RTM_CPU_P_cache],
-                 .measure = ck_measure, .ctx = &p,
+                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
@@ -1914,7 +2066,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     if (st == RTM_E_MODEL && n == 0) {
         /* nothing the model counts (the empty kernel's twin does no work): the pool's
          * dispatch and cw are its whole time */
-        *kt = (rtm_board_ktune_t){true, tune, 0.0, 0.0};
+        *kt = (rtm_board_ktune_t){.have = true, .tune = tune};
         note(c, "cpu: %s: no operations to time (the pool overheads are its model)", kern->name);
         return RTM_OK;
     }
@@ -1924,7 +2076,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
         return RTM_OK;
     }
     kernel_store(c, "cpu", kern, tune, pts, n, p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar],
-                 b->cpu_param[RTM_CPU_P_mem_rate], kt, &c->rec->cpu_k[ki]);
+                 kt, &c->rec->cpu_k[ki]);
     return RTM_OK;
 }
 
@@ -2015,6 +2167,11 @@ static void round_ktune(rtm_board_ktune_t *kt)
     for (uint32_t k = 0; k < RTM_MAX_KERNELS; k++) {
         kt[k].r_op = round4(kt[k].r_op, RTM_UNIT_TIME);
         kt[k].mem_rate = round4(kt[k].mem_rate, RTM_UNIT_RATE);
+        kt[k].t_fixed = round4(kt[k].t_fixed, RTM_UNIT_TIME);
+        kt[k].r_big = round4(kt[k].r_big, RTM_UNIT_TIME);
+        kt[k].knee = round4(kt[k].knee, RTM_UNIT_BYTES);
+        if (kt[k].r_big == 0.0 || kt[k].knee == 0.0) /* written only as a pair */
+            kt[k].r_big = kt[k].knee = 0.0;
     }
 }
 

@@ -33,7 +33,10 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
- *     kernel = compute + launches * kernel_fixed
+ *     kernel = t_fixed + compute + launches * kernel_fixed
+ *       t_fixed: the kernel's own fixed time per job (ktune t_fixed, fitted by
+ *       calibration with r; 0 without a per-kernel r): what one job costs beyond its
+ *       launches' fixed time and its operations (multi-launch set-up, small clears);
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
  *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
  *       The enqueue-to-start latency (`launch`) is outside that span and outside the
@@ -49,7 +52,9 @@
  *                operations at that rate;
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
- *     r = per-kernel r_op from ktune when calibrated, else the device's r_op.
+ *     r = per-kernel r_op from ktune when calibrated, else the device's r_op; with a
+ *       per-kernel knee, r_big for jobs whose buffers (bytes_in + bytes_out) exceed it
+ *       (a second cache or TLB regime, found by calibration's fit).
  *     Roofline: compute is replaced by max(compute, bytes_dev / rate) (a kernel is
  *       bound by its operations or by device-memory traffic, whichever is slower).
  *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
@@ -61,7 +66,8 @@
  *       bandwidth would overprice.
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
- *   CPU worker pool:  T = per_thread * t_block + per_thread * dispatch + launches * cw
+ *   CPU worker pool:  T = t_fixed + per_thread * t_block + per_thread * dispatch
+ *                          + launches * cw        (t_fixed, r_big/knee as for a device)
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
@@ -93,6 +99,7 @@
 #include "model.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Largest accepted parameter or count (guards against overflow to infinity). */
@@ -230,6 +237,35 @@ static double kernel_r(const rtm_board_ktune_t *ktune, int kernel)
     return r > 0.0 && r <= PARAM_MAX ? r : 0.0;
 }
 
+/* A per-kernel term of a ktune table (t_fixed, r_big, knee), or 0 when not calibrated
+ * or out of range. */
+static double kernel_term(const rtm_board_ktune_t *ktune, int kernel, size_t off)
+{
+    if (kernel < 0 || kernel >= RTM_MAX_KERNELS || !ktune[kernel].have)
+        return 0.0;
+    double v;
+    memcpy(&v, (const char *)&ktune[kernel] + off, sizeof(v));
+    return v > 0.0 && v <= PARAM_MAX ? v : 0.0;
+}
+
+/* The kernel's own r for a job with `ws` buffer bytes: r_big beyond its knee (a second
+ * cache/TLB regime, fitted by calibration), else r_op; 0 when not calibrated. */
+static double kernel_r_at(const rtm_board_ktune_t *ktune, int kernel, double ws)
+{
+    const double r = kernel_r(ktune, kernel);
+    if (r <= 0.0)
+        return 0.0;
+    const double knee = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, knee));
+    const double big = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, r_big));
+    return knee > 0.0 && big > 0.0 && ws > knee ? big : r;
+}
+
+/* The kernel's fixed time per job (0 when none). */
+static double kernel_fixed(const rtm_board_ktune_t *ktune, int kernel)
+{
+    return kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, t_fixed));
+}
+
 /* Per-kernel memory rate from a ktune table, or 0 when not calibrated. */
 static double kernel_rate(const rtm_board_ktune_t *ktune, int kernel)
 {
@@ -285,7 +321,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                     unsigned flags, rtm_model_time_t *t)
 {
     params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
-    const double rk = kernel_r(d->ktune, j->kernel);
+    const double rk = kernel_r_at(d->ktune, j->kernel, j->cost.bytes_in + j->cost.bytes_out);
     const double r = rk > 0.0 ? rk : param(&p, RTM_DEV_P_r_op, false);
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
@@ -313,7 +349,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
              xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
-    const double kernel = compute + w->launches * kfixed;
+    const double tf = rk > 0.0 ? kernel_fixed(d->ktune, j->kernel) : 0.0;
+    const double kernel = tf + compute + w->launches * kfixed;
     finish(t, &p, ws, kernel, wr, setup);
 }
 
@@ -351,7 +388,7 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
 {
     params_t p = {b->cpu_param, b->cpu_have, cpu_key, RTM_OK, NULL};
     const rtm_cost_t *c = &j->cost;
-    const double rk = kernel_r(b->cpu_ktune, j->kernel);
+    const double rk = kernel_r_at(b->cpu_ktune, j->kernel, c->bytes_in + c->bytes_out);
     double t1;
     if (rk > 0.0)
         t1 = rk * c->li * (c->z[RTM_LOC_SCALAR] + c->z[RTM_LOC_UNIT] + c->z[RTM_LOC_STRIDED]);
@@ -371,7 +408,8 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
             work = max2(work, w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true));
         }
     }
-    const double kernel = work + per_thread * dispatch + w->launches * cw;
+    const double tf = rk > 0.0 ? kernel_fixed(b->cpu_ktune, j->kernel) : 0.0;
+    const double kernel = tf + work + per_thread * dispatch + w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }
 

@@ -11,9 +11,9 @@
  * (program loaded: no cold flag). Sizes: the seed-000 kernels at the paper's n = 1000,
  * 2000, 3000 (128, 256, 384 with --quick), the other kernels at sizes predicted to take
  * interleaved times; every first size key is even (calibration's are odd), so no
- * validation size was used to calibrate. Each point is the median of 5 jobs (3 with
- * --quick or when one job takes over half a second, 1 over two seconds) after one
- * warm-up job. */
+ * validation size was used to calibrate. Each point is the median of 3 to 10 jobs
+ * (as many as fit in half a second, 0.2 s with --quick; 1 when a job takes over two
+ * seconds) after one warm-up job. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,11 +238,18 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
     return n;
 }
 
-/* Jobs measured after the warm-up: 5, 3 with --quick or when a job takes over half a
- * second, 1 when it takes over two (the seed-000 kernels at 3000 on a CPU take seconds). */
+/* Jobs measured after the warm-up: as many as fit in POINT_S (POINT_QUICK_S with
+ * --quick), between 3 and VAL_REPS_MAX; 1 when a job takes over two seconds (the
+ * seed-000 kernels at 3000 on a CPU take seconds). The median is kept. */
+#define VAL_REPS_MAX 10
+#define POINT_S 0.5
+#define POINT_QUICK_S 0.2
 static int reps_for(const val_t *v, double warm_s)
 {
-    return warm_s > 2.0 ? 1 : v->o->quick || warm_s > 0.5 ? 3 : 5;
+    if (warm_s > 2.0)
+        return 1;
+    const double want = (v->o->quick ? POINT_QUICK_S : POINT_S) / fmax(warm_s, 1e-6);
+    return want >= VAL_REPS_MAX ? VAL_REPS_MAX : want <= 3 ? 3 : (int)want;
 }
 
 /* ---- OpenCL device -------------------------------------------------------------------- */
@@ -275,7 +282,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_
     if (st == RTM_OK)
         st = rtm_kexec_run(&ex, &t); /* warm-up */
     const int reps = st == RTM_OK ? reps_for(v, t.wall_s) : 0;
-    double parts[4][8];
+    double parts[4][VAL_REPS_MAX];
     for (int r = 0; r < reps && st == RTM_OK; r++) {
         st = rtm_kexec_run(&ex, &t);
         parts[P_IN][r] = t.in_s;
@@ -365,7 +372,7 @@ static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_
 {
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
-    double warm = 0.0, samp[8];
+    double warm = 0.0, samp[VAL_REPS_MAX];
     if (st == RTM_OK)
         st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
     const int reps = st == RTM_OK ? reps_for(v, warm) : 0;

@@ -65,6 +65,9 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_int_equal(x[k].tune.vec, y[k].tune.vec);
         assert_true(x[k].r_op == y[k].r_op);
         assert_true(x[k].mem_rate == y[k].mem_rate);
+        assert_true(x[k].t_fixed == y[k].t_fixed);
+        assert_true(x[k].r_big == y[k].r_big);
+        assert_true(x[k].knee == y[k].knee);
     }
 }
 
@@ -159,7 +162,7 @@ static void test_round_trip_synthetic(void **state)
     }
     a.cpu_param[RTM_CPU_P_lp] = 7.0;
     a.cpu_param[RTM_CPU_P_mem_rate] = 12345678901.25;
-    a.cpu_ktune[0] = (rtm_board_ktune_t){true, {64, 8}, 0.0, 0.0};
+    a.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .tune = {64, 8}};
     a.n_devs = RTM_MAX_DEVICES;
     for (uint32_t i = 0; i < a.n_devs; i++) {
         rtm_board_dev_t *d = &a.dev[i];
@@ -177,9 +180,14 @@ static void test_round_trip_synthetic(void **state)
             d->param[p] = 1.0 / (double)(3 + p + i) * (p % 2 ? 1e-6 : 1e9);
         }
         d->param[RTM_DEV_P_units] = (double)(i + 1) * 10;
-        d->ktune[0] = (rtm_board_ktune_t){true, {(uint32_t)(32 << (i % 4)), 1u << (i % 5)},
-                                          i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9,
-                                          i % 3 ? 0.0 : 7.0e9 / (double)(i + 3)};
+        d->ktune[0] = (rtm_board_ktune_t){
+            .have = true,
+            .tune = {(uint32_t)(32 << (i % 4)), 1u << (i % 5)},
+            .r_op = i % 2 ? 0.0 : 1.0 / 3.0 * 1e-9,
+            .mem_rate = i % 3 ? 0.0 : 7.0e9 / (double)(i + 3),
+            .t_fixed = i % 2 ? 2.5e-6 : 0.0,
+            .r_big = i % 2 ? 4.0e-9 : 0.0,
+            .knee = i % 2 ? 64.0 * 1024 * 1024 : 0.0};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);

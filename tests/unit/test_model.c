@@ -353,6 +353,56 @@ static void test_cpu_extended(void **state)
     assert_int_equal(p.paper.status, RTM_E_MODEL);
 }
 
+/* The kernel's own fixed term and second regime (ktune t_fixed, r_big beyond knee). */
+static void test_kernel_terms(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_board_t b;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    cpu_board(&b);
+    job_make(&j);
+    j.blocks = 4096;
+    /* per-kernel r 1 ns as the generic one: 31.25 us (no roofline with a per-kernel r)
+     * + 5 us launch; + t_fixed 7 us = 43.25 us */
+    d.ktune[0] = (rtm_board_ktune_t){.have = true, .tune = {256, 1}, .r_op = 1e-9,
+                                     .t_fixed = 7e-6};
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000 + 7000);
+    /* buffers 12 MB beyond a 10 MB knee: r_big 2 ns doubles compute: 62.5 us */
+    d.ktune[0].r_big = 2e-9;
+    d.ktune[0].knee = 10e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 62500 + 5000 + 7000);
+    /* below the knee (16 MB): r_op again */
+    d.ktune[0].knee = 16e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000 + 7000);
+    /* the paper model ignores them: eq. 4 with the kernel's r_op */
+    assert_ns(p.paper.kernel_ns, 31250);
+    /* the remaining half of a preempted job keeps the whole fixed term */
+    assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 2048, 4096, RTM_MODEL_EXTENDED, 0, &p),
+                     RTM_OK);
+    assert_ns(p.ext.kernel_ns, 15625 + 5000 + 7000);
+
+    /* CPU: t1 = 1 ns * 1e6 * 4 = 4 ms, 1024 blocks per thread of 4096: 1 ms + dispatch
+     * 1024 us + cw 5 us + t_fixed 3 us; r_big 3 ns beyond 1 MB: 3 ms + ... */
+    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .tune = {256, 1}, .r_op = 1e-9,
+                                         .t_fixed = 3e-6};
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1000000 + 1024000 + 5000 + 3000);
+    b.cpu_ktune[0].r_big = 3e-9;
+    b.cpu_ktune[0].knee = 1e6;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 3000000 + 1024000 + 5000 + 3000);
+    /* a knee without r_big is no regime */
+    b.cpu_ktune[0].r_big = 0;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1000000 + 1024000 + 5000 + 3000);
+}
+
 static void test_missing_parameters(void **state)
 {
     (void)state;
@@ -575,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
+        cmocka_unit_test(test_kernel_terms),
         cmocka_unit_test(test_missing_parameters),
         cmocka_unit_test(test_rest),
         cmocka_unit_test(test_job_make),
