@@ -39,7 +39,7 @@ static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
 static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
-static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee"};
+static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -176,9 +176,10 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                                            "mem_rate must be greater than zero in %s", where);
         }
         /* optional extended-model terms (absent in profiles made before them: 0 = off) */
-        double ext[3] = {0.0, 0.0, 0.0};
-        static const rtm_unit_t ext_unit[3] = {RTM_UNIT_TIME, RTM_UNIT_TIME, RTM_UNIT_BYTES};
-        for (int e = 0; e < 3 && st == RTM_OK; e++) {
+        double ext[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        static const rtm_unit_t ext_unit[6] = {RTM_UNIT_TIME, RTM_UNIT_TIME,  RTM_UNIT_BYTES,
+                                               RTM_UNIT_TIME, RTM_UNIT_COUNT, RTM_UNIT_COUNT};
+        for (int e = 0; e < 6 && st == RTM_OK; e++) {
             if (f[4 + e] < 0)
                 continue;
             st = rtm_yamldoc_quantity(doc, f[4 + e], where, ext_unit[e], &ext[e], diag);
@@ -189,6 +190,12 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         }
         if (st != RTM_OK)
             break;
+        if (ext[4] > 1.0)
+            return rtm_yamldoc_fail_at(doc, f[8], RTM_E_CFG_VALUE, diag,
+                                       "p_ops must be between 0 and 1 in %s", where);
+        if (ext[4] > 0.0 && !(ext[5] > 0.0))
+            return rtm_yamldoc_fail_at(doc, f[9], RTM_E_CFG_VALUE, diag,
+                                       "p_ops needs x_ref greater than zero in %s", where);
         kt[k].have = true;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
         kt[k].r_op = r_op;
@@ -196,6 +203,9 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         kt[k].t_fixed = ext[0];
         kt[k].r_big = ext[1];
         kt[k].knee = ext[2];
+        kt[k].r_byte = ext[3];
+        kt[k].p_ops = ext[4];
+        kt[k].x_ref = ext[5];
     }
     return st;
 }
@@ -438,6 +448,17 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             rtm_units_format(kt[k].knee, RTM_UNIT_BYTES, w, sizeof(w));
             fprintf(f, ", r_big: %s, knee: %s", v, w);
         }
+        if (kt[k].r_byte != 0.0) {
+            char v[64];
+            rtm_units_format(kt[k].r_byte, RTM_UNIT_TIME, v, sizeof(v));
+            fprintf(f, ", r_byte: %s", v);
+        }
+        if (kt[k].p_ops != 0.0 && kt[k].x_ref != 0.0) {
+            char v[64], w[64];
+            rtm_units_format(kt[k].p_ops, RTM_UNIT_COUNT, v, sizeof(v));
+            rtm_units_format(kt[k].x_ref, RTM_UNIT_COUNT, w, sizeof(w));
+            fprintf(f, ", p_ops: %s, x_ref: %s", v, w);
+        }
         fprintf(f, "}\n");
     }
 }
@@ -488,7 +509,8 @@ static void put_board(FILE *f, const rtm_board_t *b)
 static bool ktune_finite(const rtm_board_ktune_t *kt)
 {
     return isfinite(kt->r_op) && isfinite(kt->mem_rate) && isfinite(kt->t_fixed) &&
-           isfinite(kt->r_big) && isfinite(kt->knee);
+           isfinite(kt->r_big) && isfinite(kt->knee) && isfinite(kt->r_byte) &&
+           isfinite(kt->p_ops) && isfinite(kt->x_ref);
 }
 
 static bool all_finite(const rtm_board_t *b)

@@ -79,6 +79,11 @@ typedef struct {
     double r_big;    /* per-kernel r for jobs whose buffers exceed `knee` (s, extended
                       * model: a second cache/TLB regime), 0 when none */
     double knee;     /* bytes (bytes_in + bytes_out) beyond which r_big applies, 0 = none */
+    double r_byte;   /* time per byte of device-memory traffic (bytes_dev), added to the
+                      * operations' time (s/B, extended model), 0 when none */
+    double p_ops;    /* the operations' time scales as (Z * li / x_ref)^p_ops on top of
+                      * linear (0 <= p_ops <= 1, extended model), 0 when none */
+    double x_ref;    /* reference operation count of p_ops (> 0 when p_ops is set) */
 } rtm_board_ktune_t;
 
 typedef struct {

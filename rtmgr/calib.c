@@ -45,7 +45,7 @@
 
 /* Kernel-time targets of the per-kernel calibration sizes (seconds). Validation's are
  * interleaved (validate.c). */
-static const double cal_targets_full[] = {0.05e-3, 0.25e-3, 1.2e-3, 6e-3, 30e-3};
+static const double cal_targets_full[] = {0.05e-3, 0.25e-3, 1.2e-3, 5e-3, 20e-3};
 static const double cal_targets_quick[] = {0.15e-3, 0.8e-3, 4e-3};
 /* Largest bare transfer command timed for the record (the paper's method), and the size
  * of the pinned-memory comparison. */
@@ -518,7 +518,7 @@ static void iso_now(char *buf, size_t len)
  * measured t; ws = the job's buffer bytes (bytes_in + bytes_out). */
 typedef struct {
     int64_t key;
-    double a, b, ws, t, spread;
+    double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
 } kpoint_t;
 
@@ -534,7 +534,8 @@ typedef struct {
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
     void *ctx;
-    double deadline; /* monotonic time after which no point beyond the second is added */
+    double deadline; /* monotonic time after which no point beyond the third is added */
+    bool cpu;        /* the CPU worker pool (else an OpenCL device) */
 } kfit_t;
 
 /* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
@@ -551,7 +552,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, reps};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
         st = RTM_E_MODEL;
@@ -559,6 +560,11 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         rtm_cost_t cost;
         kf->kern->cost(&in.k, &cost);
         pt->ws = cost.bytes_in + cost.bytes_out;
+        pt->m = cost.bytes_dev;
+        /* the count model.c scales by p_ops: Z * li on a device, li * sum z on the CPU */
+        pt->x = kf->cpu ? cost.li * (cost.z[RTM_LOC_SCALAR] + cost.z[RTM_LOC_UNIT] +
+                                     cost.z[RTM_LOC_STRIDED])
+                        : cost.Z * cost.li;
         st = kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
     rtm_calib_inst_free(&in);
@@ -595,9 +601,11 @@ static uint32_t extra_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t
 }
 
 /* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
- * smallest target first, then the largest (so that the points span the range even when
- * time runs short), then the seed-000 kernels' extra sizes near validation's, then the
- * targets in between while the kernel's time lasts. Points come back sorted by size. */
+ * smallest target first, then the middle one, then the largest (so that the points span
+ * the range even when time runs short), then the seed-000 kernels' extra sizes near
+ * validation's that lie beyond the largest size measured, then the other targets in
+ * between; from the fourth point on only while the kernel's time lasts. Points come
+ * back sorted by size. */
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
@@ -606,34 +614,46 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     const size_t nt = c->n_targets;
     const uint32_t ne = extra_sizes(c, kf->kern, kf->tune, extra);
     const double top = c->targets[nt - 1];
+    /* the order of the targets: 0, middle, last, then the others (each point sizes the
+     * next from the largest measured so far: a short step first, then the long one) */
+    size_t order[16], no = 0;
+    order[no++] = 0;
+    if (nt > 2)
+        order[no++] = nt / 2;
+    if (nt > 1)
+        order[no++] = nt - 1;
+    for (size_t i = 1; i + 1 < nt && no < N_OF(order); i++)
+        if (i != nt / 2)
+            order[no++] = i;
+    const size_t first_extra = nt > 2 ? 3 : nt;
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
-        if (j >= 2 && rtm_calib_now() > kf->deadline)
+        if (*n >= 3 && rtm_calib_now() > kf->deadline)
             break;
         int64_t key;
         int reps = REPS;
-        uint64_t seed = 3 + j;
-        if (j >= 2 && j < 2 + ne) { /* an extra size: when it fits and is not too long */
+        const uint64_t seed = 3 + j;
+        if (j >= first_extra && j < first_extra + ne) {
+            /* an extra size: when it fits, is not too long, and extends the range */
+            const int64_t ek = extra[j - first_extra];
+            bool beyond = true;
+            for (uint32_t i = 0; i < *n; i++)
+                beyond = beyond && keys[i] < ek;
             rtm_kinst_t k;
-            if (!size_plan(kf->kern, extra[j - 2], kf->tune, kf->lim, &k))
+            if (!beyond || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
                 continue;
             const double pt = kf->pred(kf->pred_ctx, &k);
             if (!(pt > 0) || pt > EXTRA_MAX_S)
                 continue;
-            bool taken = false;
-            for (uint32_t i = 0; i < *n; i++)
-                taken = taken || keys[i] == extra[j - 2];
-            if (taken)
-                continue;
-            key = extra[j - 2];
+            key = ek;
             memcpy(size, k.size, sizeof(size));
             const double want = POINT_BUDGET_S / pt;
             reps = want >= REPS ? REPS : want <= EXTRA_MIN_REPS ? EXTRA_MIN_REPS : (int)want;
         } else {
-            const size_t jj = j < 2 ? j : j - ne;
-            const size_t i = jj == 0 ? 0 : jj == 1 ? nt - 1 : jj - 1; /* 0, last, 1, 2... */
+            const size_t jj = j < first_extra ? j : j - ne;
+            const size_t i = order[jj];
             /* the largest target at least 1.5x the smallest size, so that the points
              * span a range; the others just distinct */
-            const int64_t min_key = jj == 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
+            const int64_t min_key = i == nt - 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
             key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred, kf->pred_ctx,
                                      kf->lim, 1, min_key, keys, *n, size);
             if (key < 0)
@@ -646,11 +666,17 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             break;
         keys[*n] = key;
         pts[(*n)++] = pt;
-        if (pt.t > pt.b && j == 0)
-            *kf->r_est = (pt.t - pt.b) / pt.a; /* sizes the others */
+        /* the largest point so far sizes the next ones (a kernel's time per counted
+         * operation drifts with size: padding, caches) */
+        bool largest = true;
+        for (uint32_t i = 0; i + 1 < *n; i++)
+            largest = largest && keys[i] < key;
+        if (pt.t > pt.b && largest)
+            *kf->r_est = (pt.t - pt.b) / pt.a;
         /* a job far longer than the targets (instance set-up, a slow CPU twin): the
          * smallest size and one larger one only */
-        if (j == 1 && per_job > 8.0 * top)
+        const bool is_extra = j >= first_extra && j < first_extra + ne;
+        if (j >= 1 && !is_extra && per_job > 8.0 * top)
             break;
     }
     /* by size, for the fit and its record */
@@ -663,27 +689,34 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
-/* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on up to
- * three columns: 1 (the fixed term, when `fixed`), a_i on points [0, split) and a_i on
- * points [split, n) (the second only when split < n). x gets {c0, r_lo, r_hi}; returns
- * the sum of squared relative errors, or INFINITY when singular. */
-static double fit_lsq(const kpoint_t *p, uint32_t n, bool fixed, uint32_t split, double x[3])
+/* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a [below the split]
+ * + r_hi * a [from the split] + r_byte * m. */
+enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4 };
+
+/* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on the
+ * columns in `mask` (a on [0, split) always; KC_HI: a on [split, n), else a on every
+ * point). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of squared relative errors,
+ * or INFINITY when singular. */
+static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split, double x[4])
 {
-    double A[3][4] = {{0}};
-    int cols[3], nc = 0;
-    if (fixed)
+    double A[4][5] = {{0}};
+    int cols[4], nc = 0;
+    if (mask & KC_FIXED)
         cols[nc++] = 0;
     cols[nc++] = 1;
-    if (split < n)
+    if (mask & KC_HI)
         cols[nc++] = 2;
+    if (mask & KC_BYTE)
+        cols[nc++] = 3;
+    const uint32_t sp = (mask & KC_HI) ? split : n;
     for (uint32_t i = 0; i < n; i++) {
         const double w = 1.0 / (p[i].t * p[i].t);
-        const double v[3] = {1.0, i < split ? p[i].a : 0.0, i >= split ? p[i].a : 0.0};
+        const double v[4] = {1.0, i < sp ? p[i].a : 0.0, i >= sp ? p[i].a : 0.0, p[i].m};
         const double y = p[i].t - p[i].b;
         for (int r = 0; r < nc; r++) {
             for (int q = 0; q < nc; q++)
                 A[r][q] += w * v[cols[r]] * v[cols[q]];
-            A[r][3] += w * v[cols[r]] * y;
+            A[r][4] += w * v[cols[r]] * y;
         }
     }
     for (int r = 0; r < nc; r++) { /* Gauss-Jordan, partial pivoting */
@@ -691,9 +724,9 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, bool fixed, uint32_t split,
         for (int q = r + 1; q < nc; q++)
             if (fabs(A[q][r]) > fabs(A[piv][r]))
                 piv = q;
-        if (!(fabs(A[piv][r]) > 0))
+        if (!(fabs(A[piv][r]) > 1e-300))
             return INFINITY;
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 5; q++) {
             const double tmp = A[r][q];
             A[r][q] = A[piv][q];
             A[piv][q] = tmp;
@@ -702,18 +735,19 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, bool fixed, uint32_t split,
             if (q == r)
                 continue;
             const double f = A[q][r] / A[r][r];
-            for (int m = 0; m < 4; m++)
+            for (int m = 0; m < 5; m++)
                 A[q][m] -= f * A[r][m];
         }
     }
-    x[0] = x[1] = x[2] = 0.0;
+    x[0] = x[1] = x[2] = x[3] = 0.0;
     for (int r = 0; r < nc; r++)
-        x[cols[r]] = A[r][3] / A[r][r];
-    if (split >= n)
+        x[cols[r]] = A[r][4] / A[r][r];
+    if (!(mask & KC_HI))
         x[2] = x[1];
     double sse = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const double e = (x[0] + p[i].a * (i < split ? x[1] : x[2]) + p[i].b - p[i].t) / p[i].t;
+        const double pred = x[0] + p[i].a * (i < sp ? x[1] : x[2]) + p[i].m * x[3] + p[i].b;
+        const double e = (pred - p[i].t) / p[i].t;
         sse += e * e;
     }
     return sse;
@@ -721,53 +755,88 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, bool fixed, uint32_t split,
 
 /* The extended model's per-kernel terms fitted to points sorted by ws. */
 typedef struct {
-    double r, t_fixed, r_big, knee, resid;
+    double r, t_fixed, r_big, knee, r_byte, p_ops, x_ref, resid;
 } kfit_out_t;
 
-/* Fits one regime (split = n) or two: a fixed term t_fixed >= 0 (from three points on)
- * and r > 0 per regime. Returns the sum of squared relative errors (INFINITY: no fit). */
-static double fit_regimes(const kpoint_t *p, uint32_t n, uint32_t split, kfit_out_t *o)
+/* One candidate form; INFINITY when it does not fit (a negative or zero term). */
+static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split,
+                       kfit_out_t *o)
 {
-    double x[3];
-    const uint32_t params = 1u + (split < n);
-    double sse = n >= params + 2 ? fit_lsq(p, n, true, split, x) : INFINITY;
-    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0))
-        sse = fit_lsq(p, n, false, split, x);
-    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0))
+    double x[4];
+    const double sse = fit_lsq(p, n, mask, split, x);
+    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
         return INFINITY;
+    const bool hi = (mask & KC_HI) != 0;
     double worst = 0;
-    for (uint32_t i = 0; i < n; i++)
-        worst = fmax(worst, fabs((x[0] + p[i].a * (i < split ? x[1] : x[2]) + p[i].b - p[i].t) /
-                                 p[i].t));
-    *o = (kfit_out_t){x[1], x[0], split < n ? x[2] : 0.0,
-                      split < n ? sqrt(p[split - 1].ws * p[split].ws) : 0.0, worst};
+    for (uint32_t i = 0; i < n; i++) {
+        const double pred = x[0] + p[i].a * (hi && i >= split ? x[2] : x[1]) + p[i].m * x[3] +
+                            p[i].b;
+        worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
+    }
+    *o = (kfit_out_t){x[1], x[0], hi ? x[2] : 0.0, hi ? sqrt(p[split - 1].ws * p[split].ws) : 0.0,
+                      x[3], 0.0, 0.0, worst};
     return sse;
 }
 
-/* Fits the kernel's r and fixed term over every point, then tries each split between
- * two sizes as a regime boundary (knee; from four points, at least two below it): a
- * knee is kept when the one-regime fit misses some point by over 5% and the two
- * regimes cut the squared relative error by half or more. */
+/* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
+ * r_byte (time per byte of bytes_dev), both, a second regime (r_big beyond a knee
+ * between two sizes, at least two points below it), or an operations' time growing as
+ * (x / x_ref)^p_ops (p_ops in 0.05 .. 1 by 0.05, x_ref = the largest point's count),
+ * alone or with t_fixed. A form with k terms needs k + 1 points (the fixed term alone: 3)
+ * and is kept over a simpler one only when it halves the squared relative error per
+ * extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
 {
-    const double sse1 = fit_regimes(p, n, n, o);
-    if (!(sse1 < INFINITY))
-        return false;
-    if (n < 4 || o->resid <= 0.05)
-        return true;
-    double best = sse1;
-    kfit_out_t cand, keep = *o;
-    for (uint32_t s = 2; s < n; s++) {
-        if (!(p[s].ws > p[s - 1].ws))
-            continue;
-        const double sse = fit_regimes(p, n, s, &cand);
-        if (sse < best && sse < 0.5 * sse1) {
-            best = sse;
-            keep = cand;
+    static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
+                                     KC_HI,   KC_FIXED | KC_HI};
+    double best = INFINITY;
+    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0};
+    kpoint_t q[16];
+    if (n > N_OF(q))
+        n = N_OF(q);
+    double x_ref = 0;
+    for (uint32_t i = 0; i < n; i++)
+        x_ref = fmax(x_ref, p[i].x);
+    for (int pi = 0; pi <= 20; pi++) {
+        const double pw = 0.05 * pi;
+        if (pi > 0 && !(x_ref > 0))
+            break;
+        bool ok = true;
+        for (uint32_t i = 0; i < n; i++) {
+            q[i] = p[i];
+            if (pi > 0) {
+                ok = ok && p[i].x > 0;
+                q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
+            }
+        }
+        if (!ok)
+            break;
+        for (size_t f = 0; f < N_OF(forms); f++) {
+            if (pi > 0 && (forms[f] & (KC_HI | KC_BYTE)))
+                continue; /* the power alone or with the fixed term */
+            const unsigned k = 1u + !!(forms[f] & KC_FIXED) + !!(forms[f] & KC_HI) +
+                               !!(forms[f] & KC_BYTE) + (pi > 0);
+            if (n < k + 1 && !(k == 1 && n >= 1))
+                continue;
+            const bool hi = (forms[f] & KC_HI) != 0;
+            const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
+            for (uint32_t s = s_lo; s <= s_hi; s++) {
+                if (hi && !(q[s].ws > q[s - 1].ws))
+                    continue;
+                kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0};
+                const double sse = fit_form(q, n, forms[f], s, &cand);
+                /* each extra term must halve the error: compare sse * 2^k */
+                const double score = sse * (double)(1u << k);
+                if (score < best) {
+                    best = score;
+                    *o = cand;
+                    o->p_ops = pw;
+                    o->x_ref = pi > 0 ? x_ref : 0.0;
+                }
+            }
         }
     }
-    *o = keep;
-    return true;
+    return best < INFINITY;
 }
 
 /* Fits and stores one kernel's points: ktune, figure, note. */
@@ -775,11 +844,12 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
                          const kpoint_t *pts, uint32_t n, double r_fallback,
                          rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
-    kfit_out_t o;
+    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0};
     if (!fit_kernel(pts, n, &o))
-        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0};
+        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
-                              .t_fixed = o.t_fixed, .r_big = o.r_big, .knee = o.knee};
+                              .t_fixed = o.t_fixed, .r_big = o.r_big, .knee = o.knee,
+                              .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref};
     double spread = 0;
     uint32_t samples = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -801,10 +871,15 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
         if (m > 0 && used + (size_t)m < sizeof(ks))
             used += (size_t)m;
     }
-    char big[96] = "";
-    if (o.r_big > 0)
-        snprintf(big, sizeof(big), ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9,
-                 o.knee / MIB);
+    char big[128] = "";
+    int used_b = 0;
+    if (o.r_byte > 0)
+        used_b = snprintf(big, sizeof(big), ", r_byte %.4gns/KiB", o.r_byte * 1e9 * KIB);
+    if (o.r_big > 0 && used_b >= 0 && (size_t)used_b < sizeof(big))
+        used_b += snprintf(big + used_b, sizeof(big) - (size_t)used_b,
+                           ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9, o.knee / MIB);
+    if (o.p_ops > 0 && used_b >= 0 && (size_t)used_b < sizeof(big))
+        snprintf(big + used_b, sizeof(big) - (size_t)used_b, ", ops^%.2f", 1.0 + o.p_ops);
     note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual %.1f%%)",
          owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,
          o.r * 1e9, o.t_fixed * 1e6, big, o.resid * 100);
@@ -1562,6 +1637,18 @@ static bool sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, c
     return true;
 }
 
+/* True when b (re-planned for another tuning) has a's buffers, byte for byte. */
+static bool same_bufs(const rtm_kinst_t *a, rtm_kinst_t *b)
+{
+    if (rtm_kinst_plan(b) != RTM_OK || a->plan.n_bufs != b->plan.n_bufs)
+        return false;
+    for (uint32_t i = 0; i < a->plan.n_bufs; i++)
+        if (a->plan.buf[i].bytes != b->plan.buf[i].bytes ||
+            a->plan.buf[i].dir != b->plan.buf[i].dir)
+            return false;
+    return true;
+}
+
 /* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
  * widths at the best work-group size; the fastest kernel span wins. */
 static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
@@ -1578,6 +1665,8 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     /* a CPU device runs a work-group as a loop on one thread: only the width matters
      * there (and the default work-group is kept) */
     const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    rtm_calib_inst_t inst = {0};
+    bool have_inst = false;
     for (int phase = cpu_dev ? -1 : 0; phase < 2; phase++) {
         if (phase == 0 && cpu_dev)
             continue;
@@ -1599,14 +1688,28 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
                 continue;
             if (rtm_calib_now() > deadline && best_t < INFINITY)
                 break; /* out of time: keep the best so far */
-            rtm_calib_inst_t in;
-            if (rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
+            /* the first candidate's host buffers (filled once) serve every candidate
+             * whose plan has the same buffers */
+            rtm_calib_inst_t in = {0};
+            bool own = true;
+            if (have_inst) {
+                in = inst;
+                in.k.tune = t;
+                own = !same_bufs(&inst.k, &in.k) ||
+                      rtm_kinst_bind(&in.k, inst.mem, inst.bytes) == 0;
+            }
+            if (own && rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
                 rtm_calib_inst_free(&in);
                 continue;
             }
             double ks = 0;
             const rtm_status_t st = dev_measure(x, &in, 5, &ks, NULL);
-            rtm_calib_inst_free(&in);
+            if (own && !have_inst && st == RTM_OK) {
+                inst = in; /* kept for the others */
+                have_inst = true;
+            } else if (own) {
+                rtm_calib_inst_free(&in);
+            }
             if (st != RTM_OK || !(ks > 0))
                 continue;
             const int n = snprintf(log + used, sizeof(log) - used, " %u/%u:%.3gms", t.wg, t.vec,
@@ -1619,6 +1722,8 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
             }
         }
     }
+    if (have_inst)
+        rtm_calib_inst_free(&inst);
     note(x->c, "%s: %s sweep (wg/vec:kernel time):%s -> wg %u vec %u", x->bd->name, kern->name,
          log, best.wg, best.vec);
     return best;
@@ -2058,7 +2163,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
-                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p,
+                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p, .cpu = true,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
@@ -2170,6 +2275,11 @@ static void round_ktune(rtm_board_ktune_t *kt)
         kt[k].t_fixed = round4(kt[k].t_fixed, RTM_UNIT_TIME);
         kt[k].r_big = round4(kt[k].r_big, RTM_UNIT_TIME);
         kt[k].knee = round4(kt[k].knee, RTM_UNIT_BYTES);
+        kt[k].r_byte = round4(kt[k].r_byte, RTM_UNIT_TIME);
+        kt[k].x_ref = round4(kt[k].x_ref, RTM_UNIT_COUNT);
+        kt[k].p_ops = round4(kt[k].p_ops, RTM_UNIT_COUNT);
+        if (kt[k].p_ops == 0.0 || kt[k].x_ref == 0.0) /* written only as a pair */
+            kt[k].p_ops = kt[k].x_ref = 0.0;
         if (kt[k].r_big == 0.0 || kt[k].knee == 0.0) /* written only as a pair */
             kt[k].r_big = kt[k].knee = 0.0;
     }

@@ -33,10 +33,18 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
- *     kernel = t_fixed + compute + launches * kernel_fixed
+ *     kernel = t_fixed + compute + bytes_dev * r_byte + launches * kernel_fixed
  *       t_fixed: the kernel's own fixed time per job (ktune t_fixed, fitted by
  *       calibration with r; 0 without a per-kernel r): what one job costs beyond its
  *       launches' fixed time and its operations (multi-launch set-up, small clears);
+ *       compute (with a per-kernel r) is multiplied by (Z * li / x_ref)^p_ops when the
+ *       kernel's p_ops > 0 (0..1: its time per counted operation grows with the job,
+ *       as caches and TLBs stop holding its data; fitted by calibration), computed
+ *       without libm (pow_pos);
+ *       r_byte: the kernel's own time per byte of device-memory traffic (ktune r_byte,
+ *       fitted with r; 0 without a per-kernel r): a memory term added to, not maxed
+ *       with, the operations' time — it carries the part of a kernel's time that grows
+ *       with its data rather than with its counted operations;
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
  *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
  *       The enqueue-to-start latency (`launch`) is outside that span and outside the
@@ -66,8 +74,9 @@
  *       bandwidth would overprice.
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
- *   CPU worker pool:  T = t_fixed + per_thread * t_block + per_thread * dispatch
- *                          + launches * cw        (t_fixed, r_big/knee as for a device)
+ *   CPU worker pool:  T = t_fixed + per_thread * t_block + bytes_dev * r_byte
+ *                          + per_thread * dispatch + launches * cw
+ *                          (t_fixed, r_byte, r_big/knee as for a device)
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
@@ -260,6 +269,55 @@ static double kernel_r_at(const rtm_board_ktune_t *ktune, int kernel, double ws)
     return knee > 0.0 && big > 0.0 && ws > knee ? big : r;
 }
 
+/* x^p for x > 0 and 0 <= p <= 1, without libm: x = m * 2^e (m in [1, 2)),
+ * ln x = e ln 2 + 2 atanh((m - 1) / (m + 1)), then e^(p ln x) = 2^k * e^f with
+ * |f| <= ln 2 / 2, by series. Relative error below 1e-12 in that range. */
+static double pow_pos(double x, double p)
+{
+    if (!(x > 0.0) || p == 0.0)
+        return 1.0;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    const int e = (int)((bits >> 52) & 0x7ff) - 1023;
+    if (e < -1000 || e > 1000) /* subnormal or huge: out of any job's range */
+        return 1.0;
+    bits = (bits & ~(0x7ffull << 52)) | (1023ull << 52);
+    double m;
+    memcpy(&m, &bits, sizeof(m));
+    const double z = (m - 1.0) / (m + 1.0), z2 = z * z;
+    double term = z, at = 0.0;
+    for (int i = 1; i <= 25; i += 2) { /* z <= 1/3: z^27 < 1e-13 */
+        at += term / i;
+        term *= z2;
+    }
+    const double ln2 = 0.69314718055994530942;
+    const double y = p * ((double)e * ln2 + 2.0 * at);
+    const double kf = y >= 0 ? (double)(int64_t)(y / ln2 + 0.5) : -(double)(int64_t)(-y / ln2 + 0.5);
+    const double f = y - kf * ln2;
+    double ex = 1.0, t = 1.0;
+    for (int i = 1; i <= 16; i++) { /* |f| <= 0.35: f^17 / 17! < 1e-22 */
+        t *= f / i;
+        ex += t;
+    }
+    const int k = (int)kf;
+    if (k < -1000 || k > 1000)
+        return 1.0;
+    const uint64_t pb = (uint64_t)(k + 1023) << 52;
+    double two_k;
+    memcpy(&two_k, &pb, sizeof(two_k));
+    return ex * two_k;
+}
+
+/* The factor (Z * li / x_ref)^p_ops of a kernel's operations' time (1 when none). */
+static double kernel_scale(const rtm_board_ktune_t *ktune, int kernel, double ops)
+{
+    const double p = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, p_ops));
+    const double ref = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, x_ref));
+    if (!(p > 0.0) || p > 1.0 || !(ref > 0.0) || !(ops > 0.0))
+        return 1.0;
+    return pow_pos(ops / ref, p);
+}
+
 /* The kernel's fixed time per job (0 when none). */
 static double kernel_fixed(const rtm_board_ktune_t *ktune, int kernel)
 {
@@ -331,6 +389,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double per_cu = ceil_pos(w->blocks / cus);
     const double t_wave = resident * ops_block * r * cus / units;
     double compute = w->blocks > 0.0 ? t_wave * max2(1.0, per_cu / resident) : 0.0;
+    if (rk > 0.0)
+        compute *= kernel_scale(d->ktune, j->kernel, j->cost.Z * j->cost.li);
     double ws = 0.0, wr = 0.0, setup = 0.0;
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
@@ -350,7 +410,10 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
     const double tf = rk > 0.0 ? kernel_fixed(d->ktune, j->kernel) : 0.0;
-    const double kernel = tf + compute + w->launches * kfixed;
+    const double rb = rk > 0.0 ? kernel_term(d->ktune, j->kernel,
+                                             offsetof(rtm_board_ktune_t, r_byte))
+                               : 0.0;
+    const double kernel = tf + compute + w->bytes_dev * rb + w->launches * kfixed;
     finish(t, &p, ws, kernel, wr, setup);
 }
 
@@ -399,6 +462,10 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double cw = param(&p, RTM_CPU_P_cw, false);
     const double t_block = t1 / (double)j->blocks;
     double work = per_thread * t_block;
+    if (rk > 0.0)
+        work *= kernel_scale(b->cpu_ktune, j->kernel,
+                             c->li * (c->z[RTM_LOC_SCALAR] + c->z[RTM_LOC_UNIT] +
+                                      c->z[RTM_LOC_STRIDED]));
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(b->cpu_ktune, j->kernel) : 0.0;
         if (km > 0.0) {
@@ -409,7 +476,11 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
         }
     }
     const double tf = rk > 0.0 ? kernel_fixed(b->cpu_ktune, j->kernel) : 0.0;
-    const double kernel = tf + work + per_thread * dispatch + w->launches * cw;
+    const double rb = rk > 0.0 ? kernel_term(b->cpu_ktune, j->kernel,
+                                             offsetof(rtm_board_ktune_t, r_byte))
+                               : 0.0;
+    const double kernel = tf + work + w->bytes_dev * rb + per_thread * dispatch +
+                          w->launches * cw;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }
 
