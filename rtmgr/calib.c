@@ -781,9 +781,9 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
 /* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
  * r_byte (time per byte of bytes_dev), both, a second regime (r_big beyond a knee
  * between two sizes, at least two points below it), or an operations' time growing as
- * (x / x_ref)^p_ops (p_ops in 0.05 .. 1 by 0.05, x_ref = the largest point's count),
- * alone or with t_fixed. A form with k terms needs k + 1 points (the fixed term alone: 3)
- * and is kept over a simpler one only when it halves the squared relative error per
+ * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
+ * alone or with t_fixed. A form with k terms needs k + 2 points (r alone: 1, with the
+ * fixed term alone: 3) and is kept over a simpler one only when it halves the squared relative error per
  * extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
 {
@@ -797,7 +797,7 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
     double x_ref = 0;
     for (uint32_t i = 0; i < n; i++)
         x_ref = fmax(x_ref, p[i].x);
-    for (int pi = 0; pi <= 20; pi++) {
+    for (int pi = 0; pi <= 12; pi++) {
         const double pw = 0.05 * pi;
         if (pi > 0 && !(x_ref > 0))
             break;
@@ -816,7 +816,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
                 continue; /* the power alone or with the fixed term */
             const unsigned k = 1u + !!(forms[f] & KC_FIXED) + !!(forms[f] & KC_HI) +
                                !!(forms[f] & KC_BYTE) + (pi > 0);
-            if (n < k + 1 && !(k == 1 && n >= 1))
+            /* r alone: 1 point; with the fixed term alone: 3; any other form of k
+             * terms: k + 2 (two degrees of freedom: a regime or an exponent through
+             * three noisy points is not a measurement) */
+            const unsigned need = k == 1 ? 1u : (forms[f] == KC_FIXED && pi == 0) ? 3u : k + 2;
+            if (n < need)
                 continue;
             const bool hi = (forms[f] & KC_HI) != 0;
             const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
@@ -1574,8 +1578,38 @@ static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
     return m;
 }
 
-/* Runs instance `in` on the device: one warm-up and `reps` profiled jobs; kernel span
- * summary into fig, median returned in *kernel_s. */
+/* One kernel-only run of a job whose inputs are already on the device: the block
+ * control cleared, every launch, clFinish; the kernel span. */
+static rtm_status_t kernel_only(rtm_kexec_t *ex, double *kernel_s)
+{
+    cl_event k0 = NULL, k1 = NULL;
+    rtm_status_t st = rtm_kexec_clear(ex, NULL, NULL);
+    for (uint32_t l = 0; st == RTM_OK && l < ex->k->plan.launches; l++) {
+        cl_event ev = NULL;
+        st = rtm_kexec_enqueue(ex, l, NULL, 0, &ev);
+        if (ev && !k0) {
+            k0 = ev;
+        } else if (ev) {
+            release_ev(&k1);
+            k1 = ev;
+        }
+    }
+    const cl_int err = clFinish(ex->dev->exec);
+    if (st == RTM_OK && err != CL_SUCCESS)
+        st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+    *kernel_s = st == RTM_OK ? span_s(k0, k1 ? k1 : k0) : 0.0;
+    release_ev(&k0);
+    release_ev(&k1);
+    return st;
+}
+
+/* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
+ * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
+ * read and written by the kernel (its inputs stay as uploaded), the runs after the
+ * warm-up are the kernel alone (block control cleared, launches; no transfers): the
+ * kernel span is what is fitted, and large jobs' transfers would otherwise cost most of
+ * calibration's time. On a CPU device, and for in-place kernels, whole jobs (there the
+ * transfers also warm the caches the kernel then reads, as in a real job). */
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double *kernel_s,
                                 rtm_calib_fig_t *fig)
 {
@@ -1587,8 +1621,17 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
         rtm_kexec_destroy(&ex);
         return RTM_E_RANGE;
     }
+    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    for (uint32_t i = 0; i < in->k.plan.n_bufs; i++)
+        alone = alone && (in->k.plan.buf[i].dir & RTM_BUF_IN && in->k.plan.buf[i].dir & RTM_BUF_OUT) == 0;
+    if (reps > REPS)
+        reps = REPS;
     double samp[REPS + 1];
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
+        if (r > 0 && alone) {
+            st = kernel_only(&ex, &samp[r]);
+            continue;
+        }
         rtm_kexec_timing_t t;
         st = rtm_kexec_run(&ex, &t);
         samp[r] = t.kernel_s;
