@@ -529,6 +529,8 @@ typedef struct {
     const rtm_calib_lim_t *lim;
     rtm_calib_pred_fn pred; /* job time used for sizing; reads *r_est through pred_ctx */
     const void *pred_ctx;
+    rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
+    const void *kpred_ctx;
     double *r_est;
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
@@ -600,6 +602,27 @@ static uint32_t extra_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t
     return 3;
 }
 
+/* Sizing from the measurements: once two sizes are measured, a job's time at first key
+ * x is the model's transfers plus t2 * (x / x2)^e, e the exponent through the two
+ * largest points (clamped to 0.3 .. 3): the model's operation counts can scale unlike
+ * the kernel's time (padding to a work-group, caches), and a size chosen by them can
+ * land far from its target. */
+typedef struct {
+    const kfit_t *kf;
+    double x1, t1, x2, t2; /* the two largest points: first key, kernel time */
+} epred_t;
+
+static double emp_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const epred_t *e = ctx;
+    const double total = e->kf->pred(e->kf->pred_ctx, k);
+    const double kern = e->kf->kpred(e->kf->kpred_ctx, k);
+    if (total < 0 || kern < 0 || !(e->x2 > e->x1) || !(e->t1 > 0) || !(e->t2 > 0))
+        return total;
+    const double ex = fmin(fmax(log(e->t2 / e->t1) / log(e->x2 / e->x1), 0.3), 3.0);
+    return fmax(total - kern, 0.0) + e->t2 * pow((double)k->size[0] / e->x2, ex);
+}
+
 /* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
  * smallest target first, then the middle one, then the largest (so that the points span
  * the range even when time runs short), then the seed-000 kernels' extra sizes near
@@ -654,9 +677,29 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             /* the largest target at least 1.5x the smallest size, so that the points
              * span a range; the others just distinct */
             const int64_t min_key = i == nt - 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
-            key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i], kf->pred, kf->pred_ctx,
+            /* from two sizes on, sized by the measurements (emp_pred) */
+            epred_t ep = {kf, 0, 0, 0, 0};
+            for (uint32_t q = 0; q < *n; q++) {
+                const double xq = (double)keys[q];
+                if (xq > ep.x2) {
+                    ep.x1 = ep.x2, ep.t1 = ep.t2;
+                    ep.x2 = xq, ep.t2 = pts[q].t;
+                } else if (xq > ep.x1) {
+                    ep.x1 = xq, ep.t1 = pts[q].t;
+                }
+            }
+            const bool emp = *n >= 2 && kf->kpred && kf->kern->n_keys > 0;
+            key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
+                                     emp ? emp_pred : kf->pred, emp ? (const void *)&ep
+                                                                    : kf->pred_ctx,
                                      kf->lim, 1, min_key, keys, *n, size);
             if (key < 0)
+                continue;
+            /* a target below the smallest size's time lands next to it: nothing new */
+            bool near = false;
+            for (uint32_t q = 0; q < *n; q++)
+                near = near || llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2);
+            if (near)
                 continue;
         }
         kpoint_t pt;
@@ -782,8 +825,8 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
  * r_byte (time per byte of bytes_dev), both, a second regime (r_big beyond a knee
  * between two sizes, at least two points below it), or an operations' time growing as
  * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
- * alone or with t_fixed. A form with k terms needs k + 2 points (r alone: 1, with the
- * fixed term alone: 3) and is kept over a simpler one only when it halves the squared relative error per
+ * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,
+ * t_fixed, r_byte), k + 2 with a knee or an exponent, and is kept over a simpler one only when it halves the squared relative error per
  * extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
 {
@@ -816,10 +859,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
                 continue; /* the power alone or with the fixed term */
             const unsigned k = 1u + !!(forms[f] & KC_FIXED) + !!(forms[f] & KC_HI) +
                                !!(forms[f] & KC_BYTE) + (pi > 0);
-            /* r alone: 1 point; with the fixed term alone: 3; any other form of k
-             * terms: k + 2 (two degrees of freedom: a regime or an exponent through
-             * three noisy points is not a measurement) */
-            const unsigned need = k == 1 ? 1u : (forms[f] == KC_FIXED && pi == 0) ? 3u : k + 2;
+            /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
+             * exponent: k + 2 (two degrees of freedom: a knee or a power through three
+             * noisy points is not a measurement) */
+            const bool linear = pi == 0 && !(forms[f] & KC_HI);
+            const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
             if (n < need)
                 continue;
             const bool hi = (forms[f] & KC_HI) != 0;
@@ -1552,6 +1596,14 @@ static double dev_pred(const void *ctx, const rtm_kinst_t *k)
     return (double)(p->total ? pr.ext.total_ns : pr.ext.kernel_ns) * 1e-9;
 }
 
+/* dev_pred's kernel time alone, whatever p->total says (same r). */
+static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
+{
+    dpred_t p = *(const dpred_t *)ctx;
+    p.total = false;
+    return dev_pred(&p, k);
+}
+
 /* The extended model's kernel time at instance k without memory term is a * r + b:
  * two predictions. */
 static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double *a, double *b)
@@ -1817,6 +1869,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     dpred_t pt = p;
     pt.total = true;
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
+                 .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure, .ctx = &dk,
                  .deadline = start + budget};
     kpoint_t pts[16];
@@ -2207,6 +2260,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
                  .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p, .cpu = true,
+                 .kpred = cpu_pred, .kpred_ctx = &p,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
