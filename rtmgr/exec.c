@@ -1009,6 +1009,16 @@ static void *dispatch_main(void *arg)
         }
         const rtm_kinst_t *k = res.k ? res.k : x->task[j->task].inst[r->index];
         const bool completed = res.outcome == RTM_JOB_MET || res.outcome == RTM_JOB_LATE;
+        if (completed && j->home >= 0 && x->pj[j->task][j->home].count) {
+            const rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
+            for (uint32_t l = 0; l < pj->launches; l++) {
+                const uint32_t nb = rtm_preempt_blocks(pj, l);
+                for (uint32_t b = 0; b < nb; b++) {
+                    const uint32_t c = pj->count[(size_t)l * pj->stride + b];
+                    x->st.task[j->task].blocks_rerun += c > 1 ? c - 1 : 0;
+                }
+            }
+        }
         if (completed && k->kernel->summary) {
             pthread_mutex_unlock(&x->mu); /* format outside the lock */
             r->result[0] = '\0';

@@ -185,6 +185,9 @@ typedef struct {
     uint64_t preemptions;     /* times a job of this task was preempted */
     uint64_t resumed[RTM_MAX_DEVICES]; /* resumptions of preempted jobs, by device */
     uint64_t moved;           /* resumptions on another device than the one it stopped on */
+    uint64_t blocks_rerun;    /* blocks of resumed jobs that ran more than once (counted
+                                 only when the executors count block executions:
+                                 rtm_kexec_opts_t.count_blocks) */
     uint64_t predicted_misses;
     uint64_t placed[RTM_MAX_DEVICES];
     int64_t worst_exec_ns, last_exec_ns, worst_resp_ns, last_resp_ns;
