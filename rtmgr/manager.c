@@ -634,6 +634,9 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
     }
     if (placed)
         atomic_store(&m->last_ok[r->task][r->device], completed ? 1 : 0);
+    if (completed && r->device == 0 && r->first_device > 0 && (uint32_t)r->first_device < m->n_devs)
+        atomic_store(&m->last_ok[r->task][r->first_device], 1); /* resumed on the CPU: the
+                                                             outputs are in that instance */
     (void)rtm_errlog_push(&m->log, &row);
 }
 
