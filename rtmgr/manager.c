@@ -305,12 +305,13 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     m->blocks[t][d] = blocks;
     if (d > 0) {
         const int64_t tb = now_ns();
-        /* d < n_devs <= RTM_MAX_DEVICES, checked above */
+        /* the abort flag through the transport calibration chose for the device;
+         * d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
-        /* the abort flag through the transport calibration chose for the device */
-        const rtm_kexec_opts_t ko = {
-            .transport = m->cfg.board.dev[m->board_dev[d]].abort, .transport_set = true,
-            .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
+        const rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
+                                     .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;
         if (st != RTM_OK) {
