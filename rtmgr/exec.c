@@ -570,7 +570,7 @@ typedef struct {
     rtm_job_outcome_t outcome;
     bool preempted;   /* stopped by a preemption before completion: re-place it */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
-    uint64_t remaining, total; /* preempted: unfinished and all blocks over all launches */
+    uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
     const rtm_kinst_t *k; /* completed: the instance holding the outputs */
     rtm_status_t status;
 } run_result_t;
@@ -790,8 +790,8 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     }
     /* stopped: the host clock of the aborted run counts as kernel time */
     res->kernel_ns = res->exec_ns - res->in_ns;
-    res->remaining = stop.remaining_total;
     res->total = x->blocks_total[t][fresh ? d : (uint32_t)j->home];
+    res->remaining = stop.remaining_total < res->total ? stop.remaining_total : res->total;
     if (preempted)
         res->preempted = true;
     else
@@ -1042,6 +1042,10 @@ static void *dispatch_main(void *arg)
         rec.outcome = res.outcome;
         rec.ran = true;
         rec.end_ns = res.end_ns;
+        if (res.outcome == RTM_JOB_ABORTED && j->home < 0 && res.total > 0) {
+            rec.blocks_total = (uint32_t)res.total; /* a firm job aborted at its deadline */
+            rec.blocks_done = (uint32_t)(res.total - res.remaining);
+        }
         rec.status = res.status;
         rec_finish(x, slot, &rec);
     }

@@ -36,6 +36,10 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
+void *__real_aligned_alloc(size_t a, size_t n);
+int __real_posix_memalign(void **p, size_t a, size_t n);
+void *__wrap_aligned_alloc(size_t a, size_t n);
+int __wrap_posix_memalign(void **p, size_t a, size_t n);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t n);
@@ -57,6 +61,18 @@ void *__wrap_realloc(void *p, size_t n)
     if (atomic_load(&counting))
         atomic_fetch_add(&alloc_calls, 1);
     return __real_realloc(p, n);
+}
+void *__wrap_aligned_alloc(size_t a, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_aligned_alloc(a, n);
+}
+int __wrap_posix_memalign(void **p, size_t a, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_posix_memalign(p, a, n);
 }
 void __wrap_free(void *p)
 {
