@@ -40,9 +40,10 @@ static inline void s0_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *ou
     out->blocks = s0_blocks(k);
 }
 
-/* Buffers 0..n_bufs-1 in order, then the uint n. */
-static inline uint32_t s0_args(const rtm_kinst_t *k, rtm_karg_t out[RTM_KARG_MAX])
+/* Buffers 0..n_bufs-1 in order, then the uint n (one launch: `l` is 0). */
+static inline uint32_t s0_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
 {
+    (void)l;
     uint32_t i = 0;
     for (; i < k->plan.n_bufs; i++)
         out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = i};
@@ -80,5 +81,40 @@ static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char
     const uint32_t c = x->plan.n_bufs - 1;
     return rtm_compare_floats(x->host[c], y->host[c], (size_t)s0_elems(x), 0.0f, why, len);
 }
+
+/* The per-work-item loop of the loop kernels' CPU twins (matrix_mov, matrix_loop_add,
+ * matrix_mul): for every global id of block `blk`, tx/ty its column and row, `BODY` runs
+ * with `n` in scope. A macro, not a function pointer, so each twin's inner loop compiles
+ * as the straight loop it is (the CPU model's rates are measured on it). */
+#define S0_FOR_ITEMS(k, blk, BODY)                                                             \
+    do {                                                                                       \
+        const uint64_t n = s0_n(k);                                                            \
+        uint64_t lo_, hi_;                                                                     \
+        s0_range((k), (blk), &lo_, &hi_);                                                      \
+        for (uint64_t g_ = lo_; n != 0 && g_ < hi_; g_++) {                                    \
+            const uint64_t tx = g_ % n, ty = g_ / n;                                           \
+            BODY                                                                               \
+        }                                                                                      \
+    } while (0)
+
+/* The descriptor of a seed-000 square-matrix kernel named NAME (file NAME.cl, entry NAME)
+ * with the given plan, twin and cost functions. */
+#define S0_KERNEL(NAME, PLAN, CPU_BLOCK, COST)                                                 \
+    const rtm_kernel_t rtm_kernel_##NAME = {                                                   \
+        .name = #NAME,                                                                         \
+        .source = #NAME ".cl",                                                                 \
+        .entries = {#NAME, NULL},                                                              \
+        .keys = {{"n", 1, 16384, 1000, "matrix side (n x n floats)"}},                         \
+        .n_keys = 1,                                                                           \
+        .vec_allowed = 1u << 1,                                                                \
+        .tune_default = {256, 1},                                                              \
+        .plan = PLAN,                                                                          \
+        .launch = s0_launch,                                                                   \
+        .args = s0_args,                                                                       \
+        .fill = s0_fill,                                                                       \
+        .cpu_block = CPU_BLOCK,                                                                \
+        .cost = COST,                                                                          \
+        .compare = s0_compare,                                                                 \
+    }
 
 #endif
