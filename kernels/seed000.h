@@ -33,13 +33,6 @@ static inline rtm_status_t s0_plan(const rtm_kinst_t *k, rtm_kplan_t *p, uint32_
     return RTM_OK;
 }
 
-static inline void s0_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)l;
-    out->entry = 0;
-    out->blocks = s0_blocks(k);
-}
-
 /* Buffers 0..n_bufs-1 in order, then the uint n (one launch: `l` is 0). */
 static inline uint32_t s0_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
 {
@@ -109,7 +102,7 @@ static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char
         .vec_allowed = 1u << 1,                                                                \
         .tune_default = {256, 1},                                                              \
         .plan = PLAN,                                                                          \
-        .launch = s0_launch,                                                                   \
+        .launch = rtm_kernel_launch_one,                                                                   \
         .args = s0_args,                                                                       \
         .fill = s0_fill,                                                                       \
         .cpu_block = CPU_BLOCK,                                                                \
