@@ -33,20 +33,4 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
     });
 }
 
-static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
-{
-    const double n = s0_n(k);
-    memset(c, 0, sizeof(*c));
-    c->li = n * n * n;
-    c->z[RTM_LOC_UNIT] = 1.0;
-    c->z[RTM_LOC_STRIDED] = 1.0;
-    c->z[RTM_LOC_SCALAR] = 2.0;
-    c->Z = 8.0 + 7.0 / n;
-    c->md = 2.0 * n;
-    c->bytes_in = 8.0 * n * n;
-    c->bytes_out = 4.0 * n * n;
-    c->bytes_dev = 4.0 * (n * n * n / k->tune.wg + n * n * n) + 4.0 * n * n;
-    c->launches = 1;
-}
-
-S0_KERNEL(matrix_mul, plan, cpu_block, cost);
+S0_KERNEL(matrix_mul, plan, cpu_block, s0_cost_rowcol);

@@ -75,6 +75,24 @@ static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char
     return rtm_compare_floats(x->host[c], y->host[c], (size_t)s0_elems(x), 0.0f, why, len);
 }
 
+/* Cost counts of the two-input loop kernels (matrix_loop_add, matrix_mul): n^3 steps, each
+ * a row load of A, a column load of B and two arithmetic operations; see their files. */
+static inline void s0_cost_rowcol(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    const double n = s0_n(k);
+    memset(c, 0, sizeof(*c));
+    c->li = n * n * n;
+    c->z[RTM_LOC_UNIT] = 1.0;
+    c->z[RTM_LOC_STRIDED] = 1.0;
+    c->z[RTM_LOC_SCALAR] = 2.0;
+    c->Z = 8.0 + 7.0 / n;
+    c->md = 2.0 * n;
+    c->bytes_in = 8.0 * n * n;
+    c->bytes_out = 4.0 * n * n;
+    c->bytes_dev = 4.0 * (n * n * n / k->tune.wg + n * n * n) + 4.0 * n * n;
+    c->launches = 1;
+}
+
 /* The per-work-item loop of the loop kernels' CPU twins (matrix_mov, matrix_loop_add,
  * matrix_mul): for every global id of block `blk`, tx/ty its column and row, `BODY` runs
  * with `n` in scope. A macro, not a function pointer, so each twin's inner loop compiles
