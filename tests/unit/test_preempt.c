@@ -236,15 +236,20 @@ static void test_split(void **state)
     free(b);
 }
 
-/* Both transports raise, read and clear the flag as kernels see it. */
+/* Both transports raise, read and clear the flag as kernels see it, every copy of it. */
 static void test_flag_transports(void **state)
 {
     (void)state;
     const rtm_abort_transport_t ts[2] = {RTM_ABORT_WRITE, RTM_ABORT_MAPPED};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 6; i++) { /* each transport with 1, 8 and 32 copies */
+        static const uint32_t copies[3] = {1, 8, 32};
         rtm_abortflag_t f;
         int v = -1;
-        assert_int_equal(rtm_abortflag_create(&f, &dev, ts[i]), RTM_OK);
+        if (i < 2)
+            assert_int_equal(rtm_abortflag_create(&f, &dev, ts[i]), RTM_OK);
+        else
+            assert_int_equal(rtm_abortflag_create_ex(&f, &dev, ts[i % 2], copies[i / 2]), RTM_OK);
+        assert_int_equal(f.copies, i < 2 ? 1u : copies[i / 2]);
         assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
         assert_int_equal(v, 0);
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
@@ -259,6 +264,9 @@ static void test_flag_transports(void **state)
         assert_true(f.raised_at > 0);
         rtm_abortflag_destroy(&f);
     }
+    rtm_abortflag_t f;
+    assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, RTM_ABORTFLAG_COPIES_MAX + 1),
+                     RTM_E_RANGE);
     /* CPU and host-unified devices (PoCL) default to the mapped flag, discrete GPUs to the
      * paper's write: the test device may be either (RTM_PLATFORM, or the ICD order when
      * the loader sees several platforms) */
