@@ -190,7 +190,7 @@ rtm_status_t rtm_abortflag_settle(rtm_abortflag_t *f)
 
 rtm_status_t rtm_abortflag_read(rtm_abortflag_t *f, int *value)
 {
-    int v[RTM_ABORTFLAG_COPIES_MAX];
+    int v[RTM_ABORTFLAG_COPIES_MAX] = {0};
     for (uint32_t c = 0; c < f->copies; c++) {
         const size_t off = (size_t)c * RTM_ABORTFLAG_STRIDE;
         if (f->transport == RTM_ABORT_MAPPED)
