@@ -401,6 +401,32 @@ static void test_kernel_terms(void **state)
     b.cpu_ktune[0].r_big = 0;
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 1000000 + 1024000 + 5000 + 3000);
+    /* memory term: 12e6 bytes_dev * 0.1 ns = 1.2 ms, added */
+    b.cpu_ktune[0].r_byte = 1e-10;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1000000 + 1200000 + 1024000 + 5000 + 3000);
+    b.cpu_ktune[0].r_byte = 0;
+    /* ops^(1 + p_ops): CPU count li * sum z = 4e6; (4e6 / 1e6)^0.5 = 2: work 2 ms */
+    b.cpu_ktune[0].p_ops = 0.5;
+    b.cpu_ktune[0].x_ref = 1e6;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2000000 + 1024000 + 5000 + 3000);
+    /* (4e6 / 16e6)^0.5 = 0.5; (4e6 / 1e6)^0.25 = sqrt(2) */
+    b.cpu_ktune[0].x_ref = 16e6;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 500000 + 1024000 + 5000 + 3000);
+    b.cpu_ktune[0].p_ops = 0.25;
+    b.cpu_ktune[0].x_ref = 1e6;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1414214 + 1024000 + 5000 + 3000);
+    /* the device: Z * li = 4e6, x_ref 1e6, p 0.5: compute 31.25 us * 2 */
+    d.ktune[0].knee = 0;
+    d.ktune[0].p_ops = 0.5;
+    d.ktune[0].x_ref = 1e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 62500 + 5000 + 7000);
+    /* the paper model is untouched by every extended term */
+    assert_ns(p.paper.kernel_ns, 31250);
 }
 
 static void test_missing_parameters(void **state)
