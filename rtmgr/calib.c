@@ -1766,6 +1766,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
         if (phase == 0 && cpu_dev)
             continue;
         const rtm_tune_t base = best;
+        // cppcheck-suppress knownConditionTrueFalse ; phase -1 runs on CPU devices
         const uint32_t nc = phase < 0 ? 1 : phase == 0 ? N_OF(wgs) : N_OF(vecs);
         for (uint32_t i = 0; i < nc; i++) {
             rtm_tune_t t = base; /* phase -1: the starting tuning itself */
