@@ -27,7 +27,8 @@
  * wg again at the best (vec, items); prints each grid as GB/s and % of the copy
  * bandwidth and runs the table's row of that class at the best point (checked against
  * the twin as every row). The copy kernel gets the same search in the bandwidth probe
- * and the best copy point is the bandwidth the % columns divide by. */
+ * and the best copy point is the bandwidth the % columns divide by. --quick sweeps
+ * vec {4,16} x wg {64,256}, items {1,4} at the small sizes (a smoke test). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,10 +78,15 @@ static const char *const class_name[N_CLASSES] = {"small", "medium", "large"};
 
 /* Memory-bound kernels --sweep tunes (copy is swept in the bandwidth probe). */
 static const char *const sweep_kernels[] = {"matrix_add", "matrix_add3", "threshold", "convolve"};
-static const uint32_t sweep_wgs[] = {64, 128, 256, 512, 1024};
-static const uint32_t sweep_items[] = {1, 2, 4, 8, 16};
-#define N_WGS (sizeof(sweep_wgs) / sizeof(sweep_wgs[0]))
-#define N_ITEMS (sizeof(sweep_items) / sizeof(sweep_items[0]))
+/* The sweep's values of vec, wg and items; --quick sweeps the short lists (CI). */
+typedef struct {
+    const uint32_t *v;
+    size_t n;
+} list_t;
+static const uint32_t vecs_full[] = {1, 2, 4, 8, 16}, vecs_quick[] = {4, 16};
+static const uint32_t wgs_full[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64, 256};
+static const uint32_t items_full[] = {1, 2, 4, 8, 16}, items_quick[] = {1, 4};
+#define LIST(a) ((list_t){(a), sizeof(a) / sizeof((a)[0])})
 
 /* A point of the tuning space. items 0 = the kernel's choice. */
 typedef struct {
@@ -142,7 +148,7 @@ static void usage(FILE *f)
             "  --no-bandwidth skip the copy-kernel bandwidth probe\n"
             "  --sweep        tune the memory-bound kernels (and copy) on each device: vec x wg,\n"
             "                 then items per work-item, at the largest size run; the table's\n"
-            "                 row of that size uses the best point\n"
+            "                 row of that size uses the best point (--quick: a short grid)\n"
             "Program binaries are cached in $RTM_CACHE_DIR (default ~/.cache/rtmgr).\n");
 }
 
@@ -532,14 +538,18 @@ static double sweep(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, do
                     point_t *best)
 {
     const double t0 = rtm_bench_now();
+    const list_t vecs = b->quick ? LIST(vecs_quick) : LIST(vecs_full);
+    const list_t wgs = b->quick ? LIST(wgs_quick) : LIST(wgs_full);
+    const list_t items = b->quick ? LIST(items_quick) : LIST(items_full);
     /* One host arena for every point: as large as the largest plan, filled once. */
     size_t arena_bytes = 0;
-    for (uint32_t vec = 1; vec <= 16; vec *= 2)
-        for (size_t w = 0; w < N_WGS; w++)
-            for (size_t i = 0; i <= N_ITEMS; i++) {
+    for (size_t v = 0; v < vecs.n; v++)
+        for (size_t w = 0; w < wgs.n; w++)
+            for (size_t i = 0; i <= items.n; i++) {
+                const uint32_t vec = vecs.v[v];
                 rtm_kinst_t k = *proto;
-                k.tune = (rtm_tune_t){sweep_wgs[w], vec};
-                k.items = i ? sweep_items[i - 1] : 0;
+                k.tune = (rtm_tune_t){wgs.v[w], vec};
+                k.items = i ? items.v[i - 1] : 0;
                 if ((proto->kernel->vec_allowed & (1u << vec)) && rtm_kinst_plan(&k) == RTM_OK &&
                     rtm_kinst_bytes(&k) > arena_bytes)
                     arena_bytes = rtm_kinst_bytes(&k);
@@ -560,20 +570,20 @@ static double sweep(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, do
         printf("  sweep %s %s: kernel time alone, GB/s and %% of the copy bandwidth; grid at\n"
                "  the kernel's own items per work-item\n    %-8s",
                proto->kernel->name, size, "");
-        for (uint32_t vec = 1; vec <= 16; vec *= 2)
-            if (proto->kernel->vec_allowed & (1u << vec))
-                printf(" %8s%-5u", "vec", vec);
+        for (size_t v = 0; v < vecs.n; v++)
+            if (proto->kernel->vec_allowed & (1u << vecs.v[v]))
+                printf(" %8s%-5u", "vec", vecs.v[v]);
         printf("\n");
     }
     double best_bw = 0.0;
     int state;
-    for (size_t w = 0; w < N_WGS; w++) {
+    for (size_t w = 0; w < wgs.n; w++) {
         if (!b->json)
-            printf("    wg %4u ", sweep_wgs[w]);
-        for (uint32_t vec = 1; vec <= 16; vec *= 2) {
-            if (!(proto->kernel->vec_allowed & (1u << vec)))
+            printf("    wg %4u ", wgs.v[w]);
+        for (size_t v = 0; v < vecs.n; v++) {
+            if (!(proto->kernel->vec_allowed & (1u << vecs.v[v])))
                 continue;
-            const point_t pt = {{sweep_wgs[w], vec}, 0};
+            const point_t pt = {{wgs.v[w], vecs.v[v]}, 0};
             const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
             if (state == PT_OK && g > best_bw)
                 best_bw = g, *best = pt;
@@ -587,13 +597,13 @@ static double sweep(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, do
         const point_t base = *best;
         if (!b->json)
             printf("    items at wg %u vec %u:", base.tune.wg, base.tune.vec);
-        for (size_t i = 0; i < N_ITEMS; i++) {
-            const point_t pt = {base.tune, sweep_items[i]};
+        for (size_t i = 0; i < items.n; i++) {
+            const point_t pt = {base.tune, items.v[i]};
             const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
             if (state == PT_OK && g > best_bw)
                 best_bw = g, *best = pt;
             if (!b->json)
-                sweep_cell(g, state, bw_dev, (int)sweep_items[i]);
+                sweep_cell(g, state, bw_dev, (int)items.v[i]);
         }
         if (!b->json)
             printf("\n");
@@ -601,15 +611,15 @@ static double sweep(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, do
             const point_t base2 = *best;
             if (!b->json)
                 printf("    wg at vec %u items %u:", base2.tune.vec, base2.items);
-            for (size_t w = 0; w < N_WGS; w++) {
-                if (sweep_wgs[w] == base2.tune.wg)
+            for (size_t w = 0; w < wgs.n; w++) {
+                if (wgs.v[w] == base2.tune.wg)
                     continue;
-                const point_t pt = {{sweep_wgs[w], base2.tune.vec}, base2.items};
+                const point_t pt = {{wgs.v[w], base2.tune.vec}, base2.items};
                 const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
                 if (state == PT_OK && g > best_bw)
                     best_bw = g, *best = pt;
                 if (!b->json)
-                    sweep_cell(g, state, bw_dev, (int)sweep_wgs[w]);
+                    sweep_cell(g, state, bw_dev, (int)wgs.v[w]);
             }
             if (!b->json)
                 printf("\n");
