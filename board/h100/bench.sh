@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
-# Steps: build test devices kernels nav calibrate validate placement run preempt. Results go to $OUT (or ./h100-out).
+# Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt. Results go to $OUT (or ./h100-out).
 set -u
 . board/h100/setup.sh
 out=${OUT:-h100-out}; mkdir -p "$out"
@@ -23,6 +23,13 @@ for s in $steps; do
     s0=$(date +%s)
     RTM_PLATFORM=NVIDIA timeout 470 ./build/rtmgr bench kernels --device 0 --sweep > "$out/bench-gpu.txt" 2>&1; echo "bench rc=$? in $(( $(date +%s) - s0 )) s"
     grep -E "best:|bandwidth the|class|large|>= 256|^    [a-z_0-9]+ .*%$" "$out/bench-gpu.txt" ;;
+  kernels-bw)
+    # Issue 3's bandwidth targets alone (about 3 minutes): copy and the memory-bound kernels,
+    # swept, with the table and the ">= 256 MiB" summary.
+    s0=$(date +%s)
+    RTM_PLATFORM=NVIDIA timeout 420 ./build/rtmgr bench kernels --device 0 --sweep \
+      --kernel copy,matrix_add,matrix_add3,threshold,convolve > "$out/bench-bw-gpu.txt" 2>&1; echo "bench rc=$? in $(( $(date +%s) - s0 )) s"
+    grep -vE "^    (wg|items|  )" "$out/bench-bw-gpu.txt" ;;
   nav)
     for spec in "cpa_pairs ships=16384" "manoeuvre targets=4096" "cpa_tcpa targets=16384" "trajectory targets=4096" "radix_sort n=33554432" "sort n=33554432"; do
       set -- $spec
