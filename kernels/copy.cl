@@ -4,7 +4,11 @@
  * a block copies RTM_WG * RTM_ITEMS * RTM_VEC uints. Buffers are padded to whole blocks
  * by the host, so there is no tail. `rtmgr bench kernels` sweeps RTM_VEC (and with
  * --sweep RTM_WG and RTM_ITEMS) to measure the device's bandwidth. */
-#include "rtm_vec.h"
+#include "rtm_block.h"
+
+#ifndef RTM_ITEMS /* vectors per work-item (as in rtm_vec.h; set by the .c file) */
+#define RTM_ITEMS 1
+#endif
 
 __kernel void copy(RTM_BLOCK_ARGS, __global const RTM_V(uint) *restrict src,
                    __global RTM_V(uint) *restrict dst)

@@ -4,7 +4,11 @@
  * vectors); a block handles RTM_WG * RTM_ITEMS * RTM_VEC elements. All loads are issued
  * before the stores. Buffers are padded to whole blocks by the host, so there is no
  * tail. */
-#include "rtm_vec.h"
+#include "rtm_block.h"
+
+#ifndef RTM_ITEMS /* vectors per work-item (as in rtm_vec.h; set by the .c file) */
+#define RTM_ITEMS 1
+#endif
 
 __kernel void matrix_add(RTM_BLOCK_ARGS, __global const RTM_V(float) *restrict a,
                          __global const RTM_V(float) *restrict b, __global RTM_V(float) *restrict c)

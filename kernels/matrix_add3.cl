@@ -2,7 +2,11 @@
  * One work-item handles RTM_ITEMS vectors of RTM_VEC consecutive elements, RTM_WG
  * vectors apart; a block handles RTM_WG * RTM_ITEMS * RTM_VEC elements (as
  * matrix_add.cl). Buffers are padded to whole blocks by the host, so there is no tail. */
-#include "rtm_vec.h"
+#include "rtm_block.h"
+
+#ifndef RTM_ITEMS /* vectors per work-item (as in rtm_vec.h; set by the .c file) */
+#define RTM_ITEMS 1
+#endif
 
 __kernel void matrix_add3(RTM_BLOCK_ARGS, __global const RTM_V(float) *restrict a,
                           __global const RTM_V(float) *restrict b, __global RTM_V(float) *restrict c)
