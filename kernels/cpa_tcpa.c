@@ -49,22 +49,6 @@ static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p)
     return RTM_OK;
 }
 
-static void launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)l;
-    out->entry = 0;
-    out->blocks = blocks(k);
-}
-
-static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)k;
-    (void)l;
-    for (uint32_t i = 0; i < 5; i++)
-        out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = i};
-    return 5;
-}
-
 static void options(const rtm_kinst_t *k, char *buf, size_t len)
 {
     snprintf(buf, len, "-cl-fp32-correctly-rounded-divide-sqrt -DNAV_N=%uu -DNAV_DSAFE_M=%lld "
@@ -199,19 +183,7 @@ const rtm_kernel_t rtm_kernel_cpa_tcpa = {
              {"d_safe_m", 1, 100000, 1852, "safety distance (m)"},
              {"t_horizon_s", 1, 86400, 1200, "time horizon of the domain test (s)"}},
     .n_keys = 3,
-    .vec_allowed = 1u << 1,
-    .tune_default = {128, 1},
-    .plan = plan,
-    .launch = launch,
-    .args = args,
-    .options = options,
-    .fill = fill,
-    .cpu_block = cpu_block,
-    .cost = cost,
-    .compare = compare,
-    .load_traffic = load_traffic,
-    .summary = summary,
-    .csv_size = csv_size,
-    .csv_load = csv_load,
-    .csv_write = csv_write,
+    .launch = rtm_kernel_launch_one,
+    .args = rtm_kernel_args_bufs,
+    RTM_NAV_KERNEL_HOOKS,
 };

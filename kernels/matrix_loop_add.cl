@@ -2,7 +2,7 @@
  * C[ty][tx] = sum over k of (A[ty*n+k] + B[k*n+tx]), accumulated left to right from 0.
  * Work-item (tx, ty) is global id g = blk * RTM_WG + lid, tx = g % n, ty = g / n, so a
  * block's B loads are consecutive (coalesced) and its A loads shared. Polls the abort
- * flag every 256 steps. */
+ * flag once per RTM_POLL_EVERY steps (strip-mined, nothing tested per step). */
 #include "rtm_block.h"
 
 __kernel void matrix_loop_add(RTM_BLOCK_ARGS, __global const float *restrict a,
@@ -14,11 +14,8 @@ __kernel void matrix_loop_add(RTM_BLOCK_ARGS, __global const float *restrict a,
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
         float value = 0.0f;
-        for (uint k = 0; k < n; k++) {
+        RTM_POLL_FOR(k, 0, n)
             value += a[ty * n + k] + b[k * n + tx];
-            if ((k & 255u) == 255u && RTM_POLL())
-                break;
-        }
         c[ty * n + tx] = value;
     }
     RTM_BLOCK_END(blk);

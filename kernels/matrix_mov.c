@@ -18,27 +18,15 @@
 
 static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p) { return s0_plan(k, p, 1); }
 
-static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)l;
-    return s0_args(k, out);
-}
-
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 {
     (void)l;
     const float *a = k->host[0];
     volatile float *c = k->host[1];
-    const uint64_t n = s0_n(k);
-    uint64_t lo, hi;
-    s0_range(k, blk, &lo, &hi);
-    if (n == 0)
-        return;
-    for (uint64_t g = lo; g < hi; g++) {
-        const uint64_t tx = g % n, ty = g / n;
+    S0_FOR_ITEMS(k, blk, {
         for (uint64_t kk = 0; kk < n; kk++)
             c[ty * n + tx] = a[ty * n + kk];
-    }
+    });
 }
 
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
@@ -56,19 +44,4 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->launches = 1;
 }
 
-const rtm_kernel_t rtm_kernel_matrix_mov = {
-    .name = "matrix_mov",
-    .source = "matrix_mov.cl",
-    .entries = {"matrix_mov", NULL},
-    .keys = {{"n", 1, 16384, 1000, "matrix side (n x n floats)"}},
-    .n_keys = 1,
-    .vec_allowed = 1u << 1,
-    .tune_default = {256, 1},
-    .plan = plan,
-    .launch = s0_launch,
-    .args = args,
-    .fill = s0_fill,
-    .cpu_block = cpu_block,
-    .cost = cost,
-    .compare = s0_compare,
-};
+S0_KERNEL(matrix_mov, plan, cpu_block, cost);

@@ -4,7 +4,8 @@
  * Work-item (tx, ty) is global id g = blk * RTM_WG + lid, tx = g % n, ty = g / n. C is
  * written through a volatile pointer so that every step really stores (a compiler
  * would otherwise keep only the last move); the result is C = A's last column
- * broadcast along each row. The loop polls the abort flag every 256 steps. */
+ * broadcast along each row. The loop polls the abort flag once per RTM_POLL_EVERY
+ * steps (strip-mined: a strip's loop is the original one, nothing tested per step). */
 #include "rtm_block.h"
 
 __kernel void matrix_mov(RTM_BLOCK_ARGS, __global const float *restrict a,
@@ -14,11 +15,8 @@ __kernel void matrix_mov(RTM_BLOCK_ARGS, __global const float *restrict a,
     const uint g = blk * RTM_WG + (uint)get_local_id(0);
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
-        for (uint k = 0; k < n; k++) {
+        RTM_POLL_FOR(k, 0, n)
             c[ty * n + tx] = a[ty * n + k];
-            if ((k & 255u) == 255u && RTM_POLL())
-                break;
-        }
     }
     RTM_BLOCK_END(blk);
 }

@@ -20,60 +20,17 @@
 
 static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p) { return s0_plan(k, p, 2); }
 
-static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)l;
-    return s0_args(k, out);
-}
-
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 {
     (void)l;
     const float *a = k->host[0], *b = k->host[1];
     float *c = k->host[2];
-    const uint64_t n = s0_n(k);
-    uint64_t lo, hi;
-    s0_range(k, blk, &lo, &hi);
-    if (n == 0)
-        return;
-    for (uint64_t g = lo; g < hi; g++) {
-        const uint64_t tx = g % n, ty = g / n;
+    S0_FOR_ITEMS(k, blk, {
         float value = 0.0f;
         for (uint64_t kk = 0; kk < n; kk++)
             value = fmaf(a[ty * n + kk], b[kk * n + tx], value);
         c[ty * n + tx] = value;
-    }
+    });
 }
 
-static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
-{
-    const double n = s0_n(k);
-    memset(c, 0, sizeof(*c));
-    c->li = n * n * n;
-    c->z[RTM_LOC_UNIT] = 1.0;
-    c->z[RTM_LOC_STRIDED] = 1.0;
-    c->z[RTM_LOC_SCALAR] = 2.0;
-    c->Z = 8.0 + 7.0 / n;
-    c->md = 2.0 * n;
-    c->bytes_in = 8.0 * n * n;
-    c->bytes_out = 4.0 * n * n;
-    c->bytes_dev = 4.0 * (n * n * n / k->tune.wg + n * n * n) + 4.0 * n * n;
-    c->launches = 1;
-}
-
-const rtm_kernel_t rtm_kernel_matrix_mul = {
-    .name = "matrix_mul",
-    .source = "matrix_mul.cl",
-    .entries = {"matrix_mul", NULL},
-    .keys = {{"n", 1, 16384, 1000, "matrix side (n x n floats)"}},
-    .n_keys = 1,
-    .vec_allowed = 1u << 1,
-    .tune_default = {256, 1},
-    .plan = plan,
-    .launch = s0_launch,
-    .args = args,
-    .fill = s0_fill,
-    .cpu_block = cpu_block,
-    .cost = cost,
-    .compare = s0_compare,
-};
+S0_KERNEL(matrix_mul, plan, cpu_block, s0_cost_rowcol);

@@ -1,8 +1,8 @@
 /* matrix_mul.cl — seed 000 validation kernel: naive C = A * B over n x n floats,
  * value = fma(A[ty*n+k], B[k*n+tx], value) for k = 0..n-1 from 0 (fma so that the CPU
  * twin, using fmaf in the same order, agrees bit for bit). Work-item (tx, ty) is global
- * id g = blk * RTM_WG + lid, tx = g % n, ty = g / n. Polls the abort flag every 256
- * steps. */
+ * id g = blk * RTM_WG + lid, tx = g % n, ty = g / n. Polls the abort flag once per
+ * RTM_POLL_EVERY steps (strip-mined, nothing tested per step). */
 #include "rtm_block.h"
 
 __kernel void matrix_mul(RTM_BLOCK_ARGS, __global const float *restrict a,
@@ -13,11 +13,8 @@ __kernel void matrix_mul(RTM_BLOCK_ARGS, __global const float *restrict a,
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
         float value = 0.0f;
-        for (uint k = 0; k < n; k++) {
+        RTM_POLL_FOR(k, 0, n)
             value = fma(a[ty * n + k], b[k * n + tx], value);
-            if ((k & 255u) == 255u && RTM_POLL())
-                break;
-        }
         c[ty * n + tx] = value;
     }
     RTM_BLOCK_END(blk);

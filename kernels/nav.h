@@ -86,4 +86,13 @@ const float *rtm_nav_manoeuvre_out(const rtm_kinst_t *k, uint32_t m);
  * safe (insertion sort, no allocation). Returns the number ranked. */
 uint32_t rtm_nav_rank(const rtm_kinst_t *k, uint32_t *order);
 
+/* The hooks every navigation kernel's descriptor names, all static functions of its .c
+ * file under these names; the kernel adds its name, source, entries, keys, launch and
+ * args. */
+#define RTM_NAV_KERNEL_HOOKS                                                                   \
+    .vec_allowed = 1u << 1, .tune_default = {128, 1}, .plan = plan, .options = options,         \
+    .fill = fill, .cpu_block = cpu_block, .cost = cost, .compare = compare,                    \
+    .load_traffic = load_traffic, .summary = summary, .csv_size = csv_size,                    \
+    .csv_load = csv_load, .csv_write = csv_write
+
 #endif

@@ -65,12 +65,21 @@
  *   RTM_NO_ABORT=1        the original kernel: no check, no mark, no poll (benchmarks)
  *   RTM_NO_DONE=1         the paper's entry check alone: every work-item reads the flag
  *                         and returns; no barrier, no completed-block array (benchmarks)
+ *   RTM_WG_CHECK=1        the work-group entry check alone (work-item 0 loads the flag,
+ *                         the group shares it through local memory); no completed-block
+ *                         array, no poll (benchmarks: the production check's own cost)
+ *   RTM_FLAG_COPIES=R     the flag is R copies RTM_FLAG_STRIDE ints apart (one per cache
+ *                         line); group g reads copy g % R, so that the loads of thousands
+ *                         of groups spread over R lines (R memory slices) instead of
+ *                         queueing at the one slice that holds a single flag word.
+ *                         The host raises and clears every copy (rtmgr/abortflag.c)
  *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
  *   RTM_HIDE_LATENCY=0|1  1 (GPUs): look-ahead loads in registers; 0 (CPU devices): read
  *                         where used (see RTM_PEEK_FLAG_)
  *
  * Standard arguments (RTM_BLOCK_ARGS, first in every entry point, set by kexec):
- *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped)
+ *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped;
+ *              RTM_FLAG_COPIES copies RTM_FLAG_STRIDE ints apart)
  *   rtm_done   completed-block array of the job; this launch's slice starts at rtm_doff
  *   rtm_map    block ids of a resumed launch (used when rtm_nmap != 0)
  *   rtm_nmap   0 = unmapped launch, else 1 (the map holds rtm_nblk ids)
@@ -109,6 +118,21 @@
 #ifndef RTM_HIDE_LATENCY
 #define RTM_HIDE_LATENCY 1
 #endif
+#ifndef RTM_WG_CHECK
+#define RTM_WG_CHECK 0
+#endif
+#ifndef RTM_FLAG_COPIES
+#define RTM_FLAG_COPIES 1
+#endif
+/* ints between two copies of the flag (128 bytes: one cache line each) */
+#define RTM_FLAG_STRIDE 32
+
+/* This work-group's copy of the abort flag. */
+#if RTM_FLAG_COPIES > 1
+#define RTM_FLAG_ (rtm_abort + (get_group_id(0) % RTM_FLAG_COPIES) * RTM_FLAG_STRIDE)
+#else
+#define RTM_FLAG_ rtm_abort
+#endif
 
 #ifdef __clang__
 /* The block words are written by work-item 0 only, then read by all after a barrier. */
@@ -130,7 +154,7 @@
         __global const uint *rtm_map, const uint rtm_nmap, const uint rtm_nblk,     \
         const uint rtm_doff, __global uint *rtm_count, __global volatile uint *rtm_next
 
-#if RTM_NO_ABORT || RTM_NO_DONE
+#if RTM_NO_ABORT || RTM_NO_DONE || RTM_WG_CHECK
 /* The benchmark variants never poll and never run persistent. */
 #undef RTM_POLL_EVERY
 #define RTM_POLL_EVERY 0
@@ -138,14 +162,23 @@
 #define RTM_PERSIST 0
 #endif
 
-#if RTM_NO_ABORT || RTM_NO_DONE
+#if RTM_NO_ABORT || RTM_NO_DONE || RTM_WG_CHECK
 /* ---- benchmark builds, one work-group per block: the original kernel (nothing added),
- * and the paper's entry check alone (every work-item reads the flag and returns) ----- */
+ * the paper's entry check alone (every work-item reads the flag and returns), the
+ * work-group entry check alone (one load per group, shared through local memory) --- */
 #if RTM_NO_ABORT
 #define RTM_ENTRY_CHECK_() (void)0
+#elif RTM_NO_DONE
+#define RTM_ENTRY_CHECK_()                                                          \
+    if (*RTM_FLAG_)                                                                 \
+    return
 #else
 #define RTM_ENTRY_CHECK_()                                                          \
-    if (*rtm_abort)                                                                 \
+    __local int rtm_quitc_;                                                         \
+    if (get_local_id(0) == 0)                                                       \
+        rtm_quitc_ = *RTM_FLAG_;                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+    if (rtm_quitc_)                                                                 \
     return
 #endif
 #define RTM_BLOCK_BEGIN(blk)                                                        \
@@ -240,11 +273,11 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_PEEK_FLAG_() 0
 #define RTM_END_FLAG_() rtm_pv_
 #elif RTM_HIDE_LATENCY
-#define RTM_PEEK_FLAG_() (get_local_id(0) == 0 ? *rtm_abort : 0)
+#define RTM_PEEK_FLAG_() (get_local_id(0) == 0 ? *RTM_FLAG_ : 0)
 #define RTM_END_FLAG_() rtm_pv_
 #else
 #define RTM_PEEK_FLAG_() 0
-#define RTM_END_FLAG_() (*rtm_abort)
+#define RTM_END_FLAG_() (*RTM_FLAG_)
 #endif
 
 #if RTM_PERSIST == 2
@@ -296,7 +329,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     (void)rtm_fp_, (void)rtm_nextw_;                                                \
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
-        rtm_quitw_ = (rtm_it_ >= rtm_nblk || *rtm_abort) ? ~0u : 0u;                \
+        rtm_quitw_ = (rtm_it_ >= rtm_nblk || *RTM_FLAG_) ? ~0u : 0u;                \
     }                                                                               \
     barrier(CLK_LOCAL_MEM_FENCE);                                                   \
     if (rtm_quitw_ == ~0u)                                                          \
@@ -332,11 +365,11 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 /* Polls now: true once the flag is up (then the block will not be marked completed).
  * One flag load whose latency is not hidden: call it where a step is heavy (e.g. every
  * 64 steps of a CTRV loop, once per tile), or from one work-item between barriers. */
-#define RTM_POLL() rtm_poll_imm_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
+#define RTM_POLL() rtm_poll_imm_(RTM_FLAG_, &rtm_stopw_, rtm_it_ + 1u)
 /* Counts n loop iterations and polls (latency hidden) once RTM_POLL_EVERY have passed:
  * for loops without barriers whose iterations are short (the period is calibrated). */
 #if RTM_HIDE_LATENCY
-#define RTM_POLL_HIDDEN_() rtm_poll_now_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
+#define RTM_POLL_HIDDEN_() rtm_poll_now_(RTM_FLAG_, &rtm_stopw_, rtm_it_ + 1u, &rtm_pv_)
 #else
 #define RTM_POLL_HIDDEN_() RTM_POLL()
 #endif
@@ -344,33 +377,28 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     ((rtm_pc_ += (uint)(n)) >= RTM_POLL_EVERY ? (rtm_pc_ = 0, RTM_POLL_HIDDEN_()) : 0)
 /* Work-group-uniform poll (two barriers): every work-item must call it at the same
  * point; the caller chooses how often (e.g. every 16 sweeps). */
-#define RTM_POLL_WG() rtm_poll_wg_(rtm_abort, &rtm_stopw_, rtm_it_ + 1u)
+#define RTM_POLL_WG() rtm_poll_wg_(RTM_FLAG_, &rtm_stopw_, rtm_it_ + 1u)
 /* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
  * iterations and stops when the flag is up. The body is one statement or a braced
  * block; `break` inside it only leaves the current strip — end loops with a flag.
- * With RTM_HIDE_LATENCY each strip runs in two phases: the flag load is issued when the
- * last RTM_POLL_AHEAD_ iterations start (in the second phase's init, so the body has no
- * test at all) and tested when the next strip starts: a flag is seen at most
- * RTM_POLL_EVERY + RTM_POLL_AHEAD_ iterations after it lands, its latency covered. */
-#define RTM_POLL_AHEAD_ (RTM_POLL_EVERY / 4u ? RTM_POLL_EVERY / 4u : 1u)
+ * The inner loop is the original loop over one strip, with no test added (the compiler
+ * unrolls and schedules it as before). With RTM_HIDE_LATENCY the flag load is issued
+ * when a strip starts (in the inner loop's init) and its value tested when the next
+ * strip starts, so a whole strip covers its latency: a flag is seen at most
+ * 2 * RTM_POLL_EVERY iterations after it lands. */
+#define RTM_STRIP_END_(s, h) ((h) - (s) > RTM_POLL_EVERY ? (s) + RTM_POLL_EVERY : (h))
 #if RTM_HIDE_LATENCY
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
          rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);    \
          rtm_s_ += RTM_POLL_EVERY)                                                  \
-        for (uint rtm_ph_ = 0,                                                      \
-                  rtm_n_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_, \
-                  rtm_m_ = rtm_n_ - rtm_s_ > RTM_POLL_AHEAD_ ? rtm_n_ - RTM_POLL_AHEAD_ : rtm_s_; \
-             rtm_ph_ < 2u; rtm_ph_++)                                               \
-            for (uint i = rtm_ph_ ? rtm_m_ : rtm_s_, rtm_e_ = rtm_ph_ ? rtm_n_ : rtm_m_, \
-                      rtm_z_ = rtm_ph_ ? rtm_poll_issue_(rtm_abort, &rtm_pv_) : 0u; \
-                 i < rtm_e_ + rtm_z_; i++)
+        for (uint i = rtm_s_,                                                       \
+                  rtm_e_ = RTM_STRIP_END_(rtm_s_, rtm_h_) + rtm_poll_issue_(RTM_FLAG_, &rtm_pv_); \
+             i < rtm_e_; i++)
 #else
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi); rtm_s_ < rtm_h_ && !RTM_POLL(); rtm_s_ += RTM_POLL_EVERY) \
-        for (uint i = rtm_s_,                                                       \
-                  rtm_e_ = rtm_h_ - rtm_s_ > RTM_POLL_EVERY ? rtm_s_ + RTM_POLL_EVERY : rtm_h_; \
-             i < rtm_e_; i++)
+        for (uint i = rtm_s_, rtm_e_ = RTM_STRIP_END_(rtm_s_, rtm_h_); i < rtm_e_; i++)
 #endif
 #else
 #define RTM_POLL_N(n) 0
@@ -385,6 +413,6 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 /* Compatibility: kernels written against the first rtm_block.h read `rtm_stop_`. */
 #define rtm_stop_ RTM_STOPPED()
 
-#endif /* RTM_NO_ABORT || RTM_NO_DONE */
+#endif /* RTM_NO_ABORT || RTM_NO_DONE || RTM_WG_CHECK */
 
 #endif

@@ -33,16 +33,10 @@ static inline rtm_status_t s0_plan(const rtm_kinst_t *k, rtm_kplan_t *p, uint32_
     return RTM_OK;
 }
 
-static inline void s0_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+/* Buffers 0..n_bufs-1 in order, then the uint n (one launch: `l` is 0). */
+static inline uint32_t s0_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
 {
     (void)l;
-    out->entry = 0;
-    out->blocks = s0_blocks(k);
-}
-
-/* Buffers 0..n_bufs-1 in order, then the uint n. */
-static inline uint32_t s0_args(const rtm_kinst_t *k, rtm_karg_t out[RTM_KARG_MAX])
-{
     uint32_t i = 0;
     for (; i < k->plan.n_bufs; i++)
         out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = i};
@@ -80,5 +74,58 @@ static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char
     const uint32_t c = x->plan.n_bufs - 1;
     return rtm_compare_floats(x->host[c], y->host[c], (size_t)s0_elems(x), 0.0f, why, len);
 }
+
+/* Cost counts of the two-input loop kernels (matrix_loop_add, matrix_mul): n^3 steps, each
+ * a row load of A, a column load of B and two arithmetic operations; see their files. */
+static inline void s0_cost_rowcol(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    const double n = s0_n(k);
+    memset(c, 0, sizeof(*c));
+    c->li = n * n * n;
+    c->z[RTM_LOC_UNIT] = 1.0;
+    c->z[RTM_LOC_STRIDED] = 1.0;
+    c->z[RTM_LOC_SCALAR] = 2.0;
+    c->Z = 8.0 + 7.0 / n;
+    c->md = 2.0 * n;
+    c->bytes_in = 8.0 * n * n;
+    c->bytes_out = 4.0 * n * n;
+    c->bytes_dev = 4.0 * (n * n * n / k->tune.wg + n * n * n) + 4.0 * n * n;
+    c->launches = 1;
+}
+
+/* The per-work-item loop of the loop kernels' CPU twins (matrix_mov, matrix_loop_add,
+ * matrix_mul): for every global id of block `blk`, tx/ty its column and row, `BODY` runs
+ * with `n` in scope. A macro, not a function pointer, so each twin's inner loop compiles
+ * as the straight loop it is (the CPU model's rates are measured on it). */
+#define S0_FOR_ITEMS(k, blk, BODY)                                                             \
+    do {                                                                                       \
+        const uint64_t n = s0_n(k);                                                            \
+        uint64_t lo_, hi_;                                                                     \
+        s0_range((k), (blk), &lo_, &hi_);                                                      \
+        for (uint64_t g_ = lo_; n != 0 && g_ < hi_; g_++) {                                    \
+            const uint64_t tx = g_ % n, ty = g_ / n;                                           \
+            BODY                                                                               \
+        }                                                                                      \
+    } while (0)
+
+/* The descriptor of a seed-000 square-matrix kernel named NAME (file NAME.cl, entry NAME)
+ * with the given plan, twin and cost functions. */
+#define S0_KERNEL(NAME, PLAN, CPU_BLOCK, COST)                                                 \
+    const rtm_kernel_t rtm_kernel_##NAME = {                                                   \
+        .name = #NAME,                                                                         \
+        .source = #NAME ".cl",                                                                 \
+        .entries = {#NAME, NULL},                                                              \
+        .keys = {{"n", 1, 16384, 1000, "matrix side (n x n floats)"}},                         \
+        .n_keys = 1,                                                                           \
+        .vec_allowed = 1u << 1,                                                                \
+        .tune_default = {256, 1},                                                              \
+        .plan = PLAN,                                                                          \
+        .launch = rtm_kernel_launch_one,                                                                   \
+        .args = s0_args,                                                                       \
+        .fill = s0_fill,                                                                       \
+        .cpu_block = CPU_BLOCK,                                                                \
+        .cost = COST,                                                                          \
+        .compare = s0_compare,                                                                 \
+    }
 
 #endif

@@ -1,9 +1,10 @@
 /* abortflag.c — the two transports of the abort flag (see abortflag.h).
  *
- * Owns the flag's cl_mem or SVM word and, for WRITE, the pinned staging buffer whose two
- * ints never change after creation (0 at [0], 1 at [1]): a non-blocking transfer may read
- * them at any later time. Invariant: at most one raise is in flight; settle() waits for
- * it before the flag may be cleared again. */
+ * Owns the flag's cl_mem or SVM words and, for WRITE, the pinned staging buffer whose
+ * contents never change after creation (the cleared flag, every copy 0, then the raised
+ * one, every copy 1): a non-blocking transfer may read them at any later time.
+ * Invariant: at most one raise is in flight; settle() waits for it before the flag may
+ * be cleared again. */
 #include "abortflag.h"
 
 #include <string.h>
@@ -36,20 +37,36 @@ bool rtm_abortflag_has_svm(const rtm_ocl_info_t *info)
     return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
 }
 
+/* Ints of the flag buffer: one for a single copy, else copies lines. */
+static size_t flag_ints(const rtm_abortflag_t *f)
+{
+    return f->copies > 1 ? (size_t)f->copies * RTM_ABORTFLAG_STRIDE : 1u;
+}
+
+/* Stores v into every copy of a host-visible flag. */
+static void store_all(volatile int *host, uint32_t copies, int v)
+{
+    for (uint32_t c = 0; c < copies; c++)
+        __atomic_store_n(&host[(size_t)c * RTM_ABORTFLAG_STRIDE], v, __ATOMIC_SEQ_CST);
+}
+
 static rtm_status_t create_write(rtm_abortflag_t *f)
 {
     cl_int err = CL_SUCCESS;
-    f->mem = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    const size_t n = flag_ints(f);
+    f->mem = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE, n * sizeof(cl_int), NULL, &err);
     RTM_CL_CHECK(err, "clCreateBuffer(abort flag)");
     f->pin = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                            2 * sizeof(cl_int), NULL, &err);
+                            2 * n * sizeof(cl_int), NULL, &err);
     RTM_CL_CHECK(err, "clCreateBuffer(abort pinned)");
     f->pin_host = clEnqueueMapBuffer(f->dev->exec, f->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                     2 * sizeof(cl_int), 0, NULL, NULL, &err);
+                                     2 * n * sizeof(cl_int), 0, NULL, NULL, &err);
     RTM_CL_CHECK(err, "clEnqueueMapBuffer(abort pinned)");
-    f->pin_host[0] = 0;
-    f->pin_host[1] = 1;
-    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_TRUE, 0, sizeof(cl_int),
+    for (size_t i = 0; i < n; i++) {
+        f->pin_host[i] = 0;
+        f->pin_host[n + i] = 1;
+    }
+    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_TRUE, 0, n * sizeof(cl_int),
                                       &f->pin_host[0], 0, NULL, NULL),
                  "clEnqueueWriteBuffer(abort flag)");
     return RTM_OK;
@@ -58,30 +75,40 @@ static rtm_status_t create_write(rtm_abortflag_t *f)
 static rtm_status_t create_mapped(rtm_abortflag_t *f)
 {
     cl_int err = CL_SUCCESS;
+    const size_t bytes = flag_ints(f) * sizeof(cl_int);
     if (rtm_abortflag_has_svm(&f->dev->info)) {
         f->svm = clSVMAlloc(f->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
-                            sizeof(cl_int), 0);
+                            bytes, 0);
         if (f->svm) {
             f->host = f->svm;
-            __atomic_store_n(f->host, 0, __ATOMIC_SEQ_CST);
+            store_all(f->host, f->copies, 0);
             return RTM_OK;
         }
     }
-    f->mem = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                            sizeof(cl_int), NULL, &err);
+    f->mem = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                            NULL, &err);
     RTM_CL_CHECK(err, "clCreateBuffer(abort flag, host)");
     f->host = clEnqueueMapBuffer(f->dev->exec, f->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                 sizeof(cl_int), 0, NULL, NULL, &err);
+                                 bytes, 0, NULL, NULL, &err);
     RTM_CL_CHECK(err, "clEnqueueMapBuffer(abort flag)");
-    __atomic_store_n(f->host, 0, __ATOMIC_SEQ_CST);
+    store_all(f->host, f->copies, 0);
     return RTM_OK;
 }
 
 rtm_status_t rtm_abortflag_create(rtm_abortflag_t *f, rtm_ocl_dev_t *d, rtm_abort_transport_t t)
 {
+    return rtm_abortflag_create_ex(f, d, t, 1);
+}
+
+rtm_status_t rtm_abortflag_create_ex(rtm_abortflag_t *f, rtm_ocl_dev_t *d,
+                                     rtm_abort_transport_t t, uint32_t copies)
+{
     memset(f, 0, sizeof(*f));
+    if (copies > RTM_ABORTFLAG_COPIES_MAX)
+        return RTM_E_RANGE;
     f->dev = d;
     f->transport = t;
+    f->copies = copies ? copies : 1;
     const rtm_status_t st = t == RTM_ABORT_MAPPED ? create_mapped(f) : create_write(f);
     if (st != RTM_OK)
         rtm_abortflag_destroy(f);
@@ -123,11 +150,12 @@ rtm_status_t rtm_abortflag_set_arg(const rtm_abortflag_t *f, cl_kernel kern, cl_
 rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
 {
     if (f->transport == RTM_ABORT_MAPPED) {
-        __atomic_store_n(f->host, 0, __ATOMIC_SEQ_CST);
+        store_all(f->host, f->copies, 0);
         return RTM_OK;
     }
-    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_FALSE, 0, sizeof(cl_int),
-                                      &f->pin_host[0], 0, NULL, NULL),
+    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_FALSE, 0,
+                                      flag_ints(f) * sizeof(cl_int), &f->pin_host[0], 0, NULL,
+                                      NULL),
                  "clEnqueueWriteBuffer(abort clear)");
     return RTM_OK;
 }
@@ -136,13 +164,14 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
 {
     f->raised_at = now_s();
     if (f->transport == RTM_ABORT_MAPPED) {
-        __atomic_store_n(f->host, 1, __ATOMIC_SEQ_CST);
+        store_all(f->host, f->copies, 1);
         return RTM_OK;
     }
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
         return RTM_OK;
-    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, sizeof(cl_int),
-                                      &f->pin_host[1], 0, NULL, &f->raise_ev),
+    const size_t n = flag_ints(f);
+    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, n * sizeof(cl_int),
+                                      &f->pin_host[n], 0, NULL, &f->raise_ev),
                  "clEnqueueWriteBuffer(abort raise)");
     RTM_CL_CHECK(clFlush(f->dev->ctrl), "clFlush(ctrl)");
     return RTM_OK;
@@ -161,13 +190,19 @@ rtm_status_t rtm_abortflag_settle(rtm_abortflag_t *f)
 
 rtm_status_t rtm_abortflag_read(rtm_abortflag_t *f, int *value)
 {
-    if (f->transport == RTM_ABORT_MAPPED) {
-        *value = __atomic_load_n(f->host, __ATOMIC_SEQ_CST);
-        return RTM_OK;
+    int v[RTM_ABORTFLAG_COPIES_MAX] = {0};
+    for (uint32_t c = 0; c < f->copies; c++) {
+        const size_t off = (size_t)c * RTM_ABORTFLAG_STRIDE;
+        if (f->transport == RTM_ABORT_MAPPED)
+            v[c] = __atomic_load_n(&f->host[off], __ATOMIC_SEQ_CST);
+        else
+            RTM_CL_CHECK(clEnqueueReadBuffer(f->dev->ctrl, f->mem, CL_TRUE, off * sizeof(cl_int),
+                                             sizeof(cl_int), &v[c], 0, NULL, NULL),
+                         "clEnqueueReadBuffer(abort flag)");
     }
-    cl_int v = 0;
-    RTM_CL_CHECK(clEnqueueReadBuffer(f->dev->ctrl, f->mem, CL_TRUE, 0, sizeof(v), &v, 0, NULL, NULL),
-                 "clEnqueueReadBuffer(abort flag)");
-    *value = v;
+    *value = v[0];
+    for (uint32_t c = 1; c < f->copies; c++)
+        if (v[c] != v[0])
+            *value = -1;
     return RTM_OK;
 }

@@ -13,6 +13,11 @@
  *                    directly: fine-grain SVM when the device has it, else a
  *                    CL_MEM_ALLOC_HOST_PTR buffer kept mapped; raising it is a store.
  *
+ * Copies: the flag may be kept as several copies, RTM_ABORTFLAG_STRIDE ints apart (one
+ * cache line each); kernels built with -DRTM_FLAG_COPIES=R read copy (group % R), so the
+ * flag loads of many work-groups spread over R memory slices instead of queueing at one
+ * (kernels/rtm_block.h). Raise and clear write every copy (one transfer, or R stores).
+ *
  * Which one a device uses is measured (rtm_preempt_measure) and kept in the board
  * profile (rtm_board_dev_t.abort). Lifecycle: create (init) → clear before each run →
  * raise (real-time) → settle once the kernels ended → clear … → destroy. */
@@ -24,13 +29,20 @@
 #include "board.h"
 #include "ocl.h"
 
+/* ints between two copies of the flag (= RTM_FLAG_STRIDE of kernels/rtm_block.h) */
+#define RTM_ABORTFLAG_STRIDE 32
+/* most copies of one flag */
+#define RTM_ABORTFLAG_COPIES_MAX 256
+
 typedef struct {
     rtm_ocl_dev_t *dev;
     rtm_abort_transport_t transport;
+    uint32_t copies;     /* copies of the flag (1: one int, as the first kexec) */
     cl_mem mem;          /* the flag as a buffer (NULL when it is an SVM pointer) */
     void *svm;           /* MAPPED over fine-grain SVM: the flag itself */
     volatile int *host;  /* MAPPED: the flag as the host writes it */
-    cl_mem pin;          /* WRITE: pinned staging int[2] = {0, 1}, kept mapped */
+    cl_mem pin;          /* WRITE: pinned staging, kept mapped: the cleared flag (every
+                          * copy 0) then the raised one (every copy 1) */
     int *pin_host;
     cl_event raise_ev;   /* WRITE: the transfer of the last raise, until settled */
     double raised_at;    /* CLOCK_MONOTONIC seconds of the last raise */
@@ -44,8 +56,11 @@ rtm_abort_transport_t rtm_abortflag_default(const rtm_ocl_info_t *info);
 /* True when the device offers fine-grain SVM buffers (MAPPED then uses SVM). Init only. */
 bool rtm_abortflag_has_svm(const rtm_ocl_info_t *info);
 
-/* Creates the flag (cleared) on d with transport t. Init only. */
+/* Creates the flag (cleared, one copy) on d with transport t. Init only. */
 rtm_status_t rtm_abortflag_create(rtm_abortflag_t *f, rtm_ocl_dev_t *d, rtm_abort_transport_t t);
+/* Same with `copies` copies (1..RTM_ABORTFLAG_COPIES_MAX; 0 = 1). Init only. */
+rtm_status_t rtm_abortflag_create_ex(rtm_abortflag_t *f, rtm_ocl_dev_t *d,
+                                     rtm_abort_transport_t t, uint32_t copies);
 /* Releases it. Safe on a zeroed struct. Init only. */
 void rtm_abortflag_destroy(rtm_abortflag_t *f);
 
@@ -60,7 +75,8 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f);
 /* Waits until the last raise has landed (WRITE: its transfer completed), so that a
  * later clear cannot be overtaken by it. Call after the kernels ended. Real-time safe. */
 rtm_status_t rtm_abortflag_settle(rtm_abortflag_t *f);
-/* Reads the flag's value as kernels see it (blocking; tests and diagnostics). */
+/* Reads the flag's value as kernels see it (blocking; tests and diagnostics): 0 or 1
+ * when every copy holds it, -1 when the copies disagree. */
 rtm_status_t rtm_abortflag_read(rtm_abortflag_t *f, int *value);
 
 #endif

@@ -128,6 +128,38 @@ static void text(const bitbuf_t *v, unsigned start, unsigned count, char *to, si
 
 static bool auxiliary_mmsi(uint32_t mmsi) { return mmsi / 10000000 == 98; }
 
+/* Speed, accuracy, position, course, heading and second: the same 88 bits in class A
+ * (types 1-3, from bit 50) and class B (types 18 and 19, from bit 46) reports. */
+static void motion(const bitbuf_t *v, unsigned at, rtm_ais_pos_t *p)
+{
+    p->speed = (uint16_t)U(at, 10);
+    p->accuracy = U(at + 10, 1) != 0;
+    p->lon = S(at + 11, 28);
+    p->lat = S(at + 39, 27);
+    p->course = (uint16_t)U(at + 66, 12);
+    p->heading = (uint16_t)U(at + 78, 9);
+    p->second = (uint8_t)U(at + 87, 6);
+}
+
+/* Class B position reports (types 18 and 19) up to the regional bits: no navigational
+ * status (15, "not defined") and no rate of turn. */
+static void class_b(const bitbuf_t *v, rtm_ais_pos_t *p)
+{
+    p->reserved = (uint8_t)U(38, 8);
+    motion(v, 46, p);
+    p->status = 15;
+    p->turn = RTM_AIS_TURN_NA;
+}
+
+/* Reference-point distances to bow, stern, port and starboard (9, 9, 6, 6 bits). */
+static void dimensions(const bitbuf_t *v, unsigned at, rtm_ais_static_t *s)
+{
+    s->to_bow = (uint16_t)U(at, 9);
+    s->to_stern = (uint16_t)U(at + 9, 9);
+    s->to_port = (uint8_t)U(at + 18, 6);
+    s->to_starboard = (uint8_t)U(at + 24, 6);
+}
+
 static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -145,13 +177,7 @@ static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
             return RTM_E_AIS_LENGTH;
         p->status = (uint8_t)U(38, 4);
         p->turn = (int8_t)S(42, 8);
-        p->speed = (uint16_t)U(50, 10);
-        p->accuracy = U(60, 1) != 0;
-        p->lon = S(61, 28);
-        p->lat = S(89, 27);
-        p->course = (uint16_t)U(116, 12);
-        p->heading = (uint16_t)U(128, 9);
-        p->second = (uint8_t)U(137, 6);
+        motion(v, 50, p);
         p->maneuver = (uint8_t)U(143, 2);
         p->raim = U(148, 1) != 0;
         p->radio = U(149, v->len >= 168 ? 19 : v->len - 149); /* gpsd: short radio */
@@ -164,10 +190,7 @@ static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
         TEXT(70, s->callsign);
         TEXT(112, s->shipname);
         s->shiptype = (uint8_t)U(232, 8);
-        s->to_bow = (uint16_t)U(240, 9);
-        s->to_stern = (uint16_t)U(249, 9);
-        s->to_port = (uint8_t)U(258, 6);
-        s->to_starboard = (uint8_t)U(264, 6);
+        dimensions(v, 240, s);
         s->epfd = (uint8_t)U(270, 4);
         s->month = (uint8_t)U(274, 4);
         s->day = (uint8_t)U(278, 5);
@@ -180,14 +203,7 @@ static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
     case 18:
         if (v->len < 168)
             return RTM_E_AIS_LENGTH;
-        p->reserved = (uint8_t)U(38, 8);
-        p->speed = (uint16_t)U(46, 10);
-        p->accuracy = U(56, 1) != 0;
-        p->lon = S(57, 28);
-        p->lat = S(85, 27);
-        p->course = (uint16_t)U(112, 12);
-        p->heading = (uint16_t)U(124, 9);
-        p->second = (uint8_t)U(133, 6);
+        class_b(v, p);
         p->regional = (uint8_t)U(139, 2);
         p->cs = U(141, 1) != 0;
         p->display = U(142, 1) != 0;
@@ -197,33 +213,19 @@ static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
         p->assigned = U(146, 1) != 0;
         p->raim = U(147, 1) != 0;
         p->radio = U(148, 20);
-        p->status = 15;
-        p->turn = RTM_AIS_TURN_NA;
         return RTM_OK;
     case 19:
         if (v->len < 312)
             return RTM_E_AIS_LENGTH;
-        p->reserved = (uint8_t)U(38, 8);
-        p->speed = (uint16_t)U(46, 10);
-        p->accuracy = U(56, 1) != 0;
-        p->lon = S(57, 28);
-        p->lat = S(85, 27);
-        p->course = (uint16_t)U(112, 12);
-        p->heading = (uint16_t)U(124, 9);
-        p->second = (uint8_t)U(133, 6);
+        class_b(v, p);
         p->regional = (uint8_t)U(139, 4);
         TEXT(143, s->shipname);
         s->shiptype = (uint8_t)U(263, 8);
-        s->to_bow = (uint16_t)U(271, 9);
-        s->to_stern = (uint16_t)U(280, 9);
-        s->to_port = (uint8_t)U(289, 6);
-        s->to_starboard = (uint8_t)U(295, 6);
+        dimensions(v, 271, s);
         s->epfd = (uint8_t)U(301, 4);
         p->raim = U(305, 1) != 0;
         s->dte = U(306, 1) != 0;
         p->assigned = U(307, 1) != 0;
-        p->status = 15;
-        p->turn = RTM_AIS_TURN_NA;
         return RTM_OK;
     case 24:
         switch (U(38, 2)) {
@@ -245,10 +247,7 @@ static rtm_status_t decode_bits(const bitbuf_t *v, rtm_ais_msg_t *m)
             if (auxiliary_mmsi(m->mmsi)) {
                 s->mothership_mmsi = U(132, 30);
             } else {
-                s->to_bow = (uint16_t)U(132, 9);
-                s->to_stern = (uint16_t)U(141, 9);
-                s->to_port = (uint8_t)U(150, 6);
-                s->to_starboard = (uint8_t)U(156, 6);
+                dimensions(v, 132, s);
             }
             return RTM_OK;
         default:

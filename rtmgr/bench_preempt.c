@@ -3,16 +3,23 @@
  *
  *   1. flag transports: abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED
  *      (rtm_preempt_measure); the better one is used below unless --transport says;
+ *   part overhead:
+ *   3. the in-loop poll period K on the spin kernel: overhead and response per K; the
+ *      smallest K within 0.5 % overhead is the production period (unless --poll);
  *   2. overhead vs the original kernel (seed 002 table 3), min of many event-profiled
- *      runs, for every kernel of the catalogue: + entry check, + completed-block array,
- *      + in-loop poll, + persistent groups (the production build);
- *   3. (--sweep, or without --quick) the in-loop poll period K: overhead and response;
+ *      runs at sizes whose original kernel lasts >= 1 ms, for every kernel: the paper's
+ *      per-work-item check, the production work-group entry check, + completed-block
+ *      array, + in-loop poll, and the production build (flag copies, persistent groups
+ *      only for grids that need them);
+ *   part response:
  *   4. abort response (flag raised -> kernel finished, host monotonic clock), p50/p99/max
  *      over aborts at random instants, spin kernels of 1 ms to 1 s on grids of 1 to
- *      65 536 work-groups (seed 002 table 2);
+ *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode);
+ *   part resume:
  *   5. total time of an aborted-and-resumed job vs uninterrupted, GPU->GPU and GPU->CPU,
  *      and completed blocks re-executed (RTM_COUNT_BLOCKS builds: every block must
  *      complete exactly once over abort + resume).
+ * --part runs one part (each fits one call on the GPU machine); default all.
  * Every variant's and every resumed result is compared with the uninterrupted one; a
  * difference is an error (exit 3). With --json the last line is one JSON object.
  * A benchmark tool: allocates freely, not for the real-time path. */
@@ -30,12 +37,16 @@
 
 
 
+enum { PART_OVERHEAD = 1, PART_RESPONSE = 2, PART_RESUME = 4, PART_ALL = 7 };
+
 typedef struct {
     bool quick, json, sweep;
     int device;
-    uint32_t poll, lanes, groups;
+    uint32_t poll, lanes, groups, copies;
+    bool copies_set;
     bool static_fetch;
     int transport; /* -1: measured */
+    unsigned parts; /* PART_* */
 } bopts_t;
 
 typedef struct {
@@ -46,7 +57,9 @@ typedef struct {
     uint64_t reexec;
     double *pool_samples; /* pooled response samples of section 4 */
     size_t npool, cap;
-    double worst_check, worst_full;
+    double worst_check, worst_full, worst_paper;
+    uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
+    double part_s[3]; /* seconds each part took */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
     bool have_big[RTM_MAX_KERNELS];
@@ -138,10 +151,14 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     rtm_kexec_opts_t o = {0};
     o.transport = b->transport;
     o.transport_set = true;
-    o.poll_every = b->o.poll;
+    o.poll_every = b->poll_k;
     o.poll_lanes = b->o.lanes;
     o.groups = b->o.groups;
     o.static_fetch = b->o.static_fetch;
+    /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
+     * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
+    o.flag_copies = b->o.copies_set ? b->o.copies
+                    : (b->dev.info.type & CL_DEVICE_TYPE_CPU) ? 1u : 32u;
     return o;
 }
 
@@ -236,9 +253,13 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
 
 /* ---- 2. overhead ----------------------------------------------------------------------- */
 
-enum { V_ORIG, V_CHECK, V_DONE, V_POLL, V_PERSIST, V_COUNT };
-static const char *const vname[V_COUNT] = {"original", "+check", "+done[]", "+poll",
-                                           "+persist"};
+/* orig: the kernel alone; paper: seed 002's per-work-item entry check; check: the
+ * production entry check (one load per work-group, through local memory); done: + the
+ * completed-block array; poll: + in-loop polls (plain grid); prod: the production build
+ * (flag copies, persistent groups where the grid needs them: rtm_kexec_opts_t) */
+enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_POLL, V_PROD, V_COUNT };
+static const char *const vname[V_COUNT] = {"original", "paper check", "check", "+done[]",
+                                           "+poll", "production"};
 
 /* Min kernel time of each variant over `runs` interleaved runs; verifies every variant. */
 static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *prod,
@@ -250,9 +271,10 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
         o[v].groups = RTM_KEXEC_GROUPS_ALL;
     }
     o[V_ORIG].variant = RTM_KEXEC_ORIGINAL;
-    o[V_CHECK].variant = RTM_KEXEC_CHECK;
+    o[V_PAPER].variant = RTM_KEXEC_CHECK;
+    o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
     o[V_DONE].variant = RTM_KEXEC_FEEDBACK;
-    o[V_PERSIST] = *prod;
+    o[V_PROD] = *prod;
     inst_t in, ref;
     int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
     rtm_kexec_t x[V_COUNT];
@@ -261,7 +283,7 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
         if (rtm_kexec_create_ex(&x[v], &b->dev, &in.k, &o[v]) != RTM_OK)
             r = fail(b, "cannot build variant", proto->kernel->name, vname[v]);
     if (r == 0)
-        *groups = rtm_kexec_groups(&x[V_PERSIST], in.k.plan.blocks_max);
+        *groups = x[V_PROD].persist ? rtm_kexec_groups(&x[V_PROD], in.k.plan.blocks_max) : 0;
     const bool refill = has_inout(&in.k);
     for (int v = 0; v < V_COUNT; v++)
         best[v] = 1e30;
@@ -292,14 +314,18 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
 
 static void section_overhead(bench_t *b)
 {
-    const int runs = b->o.quick ? 5 : 30;
-    const double target = b->o.quick ? 2e-3 : 20e-3;
+    /* min of many runs at sizes whose original kernel lasts >= 1 ms (quick: 1-4 ms,
+     * full: 10-40 ms): the minimum removes the launch jitter that a mean would keep */
+    const int runs = b->o.quick ? 10 : 30;
+    const double target = b->o.quick ? 1e-3 : 10e-3;
     const rtm_kexec_opts_t prod = prod_opts(b);
     if (!b->o.json)
-        printf("\n2. overhead vs the original kernel (min of %d event-profiled runs)\n"
-               "%-12s %-34s %10s %15s %15s %15s %15s %7s\n",
-               runs, "kernel", "size", "orig ms", "+check %", "+done[] %", "+poll %",
-               "+persist %", "groups");
+        printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
+               "every %u iterations, %u flag copies)\n"
+               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s\n",
+               runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
+               prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
+               "+done[] %", "+poll %", "production %", "persist");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         rtm_kinst_t proto;
@@ -317,27 +343,34 @@ static void section_overhead(bench_t *b)
         /* the summary's worst cases leave out kernels too short for a percentage to mean
          * much (the empty kernel; anything that stays under 1 ms at its largest size) */
         rtm_kinst_t planned = proto;
-        const bool counts = best[V_ORIG] >= (b->o.quick ? 0.5e-3 : 1e-3) &&
+        const bool counts = best[V_ORIG] >= 1e-3 &&
                             rtm_kinst_plan(&planned) == RTM_OK &&
                             rtm_kinst_bytes(&planned) > 0; /* the empty kernel */
         if (counts && pct[V_CHECK] > b->worst_check)
             b->worst_check = pct[V_CHECK];
-        if (counts && pct[V_PERSIST] > b->worst_full)
-            b->worst_full = pct[V_PERSIST];
+        if (counts && pct[V_PROD] > b->worst_full)
+            b->worst_full = pct[V_PROD];
+        if (counts && pct[V_PAPER] > b->worst_paper)
+            b->worst_paper = pct[V_PAPER];
         if (!b->o.json) {
-            char sz[128];
-            printf("%-12s %-34s %10.3f %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7.3f (%5.2f) %7u\n",
-                   kernel->name, size_text(&proto, sz, sizeof(sz)), best[V_ORIG] * 1e3,
-                   best[V_CHECK] * 1e3, pct[V_CHECK], best[V_DONE] * 1e3, pct[V_DONE],
-                   best[V_POLL] * 1e3, pct[V_POLL], best[V_PERSIST] * 1e3, pct[V_PERSIST], groups);
+            char sz[128], gs[16] = "plain";
+            if (groups)
+                snprintf(gs, sizeof(gs), "%u", groups);
+            printf("%-12s %-30.30s %9.3f", kernel->name, size_text(&proto, sz, sizeof(sz)),
+                   best[V_ORIG] * 1e3);
+            for (int v = V_PAPER; v < V_COUNT; v++)
+                printf(" %7.3f (%5.2f)", best[v] * 1e3, pct[v]);
+            printf(" %7s%s\n", gs, counts ? "" : "  *");
         }
     }
     if (!b->o.json)
-        printf("(columns: ms (overhead %%); +check is the paper's per-work-item entry check; "
-               "+persist is the production build: check, done[], poll, persistent groups; "
-               "kernels under %.1f ms, or without buffers, are left out of the summary's worst "
-               "case)\n",
-               b->o.quick ? 0.5 : 1.0);
+        printf("(columns: ms (overhead %%); paper check: seed 002's per-work-item entry check; "
+               "check: the production entry check, one flag load per work-group shared through "
+               "local memory; +done[]: + completed-block array; +poll: + in-loop polls; "
+               "production: the build jobs run (flag copies, persistent groups only for grids "
+               "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
+               "1 ms or without buffers, left out of the summary's worst case)\n",
+               RTM_KEXEC_PERSIST_MIN_BLOCKS);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -404,8 +437,10 @@ static int spin_inst(bench_t *b, inst_t *in, uint32_t grid)
 
 static void section_response(bench_t *b)
 {
+    /* seed 002 table 2's shape: 5 grids x 4 lengths, 2430 aborts at random instants in
+     * the full mode (the 1 s kernels take most of the time: about 12 s per grid) */
     static const uint32_t grids_full[] = {1, 16, 256, 4096, 65536};
-    static const uint32_t grids_quick[] = {1, 64, 1024};
+    static const uint32_t grids_quick[] = {1, 256, 65536};
     static const double lens_full[] = {1e-3, 10e-3, 100e-3, 1.0};
     static const double lens_quick[] = {1e-3, 10e-3};
     static const uint32_t aborts_full[] = {300, 150, 30, 6};
@@ -415,6 +450,7 @@ static void section_response(bench_t *b)
     const uint32_t *aborts = b->o.quick ? aborts_quick : aborts_full;
     const size_t ng = b->o.quick ? 3 : 5, nl = b->o.quick ? 2 : 4;
     double *samples = malloc(1000 * sizeof(double));
+    uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
                "transport %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s\n",
@@ -447,15 +483,22 @@ static void section_response(bench_t *b)
             resp_t r;
             if (abort_series(b, &x, aborts[l], samples, &r) != 0)
                 continue;
+            total += r.n;
+            over += r.p99 > 50e-6;
             if (!b->o.json)
-                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f\n", grids[g],
+                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f%s\n", grids[g],
                        r.kernel_s * 1e3, (long long)in.k.size[1], rtm_kexec_groups(&x, grids[g]), r.n,
-                       r.missed, r.p50 * 1e6, r.p99 * 1e6, r.max * 1e6);
+                       r.missed, r.p50 * 1e6, r.p99 * 1e6, r.max * 1e6,
+                       r.p99 > 50e-6 ? "  > 50 us" : "");
         }
         rtm_kexec_destroy(&x);
         inst_free(&in);
     }
     free(samples);
+    if (!b->o.json)
+        printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
+               "persistent where the grid has more than %u blocks)\n", total, over,
+               RTM_KEXEC_PERSIST_MIN_BLOCKS);
 }
 
 /* ---- 3. poll period sweep ------------------------------------------------------------------ */
@@ -463,8 +506,9 @@ static void section_response(bench_t *b)
 static void section_sweep(bench_t *b)
 {
     static const uint32_t ks_full[] = {16, 64, 256, 1024, 4096};
-    static const uint32_t ks_quick[] = {64, 1024};
+    static const uint32_t ks_quick[] = {256, 2048};
     const uint32_t grids[2] = {1, b->o.quick ? 256 : 4096};
+    uint32_t chosen = 0;
     if (!b->o.json)
         printf("\n3. in-loop poll period K (spin, ~10 ms, production build otherwise): overhead "
                "vs original (min of runs), response\n%8s %8s %12s %10s %10s\n", "groups", "K",
@@ -483,7 +527,13 @@ static void section_sweep(bench_t *b)
                    tu.p50_s[i] * 1e6, tu.p99_s[i] * 1e6);
         if (!b->o.json)
             printf("%8u   best K within 0.5 %% overhead: %u\n", grids[g], tu.best);
+        chosen = tu.best > chosen ? tu.best : chosen;
     }
+    if (b->o.poll == 0 && chosen) /* the production period: the sweep's, unless --poll */
+        b->poll_k = chosen;
+    if (!b->o.json)
+        printf("in-loop poll period used below: %u iterations\n",
+               b->poll_k ? b->poll_k : RTM_KEXEC_POLL_DEFAULT);
 }
 
 /* ---- 5. abort + resume vs uninterrupted, re-executed blocks -------------------------------- */
@@ -640,9 +690,20 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
             inst_free(&in);
             return;
         }
+        /* the twin block by block, given up once past the limit (a large default size
+         * would otherwise cost seconds per halving step) */
         const double t0 = now_s();
-        rtm_kinst_run_cpu(&in.k);
-        const double t = now_s() - t0;
+        double t = 0.0;
+        for (uint32_t l = 0; l < in.k.plan.launches && t <= limit; l++) {
+            rtm_klaunch_t kl;
+            kernel->launch(&in.k, l, &kl);
+            for (uint32_t blk = 0; blk < kl.blocks && t <= limit; blk++) {
+                kernel->cpu_block(&in.k, l, blk);
+                if ((blk & 15u) == 15u)
+                    t = now_s() - t0;
+            }
+            t = now_s() - t0;
+        }
         inst_free(&in);
         rtm_kinst_t next = *out;
         next.size[0] /= 2;
@@ -654,8 +715,8 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
 
 static void section_resume(bench_t *b)
 {
-    const int reps = b->o.quick ? 3 : 7;
-    const int points = b->o.quick ? 4 : 10;
+    const int reps = b->o.quick ? 2 : 5;
+    const int points = b->o.quick ? 2 : 8;
     if (!b->o.json)
         printf("\n5. aborted at half and resumed vs uninterrupted (wall ms, median of %d): on the "
                "device at the size of section 2, on the CPU at a size its twin runs in %.0f ms; "
@@ -670,7 +731,10 @@ static void section_resume(bench_t *b)
         uint64_t ex = 0;
         rjob_t r;
         memset(&r, 0, sizeof(r));
-        /* on the device, at the large size; the reference is the uninterrupted run */
+        /* on the device, at the large size (section 2's, or sized now when the overhead
+         * part did not run); the reference is the uninterrupted run */
+        if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0)
+            b->have_big[i] = true;
         if (b->have_big[i] && rjob_open(b, &r, &b->big[i], false) == 0) {
             w1[0] = run_whole(b, &r);
             inst_copy(&r.ref, &r.in);
@@ -723,8 +787,11 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
+            "                           [--part overhead|response|resume|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
-            "                           [--transport write|mapped]\n");
+            "                           [--copies R] [--transport write|mapped]\n"
+            "  --part  one part only (each fits one call on the GPU machine): overhead\n"
+            "          (poll sweep + section 2), response (section 4), resume (section 5)\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -743,6 +810,7 @@ int rtm_bench_preempt(int argc, char **argv)
     static bench_t b; /* large; one per process */
     memset(&b, 0, sizeof(b));
     b.o.transport = -1;
+    b.o.parts = PART_ALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint32_t u = 0;
@@ -762,6 +830,19 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.lanes = u;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
+        else if (strcmp(a, "--copies") == 0 && parse_u32(v, &u) && u >= 1 &&
+                 u <= RTM_ABORTFLAG_COPIES_MAX && ++i) {
+            b.o.copies = u;
+            b.o.copies_set = true;
+        } else if (strcmp(a, "--part") == 0 && v && ++i) {
+            b.o.parts = strcmp(v, "overhead") == 0 ? PART_OVERHEAD
+                        : strcmp(v, "response") == 0 ? PART_RESPONSE
+                        : strcmp(v, "resume") == 0   ? PART_RESUME
+                        : strcmp(v, "all") == 0      ? PART_ALL
+                                                     : 0u;
+            if (!b.o.parts)
+                return usage();
+        }
         else if (strcmp(a, "--transport") == 0 && v && ++i)
             b.o.transport = strcmp(v, "mapped") == 0 ? RTM_ABORT_MAPPED
                             : strcmp(v, "write") == 0 ? RTM_ABORT_WRITE
@@ -819,11 +900,24 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json)
         printf("using transport: %s\n", rtm_abortflag_name(b.transport));
 
-    section_overhead(&b);
-    if (b.o.sweep || !b.o.quick)
-        section_sweep(&b);
-    section_response(&b);
-    section_resume(&b);
+    b.poll_k = b.o.poll;
+    const char *const part_name[3] = {"overhead", "response", "resume"};
+    for (int p = 0; p < 3; p++) {
+        if (!(b.o.parts & (1u << p)))
+            continue;
+        const double t0 = now_s();
+        if (p == 0) {
+            section_sweep(&b); /* chooses the production poll period */
+            section_overhead(&b);
+        } else if (p == 1) {
+            section_response(&b);
+        } else {
+            section_resume(&b);
+        }
+        b.part_s[p] = now_s() - t0;
+        if (!b.o.json)
+            printf("(part %s: %.0f s)\n", part_name[p], b.part_s[p]);
+    }
 
     rtm_stats_sort(b.pool_samples, b.npool);
     const double p50 = rtm_stats_percentile(b.pool_samples, b.npool, 50);

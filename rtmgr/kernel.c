@@ -106,3 +106,18 @@ void rtm_kinst_run_cpu(const rtm_kinst_t *k)
             k->kernel->cpu_block(k, l, b);
     }
 }
+
+void rtm_kernel_launch_one(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)l;
+    out->entry = 0;
+    out->blocks = k->plan.blocks_max;
+}
+
+uint32_t rtm_kernel_args_bufs(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
+{
+    (void)l;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = i};
+    return k->plan.n_bufs;
+}

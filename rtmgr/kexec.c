@@ -39,11 +39,20 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         x->opts.hide_latency = (info->type & CL_DEVICE_TYPE_CPU) ? -1 : 1;
     if (x->opts.poll_lanes == 0)
         x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
+    if (x->opts.persist_min_blocks == 0)
+        x->opts.persist_min_blocks = RTM_KEXEC_PERSIST_MIN_BLOCKS;
+    if (x->opts.flag_copies == 0)
+        x->opts.flag_copies = 1;
     if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
-                                * barriers are not (PoCL splits them into regions) */
-        x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ? RTM_KEXEC_GROUPS_ALL
-                                                          : auto_groups(info, x->k->tune.wg);
+                                * barriers are not (PoCL splits them into regions); GPUs:
+                                * persistent groups only where a plain grid would drain
+                                * too slowly after an abort */
+        x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ||
+                                 x->k->plan.blocks_max < x->opts.persist_min_blocks
+                             ? RTM_KEXEC_GROUPS_ALL
+                             : auto_groups(info, x->k->tune.wg);
     x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
+                 x->opts.variant != RTM_KEXEC_WG_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
                  !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
 }
@@ -71,7 +80,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     x->k = k;
     resolve(x, opts);
     const rtm_kexec_opts_t *o = &x->opts;
-    char extra[256];
+    char extra[384];
     rtm_status_t st = RTM_E_CL_BUILD;
     for (int attempt = 0; attempt < 2 && st == RTM_E_CL_BUILD; attempt++) {
         if (attempt == 1) { /* a compiler that refuses the persistent loop: plain grid */
@@ -83,11 +92,13 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         }
         snprintf(extra, sizeof(extra),
                  "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
-                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d",
+                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
+                 "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u",
                  x->persist ? (o->static_fetch ? 1 : 2) : 0,
                  o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
                  o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
-                 o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0);
+                 o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
+                 o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies);
         st = rtm_program_build_cached(d, k, extra, o->cache_dir, &x->prog);
     }
     if (st != RTM_OK)
@@ -103,7 +114,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
             return rtm_ocl_fail("clCreateBuffer", err, __FILE__, __LINE__);
         }
     }
-    st = rtm_abortflag_create(&x->flag, d, o->transport);
+    st = rtm_abortflag_create_ex(&x->flag, d, o->transport, o->flag_copies);
     if (st != RTM_OK) {
         rtm_kexec_destroy(x);
         return st;

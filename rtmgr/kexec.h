@@ -32,7 +32,15 @@ typedef enum {
     RTM_KEXEC_ORIGINAL = 1, /* RTM_NO_ABORT: the kernel as if rtm_block.h added nothing */
     RTM_KEXEC_CHECK = 2,    /* RTM_NO_DONE: entry check only (not resumable) */
     RTM_KEXEC_FEEDBACK = 3, /* entry check + completed-block array, no in-loop polls */
+    RTM_KEXEC_WG_CHECK = 4, /* RTM_WG_CHECK: the work-group entry check alone (one flag
+                             * load per group through local memory; not resumable) */
 } rtm_kexec_variant_t;
+
+/* Auto persistent groups (opts.groups 0 on GPUs) only for grids of more blocks than
+ * this: a plain grid drains the blocks an abort finds not yet started through their
+ * entry checks (about 1 ns per block on a large GPU, seed 002), so up to this many blocks
+ * it answers within the response target without the persistent loop's cost. */
+#define RTM_KEXEC_PERSIST_MIN_BLOCKS 16384u
 
 typedef struct {
     rtm_kexec_variant_t variant;
@@ -49,6 +57,11 @@ typedef struct {
                            * instead of fetching them in order (RTM_PERSIST=2) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
     int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
+    uint32_t persist_min_blocks; /* auto groups: persistent only for launches of more
+                                  * blocks (0 = RTM_KEXEC_PERSIST_MIN_BLOCKS; 1 = always) */
+    uint32_t flag_copies; /* copies of the abort flag (RTM_FLAG_COPIES; abortflag.h); 0 = 1.
+                           * More than one: raise the flag only through rtm_abortflag_*
+                           * (a 4-byte write to abort_flag reaches copy 0 alone) */
 } rtm_kexec_opts_t;
 
 typedef struct {

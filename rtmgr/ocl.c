@@ -121,6 +121,9 @@ rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)
             (*n)++;
         }
     }
+    if (*n == 0 && only && *only)
+        fprintf(stderr, "rtmgr: no OpenCL platform found with a device whose platform name "
+                        "contains RTM_PLATFORM=%s (%u platforms seen)\n", only, (unsigned)np);
     return *n ? RTM_OK : RTM_E_CL_NODEV;
 }
 

@@ -121,12 +121,25 @@ bool rtm_os_rt_warning(FILE *f)
               ea = atomic_load(&affinity_refused);
     if (!ef && !em && !ea)
         return false;
-    fprintf(f, "rtmgr: warning: real-time settings not permitted (%s%s%s%s%s%s); running "
-               "with normal scheduling, timing is best effort (grant CAP_SYS_NICE and "
-               "CAP_IPC_LOCK, or raise RLIMIT_RTPRIO and RLIMIT_MEMLOCK)\n",
+    /* A refused thread inherits the policy of the thread that started it: under a service
+     * manager that starts rtmgr SCHED_FIFO (systemd's CPUSchedulingPolicy=fifo) that is
+     * real time at the service's one priority, not normal scheduling. Say which. */
+    char running[96];
+    struct sched_param sp;
+    int policy = SCHED_OTHER;
+    if (pthread_getschedparam(pthread_self(), &policy, &sp) == 0 &&
+        (policy == SCHED_FIFO || policy == SCHED_RR))
+        snprintf(running, sizeof(running),
+                 "threads keep the %s priority %d rtmgr was started with",
+                 policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", sp.sched_priority);
+    else
+        snprintf(running, sizeof(running), "running with normal scheduling");
+    fprintf(f, "rtmgr: warning: real-time settings not permitted (%s%s%s%s%s%s); %s, "
+               "timing is best effort (grant CAP_SYS_NICE and CAP_IPC_LOCK, or raise "
+               "RLIMIT_RTPRIO and RLIMIT_MEMLOCK)\n",
             ef ? "SCHED_FIFO: " : "", ef ? strerror(ef) : "", em ? (ef ? ", mlockall: " : "mlockall: ") : "",
             em ? strerror(em) : "", ea ? ((ef || em) ? ", affinity: " : "affinity: ") : "",
-            ea ? strerror(ea) : "");
+            ea ? strerror(ea) : "", running);
     return true;
 }
 

@@ -29,8 +29,8 @@ typedef struct {
 } rtm_os_thread_t;
 
 /* Starts `fn(arg)` on a new thread. prio > 0 asks for SCHED_FIFO at that priority
- * (1..99); when refused the thread runs SCHED_OTHER and rtm_os_rt_warning() will say
- * so. cpu >= 0 pins it to that CPU when permitted (ignored when the CPU is absent).
+ * (1..99); when refused the thread inherits the caller's policy (SCHED_OTHER, or the
+ * SCHED_FIFO a service manager started rtmgr with) and rtm_os_rt_warning() says which. cpu >= 0 pins it to that CPU when permitted (ignored when the CPU is absent).
  * `name` (<= 15 chars shown) labels it for ps/top. Init only (pthread_create). */
 rtm_status_t rtm_os_thread_start(rtm_os_thread_t *t, const char *name, int prio, int cpu,
                                  void *(*fn)(void *), void *arg);

@@ -257,7 +257,7 @@ void rtm_shmstat_print(FILE *f, const rtm_shmstat_seg_t *g, const char *name)
 {
     fprintf(f, "rtmgr pid %d (%s), %s, up %.1f s, config %s, policy %s, %s\n", (int)g->pid,
             name ? name : "", state_name(g->state), (double)g->uptime_ns / 1e9, g->config,
-            g->policy, g->fifo ? "SCHED_FIFO" : "normal scheduling");
+            g->policy, g->fifo ? "SCHED_FIFO" : "real-time priorities refused (see the start-up warning)");
     fprintf(f, "releases %llu, overloads %llu, skipped %llu; release jitter p50 %.1f us, p99 "
                "%.1f us, max %.1f us; decision p50 %lld ns, p99 %lld ns; log rows %llu "
                "(dropped %llu)\n",

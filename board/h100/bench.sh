@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
-# Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt. Results go to $OUT (or ./h100-out).
+# Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt
+# (quick) preempt-overhead preempt-response preempt-resume preempt-json. Results go to $OUT (or ./h100-out).
 set -u
 . board/h100/setup.sh
 out=${OUT:-h100-out}; mkdir -p "$out"
@@ -50,6 +51,11 @@ for s in $steps; do
     tail -16 "$out/run.txt"
     ./build/rtmgr report rtmgr-vessel-gpu.csv --no-plot > "$out/report.txt" 2>&1; tail -20 "$out/report.txt" ;;
   preempt)
-    RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 > "$out/preempt.txt" 2>&1; tail -30 "$out/preempt.txt" ;;
+    # quick, all parts (< 3 min); the full parts are their own steps (each < 9 min)
+    RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 --quick > "$out/preempt-quick.txt" 2>&1; echo "rc=$?"; tail -30 "$out/preempt-quick.txt" ;;
+  preempt-overhead|preempt-response|preempt-resume)
+    RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --part "${s#preempt-}" > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -40 "$out/$s.txt" ;;
+  preempt-json)
+    RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --quick --json 2>&1 | tail -1 | tee "$out/preempt.json" ;;
   esac
 done

@@ -30,7 +30,8 @@ static void test_lists_pocl(void **state)
 {
     (void)state;
     static char out[65536];
-    assert_int_equal(run(RTM_TEST_RTMGR " devices", out, sizeof(out)), 0);
+    /* every platform the loader sees (the GPU machine has NVIDIA's and PoCL's) */
+    assert_int_equal(run("env -u RTM_PLATFORM " RTM_TEST_RTMGR " devices", out, sizeof(out)), 0);
     printf("%s", out);
     const char *want[] = {"platform 0:", "[0] ", "type", "compute units", "clock",
                           "global memory", "local memory", "max allocation", "max work-group",
@@ -52,9 +53,20 @@ static void test_no_platform_exits_3(void **state)
     assert_non_null(mkdtemp(dir));
     char cmd[512];
     static char out[8192];
-    snprintf(cmd, sizeof(cmd), "OCL_ICD_VENDORS=%s " RTM_TEST_RTMGR " devices", dir);
+    /* An empty vendor directory hides every ICD from ocl-icd and from the Khronos loader
+     * (OCL_ICD_FILENAMES emptied as well); a loader that still finds a platform (one
+     * built before OCL_ICD_VENDORS, or with ICDs compiled in) meets a platform filter
+     * that matches nothing: either way no device, exit 3, and the message says so. */
+    snprintf(cmd, sizeof(cmd),
+             "OCL_ICD_VENDORS=%s OCL_ICD_FILENAMES= RTM_PLATFORM=rtm-test-no-such-platform "
+             RTM_TEST_RTMGR " devices", dir);
     assert_int_equal(run(cmd, out, sizeof(out)), 3);
     assert_non_null(strstr(out, "no OpenCL platform found"));
+    /* the filter alone, with the platforms visible */
+    snprintf(cmd, sizeof(cmd), "RTM_PLATFORM=rtm-test-no-such-platform " RTM_TEST_RTMGR " devices");
+    assert_int_equal(run(cmd, out, sizeof(out)), 3);
+    assert_non_null(strstr(out, "no OpenCL platform found"));
+    assert_non_null(strstr(out, "RTM_PLATFORM=rtm-test-no-such-platform"));
     rmdir(dir);
 }
 

@@ -44,8 +44,8 @@ static void test_uninterrupted_every_kernel(void **state)
     }
 }
 
-/* Build variants (original, check only, feedback, a poll on every iteration with
- * persistent groups, static persistent groups with the write transport) compute the
+/* Build variants (original, the paper's check, the work-group check, feedback, a poll on every iteration with
+ * persistent groups, static persistent groups with the write transport, flag copies) compute the
  * reference result. */
 static void test_variants_every_kernel(void **state)
 {
@@ -53,16 +53,19 @@ static void test_variants_every_kernel(void **state)
     const rtm_kexec_opts_t variants[] = {
         {.variant = RTM_KEXEC_ORIGINAL},
         {.variant = RTM_KEXEC_CHECK},
+        {.variant = RTM_KEXEC_WG_CHECK},
         {.variant = RTM_KEXEC_FEEDBACK},
         {.poll_every = 1, .poll_lanes = 4, .groups = 3},
         {.static_fetch = true, .groups = 5, .transport = RTM_ABORT_WRITE, .transport_set = true},
+        {.flag_copies = 8, .groups = 3, .transport = RTM_ABORT_WRITE, .transport_set = true},
+        {.flag_copies = 5},
     };
-    /* every variant on the representative kernels, the original and the check-only
+    /* every variant on the representative kernels, the original and the two check-only
      * builds on every kernel */
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const bool all = representative(rtm_kernel_at(i));
         for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
-            if ((variants[v].groups && pocl_persistent_skip(rtm_kernel_at(i))) || (!all && v >= 2))
+            if ((variants[v].groups && pocl_persistent_skip(rtm_kernel_at(i))) || (!all && v >= 3))
                 continue;
             fixture_t f;
             fixture_open(&f, rtm_kernel_at(i), 500, &variants[v], 0);

@@ -21,55 +21,20 @@
 
 #include <cmocka.h>
 
+#include "tests/cli_fixture.h"
+
 #include "rtmgr/board.h"
 #include "rtmgr/calib.h"
 #include "rtmgr/calibint.h"
-
-extern char **environ;
 
 static char dir[64];
 static char profile[128];
 static char out[1 << 20], err[1 << 16];
 
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    const size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    unlink(path);
-}
-
 /* Runs rtmgr with args (NULL-terminated); stdout into out, stderr into err. */
 static int run_rtmgr(const char *const *args)
 {
-    char *argv[24];
-    int n = 0;
-    argv[n++] = (char *)RTM_TEST_RTMGR;
-    for (; args[n - 1] && n < 23; n++)
-        argv[n] = (char *)args[n - 1];
-    argv[n] = NULL;
-    char out_path[96], err_path[96];
-    snprintf(out_path, sizeof(out_path), "%s/out-XXXXXX", dir);
-    snprintf(err_path, sizeof(err_path), "%s/err-XXXXXX", dir);
-    const int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fo, 1);
-    posix_spawn_file_actions_adddup2(&fa, fe, 2);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fo);
-    close(fe);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    slurp(out_path, out, sizeof(out));
-    slurp(err_path, err, sizeof(err));
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
+    return cli_run(args, dir, out, sizeof(out), err, sizeof(err));
 }
 
 static int group_setup(void **state)
@@ -237,7 +202,7 @@ static void test_validate_json(void **state)
     assert_int_equal(run_rtmgr(args), 0);
     /* --json-out gets the same lines as stdout */
     static char copy[1 << 20];
-    slurp(json_path, copy, sizeof(copy));
+    cli_slurp(json_path, copy, sizeof(copy));
     assert_string_equal(copy, out);
     int measurements[2] = {0, 0}, summaries[2] = {0, 0}, cpu_rows = 0;
     char *save = NULL;

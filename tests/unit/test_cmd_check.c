@@ -14,49 +14,16 @@
 
 #include <cmocka.h>
 
-#define SRC RTM_TEST_SOURCE_DIR
+#include "tests/cli_fixture.h"
 
-extern char **environ;
+#define SRC RTM_TEST_SOURCE_DIR
 
 static char out[65536], err[65536];
 
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    const size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    unlink(path);
-}
-
-/* Runs rtmgr with argv (NULL-terminated, without the program); returns the exit code. */
+/* Runs rtmgr with args (NULL-terminated); stdout into out, stderr into err. */
 static int run_rtmgr(const char *const *args)
 {
-    char *argv[16];
-    int n = 0;
-    argv[n++] = (char *)RTM_TEST_RTMGR;
-    for (; args[n - 1] && n < 15; n++)
-        argv[n] = (char *)args[n - 1];
-    argv[n] = NULL;
-    char out_path[] = "/tmp/rtmgr-test-check-out-XXXXXX", err_path[] = "/tmp/rtmgr-test-check-err-XXXXXX";
-    const int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fo, 1);
-    posix_spawn_file_actions_adddup2(&fa, fe, 2);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fo);
-    close(fe);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    slurp(out_path, out, sizeof(out));
-    slurp(err_path, err, sizeof(err));
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
+    return cli_run(args, "/tmp", out, sizeof(out), err, sizeof(err));
 }
 
 static void test_bad_config_exit_2(void **state)

@@ -1,0 +1,61 @@
+/* cli_fixture.h — runs the built rtmgr binary (RTM_TEST_RTMGR) as a separate process for
+ * the tests of its commands: arguments in, exit code out, stdout and stderr captured into
+ * the caller's buffers through temporary files (so output of any size never blocks the
+ * child on a pipe). Include after <cmocka.h>. */
+#ifndef RTM_TEST_CLI_FIXTURE_H
+#define RTM_TEST_CLI_FIXTURE_H
+
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1) and removes it. */
+static inline void cli_slurp(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    const size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
+/* Runs rtmgr with `args` (NULL-terminated, without the program name, at most 30); its
+ * stdout goes to out[out_len], its stderr to err[err_len]; temporary files are made in
+ * `tmpdir`. Returns the exit code (the test fails if the child did not exit). */
+static inline int cli_run(const char *const *args, const char *tmpdir, char *out, size_t out_len,
+                          char *err, size_t err_len)
+{
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)RTM_TEST_RTMGR;
+    for (; args[n - 1] && n < 31; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    char out_path[256], err_path[256];
+    snprintf(out_path, sizeof(out_path), "%s/rtmgr-out-XXXXXX", tmpdir);
+    snprintf(err_path, sizeof(err_path), "%s/rtmgr-err-XXXXXX", tmpdir);
+    const int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fo, 1);
+    posix_spawn_file_actions_adddup2(&fa, fe, 2);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fo);
+    close(fe);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    cli_slurp(out_path, out, out_len);
+    cli_slurp(err_path, err, err_len);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+#endif

@@ -1,0 +1,122 @@
+/* test_os.c — the OS layer's real-time fallback tells the truth about the policy the
+ * threads actually run under. Found running the .deb under systemd (CPUSchedulingPolicy=
+ * fifo, priority 10) where RLIMIT_RTPRIO could not be raised: every thread inherited
+ * SCHED_FIFO 10 while the warning said "running with normal scheduling".
+ *
+ * The service start is reproduced in a child process: as root it switches itself to
+ * SCHED_FIFO 10, then becomes an unprivileged user with RLIMIT_RTPRIO 0 (so its own
+ * requests for priority 50 are refused, as in the unit), and reports what it saw. Skipped
+ * where SCHED_FIFO or setuid are not permitted (not root, or a restricted container). */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rtmgr/os.h"
+
+static void *policy_of_thread(void *arg)
+{
+    int *out = arg;
+    struct sched_param sp;
+    int policy;
+    pthread_getschedparam(pthread_self(), &policy, &sp);
+    out[0] = policy;
+    out[1] = sp.sched_priority;
+    return NULL;
+}
+
+/* Child: 0 ok, 77 skip, else failure code; the warning line goes to `fd`. */
+static int child(int fd)
+{
+    const struct sched_param sp = {.sched_priority = 10};
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+        return 77;
+    const struct rlimit zero = {0, 0};
+    if (setrlimit(RLIMIT_RTPRIO, &zero) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+        return 77;
+    rtm_os_rt_reset();
+    int seen[2] = {-1, -1};
+    rtm_os_thread_t t;
+    if (rtm_os_thread_start(&t, "rtm-test", 50, -1, policy_of_thread, seen) != RTM_OK)
+        return 2;
+    rtm_os_thread_join(&t);
+    if (t.fifo)
+        return 3; /* priority 50 must have been refused */
+    if (seen[0] != SCHED_FIFO || seen[1] != 10)
+        return 4; /* the thread runs what the process was started with */
+    FILE *f = fdopen(fd, "w");
+    if (!f || !rtm_os_rt_warning(f))
+        return 5;
+    fclose(f);
+    return 0;
+}
+
+static void test_started_fifo_is_reported(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        _exit(child(p[1]));
+    }
+    close(p[1]);
+    char line[512] = "";
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof(line) - 1 && (r = read(p[0], line + n, sizeof(line) - 1 - n)) > 0)
+        n += (size_t)r;
+    line[n] = '\0';
+    close(p[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+    printf("  warning: %s", line);
+    assert_non_null(strstr(line, "SCHED_FIFO priority 10"));
+    assert_null(strstr(line, "normal scheduling"));
+}
+
+static void test_normal_process_is_reported(void **state)
+{
+    (void)state;
+    int policy = sched_getscheduler(0);
+    if (policy != SCHED_OTHER)
+        skip();
+    rtm_os_rt_reset();
+    rtm_os_lock_memory(); /* may or may not be refused; force a refusal record below */
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+    assert_non_null(f);
+    const bool said = rtm_os_rt_warning(f);
+    fclose(f);
+    if (said)
+        assert_non_null(strstr(buf, "normal scheduling"));
+    rtm_os_rt_reset();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_started_fifo_is_reported),
+        cmocka_unit_test(test_normal_process_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
