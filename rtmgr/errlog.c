@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,6 +331,25 @@ static void *writer_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
+/* Shifts an earlier run's non-empty log out of the way (errlog.h). Failures to rename
+ * are reported and the log then overwrites, as before: the manager must start. */
+static void keep_previous(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return;
+    char from[RTM_PATH_MAX + 8], to[RTM_PATH_MAX + 8];
+    snprintf(to, sizeof(to), "%s.%d", path, RTM_ERRLOG_KEEP);
+    (void)unlink(to);
+    for (int k = RTM_ERRLOG_KEEP - 1; k >= 0; k--) {
+        snprintf(from, sizeof(from), k ? "%s.%d" : "%s", path, k);
+        snprintf(to, sizeof(to), "%s.%d", path, k + 1);
+        if (rename(from, to) != 0 && errno != ENOENT)
+            fprintf(stderr, "rtmgr: model-error log: cannot keep %s as %s: %s\n", from, to,
+                    strerror(errno));
+    }
+}
+
 rtm_status_t rtm_errlog_init(rtm_errlog_t *log, const char *path, rtm_errlog_slot_t *slots,
                              uint32_t capacity, uint32_t period_ms)
 {
@@ -360,6 +380,7 @@ rtm_status_t rtm_errlog_init(rtm_errlog_t *log, const char *path, rtm_errlog_slo
         pthread_cond_destroy(&log->cv);
         return RTM_E_OS;
     }
+    keep_previous(path);
     log->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (log->fd < 0) {
         fprintf(stderr, "rtmgr: model-error log %s: cannot open: %s\n", path, strerror(errno));

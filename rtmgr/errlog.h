@@ -27,6 +27,7 @@
 #define RTM_ERRLOG_BUF_BYTES 65536
 /* Writer wake-up period when none is given (ms). */
 #define RTM_ERRLOG_PERIOD_MS 20
+#define RTM_ERRLOG_KEEP 5 /* earlier runs' logs kept as PATH.1 .. PATH.5 */
 
 /* One job. Times are nanoseconds; -1 = unknown (never measured, model failed).
  * Text fields are cut to their size; ',', '"' and control characters are written as
@@ -96,13 +97,17 @@ typedef struct {
     char buf[RTM_ERRLOG_BUF_BYTES];
 } rtm_errlog_t;
 
-/* Opens (creates, truncates) `path` and sets up the ring over `slots` (capacity a power
+/* Opens `path` and sets up the ring over `slots` (capacity a power
  * of two, >= 2; the caller keeps the slots alive until stop). The writer wakes every
  * `period_ms` (0: RTM_ERRLOG_PERIOD_MS). Init only. RTM_E_ARG on bad arguments,
  * RTM_E_IO (with a message on stderr) when the file cannot be opened, RTM_E_OS when the
  * thread primitives cannot be created. */
 rtm_status_t rtm_errlog_init(rtm_errlog_t *log, const char *path, rtm_errlog_slot_t *slots,
                              uint32_t capacity, uint32_t period_ms);
+/* A non-empty log left by an earlier run (a restart after a crash, or the previous
+ * voyage) is never overwritten: init renames PATH.(k) to PATH.(k+1) for the
+ * RTM_ERRLOG_KEEP - 1 newest kept files and PATH to PATH.1 before it creates PATH; the
+ * oldest beyond RTM_ERRLOG_KEEP is removed. An empty PATH is reused. */
 
 /* Starts the writer thread (SCHED_OTHER whatever the caller's policy; all signals
  * blocked in it). Init only. RTM_E_STATE if not just initialised, RTM_E_OS_THREAD. */

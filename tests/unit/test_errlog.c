@@ -507,6 +507,71 @@ static void test_flush_on_stop(void **state)
     unlink(path);
 }
 
+/* A restart (systemd's Restart=on-failure after a crash) must not overwrite the log of
+ * the run before it: found running the .deb under systemd, where the restarted manager
+ * truncated 13 minutes of rows. The previous file is kept as PATH.1 (PATH.1 -> PATH.2 ...,
+ * RTM_ERRLOG_KEEP files at most), the new run starts PATH with its header. */
+static void write_rows(const char *path, unsigned task, unsigned rows)
+{
+    rtm_errlog_slot_t *slots = slots_new(64);
+    static rtm_errlog_t log;
+    assert_int_equal(rtm_errlog_init(&log, path, slots, 64, 1), RTM_OK);
+    assert_int_equal(rtm_errlog_start(&log), RTM_OK);
+    rtm_errlog_row_t r;
+    for (unsigned j = 0; j < rows; j++) {
+        make_row(&r, task, j);
+        assert_int_equal(rtm_errlog_push(&log, &r), RTM_OK);
+    }
+    assert_int_equal(rtm_errlog_stop(&log), RTM_OK);
+    free(slots);
+}
+
+static size_t count_lines(const char *path)
+{
+    char *text, **lines;
+    const size_t n = read_lines(path, &text, &lines);
+    free(lines);
+    free(text);
+    return n;
+}
+
+static void test_restart_keeps_previous(void **state)
+{
+    (void)state;
+    char path[256], old[300];
+    tmp_path(path, sizeof(path), "restart");
+    for (unsigned i = 1; i <= RTM_ERRLOG_KEEP + 1; i++) {
+        snprintf(old, sizeof(old), "%s.%u", path, i);
+        unlink(old);
+    }
+    write_rows(path, 1, 30); /* first run */
+    write_rows(path, 2, 20); /* restarted */
+    assert_int_equal(count_lines(path), 21);
+    snprintf(old, sizeof(old), "%s.1", path);
+    assert_int_equal(count_lines(old), 31);
+    /* more restarts than kept files: the oldest goes, the count stays bounded */
+    for (unsigned i = 0; i < RTM_ERRLOG_KEEP + 1; i++)
+        write_rows(path, 3, 5);
+    for (unsigned i = 1; i <= RTM_ERRLOG_KEEP; i++) {
+        snprintf(old, sizeof(old), "%s.%u", path, i);
+        assert_int_equal(access(old, F_OK), 0);
+    }
+    snprintf(old, sizeof(old), "%s.%u", path, RTM_ERRLOG_KEEP + 1);
+    assert_int_not_equal(access(old, F_OK), 0);
+    /* an empty file (a run that wrote nothing) is reused, not rotated */
+    for (unsigned i = 0; i <= RTM_ERRLOG_KEEP + 1; i++) {
+        snprintf(old, sizeof(old), i ? "%s.%u" : "%s", path, i);
+        unlink(old);
+    }
+    FILE *f = fopen(path, "w");
+    fclose(f);
+    write_rows(path, 4, 3);
+    snprintf(old, sizeof(old), "%s.1", path);
+    assert_int_not_equal(access(old, F_OK), 0);
+    assert_int_equal(count_lines(path), 4);
+    unlink(path);
+}
+
 static void test_init_errors(void **state)
 {
     (void)state;
@@ -571,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_disk_full),
         cmocka_unit_test(test_disk_recovers),
         cmocka_unit_test(test_flush_on_stop),
+        cmocka_unit_test(test_restart_keeps_previous),
         cmocka_unit_test(test_init_errors),
         cmocka_unit_test(test_push_no_alloc),
     };
