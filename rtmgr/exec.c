@@ -5,7 +5,12 @@
  *
  * Invariants, all under x->mu:
  *   - a job slot is in exactly one place: the free stack, one device queue, or the
- *     `running` field of one device;
+ *     `running` field of one device (a preempted job whose state is being read back
+ *     before it moves is in none, briefly, owned by the dispatcher that aborted it);
+ *   - a job that was preempted keeps the preemptible job (pj) of the instance it first
+ *     ran on, its `home`; hold[task][d] == slot for home and every OpenCL device it
+ *     resumed on, until its record is written: no other job of the task runs there
+ *     (their buffers hold its state);
  *   - a device's backlog seen by placement = remaining prediction of its running job +
  *     predictions of the queued jobs EDF orders at or before the new job's deadline;
  *   - every released job produces exactly one record (rec_finish), then its slot is
@@ -19,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXEC_DONE_MAX 65536 /* completed-block flags read back after an abort */
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
 
 enum { PRIO_RELEASE = 80, PRIO_GPU = 70, PRIO_CPU = 60 };
@@ -38,6 +42,14 @@ typedef struct {
     int64_t raw_ns;         /* the model's prediction */
     int64_t decide_ns;
     uint32_t preemptions;
+    /* preemption: where its state is, and what its runs so far measured */
+    int32_t home;           /* device whose instance's pj holds its state; -1: fresh */
+    int32_t first_device;
+    uint32_t resumes;
+    rtm_place_reason_t resume_reason;
+    uint64_t ckpt_blocks;
+    int64_t first_start_ns;
+    int64_t acc_exec_ns, acc_in_ns, acc_kernel_ns, acc_out_ns;
 } job_t;
 
 /* Per-device run state: the fields placement reads are together at the top; the large
@@ -53,13 +65,13 @@ typedef struct {
     bool done;           /* completion callback fired */
     int done_status;
     volatile int abort;  /* CPU: stop between blocks (pool and twin loop read it) */
+    rtm_preempt_job_t *cpu_pj; /* CPU: the preempted job being resumed here, or NULL */
     int64_t wd_deadline; /* CPU: watchdog raises `abort` at this time; -1 disarmed */
     pthread_cond_t cv;
     bool cv_ok;
     rtm_os_thread_t th;
     rtm_traffic_t *snap;         /* the snapshot of the job being started */
     char *result;                /* summary of the job just completed */
-    unsigned char *done_host;    /* completed-block flags read back after an abort */
 } devrt_t;
 
 struct rtm_exec {
@@ -90,8 +102,19 @@ struct rtm_exec {
     rtm_edfq_item_t heap[RTM_MAX_DEVICES][RTM_MAX_JOBS];
     uint32_t pos[RTM_MAX_DEVICES][RTM_MAX_JOBS];
     char result[RTM_MAX_DEVICES][RTM_EXEC_RESULT_MAX];
-    unsigned char done_host[RTM_MAX_DEVICES][EXEC_DONE_MAX];
     rtm_traffic_t snap[RTM_MAX_DEVICES];
+    /* preemption, per (task, device): the preemptible job of each OpenCL instance and
+     * its checkpoint storage (allocated by init), the slot holding the instance, which
+     * instances a job may move between (same plan), and the bytes a move transfers */
+    rtm_preempt_job_t pj[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    void *pj_mem[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    int32_t hold[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    uint64_t compat[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* bit e: d's job may resume on e */
+    uint64_t blocks_total[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
+    double in_bytes[RTM_MAX_TASKS][RTM_MAX_DEVICES];    /* IN + INOUT buffers */
+    double out_bytes[RTM_MAX_TASKS][RTM_MAX_DEVICES];   /* OUT + INOUT buffers */
+    double state_bytes[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* what the kernels write */
+    double all_bytes[RTM_MAX_TASKS][RTM_MAX_DEVICES];   /* every buffer */
 };
 
 static const char *const outcome_names[RTM_JOB_OUTCOME_COUNT] = {
@@ -111,6 +134,72 @@ const char *rtm_exec_dev_name(const rtm_exec_t *x, uint32_t dev)
 }
 
 bool rtm_exec_is_fifo(const rtm_exec_t *x) { return x->fifo; }
+
+/* Two instances whose blocks mean the same: same kernel, sizes, tuning and plan. */
+static bool same_plan(const rtm_kinst_t *a, const rtm_kinst_t *b)
+{
+    if (a->kernel != b->kernel || a->tune.wg != b->tune.wg || a->tune.vec != b->tune.vec ||
+        memcmp(a->size, b->size, sizeof(a->size)) != 0 || a->plan.launches != b->plan.launches ||
+        a->plan.n_bufs != b->plan.n_bufs || a->plan.blocks_max != b->plan.blocks_max)
+        return false;
+    for (uint32_t i = 0; i < a->plan.n_bufs; i++)
+        if (a->plan.buf[i].bytes != b->plan.buf[i].bytes || a->plan.buf[i].dir != b->plan.buf[i].dir)
+            return false;
+    return true;
+}
+
+/* The preemptible job of every OpenCL instance, and what moving one costs (init). */
+static rtm_status_t preempt_init(rtm_exec_t *x)
+{
+    for (uint32_t t = 0; t < x->n_tasks; t++) {
+        const rtm_exec_task_t *tk = &x->task[t];
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            x->hold[t][d] = -1;
+            const rtm_kinst_t *k = tk->inst[d];
+            if (tk->predict_ns[d] < 0 || !k)
+                continue;
+            for (uint32_t l = 0; l < k->plan.launches; l++) {
+                rtm_klaunch_t kl;
+                k->kernel->launch(k, l, &kl);
+                x->blocks_total[t][d] += kl.blocks;
+            }
+            for (uint32_t b = 0; b < k->plan.n_bufs; b++) {
+                const double n = (double)k->plan.buf[b].bytes;
+                const unsigned dir = k->plan.buf[b].dir;
+                x->all_bytes[t][d] += n;
+                x->in_bytes[t][d] += (dir == RTM_BUF_IN || dir == RTM_BUF_INOUT) ? n : 0.0;
+                x->out_bytes[t][d] += (dir == RTM_BUF_OUT || dir == RTM_BUF_INOUT) ? n : 0.0;
+                x->state_bytes[t][d] += dir != RTM_BUF_IN ? n : 0.0;
+            }
+            if (x->dev[d].kind == RTM_DEV_CPU)
+                continue;
+            const rtm_kexec_t *kx = tk->kx[d];
+            if (kx->k != k)
+                return RTM_E_ARG; /* the executor must be the instance's */
+            const bool count = kx->count != NULL;
+            const size_t bytes = rtm_preempt_job_bytes(k, count);
+            x->pj_mem[t][d] = aligned_alloc(64, (bytes + 63u) & ~(size_t)63u);
+            if (!x->pj_mem[t][d])
+                return RTM_E_NOMEM;
+            const rtm_status_t st = rtm_preempt_job_init(&x->pj[t][d], k, x->pj_mem[t][d],
+                                                         (bytes + 63u) & ~(size_t)63u, 0, count);
+            if (st != RTM_OK)
+                return st;
+        }
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            if (!x->pj_mem[t][d])
+                continue;
+            for (uint32_t e = 0; e < x->n_devs; e++) {
+                if (e == d || !x->pj_mem[t][e])
+                    continue;
+                if (same_plan(tk->inst[d], tk->inst[e]) &&
+                    (tk->kx[d]->count != NULL) == (tk->kx[e]->count != NULL))
+                    x->compat[t][d] |= 1ull << e;
+            }
+        }
+    }
+    return RTM_OK;
+}
 
 rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_exec_dev_t *devs,
                            uint32_t n_devs, const rtm_exec_task_t *tasks, uint32_t n_tasks)
@@ -145,7 +234,12 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
     for (uint32_t d = 0; d < n_devs; d++)
         if (devs[d].kind != RTM_DEV_CPU && !devs[d].ocl)
             return RTM_E_ARG;
-    rtm_status_t st = rtm_os_mutex_init(&x->mu);
+    rtm_status_t st = preempt_init(x);
+    if (st != RTM_OK) {
+        rtm_exec_destroy(x);
+        return st;
+    }
+    st = rtm_os_mutex_init(&x->mu);
     if (st != RTM_OK)
         return st;
     x->mu_ok = true;
@@ -156,7 +250,6 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
         r->running = r->preempt_job = -1;
         r->snap = &x->snap[d];
         r->result = x->result[d];
-        r->done_host = x->done_host[d];
         rtm_edfq_init(&r->q, x->heap[d], x->pos[d], x->max_jobs);
         st = rtm_os_cond_init(&r->cv);
         if (st != RTM_OK) {
@@ -186,6 +279,15 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
 
 void rtm_exec_destroy(rtm_exec_t *x)
 {
+    for (uint32_t t = 0; t < x->n_tasks; t++) {
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            if (!x->pj_mem[t][d])
+                continue;
+            rtm_preempt_job_release(&x->pj[t][d]);
+            free(x->pj_mem[t][d]);
+            x->pj_mem[t][d] = NULL;
+        }
+    }
     for (uint32_t d = 0; d < x->n_devs; d++)
         if (x->drt[d].cv_ok)
             pthread_cond_destroy(&x->drt[d].cv);
@@ -211,11 +313,27 @@ static void rec_init(const rtm_exec_t *x, const job_t *j, rtm_exec_rec_t *r)
     r->reason = j->reason;
     r->predicted_miss = j->predicted_miss;
     r->preemptions = j->preemptions;
+    r->resumes = j->resumes;
+    r->first_device = j->first_device;
+    r->resume_reason = j->resume_reason;
+    r->ckpt_blocks = j->ckpt_blocks;
     r->release_ns = j->release_ns;
     r->deadline_ns = j->deadline_ns;
     r->predicted_ns = j->raw_ns;
     r->placed_ns = j->predicted_ns;
     r->decide_ns = j->decide_ns;
+    /* what its runs so far measured (a preempted job's earlier parts) */
+    r->ran = j->preemptions > 0;
+    r->start_ns = j->first_start_ns;
+    r->exec_ns = j->acc_exec_ns;
+    r->in_ns = j->acc_in_ns;
+    r->kernel_ns = j->acc_kernel_ns;
+    r->out_ns = j->acc_out_ns;
+    if (j->home >= 0) {
+        const rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
+        r->blocks_total = (uint32_t)x->blocks_total[j->task][j->home];
+        r->blocks_done = (uint32_t)rtm_preempt_done_blocks(pj);
+    }
 }
 
 /* Accounts a record, hands it to the sink, frees the slot (slot < 0: no slot). */
@@ -270,6 +388,16 @@ static void rec_finish(rtm_exec_t *x, int32_t slot, rtm_exec_rec_t *r)
     if (x->p.sink)
         x->p.sink(x->p.sink_ctx, r);
     if (slot >= 0) {
+        bool released = false;
+        for (uint32_t d = 0; d < x->n_devs; d++) {
+            if (x->hold[r->task][d] == slot) {
+                x->hold[r->task][d] = -1;
+                released = true;
+            }
+        }
+        if (released) /* a later job of the task may wait for these instances */
+            for (uint32_t d = 0; d < x->n_devs; d++)
+                pthread_cond_signal(&x->drt[d].cv);
         x->job[slot].state = SLOT_FREE;
         x->free_stack[x->n_free++] = (uint32_t)slot;
     }
@@ -349,16 +477,30 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     j->seq = seq;
     j->release_ns = release_ns;
     j->deadline_ns = release_ns + cfg->deadline_ns;
+    j->home = j->first_device = -1;
 
     const int64_t t0 = rtm_os_now_ns();
     rtm_place_dev_t devs[RTM_MAX_DEVICES];
-    for (uint32_t d = 0; d < x->n_devs; d++)
+    int64_t held_pred[RTM_MAX_DEVICES];
+    bool held = false;
+    for (uint32_t d = 0; d < x->n_devs; d++) {
         device_state(x, d, t, j->deadline_ns, t0, &devs[d]);
+        held_pred[d] = devs[d].predict_ns;
+        if (x->hold[t][d] >= 0) { /* a preempted job of this task owns the instance there */
+            devs[d].predict_ns = -1;
+            held = true;
+        }
+    }
     const rtm_place_job_t pj = {.task = t, .release_ns = release_ns, .deadline_ns = j->deadline_ns,
                                 .crit = cfg->crit, .placement = cfg->placement,
                                 .preemptible = cfg->preemptible};
     rtm_place_out_t o;
     rtm_place_decide(x->p.policy, &pj, t0, devs, x->n_devs, &o);
+    if (o.device < 0 && held) { /* only held devices: queue there, it waits for the holder */
+        for (uint32_t d = 0; d < x->n_devs; d++)
+            devs[d].predict_ns = held_pred[d];
+        rtm_place_decide(x->p.policy, &pj, t0, devs, x->n_devs, &o);
+    }
     j->decide_ns = rtm_os_now_ns() - t0;
     rtm_hist_add(&x->st.decide, j->decide_ns);
     j->device = o.device;
@@ -426,9 +568,10 @@ static void *release_main(void *arg)
 
 typedef struct {
     rtm_job_outcome_t outcome;
-    bool requeue;     /* preempted before completion: queue it again */
+    bool preempted;   /* stopped by a preemption before completion: re-place it */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
-    uint32_t blocks_done, blocks_total;
+    uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
+    const rtm_kinst_t *k; /* completed: the instance holding the outputs */
     rtm_status_t status;
 } run_result_t;
 
@@ -452,18 +595,16 @@ static void run_cpu(devrt_t *r, const job_t *j, run_result_t *res)
     rtm_kinst_t *k = x->task[j->task].inst[r->index];
     const bool firm = x->task[j->task].cfg->crit == RTM_CRIT_FIRM;
     load_inputs(r, j, k);
+    res->k = k;
     res->start_ns = rtm_os_now_ns();
     bool aborted = false;
     for (uint32_t l = 0; l < k->plan.launches && !aborted; l++) {
         rtm_klaunch_t kl;
         k->kernel->launch(k, l, &kl);
-        res->blocks_total = kl.blocks;
-        res->blocks_done = 0;
         if (x->p.cpu_run) {
             if (firm && rtm_os_now_ns() >= j->deadline_ns)
                 r->abort = 1;
             aborted = r->abort || !x->p.cpu_run(x->p.cpu_run_ctx, k, l, kl.blocks, &r->abort);
-            res->blocks_done = aborted ? 0 : kl.blocks;
             continue;
         }
         for (uint32_t b = 0; b < kl.blocks; b++) {
@@ -472,12 +613,35 @@ static void run_cpu(devrt_t *r, const job_t *j, run_result_t *res)
                 break;
             }
             k->kernel->cpu_block(k, l, b);
-            res->blocks_done++;
         }
     }
     res->end_ns = rtm_os_now_ns();
     res->exec_ns = res->end_ns - res->start_ns;
+    res->kernel_ns = res->exec_ns;
     res->outcome = aborted ? RTM_JOB_ABORTED : res->end_ns <= j->deadline_ns ? RTM_JOB_MET : RTM_JOB_LATE;
+}
+
+/* A preempted job's unfinished blocks through the CPU twin, on the worker pool (or this
+ * thread), into the host buffers of its home instance. A firm job is stopped between
+ * blocks at its deadline by the watchdog (rtm_preempt_stop_cpu). Called unlocked. */
+static void run_cpu_resume(devrt_t *r, const job_t *j, run_result_t *res)
+{
+    rtm_exec_t *x = r->x;
+    rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
+    res->k = pj->k;
+    res->start_ns = rtm_os_now_ns();
+    const rtm_status_t st = rtm_preempt_resume_pool(pj, x->p.pool);
+    res->end_ns = rtm_os_now_ns();
+    res->exec_ns = res->end_ns - res->start_ns;
+    res->kernel_ns = res->exec_ns;
+    if (st == RTM_OK)
+        res->outcome = res->end_ns <= j->deadline_ns ? RTM_JOB_MET : RTM_JOB_LATE;
+    else if (st == RTM_E_ABORTED)
+        res->outcome = RTM_JOB_ABORTED;
+    else {
+        res->status = st;
+        res->outcome = RTM_JOB_FAILED;
+    }
 }
 
 static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
@@ -491,14 +655,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
     pthread_mutex_unlock(&r->x->mu);
 }
 
-static void raise_abort(rtm_kexec_t *kx)
-{
-    static const cl_int one = 1;
-    if (clEnqueueWriteBuffer(kx->dev->ctrl, kx->abort_flag, CL_FALSE, 0, sizeof(one), &one, 0,
-                             NULL, NULL) == CL_SUCCESS)
-        clFlush(kx->dev->ctrl);
-}
-
+/* ns between a's START and b's END (0 when unknown). */
 static int64_t span_ns(cl_event a, cl_event b)
 {
     cl_ulong t0 = 0, t1 = 0;
@@ -516,41 +673,75 @@ static void put_event(cl_event *e)
     *e = NULL;
 }
 
-/* One job on an OpenCL device. Called unlocked. */
+static rtm_status_t marker(cl_command_queue q, cl_event *ev)
+{
+    RTM_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, ev), "clEnqueueMarkerWithWaitList");
+    return RTM_OK;
+}
+
+/* Adapter: preempt.h moves a stopped job's state lazily (the resuming device reads it
+ * back through the queue of the device it stopped on, behind whatever runs there next).
+ * Read back here instead, on the dispatcher that aborted it, before the next job of
+ * this device starts: the same reads as preempt.c (every buffer the kernels write into
+ * the job's host buffers), then host_fresh, the field preempt.h documents for it. */
+static rtm_status_t fetch_state(rtm_preempt_job_t *pj)
+{
+    if (pj->host_fresh || !pj->x || pj->state != RTM_PREEMPT_STOPPED)
+        return RTM_OK;
+    const rtm_kinst_t *k = pj->k;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        if (k->plan.buf[i].dir == RTM_BUF_IN)
+            continue;
+        RTM_CL_CHECK(clEnqueueReadBuffer(pj->x->dev->exec, pj->x->buf[i], CL_FALSE, 0,
+                                         k->plan.buf[i].bytes, k->host[i], 0, NULL, NULL),
+                     "clEnqueueReadBuffer(state)");
+    }
+    RTM_CL_CHECK(clFinish(pj->x->dev->exec), "clFinish");
+    pj->host_fresh = true;
+    return RTM_OK;
+}
+
+/* One run of a job on an OpenCL device, as a preemptible job: a fresh start (inputs,
+ * every launch, outputs), or the resume of a preempted one (only its unfinished blocks;
+ * its state uploaded first when it stopped on another device). Waits for the end, for
+ * a preemption request (abort, keeping the completed blocks) or for a firm job's
+ * deadline (abort, drop). Called unlocked. */
 static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
 {
     rtm_exec_t *x = r->x;
-    rtm_kexec_t *kx = x->task[j->task].kx[r->index];
-    rtm_kinst_t *k = x->task[j->task].inst[r->index];
-    const bool firm = x->task[j->task].cfg->crit == RTM_CRIT_FIRM;
-    load_inputs(r, j, k);
-    cl_event in0 = NULL, in1 = NULL, k0 = NULL, k1 = NULL, o0 = NULL, o1 = NULL;
+    const uint32_t t = j->task, d = r->index;
+    rtm_kexec_t *kx = x->task[t].kx[d];
+    const bool fresh = j->home < 0;
+    rtm_preempt_job_t *pj = &x->pj[t][fresh ? d : (uint32_t)j->home];
+    const bool firm = x->task[t].cfg->crit == RTM_CRIT_FIRM;
+    cl_event in0 = NULL, in1 = NULL, m0 = NULL, m1 = NULL;
     res->start_ns = rtm_os_now_ns();
-    rtm_status_t st = rtm_kexec_write_inputs(kx, &in0, &in1);
-    for (uint32_t l = 0; st == RTM_OK && l < k->plan.launches; l++) {
-        cl_event ev = NULL;
-        st = rtm_kexec_enqueue(kx, l, NULL, 0, &ev);
-        if (ev) {
-            if (!k0) {
-                k0 = ev;
-                clRetainEvent(ev);
-            }
-            put_event(&k1);
-            k1 = ev;
-        }
+    rtm_status_t st = RTM_OK;
+    if (fresh) {
+        load_inputs(r, j, x->task[t].inst[d]);
+        st = rtm_preempt_job_reset(pj);
+        if (st == RTM_OK) /* the inputs with their events (profiling), then the job */
+            st = rtm_kexec_write_inputs(kx, &in0, &in1);
+        if (st == RTM_OK)
+            st = rtm_preempt_start_ex(pj, kx, false);
+    } else {
+        st = marker(kx->dev->exec, &m0);
+        if (st == RTM_OK)
+            st = rtm_preempt_resume_gpu(pj, kx);
     }
-    if (st == RTM_OK)
-        st = rtm_kexec_read_outputs(kx, &o0, &o1);
-    cl_event last = o1 ? o1 : k1 ? k1 : in1;
+    if (st == RTM_OK) /* in order after the outputs: the end of the run */
+        st = marker(kx->dev->exec, &m1);
     bool waited = false;
-    if (st != RTM_OK || !last ||
-        clSetEventCallback(last, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
+    if (st != RTM_OK || clSetEventCallback(m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
         clFinish(kx->dev->exec); /* no callback: wait here (error path) */
         waited = true;
-    }
-    if (!waited)
+    } else {
         clFlush(kx->dev->exec);
+    }
     bool aborted = false, preempted = false;
+    rtm_preempt_stop_t stop;
+    memset(&stop, 0, sizeof(stop));
+    rtm_status_t ast = RTM_OK;
     pthread_mutex_lock(&x->mu);
     if (waited)
         r->done = true;
@@ -564,47 +755,168 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
             if (timed_out && firm && !aborted && !r->done && rtm_os_now_ns() >= j->deadline_ns)
                 raise = aborted = true;
         }
-        if (raise) {
+        if (raise) { /* the flag through the device's transport; blocks until it took */
             pthread_mutex_unlock(&x->mu);
-            raise_abort(kx);
+            ast = rtm_preempt_abort(pj, false, &stop);
             pthread_mutex_lock(&x->mu);
         }
     }
     const int done_status = r->done_status;
     pthread_mutex_unlock(&x->mu);
+    if (st == RTM_OK && ast == RTM_OK && done_status >= 0 && pj->state == RTM_PREEMPT_RUNNING) {
+        bool fin = false; /* the outputs have arrived (m1 is after them): collect */
+        st = rtm_preempt_poll(pj, &fin);
+        if (st == RTM_OK && !fin)
+            st = rtm_preempt_wait(pj);
+    }
     res->end_ns = rtm_os_now_ns();
     res->exec_ns = res->end_ns - res->start_ns;
-    if (waited)
-        clWaitForEvents(1, &last); /* settles profiling info */
     res->in_ns = span_ns(in0, in1);
-    res->kernel_ns = span_ns(k0, k1);
-    res->out_ns = span_ns(o0, o1);
-    put_event(&in0), put_event(&in1), put_event(&k0), put_event(&k1), put_event(&o0), put_event(&o1);
-    res->status = st != RTM_OK ? st : done_status < 0 ? RTM_E_CL : RTM_OK;
+    const int64_t all = span_ns(fresh ? in0 : m0, m1);
+    put_event(&in0), put_event(&in1), put_event(&m0), put_event(&m1);
+    res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {
         res->outcome = RTM_JOB_FAILED;
         return;
     }
-    bool complete = true;
-    if (aborted) {
-        rtm_klaunch_t kl;
-        k->kernel->launch(k, k->plan.launches - 1, &kl);
-        res->blocks_total = kl.blocks;
-        complete = false;
-        if (kl.blocks <= EXEC_DONE_MAX && k->plan.launches == 1 &&
-            clEnqueueReadBuffer(kx->dev->exec, kx->done, CL_TRUE, 0, kl.blocks, r->done_host, 0,
-                                NULL, NULL) == CL_SUCCESS) {
-            for (uint32_t b = 0; b < kl.blocks; b++)
-                res->blocks_done += r->done_host[b] != 0;
-            complete = res->blocks_done == kl.blocks;
-        }
-    }
-    if (complete)
+    if (pj->state == RTM_PREEMPT_DONE) { /* completed, possibly before the flag took */
+        res->k = kx->k;
+        res->kernel_ns = (int64_t)(pj->run_kernel_s * 1e9);
+        res->out_ns = all - res->in_ns - res->kernel_ns;
+        if (res->out_ns < 0)
+            res->out_ns = 0;
         res->outcome = res->end_ns <= j->deadline_ns ? RTM_JOB_MET : RTM_JOB_LATE;
-    else if (preempted)
-        res->requeue = true;
+        return;
+    }
+    /* stopped: the host clock of the aborted run counts as kernel time */
+    res->kernel_ns = res->exec_ns - res->in_ns;
+    res->total = x->blocks_total[t][fresh ? d : (uint32_t)j->home];
+    res->remaining = stop.remaining_total < res->total ? stop.remaining_total : res->total;
+    if (preempted)
+        res->preempted = true;
     else
         res->outcome = RTM_JOB_ABORTED;
+}
+
+/* Is the job in `slot` free to run on r's device now (no other job of its task holds
+ * the instance there)? */
+static bool runnable(const rtm_exec_t *x, const devrt_t *r, uint32_t slot)
+{
+    if (x->dev[r->index].kind == RTM_DEV_CPU)
+        return true;
+    const int32_t h = x->hold[x->job[slot].task][r->index];
+    return h < 0 || h == (int32_t)slot;
+}
+
+/* Takes the earliest-deadline runnable job of r's queue; -1 when none. */
+static int32_t pick(rtm_exec_t *x, devrt_t *r)
+{
+    uint32_t h;
+    if (rtm_edfq_peek(&r->q, &h, NULL) != RTM_OK)
+        return -1;
+    if (runnable(x, r, h)) {
+        rtm_edfq_pop(&r->q, &h, NULL);
+        return (int32_t)h;
+    }
+    int32_t best = -1;
+    int64_t best_dl = 0;
+    const uint32_t n = rtm_edfq_count(&r->q);
+    for (uint32_t i = 0; i < n; i++) {
+        const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
+        if (runnable(x, r, it->handle) && (best < 0 || it->deadline < best_dl)) {
+            best = (int32_t)it->handle;
+            best_dl = it->deadline;
+        }
+    }
+    if (best >= 0)
+        rtm_edfq_remove(&r->q, (uint32_t)best);
+    return best;
+}
+
+/* Adds a run's measurements to the job (under x->mu). */
+static void account_run(job_t *j, const run_result_t *res)
+{
+    if (j->first_start_ns == 0)
+        j->first_start_ns = res->start_ns;
+    j->acc_exec_ns += res->exec_ns;
+    j->acc_in_ns += res->in_ns;
+    j->acc_kernel_ns += res->kernel_ns;
+    j->acc_out_ns += res->out_ns > 0 ? res->out_ns : 0;
+}
+
+/* Re-places the job in `slot`, just aborted on device `from` with `remaining` of `total`
+ * blocks unfinished, by the placement rules, each device predicting its unfinished
+ * blocks (rtm_place_remaining). Fills o; *move: its state must be read back before it
+ * goes to o->device. Under x->mu; r->running is already -1. */
+static void replace(rtm_exec_t *x, uint32_t from, int32_t slot, uint64_t remaining,
+                    uint64_t total, rtm_place_out_t *o, bool *move)
+{
+    job_t *j = &x->job[slot];
+    const uint32_t t = j->task, home = (uint32_t)j->home;
+    const rtm_exec_task_t *tk = &x->task[t];
+    const int64_t now = rtm_os_now_ns();
+    /* reading the state back from `from`: its output transfers scaled to the state */
+    const double ob = x->out_bytes[t][from];
+    const int64_t readback = ob > 0 ? (int64_t)((double)tk->predict_out_ns[from] *
+                                                x->state_bytes[t][from] / ob)
+                                    : 0;
+    rtm_place_dev_t devs[RTM_MAX_DEVICES];
+    int64_t raw[RTM_MAX_DEVICES];
+    for (uint32_t d = 0; d < x->n_devs; d++) {
+        device_state(x, d, t, j->deadline_ns, now, &devs[d]);
+        const bool cpu = x->dev[d].kind == RTM_DEV_CPU;
+        bool ok = tk->predict_ns[d] >= 0;
+        int64_t mv = readback;
+        if (d != from && !cpu) {
+            ok = ok && (d == home || (x->compat[t][home] >> d & 1u)) &&
+                 (x->hold[t][d] < 0 || x->hold[t][d] == slot);
+            const double ib = x->in_bytes[t][d];
+            mv += ib > 0 ? (int64_t)((double)tk->predict_in_ns[d] * x->all_bytes[t][d] / ib) : 0;
+        }
+        raw[d] = ok ? rtm_place_remaining(tk->predict_ns[d], cpu ? 0 : tk->predict_in_ns[d],
+                                          cpu ? 0 : tk->predict_out_ns[d], remaining, total,
+                                          d == from, mv)
+                    : -1;
+        devs[d].predict_ns = raw[d] >= 0 ? (int64_t)((double)raw[d] * x->st.task[t].corr[d]) : -1;
+        devs[d].margin_ns = devs[d].predict_ns > 0 ? (int64_t)((double)devs[d].predict_ns * x->p.margin) : 0;
+    }
+    const rtm_task_cfg_t *cfg = tk->cfg;
+    const rtm_place_job_t pjob = {.task = t, .release_ns = j->release_ns,
+                                  .deadline_ns = j->deadline_ns, .crit = cfg->crit,
+                                  .placement = cfg->placement, .preemptible = cfg->preemptible};
+    rtm_place_decide(x->p.policy, &pjob, now, devs, x->n_devs, o);
+    if (o->device < 0) { /* cannot happen (it ran on `from`): stay there */
+        o->device = (int32_t)from;
+        o->preempt = false;
+    }
+    const uint32_t to = (uint32_t)o->device;
+    j->device = o->device;
+    j->resume_reason = o->reason;
+    j->predicted_ns = devs[to].predict_ns;
+    if (o->predicted_miss)
+        x->st.task[t].predicted_misses++;
+    if (o->overload)
+        x->st.overloads++;
+    x->hold[t][home] = slot;
+    if (x->dev[to].kind != RTM_DEV_CPU)
+        x->hold[t][to] = slot;
+    *move = to != from;
+}
+
+/* Queues a re-placed job on its device (under x->mu). */
+static void requeue(rtm_exec_t *x, int32_t slot, bool preempt)
+{
+    job_t *j = &x->job[slot];
+    if (x->stopping) { /* the dispatchers are leaving: it ends here */
+        finish_unrun(x, slot, RTM_JOB_CANCELLED);
+        return;
+    }
+    devrt_t *r = &x->drt[j->device];
+    j->state = SLOT_QUEUED;
+    rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
+    if (preempt && r->running >= 0)
+        r->preempt_job = r->running;
+    pthread_cond_signal(&r->cv);
 }
 
 static void *dispatch_main(void *arg)
@@ -614,19 +926,31 @@ static void *dispatch_main(void *arg)
     const bool cpu = x->dev[r->index].kind == RTM_DEV_CPU;
     pthread_mutex_lock(&x->mu);
     for (;;) {
-        while (rtm_edfq_count(&r->q) == 0 && !x->stopping)
+        const int32_t slot = pick(x, r);
+        if (slot < 0) {
+            if (x->stopping && rtm_edfq_count(&r->q) == 0)
+                break;
             rtm_os_cond_wait_until(&r->cv, &x->mu, -1);
-        uint32_t h;
-        if (rtm_edfq_pop(&r->q, &h, NULL) != RTM_OK)
-            break; /* stopping and empty */
-        const int32_t slot = (int32_t)h;
+            continue;
+        }
         job_t *j = &x->job[slot];
         const int64_t now = rtm_os_now_ns();
         if (x->task[j->task].cfg->crit == RTM_CRIT_FIRM && now >= j->deadline_ns) {
             finish_unrun(x, slot, RTM_JOB_DROPPED);
             continue;
         }
+        const bool resume = j->home >= 0;
         j->state = SLOT_RUNNING;
+        j->device = (int32_t)r->index;
+        if (j->first_device < 0)
+            j->first_device = (int32_t)r->index;
+        if (resume) {
+            j->resumes++;
+            x->st.task[j->task].resumed[r->index]++;
+            if ((uint32_t)j->home != r->index &&
+                x->pj[j->task][j->home].x != x->task[j->task].kx[r->index])
+                x->st.task[j->task].moved++;
+        }
         r->running = slot;
         r->run_start_ns = now;
         r->run_pred_ns = j->predicted_ns;
@@ -634,7 +958,8 @@ static void *dispatch_main(void *arg)
         r->done = false;
         r->done_status = 0;
         r->abort = 0;
-        if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && x->p.cpu_run) {
+        r->cpu_pj = cpu && resume ? &x->pj[j->task][j->home] : NULL;
+        if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && (x->p.cpu_run || resume)) {
             r->wd_deadline = j->deadline_ns; /* the watchdog aborts it there */
             pthread_cond_signal(&x->wd_cv);
         }
@@ -643,7 +968,9 @@ static void *dispatch_main(void *arg)
 
         run_result_t res;
         memset(&res, 0, sizeof(res));
-        if (cpu)
+        if (cpu && resume)
+            run_cpu_resume(r, &snapshot, &res);
+        else if (cpu)
             run_cpu(r, &snapshot, &res);
         else
             run_ocl(r, slot, &snapshot, &res);
@@ -652,15 +979,46 @@ static void *dispatch_main(void *arg)
         r->running = -1;
         r->preempt_job = -1;
         r->wd_deadline = -1;
-        if (res.requeue) {
+        r->cpu_pj = NULL;
+        account_run(j, &res);
+        if (res.preempted) {
             j->preemptions++;
             x->st.task[j->task].preemptions++;
-            j->state = SLOT_QUEUED;
-            rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
+            if (j->home < 0)
+                j->home = (int32_t)r->index;
+            rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
+            j->ckpt_blocks = res.total - res.remaining;
+            rtm_place_out_t o;
+            bool move = false;
+            replace(x, r->index, slot, res.remaining, res.total, &o, &move);
+            if (move && !pj->host_fresh) {
+                pthread_mutex_unlock(&x->mu); /* before this device's next job starts */
+                const rtm_status_t fst = fetch_state(pj);
+                pthread_mutex_lock(&x->mu);
+                if (fst != RTM_OK) {
+                    rtm_exec_rec_t rec;
+                    rec_init(x, j, &rec);
+                    rec.outcome = RTM_JOB_FAILED;
+                    rec.status = fst;
+                    rec_finish(x, slot, &rec);
+                    continue;
+                }
+            }
+            requeue(x, slot, o.preempt);
             continue;
         }
-        const rtm_kinst_t *k = x->task[j->task].inst[r->index];
+        const rtm_kinst_t *k = res.k ? res.k : x->task[j->task].inst[r->index];
         const bool completed = res.outcome == RTM_JOB_MET || res.outcome == RTM_JOB_LATE;
+        if (completed && j->home >= 0 && x->pj[j->task][j->home].count) {
+            const rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
+            for (uint32_t l = 0; l < pj->launches; l++) {
+                const uint32_t nb = rtm_preempt_blocks(pj, l);
+                for (uint32_t b = 0; b < nb; b++) {
+                    const uint32_t c = pj->count[(size_t)l * pj->stride + b];
+                    x->st.task[j->task].blocks_rerun += c > 1 ? c - 1 : 0;
+                }
+            }
+        }
         if (completed && k->kernel->summary) {
             pthread_mutex_unlock(&x->mu); /* format outside the lock */
             r->result[0] = '\0';
@@ -683,14 +1041,11 @@ static void *dispatch_main(void *arg)
         rec_init(x, j, &rec);
         rec.outcome = res.outcome;
         rec.ran = true;
-        rec.start_ns = res.start_ns;
         rec.end_ns = res.end_ns;
-        rec.exec_ns = res.exec_ns;
-        rec.in_ns = res.in_ns;
-        rec.kernel_ns = res.kernel_ns;
-        rec.out_ns = res.out_ns;
-        rec.blocks_done = res.blocks_done;
-        rec.blocks_total = res.blocks_total;
+        if (res.outcome == RTM_JOB_ABORTED && j->home < 0 && res.total > 0) {
+            rec.blocks_total = (uint32_t)res.total; /* a firm job aborted at its deadline */
+            rec.blocks_done = (uint32_t)(res.total - res.remaining);
+        }
         rec.status = res.status;
         rec_finish(x, slot, &rec);
     }
@@ -716,6 +1071,8 @@ static void *watchdog_main(void *arg)
             devrt_t *r = &x->drt[d];
             if (r->wd_deadline >= 0 && now >= r->wd_deadline) {
                 r->abort = 1;
+                if (r->cpu_pj) /* a resumed preempted job: its own stop flag */
+                    rtm_preempt_stop_cpu(r->cpu_pj);
                 r->wd_deadline = -1;
             }
         }
@@ -747,7 +1104,7 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
         }
         x->fifo = x->fifo && x->drt[d].th.fifo;
     }
-    if (x->p.cpu_run) {
+    { /* firm jobs on the CPU pool, and preempted jobs resumed on the CPU */
         const rtm_status_t wst = rtm_os_thread_start(&x->watchdog_th, "rtm-watchdog",
                                                      x->p.rt ? PRIO_RELEASE - 1 : 0, -1,
                                                      watchdog_main, x);

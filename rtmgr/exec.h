@@ -11,21 +11,34 @@
  *     that dispatcher to abort its running job;
  *   - one dispatcher per OpenCL device: pops its EDF queue, copies a consistent traffic
  *     snapshot into the instance (load_traffic, when the kernel has one), enqueues the
- *     job (inputs, launches, outputs, event-profiled) and waits for its completion
- *     callback; a firm job still running at its deadline is aborted through the abort
- *     flag, a preempted job is re-queued;
+ *     job as a preemptible job (preempt.h: inputs, launches, outputs) and waits for
+ *     its completion callback; a firm job still running at its deadline is aborted
+ *     through the abort flag (the transport its rtm_kexec_t was created with: the board
+ *     profile's);
  *   - one CPU dispatcher: the same for the host CPU, running the CPU twin's blocks
  *     (through the worker pool when a runner is given), which stop between blocks when
  *     the abort flag is raised;
  *   - one watchdog: raises the CPU abort flag when a running firm job reaches its
  *     deadline (the CPU dispatcher is inside the pool run then).
+ * Preemption (issue 6): when placement says preempt, the release thread asks the
+ * dispatcher of that device to abort its running job. The aborted job keeps its
+ * completed-block arrays (and the launch reached) and is re-placed by the same rules,
+ * each device's prediction being that of its unfinished blocks (rtm_place_remaining):
+ * it resumes on the same device (only the unfinished blocks; nothing transferred), on
+ * another OpenCL device whose instance has the same plan (state read back, uploaded),
+ * or on the host CPU through the CPU twin on the worker pool (rtm_preempt_resume_pool,
+ * only the unfinished blocks, into the instance's host buffers). Completed blocks'
+ * outputs are kept; a job may be preempted any number of times. While a preempted job
+ * holds a task's instance on a device, later jobs of that task wait for it there
+ * (placement avoids that device for them).
  * Overruns: firm jobs are aborted at their deadline (dropped unstarted when their
  * deadline passed in the queue); soft jobs complete late; hard misses are alarms
  * (counted and reported). Every job ends in exactly one record handed to the sink.
  *
  * Memory: rtm_exec_t is one fixed-size object (tables sized by limits.h) initialised
- * by rtm_exec_init; after rtm_exec_start nothing is allocated, no file is opened and no
- * program is built. One mutex (priority inheritance) guards queues, device states and
+ * by rtm_exec_init, which also allocates the host checkpoint storage of one
+ * preemptible job per (task, OpenCL device) (freed by rtm_exec_destroy); after
+ * rtm_exec_start nothing is allocated, no file is opened and no program is built. One mutex (priority inheritance) guards queues, device states and
  * statistics; each dispatcher waits on its own condition variable. */
 #ifndef RTM_EXEC_H
 #define RTM_EXEC_H
@@ -42,6 +55,8 @@
 #include "limits.h"
 #include "os.h"
 #include "place.h"
+#include "pool.h"
+#include "preempt.h"
 #include "traffic.h"
 
 /* How a job ended. */
@@ -67,16 +82,24 @@ typedef struct {
     bool predicted_miss;      /* placement predicted the miss */
     bool met;                 /* outcome == RTM_JOB_MET */
     bool ran;                 /* the job executed (completed or aborted) */
-    uint32_t preemptions;     /* times this job was preempted and re-queued */
+    uint32_t preemptions;     /* times this job was aborted by a preemption */
+    uint32_t resumes;         /* times it was resumed (unfinished blocks only) */
+    int32_t first_device;     /* device of its first run (its predicted_ns), -1 never run */
+    rtm_place_reason_t resume_reason; /* the last re-placement's reason (NONE: never) */
+    uint64_t ckpt_blocks;     /* blocks completed when it was last aborted (0: never) */
     int64_t release_ns, deadline_ns; /* intended release, absolute deadline */
-    int64_t start_ns, end_ns; /* last execution start, completion (0 when not run) */
+    int64_t start_ns, end_ns; /* first execution start, completion (0 when not run) */
     int64_t predicted_ns;     /* model time on the chosen device (raw, uncorrected) */
     int64_t placed_ns;        /* the time placement assumed (corrected when adapt > 0) */
-    int64_t exec_ns;          /* measured execution, host clock, last run */
-    int64_t in_ns, kernel_ns, out_ns; /* OpenCL profiling (0 on the CPU) */
+    int64_t exec_ns;          /* measured execution, host clock, summed over its runs */
+    int64_t in_ns, kernel_ns, out_ns; /* OpenCL profiling (0 on the CPU), summed over its
+                                 runs; an aborted run counts its host-clock time as
+                                 kernel, a resumed run's transfers as out, a CPU resume's
+                                 time as kernel */
     int64_t response_ns;      /* end - release */
     int64_t decide_ns;        /* placement decision latency */
-    uint32_t blocks_done, blocks_total; /* of the last launch, after an abort */
+    uint32_t blocks_done, blocks_total; /* over all launches: completed, all (of the
+                                 instance the job ran on first; 0 on the CPU twin path) */
     rtm_status_t status;      /* device error, RTM_OK otherwise */
 } rtm_exec_rec_t;
 
@@ -115,6 +138,9 @@ typedef struct {
     rtm_kinst_t *inst[RTM_MAX_DEVICES]; /* planned and bound; NULL: cannot run there */
     rtm_kexec_t *kx[RTM_MAX_DEVICES];   /* OpenCL devices: created */
     int64_t predict_ns[RTM_MAX_DEVICES]; /* model time per job; < 0: cannot run there */
+    /* Optional: the host<->device transfer parts of predict_ns (0: unknown, the whole
+     * prediction is treated as kernel). Used to predict a preempted job's remainder. */
+    int64_t predict_in_ns[RTM_MAX_DEVICES], predict_out_ns[RTM_MAX_DEVICES];
     /* Initial contents of each instance's INOUT buffers (NULL elsewhere): a job's
      * outputs overwrite them in k->host, so each job starts by copying these back
      * (before load_traffic). */
@@ -136,6 +162,10 @@ typedef struct {
     rtm_exec_input_t input;
     rtm_exec_cpu_run_t cpu_run;
     void *cpu_run_ctx;
+    /* Optional: the worker pool (started) on which preempted jobs resumed on the host CPU
+     * run their unfinished blocks; NULL: on the CPU dispatcher's thread. The pool is only
+     * used by the CPU dispatcher (also through cpu_run), one run at a time. */
+    rtm_pool_t *pool;
     /* Optional: called after every completed job, on the dispatcher that ran it, outside
      * the executive's lock, with the job's instance (outputs on the host) and the traffic
      * snapshot the job read (NULL when the kernel reads none). Must be real-time safe
@@ -153,6 +183,11 @@ typedef struct {
     uint64_t missed;          /* late + aborted + dropped + rejected */
     uint64_t hard_alarms;     /* misses of a hard task */
     uint64_t preemptions;     /* times a job of this task was preempted */
+    uint64_t resumed[RTM_MAX_DEVICES]; /* resumptions of preempted jobs, by device */
+    uint64_t moved;           /* resumptions on another device than the one it stopped on */
+    uint64_t blocks_rerun;    /* blocks of resumed jobs that ran more than once (counted
+                                 only when the executors count block executions:
+                                 rtm_kexec_opts_t.count_blocks) */
     uint64_t predicted_misses;
     uint64_t placed[RTM_MAX_DEVICES];
     int64_t worst_exec_ns, last_exec_ns, worst_resp_ns, last_resp_ns;

@@ -305,10 +305,14 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     m->blocks[t][d] = blocks;
     if (d > 0) {
         const int64_t tb = now_ns();
-        /* d < n_devs <= RTM_MAX_DEVICES, checked above */
+        /* the abort flag through the transport calibration chose for the device;
+         * d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
-        st = rtm_kexec_create_cached(&m->kx[t][d], &m->ocl[d], k,
-                                     m->cache_dir[0] ? m->cache_dir : NULL);
+        const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
+        const rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
+                                     .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;
         if (st != RTM_OK) {
             fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
@@ -494,6 +498,11 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             et[t].inst[d] = &m->inst[t][d];
             et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
             et[t].predict_ns[d] = m->predict_ns[t][d];
+            const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
+            if (u->status == RTM_OK) { /* the transfer parts: a preempted job's remainder */
+                et[t].predict_in_ns[d] = u->in_ns;
+                et[t].predict_out_ns[d] = u->out_ns;
+            }
             for (uint32_t b = 0; b < RTM_KBUF_MAX; b++)
                 et[t].inout_init[d][b] = m->inout_init[t][d][b];
             any = true;
@@ -528,6 +537,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .sink_ctx = m,
         .cpu_run = pool_run,
         .cpu_run_ctx = &m->pool,
+        .pool = &m->pool,
         .input = {.ctx = m->scenario_on ? (void *)&m->scenario
                                         : m->input_on ? (void *)&m->input : NULL,
                   .advance = m->scenario_on ? rtm_scenario_advance_cb : NULL,
@@ -580,17 +590,25 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
         snprintf(reason, sizeof(reason), "preempt-%s", m->dev[r->device].name);
     else
         snprintf(reason, sizeof(reason), "%s", why);
+    if (r->preemptions > 0) { /* where it resumed, and its checkpoint at the last abort */
+        const size_t n = strlen(reason);
+        snprintf(reason + n, sizeof(reason) - n, ";resume-%s@%llu/%u",
+                 placed ? m->dev[r->device].name : "-", (unsigned long long)r->ckpt_blocks,
+                 r->blocks_total);
+    }
     if (r->outcome != RTM_JOB_MET && r->outcome != RTM_JOB_LATE) {
         const size_t n = strlen(reason);
         snprintf(reason + n, sizeof(reason) - n, ";%s", rtm_exec_outcome_name(r->outcome));
     }
     rtm_errlog_row_reason(&row, reason);
-    if (placed) {
-        rtm_errlog_row_predicted(&row, &m->pred[r->task][r->device]);
-        row.blocks_total = m->blocks[r->task][r->device];
+    /* the prediction of its first placement (a resumed job's later parts are not scored) */
+    const int32_t pd = r->first_device >= 0 ? r->first_device : r->device;
+    if (placed && (uint32_t)pd < m->n_devs) {
+        rtm_errlog_row_predicted(&row, &m->pred[r->task][pd]);
+        row.blocks_total = r->blocks_total ? r->blocks_total : m->blocks[r->task][pd];
     }
     row.preempted = r->preemptions;
-    row.resumed = r->preemptions;
+    row.resumed = r->resumes;
     if (r->ran) {
         if (r->device == 0) {
             row.measured_in_ns = row.measured_out_ns = 0;
@@ -609,8 +627,17 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
     } else if (r->ran) {
         row.blocks_done = r->blocks_done;
     }
+    if (r->ran && r->preemptions > 0 && r->device == 0) { /* resumed on the CPU pool */
+        row.measured_in_ns = r->in_ns;
+        row.measured_kernel_ns = r->kernel_ns;
+        row.measured_out_ns = r->out_ns;
+        row.measured_ns = row.measured_in_ns + row.measured_kernel_ns + row.measured_out_ns;
+    }
     if (placed)
         atomic_store(&m->last_ok[r->task][r->device], completed ? 1 : 0);
+    if (completed && r->device == 0 && r->first_device > 0 && (uint32_t)r->first_device < m->n_devs)
+        atomic_store(&m->last_ok[r->task][r->first_device], 1); /* resumed on the CPU: the
+                                                             outputs are in that instance */
     (void)rtm_errlog_push(&m->log, &row);
 }
 

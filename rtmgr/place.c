@@ -85,6 +85,22 @@ void rtm_place_queue(rtm_place_dev_t *dev, int64_t now_ns, int64_t deadline_ns,
     dev->behind_slack_ns = guard ? slack : 0;
 }
 
+int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
+                            uint64_t total, bool same, int64_t move_ns)
+{
+    if (predict_ns < 0 || total == 0)
+        return -1;
+    in_ns = in_ns > 0 ? in_ns : 0;
+    out_ns = out_ns > 0 ? out_ns : 0;
+    int64_t kernel = predict_ns - in_ns - out_ns;
+    if (kernel < 0)
+        kernel = 0;
+    if (remaining > total)
+        remaining = total;
+    const int64_t part = (int64_t)((double)kernel * (double)remaining / (double)total + 0.5);
+    return part + out_ns + (same ? 0 : (move_ns > 0 ? move_ns : 0));
+}
+
 /* Is device d a candidate for the job under the policy? */
 static bool allowed(rtm_policy_t policy, const rtm_place_job_t *job, const rtm_place_dev_t *d)
 {

@@ -137,6 +137,20 @@ void rtm_place_queue(rtm_place_dev_t *dev, int64_t now_ns, int64_t deadline_ns,
 void rtm_place_decide(rtm_policy_t policy, const rtm_place_job_t *job, int64_t now_ns,
                       const rtm_place_dev_t *devs, uint32_t n_devs, rtm_place_out_t *out);
 
+/* Predicted time of the unfinished part of a preempted job on one device (issue 6: the
+ * aborted job is re-placed by the same model, its remaining blocks predicted as such).
+ * predict_ns: the model's time of the whole job there, transfers included; in_ns /
+ * out_ns: the transfer parts of it (0 when unknown, and on the host CPU); remaining /
+ * total: unfinished and all blocks over every launch; same: the device the job stopped
+ * on, whose buffers hold its state (nothing goes in again); move_ns: otherwise, moving
+ * the state there (read back from the device it stopped on, uploaded to an OpenCL
+ * target). With kernel = predict - in - out:
+ *   same device:  kernel * remaining / total + out
+ *   other device: move + kernel * remaining / total + out
+ * Returns -1 when predict_ns < 0 or total == 0. Pure, real-time safe. */
+int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
+                            uint64_t total, bool same, int64_t move_ns);
+
 /* "model", "cpu-only", "gpu-only", "greedy". Safe anywhere. */
 const char *rtm_place_policy_name(rtm_policy_t p);
 /* Parses a policy name; RTM_E_ARG when unknown. Init only. */

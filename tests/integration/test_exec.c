@@ -1,7 +1,7 @@
 /* test_exec.c — the executive on real OpenCL (PoCL here): periodic tasks placed on the
  * CPU and the OpenCL device, one record per released job, results equal to the CPU
  * twin, firm jobs aborted at their deadline, and a preemption of a long GPU job by an
- * urgent one. */
+ * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,7 +195,7 @@ static void test_periodic_run(void **state)
 
 /* A long preemptible GPU job (predicted 400 ms) and an urgent hard GPU job released
  * while it runs: placement must preempt, the urgent job meet its deadline, the long
- * job be re-queued and complete. */
+ * job be resumed and complete. */
 static void test_preemption(void **state)
 {
     (void)state;

@@ -263,7 +263,10 @@ static void test_run_sigterm(void **state)
     }
     /* the placement constraints held */
     const uint32_t n = cfg.n_tasks;
-    assert_int_equal(st.task[n - 3].placed[0] + st.task[n - 3].placed[1], st.task[n - 3].released);
+    /* (a job released while the job table is full is rejected unplaced: an overloaded
+     * machine, e.g. the ASan build beside other builds) */
+    assert_int_equal(st.task[n - 3].placed[0] + st.task[n - 3].placed[1] + st.task[n - 3].rejected,
+                     st.task[n - 3].released);
     for (uint32_t t = 0; t + 3 < n; t++)
         assert_int_equal(st.task[t].placed[0], 0); /* placement gpu */
     assert_int_equal(st.task[n - 2].placed[0], 0); /* placement gpu */

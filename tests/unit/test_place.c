@@ -281,6 +281,40 @@ static void test_preempt_protects_guarded_victim(void **state)
     assert_false(decide(RTM_POLICY_MODEL, &j, now, d, 1).preempt);
 }
 
+/* The remaining part of a preempted job: the kernel share scales with the unfinished
+ * blocks; the same device pays only the outputs, another one the move of the state. */
+static void test_remaining(void **state)
+{
+    (void)state;
+    /* 10 ms: in 2, kernel 6, out 2; a quarter of the blocks left */
+    assert_int_equal(rtm_place_remaining(10 * MS, 2 * MS, 2 * MS, 25, 100, true, 5 * MS),
+                     MS + MS / 2 + 2 * MS);
+    assert_int_equal(rtm_place_remaining(10 * MS, 2 * MS, 2 * MS, 25, 100, false, 5 * MS),
+                     MS + MS / 2 + 2 * MS + 5 * MS);
+    /* the host CPU: no transfers, only the move (read back from the device) */
+    assert_int_equal(rtm_place_remaining(8 * MS, 0, 0, 50, 100, false, MS), 4 * MS + MS);
+    /* nothing left: only the outputs; everything left: the whole kernel */
+    assert_int_equal(rtm_place_remaining(10 * MS, 2 * MS, 2 * MS, 0, 100, true, 0), 2 * MS);
+    assert_int_equal(rtm_place_remaining(10 * MS, 2 * MS, 2 * MS, 100, 100, true, 0), 8 * MS);
+    /* transfer parts larger than the whole (inconsistent model): the kernel share is 0 */
+    assert_int_equal(rtm_place_remaining(3 * MS, 2 * MS, 2 * MS, 50, 100, true, 0), 2 * MS);
+    /* no prediction, no blocks */
+    assert_int_equal(rtm_place_remaining(-1, 0, 0, 1, 2, true, 0), -1);
+    assert_int_equal(rtm_place_remaining(MS, 0, 0, 0, 0, true, 0), -1);
+    /* a re-placed remainder competes like any job: the idle CPU beats waiting on the GPU */
+    const int64_t now = 0;
+    rtm_place_dev_t d[2] = {cpu(rtm_place_remaining(40 * MS, 0, 0, 30, 100, false, MS), 0),
+                            gpu(rtm_place_remaining(10 * MS, MS, MS, 30, 100, true, 0), 20 * MS)};
+    rtm_place_job_t j = job(now, 100 * MS, RTM_CRIT_SOFT);
+    rtm_place_out_t o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.device, 0);
+    assert_int_equal(o.finish_ns, 13 * MS);
+    d[1].backlog_ns = 2 * MS; /* the GPU is free soon: it wins */
+    o = decide(RTM_POLICY_MODEL, &j, now, d, 2);
+    assert_int_equal(o.device, 1);
+    assert_int_equal(o.finish_ns, 2 * MS + 2400000 + MS);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -403,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_queue_state),
         cmocka_unit_test(test_margin_and_harm),
         cmocka_unit_test(test_preempt_protects_guarded_victim),
+        cmocka_unit_test(test_remaining),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_simulated_clock),
         cmocka_unit_test(test_decision_latency),

@@ -1,0 +1,440 @@
+/* test_exec_preempt.c — the executive's use of preemption (issue 6) on real OpenCL
+ * (PoCL here) with real kernels: a long preemptible job (spin, two launches, about
+ * 0.4 s) is aborted by a hard job that cannot meet its deadline otherwise, keeps its
+ * completed blocks, is re-placed by the model's prediction of its unfinished blocks and
+ * resumed — on the same device (preempted twice), on the host CPU through the CPU twin
+ * on the worker pool, and on a second OpenCL device — and its output equals an
+ * uninterrupted run's; no completed block runs again (counting executors). The records
+ * say preempted / resumed / checkpoint.
+ *
+ * No allocation after start: the allocator calls of rtmgr's code (librtmgr.a, linked
+ * with --wrap=malloc… by test_exec_preempt.cmake) are counted from rtm_exec_start's
+ * return to rtm_exec_stop's, and must be 0.
+ *
+ * Timing on a loaded 2-core machine: nothing asserts a wall-clock bound; where the long
+ * job could not be caught running (the machine too slow to start it before the hard
+ * job's release), the test says so and skips. */
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rtmgr/exec.h"
+
+#define MS 1000000LL
+
+/* ---- counting allocator wrappers (test_exec_preempt.cmake) ---- */
+static atomic_bool counting;
+static atomic_uint alloc_calls;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__real_aligned_alloc(size_t a, size_t n);
+int __real_posix_memalign(void **p, size_t a, size_t n);
+void *__wrap_aligned_alloc(size_t a, size_t n);
+int __wrap_posix_memalign(void **p, size_t a, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+void *__wrap_malloc(size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t size)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_calloc(n, size);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_realloc(p, n);
+}
+void *__wrap_aligned_alloc(size_t a, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_aligned_alloc(a, n);
+}
+int __wrap_posix_memalign(void **p, size_t a, size_t n)
+{
+    if (atomic_load(&counting))
+        atomic_fetch_add(&alloc_calls, 1);
+    return __real_posix_memalign(p, a, n);
+}
+void __wrap_free(void *p)
+{
+    if (atomic_load(&counting) && p)
+        atomic_fetch_add(&alloc_calls, 1);
+    __real_free(p);
+}
+#define NDEV 3 /* cpu, ocl0, ocl1 (the same PoCL device opened twice) */
+
+static rtm_ocl_dev_t ocl[2];
+
+/* One task: an instance per device (0: CPU twin, 1: ocl0, 2: ocl1) and the reference. */
+typedef struct {
+    rtm_task_cfg_t cfg;
+    rtm_kinst_t inst[NDEV], ref;
+    void *mem[NDEV + 1];
+    void *init[NDEV][RTM_KBUF_MAX]; /* INOUT buffers as filled: every job starts there */
+    rtm_kexec_t kx[NDEV];
+} tk_t;
+
+static void make_inst(tk_t *t, rtm_kinst_t *k, void **mem, const int64_t *size, uint32_t wg)
+{
+    rtm_kinst_init(k, t->cfg.kernel);
+    for (uint32_t i = 0; i < t->cfg.kernel->n_keys; i++)
+        if (size[i])
+            k->size[i] = size[i];
+    k->tune.wg = wg;
+    assert_int_equal(rtm_kinst_plan(k), RTM_OK);
+    const size_t bytes = rtm_kinst_bytes(k);
+    *mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    assert_int_equal(rtm_kinst_bind(k, *mem, bytes), bytes);
+    k->kernel->fill(k, 7);
+}
+
+/* A task of `kernel` at `size` on the CPU and both OpenCL devices (executors counting
+ * block executions, default flag transport: mapped on PoCL). */
+static void make_task(tk_t *t, const char *name, const char *kernel, const int64_t *size,
+                      uint32_t wg, int64_t period_ms, int64_t deadline_ms, int64_t offset_ms,
+                      rtm_crit_t crit, rtm_place_t place, bool preemptible)
+{
+    memset(t, 0, sizeof(*t));
+    snprintf(t->cfg.name, sizeof(t->cfg.name), "%s", name);
+    t->cfg.kernel = rtm_kernel_find(kernel);
+    assert_non_null(t->cfg.kernel);
+    t->cfg.period_ns = period_ms * MS;
+    t->cfg.deadline_ns = deadline_ms * MS;
+    t->cfg.offset_ns = offset_ms * MS;
+    t->cfg.crit = crit;
+    t->cfg.placement = place;
+    t->cfg.preemptible = preemptible;
+    for (int d = 0; d < NDEV; d++)
+        make_inst(t, &t->inst[d], &t->mem[d], size, wg);
+    make_inst(t, &t->ref, &t->mem[NDEV], size, wg);
+    rtm_kinst_run_cpu(&t->ref);
+    for (int d = 0; d < NDEV; d++) {
+        const rtm_kinst_t *k = &t->inst[d];
+        for (uint32_t b = 0; b < k->plan.n_bufs; b++) {
+            if (k->plan.buf[b].dir != RTM_BUF_INOUT)
+                continue;
+            t->init[d][b] = malloc(k->plan.buf[b].bytes);
+            memcpy(t->init[d][b], k->host[b], k->plan.buf[b].bytes);
+        }
+    }
+    const rtm_kexec_opts_t o = {.count_blocks = true};
+    for (int d = 1; d < NDEV; d++) {
+        assert_int_equal(rtm_kexec_create_ex(&t->kx[d], &ocl[d - 1], &t->inst[d], &o), RTM_OK);
+        assert_int_equal(rtm_kexec_warm(&t->kx[d]), RTM_OK);
+    }
+}
+
+static void free_task(tk_t *t)
+{
+    for (int d = 0; d < NDEV; d++) {
+        rtm_kexec_destroy(&t->kx[d]);
+        for (uint32_t b = 0; b < RTM_KBUF_MAX; b++)
+            free(t->init[d][b]);
+    }
+    for (int i = 0; i <= NDEV; i++)
+        free(t->mem[i]);
+}
+
+/* predictions in ms per device; < 0: cannot run there */
+static void fill_exec_task(rtm_exec_task_t *et, tk_t *t, const int64_t pred_ms[NDEV])
+{
+    memset(et, 0, sizeof(*et));
+    et->cfg = &t->cfg;
+    for (int d = 0; d < NDEV; d++) {
+        et->predict_ns[d] = pred_ms[d] < 0 ? -1 : pred_ms[d] * MS;
+        if (pred_ms[d] < 0)
+            continue;
+        et->inst[d] = &t->inst[d];
+        et->kx[d] = d > 0 ? &t->kx[d] : NULL;
+        for (uint32_t b = 0; b < RTM_KBUF_MAX; b++)
+            et->inout_init[d][b] = t->init[d][b];
+    }
+}
+
+static void devices(rtm_exec_dev_t d[NDEV])
+{
+    memset(d, 0, NDEV * sizeof(d[0]));
+    snprintf(d[0].name, sizeof(d[0].name), "cpu");
+    d[0].kind = RTM_DEV_CPU;
+    for (int i = 1; i < NDEV; i++) {
+        snprintf(d[i].name, sizeof(d[i].name), "ocl%d", i - 1);
+        d[i].kind = RTM_DEV_GPU;
+        d[i].ocl = &ocl[i - 1];
+        d[i].can_abort = true;
+        d[i].abort_ns = 1 * MS;
+    }
+}
+
+#define RECS_MAX 256
+static rtm_exec_rec_t recs[RECS_MAX];
+static uint32_t n_recs;
+
+static void sink(void *ctx, const rtm_exec_rec_t *r)
+{
+    (void)ctx;
+    if (n_recs < RECS_MAX)
+        recs[n_recs++] = *r;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK || n == 0)
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (rtm_ocl_open(&ocl[i], &infos[0]) != RTM_OK)
+            return -1;
+    /* the wrappers count (through a pointer: not optimised away) */
+    void *(*volatile m)(size_t) = malloc;
+    void (*volatile f)(void *) = free;
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&counting, true);
+    f(m(16));
+    atomic_store(&counting, false);
+    return atomic_load(&alloc_calls) == 2 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 2; i++)
+        rtm_ocl_close(&ocl[i]);
+    return 0;
+}
+
+/* The long job: spin, 64 blocks of 64 work-items, two launches (ping-pong), `work`
+ * set so that one uninterrupted run on ocl0 lasts about `ms`. */
+static void make_long(tk_t *t, rtm_place_t place, double ms)
+{
+    const int64_t size[4] = {64, 1000, 1, 2};
+    make_task(t, "long", "spin", size, 64, 10000, 5000, 0, RTM_CRIT_SOFT, place, true);
+    double kernel_s = 0.0;
+    for (int pass = 0; pass < 3; pass++) {
+        rtm_kexec_timing_t tm;
+        assert_int_equal(rtm_kexec_run(&t->kx[1], &tm), RTM_OK);
+        kernel_s = tm.kernel_s;
+        if (kernel_s > 0.7 * ms * 1e-3 && kernel_s < 1.4 * ms * 1e-3)
+            break;
+        double w = (double)t->inst[1].size[1] * ms * 1e-3 / (kernel_s > 1e-6 ? kernel_s : 1e-6);
+        w = w < 1 ? 1 : w > 1e8 ? 1e8 : w;
+        for (int d = 0; d < NDEV; d++)
+            t->inst[d].size[1] = (int64_t)w;
+        t->ref.size[1] = (int64_t)w;
+    }
+    /* the reference and the instances' starting state at the final size */
+    t->ref.kernel->fill(&t->ref, 7);
+    rtm_kinst_run_cpu(&t->ref);
+    printf("long: spin work %lld, %.1f ms per uninterrupted run on ocl0\n",
+           (long long)t->inst[1].size[1], kernel_s * 1e3);
+}
+
+/* A tiny hard job that only runs on ocl0 (predicted `pred_ms` there). */
+static void make_urgent(tk_t *t, int64_t period_ms, int64_t deadline_ms, int64_t offset_ms)
+{
+    const int64_t size[1] = {32};
+    make_task(t, "urgent", "matrix_add", size, 64, period_ms, deadline_ms, offset_ms,
+              RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+}
+
+typedef struct {
+    const rtm_exec_rec_t *lr;
+    uint32_t urgent, urgent_done, urgent_preempt;
+} seen_t;
+
+static void scan(seen_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    for (uint32_t i = 0; i < n_recs; i++) {
+        const rtm_exec_rec_t *r = &recs[i];
+        if (r->task == 0) {
+            s->lr = r;
+            printf("long: %s on %s (first %d), preempted %u resumed %u, checkpoint %llu of %u "
+                   "blocks, resume reason %s, exec %.1f ms (kernel %.1f) response %.1f ms\n",
+                   rtm_exec_outcome_name(r->outcome), r->device == 0 ? "cpu" : r->device == 1 ? "ocl0" : "ocl1",
+                   r->first_device, r->preemptions, r->resumes,
+                   (unsigned long long)r->ckpt_blocks, r->blocks_total,
+                   rtm_place_reason_name(r->resume_reason), (double)r->exec_ns / 1e6,
+                   (double)r->kernel_ns / 1e6, (double)r->response_ns / 1e6);
+            continue;
+        }
+        if (r->outcome == RTM_JOB_CANCELLED)
+            continue;
+        s->urgent++;
+        s->urgent_done += r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE;
+        s->urgent_preempt += r->reason == RTM_REASON_PREEMPT;
+        printf("urgent job %llu: %s, %s, response %.2f ms\n", (unsigned long long)r->job,
+               rtm_exec_outcome_name(r->outcome), rtm_place_reason_name(r->reason),
+               (double)r->response_ns / 1e6);
+    }
+}
+
+static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *pool, int64_t run_ms)
+{
+    rtm_exec_dev_t d[NDEV];
+    devices(d);
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = true, .start_delay_ns = 5 * MS,
+                           .max_jobs = 16, .margin = 0.1, .sink = sink, .pool = pool};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    n_recs = 0;
+    assert_int_equal(rtm_exec_init(x, &p, d, NDEV, et, n_tasks), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&counting, true);
+    rtm_os_sleep_until(rtm_os_now_ns() + run_ms * MS);
+    rtm_exec_stop(x);
+    atomic_store(&counting, false);
+    printf("allocator calls of rtmgr's code between start and stop: %u\n",
+           atomic_load(&alloc_calls));
+    assert_int_equal(atomic_load(&alloc_calls), 0);
+    return x;
+}
+
+static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, const rtm_exec_t *x)
+{
+    assert_non_null(lr);
+    assert_true(lr->outcome == RTM_JOB_MET || lr->outcome == RTM_JOB_LATE);
+    assert_int_equal(lr->status, RTM_OK);
+    assert_int_equal(lr->resumes, lr->preemptions);
+    assert_int_equal(lr->first_device, 1);
+    assert_int_equal(lr->device, (int32_t)dev);
+    assert_int_equal(lr->blocks_total, 128); /* 64 blocks x 2 launches */
+    assert_int_equal(lr->blocks_done, 128);
+    assert_true(lr->ckpt_blocks < 128);
+    assert_true(lr->kernel_ns > 0 && lr->exec_ns >= lr->kernel_ns);
+    /* the output equals an uninterrupted run's: on the device it finished on, or, on the
+     * CPU, in the host buffers of the instance it started from */
+    const rtm_kinst_t *k = dev == 0 ? &t->inst[1] : &t->inst[dev];
+    char why[160] = "";
+    const size_t bad = k->kernel->compare(k, &t->ref, why, sizeof(why));
+    if (bad)
+        printf("mismatch: %s\n", why);
+    assert_int_equal(bad, 0);
+    static rtm_exec_stats_t st;
+    rtm_exec_stats((rtm_exec_t *)x, &st);
+    printf("stats: preemptions %llu, resumed cpu %llu ocl0 %llu ocl1 %llu, moved %llu, blocks "
+           "re-run %llu\n",
+           (unsigned long long)st.task[0].preemptions, (unsigned long long)st.task[0].resumed[0],
+           (unsigned long long)st.task[0].resumed[1], (unsigned long long)st.task[0].resumed[2],
+           (unsigned long long)st.task[0].moved, (unsigned long long)st.task[0].blocks_rerun);
+    assert_int_equal(st.task[0].preemptions, lr->preemptions);
+    assert_int_equal(st.task[0].blocks_rerun, 0);
+}
+
+/* Preempted twice, resumed on the same device both times (the long job may only run on
+ * ocl0, as the hard job). */
+static void test_resume_same_device_twice(void **state)
+{
+    (void)state;
+    static tk_t t[2];
+    make_long(&t[0], RTM_PLACE_GPU, 400.0);
+    make_urgent(&t[1], 120, 40, 50);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){-1, 800, -1});
+    fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 1, -1});
+    rtm_exec_t *x = run_exec(et, 2, NULL, 2500);
+    seen_t s;
+    scan(&s);
+    if (!s.lr || s.urgent_preempt == 0) {
+        printf("the long job was not running when the hard job came: machine too busy\n");
+        skip();
+    }
+    check_long(s.lr, &t[0], 1, x);
+    /* at 50 and 170 ms the job (predicted 800 ms, about 400 ms uninterrupted; longer
+     * when the machine is loaded) still runs: aborted at least twice */
+    assert_true(s.lr->preemptions >= 2);
+    assert_int_equal(s.lr->resume_reason, RTM_REASON_ONLY_DEVICE);
+    assert_true(s.urgent_done == s.urgent && s.urgent >= 2);
+    rtm_exec_destroy(x);
+    free(x);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
+/* Resumed through the CPU twin on the worker pool: the hard job on ocl0 is predicted
+ * long (200 ms), so the unfinished blocks finish sooner on the idle CPU (700 ms for a
+ * whole job there, vs 600 on ocl0: the long job first went to ocl0). */
+static void test_resume_on_cpu(void **state)
+{
+    (void)state;
+    static tk_t t[2];
+    static rtm_pool_t pool;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+    make_long(&t[0], RTM_PLACE_AUTO, 400.0);
+    make_urgent(&t[1], 10000, 250, 50);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){700, 600, -1});
+    fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 200, -1});
+    rtm_exec_t *x = run_exec(et, 2, &pool, 2500);
+    seen_t s;
+    scan(&s);
+    if (!s.lr || s.urgent_preempt == 0) {
+        printf("the long job was not running when the hard job came: machine too busy\n");
+        skip();
+    }
+    check_long(s.lr, &t[0], 0, x);
+    assert_int_equal(s.lr->preemptions, 1);
+    assert_int_equal(s.lr->resume_reason, RTM_REASON_MET_EARLIEST);
+    assert_int_equal(s.urgent_done, 1);
+    rtm_exec_destroy(x);
+    free(x);
+    rtm_pool_stop(&pool);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
+/* Resumed on the second OpenCL device (its state read back and uploaded there). */
+static void test_resume_other_device(void **state)
+{
+    (void)state;
+    static tk_t t[2];
+    make_long(&t[0], RTM_PLACE_GPU, 400.0);
+    make_urgent(&t[1], 10000, 250, 50);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){-1, 600, 650});
+    fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 200, -1});
+    rtm_exec_t *x = run_exec(et, 2, NULL, 2500);
+    seen_t s;
+    scan(&s);
+    if (!s.lr || s.urgent_preempt == 0) {
+        printf("the long job was not running when the hard job came: machine too busy\n");
+        skip();
+    }
+    check_long(s.lr, &t[0], 2, x);
+    assert_int_equal(s.lr->preemptions, 1);
+    assert_int_equal(s.urgent_done, 1);
+    rtm_exec_destroy(x);
+    free(x);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resume_same_device_twice),
+        cmocka_unit_test(test_resume_on_cpu),
+        cmocka_unit_test(test_resume_other_device),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
