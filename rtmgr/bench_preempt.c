@@ -537,8 +537,8 @@ static void section_response(bench_t *b)
                 continue;
             total += r.n;
             over += r.p99 > 50e-6;
-            char c1[16], c2[16], c3[16], c4[16], c5[16];
-            if (!b->o.json)
+            if (!b->o.json) {
+                char c1[16], c2[16], c3[16], c4[16], c5[16];
                 printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
                        grids[g], r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
@@ -548,6 +548,7 @@ static void section_response(bench_t *b)
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, true, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
+            }
         }
         rtm_kexec_destroy(&x);
         inst_free(&in);
@@ -580,10 +581,12 @@ static int raise_probe(bench_t *b, uint32_t grid, const rtm_kexec_opts_t *o, uin
         return fail(b, "cannot build", "spin", NULL);
     }
     *launched = rtm_kexec_groups(&x, grid);
-    double ks = 0.0, samples[64];
+    double ks = 0.0;
     int rc = 1; /* not measurable: even the least work runs far longer than 5 ms */
-    if (calibrate_len(b, &in, &x, 5e-3, &ks))
+    if (calibrate_len(b, &in, &x, 5e-3, &ks)) {
+        double samples[64];
         rc = abort_series(b, &x, aborts < 64 ? aborts : 64, samples, r);
+    }
     rtm_kexec_destroy(&x);
     inst_free(&in);
     return rc;
@@ -609,8 +612,7 @@ static void section_raise(bench_t *b)
     bool full_ok = false;
     for (int pass = 0; pass < 2 && !full_ok; pass++) {
         if (pass == 1) { /* nothing stopped the full device: leave a slot per unit free */
-            const uint32_t wg = 256, per = 2048 / wg;
-            b->persist_groups = units * (per > 1 ? per - 1 : 1);
+            b->persist_groups = units * 7u; /* spin's 256 work-items: 8 slots per unit */
             if (!b->o.json)
                 printf("no path stopped the full device: persistent groups %u (one slot per "
                        "compute unit left free)\n", b->persist_groups);
@@ -641,8 +643,8 @@ static void section_raise(bench_t *b)
                 works = works && r.n * 4 >= aborts * 3;
                 worst = r.p99 > worst ? r.p99 : worst;
                 full_ok = full_ok || (g == 1 && r.n * 4 >= aborts * 3);
-                char c1[16], c2[16], c3[16], c4[16], c5[16];
-                if (!b->o.json)
+                if (!b->o.json) {
+                    char c1[16], c2[16], c3[16], c4[16], c5[16];
                     printf("%-10s %6u %8u %9u %6u %9.1f %9.1f  %s %s %s %s %s\n",
                            rtm_abortflag_raise_name(mode), o.flag_copies, grids[g], launched, r.n,
                            r.p50 * 1e6, r.p99 * 1e6, us_text(r.call, false, c1, sizeof(c1)),
@@ -650,6 +652,7 @@ static void section_raise(bench_t *b)
                            us_text(r.xfer, false, c3, sizeof(c3)),
                            us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                            us_text(r.notice, true, c5, sizeof(c5)));
+                }
             }
             if (works && m < RTM_RAISE_MODES && worst < best) {
                 best = worst;
