@@ -546,7 +546,7 @@ static void section_response(bench_t *b)
                        us_text(r.landed, false, c2, sizeof(c2)),
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
-                       us_text(r.notice, true, c5, sizeof(c5)),
+                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
             }
         }
@@ -651,7 +651,7 @@ static void section_raise(bench_t *b)
                            us_text(r.landed, false, c2, sizeof(c2)),
                            us_text(r.xfer, false, c3, sizeof(c3)),
                            us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
-                           us_text(r.notice, true, c5, sizeof(c5)));
+                           us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)));
                 }
             }
             if (works && m < RTM_RAISE_MODES && worst < best) {
