@@ -12,7 +12,9 @@
  *
  * Geometry (geo(), also passed to the build as -D options): lx = min(wg, 32) work-items
  * across, ly = wg / lx down; each work-item computes vec columns by ry rows, ry =
- * clamp(32 / vec, 1, 8) lowered until the local tile fits 32 KiB; tile = lx*vec by ly*ry
+ * k->items when set (`rtmgr bench kernels --sweep`; rejected when the tile then needs
+ * more than 44 KiB of local memory), else clamp(32 / vec, 1, 8) lowered until the
+ * local tile fits 32 KiB; tile = lx*vec by ly*ry
  * pixels, block b = tile (b % tiles_x, b / tiles_x). Halo: R = k/2 rows and hv =
  * ceil(R / vec) vectors on each side.
  *
@@ -70,10 +72,16 @@ static rtm_status_t geo(const rtm_kinst_t *k, geo_t *g)
         return RTM_E_RANGE;
     g->ly = wg / g->lx;
     g->hv = (g->r + vec - 1) / vec;
-    g->ry = 32 / vec;
-    g->ry = g->ry < 1 ? 1 : g->ry > 8 ? 8 : g->ry;
-    while (g->ry > 1 && local_bytes(g, vec) > CV_LOCAL_TARGET)
-        g->ry--;
+    if (k->items > RTM_ITEMS_MAX)
+        return RTM_E_RANGE;
+    if (k->items) {
+        g->ry = k->items;
+    } else {
+        g->ry = 32 / vec;
+        g->ry = g->ry < 1 ? 1 : g->ry > 8 ? 8 : g->ry;
+        while (g->ry > 1 && local_bytes(g, vec) > CV_LOCAL_TARGET)
+            g->ry--;
+    }
     g->local_bytes = local_bytes(g, vec);
     if (g->local_bytes > CV_LOCAL_MAX)
         return RTM_E_RANGE;

@@ -1,11 +1,12 @@
 /* copy.c — descriptor and CPU twin of copy.cl (dst = src; the memory-bandwidth probe of
  * `rtmgr bench kernels` and calibration's mem_rate).
  *
- * Size key `n`: uints to copy. A block covers wg * vec consecutive uints; buffers are
- * padded up to whole blocks (padding is zero and ignored). Cost counts, from the kernel
- * body: per element one load and one store (unit-stride class); Z = 2 operations per
- * lane plus 2 index operations per work-item. Bytes: 4 in, 4 out, 8 device traffic per
- * element. */
+ * Size key `n`: uints to copy. A block covers wg * items * vec consecutive uints
+ * (items = k->items, default 1; -DRTM_ITEMS); buffers are padded up to whole blocks
+ * (padding is zero and ignored). Cost counts, from the kernel body: per element one load
+ * and one store (unit-stride class); Z = 2 operations per lane plus the index operations
+ * of a work-item (blk * (wg * items) + lid, + j * wg per further item) over its lanes.
+ * Bytes: 4 in, 4 out, 8 device traffic per element. */
 #include <string.h>
 
 #include "kernels/kernels.h"
@@ -14,7 +15,8 @@
 enum { SRC, DST };
 
 static uint64_t elems(const rtm_kinst_t *k) { return (uint64_t)k->size[0]; }
-static uint32_t block_elems(const rtm_kinst_t *k) { return k->tune.wg * k->tune.vec; }
+static uint32_t items(const rtm_kinst_t *k) { return k->items ? k->items : 1u; }
+static uint32_t block_elems(const rtm_kinst_t *k) { return k->tune.wg * k->tune.vec * items(k); }
 static uint32_t blocks(const rtm_kinst_t *k)
 {
     return (uint32_t)((elems(k) + block_elems(k) - 1) / block_elems(k));
@@ -22,6 +24,8 @@ static uint32_t blocks(const rtm_kinst_t *k)
 
 static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
+    if (k->items > RTM_ITEMS_MAX)
+        return RTM_E_RANGE;
     const size_t bytes = (size_t)blocks(k) * block_elems(k) * sizeof(uint32_t);
     p->n_bufs = 2;
     p->buf[SRC] = (rtm_bufspec_t){bytes, RTM_BUF_IN};
@@ -45,6 +49,11 @@ static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_M
     out[0] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = SRC};
     out[1] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = DST};
     return 2;
+}
+
+static void options(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "-DRTM_ITEMS=%u", items(k));
 }
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
@@ -72,7 +81,7 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     memset(c, 0, sizeof(*c));
     c->li = n;
     c->z[RTM_LOC_UNIT] = 2.0; /* load src, store dst */
-    c->Z = 2.0 + 2.0 / k->tune.vec;
+    c->Z = 2.0 + (1.0 + items(k)) / (items(k) * (double)k->tune.vec);
     c->md = 1.0;
     c->bytes_in = 4.0 * n;
     c->bytes_out = 4.0 * n;
@@ -96,6 +105,7 @@ const rtm_kernel_t rtm_kernel_copy = {
     .plan = plan,
     .launch = launch,
     .args = args,
+    .options = options,
     .fill = fill,
     .cpu_block = cpu_block,
     .cost = cost,

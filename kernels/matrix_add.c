@@ -1,10 +1,12 @@
 /* matrix_add.c — descriptor and CPU twin of matrix_add.cl (seed 000: C = A + B).
  *
- * Size key `n`: the matrices are n x n floats. A block covers wg * vec consecutive
- * elements; buffers are padded up to whole blocks (padding is zero and ignored).
+ * Size key `n`: the matrices are n x n floats. A block covers wg * items * vec
+ * consecutive elements (matrix_ew.h); buffers are padded up to whole blocks (padding is
+ * zero and ignored).
  * Cost counts, from the kernel body: per element one load of A, one of B (unit-stride
- * array class), one add, one store; Z = 4 operations per work-item per vector lane plus
- * 2 index operations (blk * RTM_WG + lid). Bytes: 8 in, 4 out per element. */
+ * array class), one add, one store; Z = 4 operations per vector lane plus the index
+ * operations (blk * (RTM_WG * RTM_ITEMS) + lid, + j * RTM_WG per further item) shared by
+ * a work-item's lanes (ew_index_ops). Bytes: 8 in, 4 out per element. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +30,7 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->li = n;
     c->z[RTM_LOC_UNIT] = 3.0;   /* load A, load B, store C */
     c->z[RTM_LOC_SCALAR] = 1.0; /* add */
-    c->Z = 4.0 + 2.0 / k->tune.vec;
+    c->Z = 4.0 + ew_index_ops(k);
     c->md = 2.0;
     c->bytes_in = 8.0 * n;
     c->bytes_out = 4.0 * n;
@@ -47,6 +49,7 @@ const rtm_kernel_t rtm_kernel_matrix_add = {
     .plan = ew_plan,
     .launch = ew_launch,
     .args = ew_args,
+    .options = ew_options,
     .fill = ew_fill,
     .cpu_block = cpu_block,
     .cost = cost,

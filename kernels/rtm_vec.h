@@ -9,6 +9,15 @@
 
 #include "rtm_block.h"
 
+/* Work per work-item of the streaming kernels (threshold, copy, matrix_add…): each
+ * work-item handles RTM_ITEMS vectors, RTM_WG vectors apart, so every load and store
+ * instruction of a block still covers RTM_WG consecutive vectors (coalesced) while a
+ * work-item keeps RTM_ITEMS loads in flight and a block moves RTM_ITEMS times more
+ * bytes per block prologue/epilogue. Set by the kernel's .c (rtm_kinst_t.items). */
+#ifndef RTM_ITEMS
+#define RTM_ITEMS 1
+#endif
+
 #if RTM_VEC == 1
 #define RTM_VSUF
 #else

@@ -6,15 +6,19 @@
  * Buffers: 0 `in` (uchar, IN), 1 `out` (uchar, OUT); both padded to whole blocks, the
  * padding is zero on input and ignored on output.
  * Blocks: a block covers wg * items * vec bytes; work-item w of block b handles the
- * vectors b * wg * items + j * wg + w, j < items. items (THR_ITEMS) is 4 for frames of
- * 16 MiB and more (fewer, longer blocks amortise the block prologue and keep four
- * loads in flight per work-item), else 1 (more blocks for small frames).
+ * vectors b * wg * items + j * wg + w, j < items. items (-DRTM_ITEMS) is k->items when
+ * set (1..16, `rtmgr bench kernels --sweep`), else 4 for frames of 16 MiB and more
+ * (fewer, longer blocks amortise the block prologue and keep four loads in flight per
+ * work-item) and 1 below (more blocks for small frames).
  *
  * Cost counts (per pixel = one loop iteration, li = width * height), read off the
- * kernel body: one load of `in` and one store of `out` (unit-stride class, z_unit = 2);
- * one compare and one select (scalar class, z_scalar = 2). GPU Z adds the index
- * arithmetic of a work-item — blk * (wg * items) + lid (2 ops) and + j * wg per item
- * (1 op) — shared by the vec pixels of a vector: Z = 4 + 3 / vec. md = 1 (the pixel).
+ * twin's loop body: one load of `in` and one store of `out` (unit-stride class,
+ * z_unit = 2); one compare and one select (scalar class, z_scalar = 2). GPU Z, from the
+ * kernel body: per vector one load, one store and the index + j * wg (3 ops); the
+ * compare: 2 ops per byte at widths 1 and 2 (compare, select), at widths >= 4 the SWAR
+ * form, 10 ops per uint (2.5 per byte); per work-item blk * (wg * items) + lid and the
+ * level constants (4 ops) shared by its items * vec pixels:
+ * Z = cmp + 3 / vec + 4 / (items * vec). md = 1 (the pixel).
  * Bytes: 1 in, 1 out per pixel; device traffic 2 per pixel. */
 #include <string.h>
 
@@ -24,11 +28,14 @@
 enum { IN, OUT };
 enum { K_WIDTH, K_HEIGHT, K_LEVEL };
 
-/* Frames at least this large use 4 vectors per work-item. */
+/* Frames at least this large use 4 vectors per work-item unless k->items says. */
 #define THR_BIG_BYTES (16u << 20)
 
 static uint64_t pixels(const rtm_kinst_t *k) { return (uint64_t)k->size[K_WIDTH] * (uint64_t)k->size[K_HEIGHT]; }
-static uint32_t items(const rtm_kinst_t *k) { return pixels(k) >= THR_BIG_BYTES ? 4u : 1u; }
+static uint32_t items(const rtm_kinst_t *k)
+{
+    return k->items ? k->items : pixels(k) >= THR_BIG_BYTES ? 4u : 1u;
+}
 static uint64_t block_bytes(const rtm_kinst_t *k) { return (uint64_t)k->tune.wg * k->tune.vec * items(k); }
 static uint32_t blocks(const rtm_kinst_t *k)
 {
@@ -37,7 +44,7 @@ static uint32_t blocks(const rtm_kinst_t *k)
 
 static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
-    if (pixels(k) > ((uint64_t)1 << 32))
+    if (pixels(k) > ((uint64_t)1 << 32) || k->items > RTM_ITEMS_MAX)
         return RTM_E_RANGE;
     const size_t bytes = (size_t)blocks(k) * (size_t)block_bytes(k);
     p->n_bufs = 2;
@@ -68,7 +75,7 @@ static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_M
 
 static void options(const rtm_kinst_t *k, char *buf, size_t len)
 {
-    snprintf(buf, len, "-DTHR_ITEMS=%u", items(k));
+    snprintf(buf, len, "-DRTM_ITEMS=%u", items(k));
 }
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
@@ -106,7 +113,8 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->li = n;
     c->z[RTM_LOC_UNIT] = 2.0;
     c->z[RTM_LOC_SCALAR] = 2.0;
-    c->Z = 4.0 + 3.0 / k->tune.vec;
+    const double vec = k->tune.vec;
+    c->Z = (vec >= 4 ? 2.5 : 2.0) + 3.0 / vec + 4.0 / (items(k) * vec);
     c->md = 1.0;
     c->bytes_in = n;
     c->bytes_out = n;

@@ -7,6 +7,7 @@
  * be cleared again. */
 #include "abortflag.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,6 +27,17 @@ rtm_abort_transport_t rtm_abortflag_default(const rtm_ocl_info_t *info)
 {
     return (info->type & CL_DEVICE_TYPE_CPU) || info->host_unified ? RTM_ABORT_MAPPED
                                                                    : RTM_ABORT_WRITE;
+}
+
+const char *rtm_abortflag_raise_name(rtm_abort_raise_t m)
+{
+    static const char *const names[RTM_RAISE_MODES] = {"pinned", "host", "blocking", "fill"};
+    return (unsigned)m < RTM_RAISE_MODES ? names[m] : "?";
+}
+
+void rtm_abortflag_set_raise(rtm_abortflag_t *f, rtm_abort_raise_t m)
+{
+    f->raise_mode = (unsigned)m < RTM_RAISE_MODES ? m : RTM_RAISE_PINNED;
 }
 
 bool rtm_abortflag_has_svm(const rtm_ocl_info_t *info)
@@ -62,9 +74,13 @@ static rtm_status_t create_write(rtm_abortflag_t *f)
     f->pin_host = clEnqueueMapBuffer(f->dev->exec, f->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                      2 * n * sizeof(cl_int), 0, NULL, NULL, &err);
     RTM_CL_CHECK(err, "clEnqueueMapBuffer(abort pinned)");
+    f->plain = malloc(n * sizeof(int));
+    if (!f->plain)
+        return RTM_E_NOMEM;
     for (size_t i = 0; i < n; i++) {
         f->pin_host[i] = 0;
         f->pin_host[n + i] = 1;
+        f->plain[i] = 1;
     }
     RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_TRUE, 0, n * sizeof(cl_int),
                                       &f->pin_host[0], 0, NULL, NULL),
@@ -135,6 +151,7 @@ void rtm_abortflag_destroy(rtm_abortflag_t *f)
         clReleaseMemObject(f->mem);
     if (f->svm)
         clSVMFree(f->dev->ctx, f->svm);
+    free(f->plain);
     memset(f, 0, sizeof(*f));
 }
 
@@ -165,15 +182,36 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
     f->raised_at = now_s();
     if (f->transport == RTM_ABORT_MAPPED) {
         store_all(f->host, f->copies, 1);
+        f->raise_call_s = now_s() - f->raised_at;
         return RTM_OK;
     }
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
         return RTM_OK;
     const size_t n = flag_ints(f);
-    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, n * sizeof(cl_int),
-                                      &f->pin_host[n], 0, NULL, &f->raise_ev),
-                 "clEnqueueWriteBuffer(abort raise)");
-    RTM_CL_CHECK(clFlush(f->dev->ctrl), "clFlush(ctrl)");
+    const cl_int one = 1;
+    cl_int err = CL_SUCCESS;
+    switch (f->raise_mode) {
+    case RTM_RAISE_HOST:
+        err = clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, n * sizeof(cl_int),
+                                   f->plain, 0, NULL, &f->raise_ev);
+        break;
+    case RTM_RAISE_BLOCKING:
+        err = clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_TRUE, 0, n * sizeof(cl_int),
+                                   &f->pin_host[n], 0, NULL, &f->raise_ev);
+        break;
+    case RTM_RAISE_FILL:
+        err = clEnqueueFillBuffer(f->dev->ctrl, f->mem, &one, sizeof(one), 0,
+                                  n * sizeof(cl_int), 0, NULL, &f->raise_ev);
+        break;
+    default:
+        err = clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, n * sizeof(cl_int),
+                                   &f->pin_host[n], 0, NULL, &f->raise_ev);
+        break;
+    }
+    RTM_CL_CHECK(err, "clEnqueue(abort raise)");
+    if (f->raise_mode != RTM_RAISE_BLOCKING)
+        RTM_CL_CHECK(clFlush(f->dev->ctrl), "clFlush(ctrl)");
+    f->raise_call_s = now_s() - f->raised_at;
     return RTM_OK;
 }
 

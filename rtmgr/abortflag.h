@@ -34,6 +34,18 @@
 /* most copies of one flag */
 #define RTM_ABORTFLAG_COPIES_MAX 256
 
+/* How RTM_ABORT_WRITE raises the flag (rtm_abortflag_set_raise): which path is fastest,
+ * and which still lands while a kernel fills every compute unit, is device- and
+ * driver-dependent, so `rtmgr bench preempt` probes them and picks one. */
+typedef enum {
+    RTM_RAISE_PINNED = 0, /* non-blocking write from the pinned staging + clFlush (paper) */
+    RTM_RAISE_HOST,       /* non-blocking write from plain host memory + clFlush (the
+                           * driver stages it: a CPU copy, no lookup of a mapped pointer) */
+    RTM_RAISE_BLOCKING,   /* blocking write from the pinned staging (returns once landed) */
+    RTM_RAISE_FILL,       /* clEnqueueFillBuffer of the pattern 1 + clFlush */
+    RTM_RAISE_MODES
+} rtm_abort_raise_t;
+
 typedef struct {
     rtm_ocl_dev_t *dev;
     rtm_abort_transport_t transport;
@@ -46,7 +58,16 @@ typedef struct {
     int *pin_host;
     cl_event raise_ev;   /* WRITE: the transfer of the last raise, until settled */
     double raised_at;    /* CLOCK_MONOTONIC seconds of the last raise */
+    double raise_call_s; /* seconds the last raise call took (enqueue + flush) */
+    rtm_abort_raise_t raise_mode; /* WRITE: how raise() transfers (default PINNED) */
+    int *plain;          /* WRITE: the raised flag in plain host memory (RAISE_HOST) */
 } rtm_abortflag_t;
+
+/* Name of a raise mode ("pinned", "host", "blocking", "fill"). Safe anywhere. */
+const char *rtm_abortflag_raise_name(rtm_abort_raise_t m);
+/* Chooses how raise() transfers the flag (WRITE transport; ignored for MAPPED). Call
+ * between runs (no raise in flight). Init only. */
+void rtm_abortflag_set_raise(rtm_abortflag_t *f, rtm_abort_raise_t m);
 
 /* Name of a transport ("write", "mapped"). Safe anywhere. */
 const char *rtm_abortflag_name(rtm_abort_transport_t t);

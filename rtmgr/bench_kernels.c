@@ -13,8 +13,22 @@
  * Sizes: the sweep table below names small / medium / large sizes per kernel as
  * "key=value,…" (unnamed keys keep their defaults; a key the kernel does not have is
  * an error, so the table cannot drift silently); a kernel missing from the table runs
- * at its default sizes only. Large sizes put >= 256 MB through memory-bound kernels. --quick runs the small sizes. Sizes that do not fit
- * the device (max allocation, global memory) or host memory are skipped with a note. */
+ * at its default sizes only. Large sizes put >= 256 MB through memory-bound kernels.
+ * --quick runs the small sizes. Sizes that do not fit the device (max allocation,
+ * global memory) or host memory are skipped with a note.
+ *
+ * Tuning: each kernel runs at its default tuning, or with --board FILE at the profile's
+ * tuning (wg, vec) for the device when the profile has the kernel for a device whose
+ * platform and device names match. --sweep (issue 3's tuning search) measures, before
+ * the table rows of each memory-bound kernel (sweep_kernels) at the largest size class
+ * run, the kernel time alone (inputs written once, launches repeated, event profiling)
+ * over vec {1,2,4,8,16 allowed} x wg {64..1024 <= the device's maximum} with the
+ * kernel's own items per work-item, then items {1,2,4,8,16} at the best (vec, wg), then
+ * wg again at the best (vec, items); prints each grid as GB/s and % of the copy
+ * bandwidth and runs the table's row of that class at the best point (checked against
+ * the twin as every row). The copy kernel gets the same search in the bandwidth probe
+ * and the best copy point is the bandwidth the % columns divide by. --quick sweeps
+ * vec {4,16} x wg {64,256}, items {1,4} at the small sizes (a smoke test). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +76,32 @@ static const sweep_t sweeps[] = {
 
 static const char *const class_name[N_CLASSES] = {"small", "medium", "large"};
 
+/* Memory-bound kernels --sweep tunes (copy is swept in the bandwidth probe). */
+static const char *const sweep_kernels[] = {"matrix_add", "matrix_add3", "threshold", "convolve"};
+/* The sweep's values of vec, wg and items; --quick sweeps the short lists (CI). */
 typedef struct {
-    bool quick, json, no_bw;
+    const uint32_t *v;
+    size_t n;
+} list_t;
+static const uint32_t vecs_full[] = {1, 2, 4, 8, 16}, vecs_quick[] = {4, 16};
+static const uint32_t wgs_full[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64, 256};
+static const uint32_t items_full[] = {1, 2, 4, 8, 16}, items_quick[] = {1, 4};
+#define LIST(a) ((list_t){(a), sizeof(a) / sizeof((a)[0])})
+
+/* A point of the tuning space. items 0 = the kernel's choice. */
+typedef struct {
+    rtm_tune_t tune;
+    uint32_t items;
+} point_t;
+
+typedef struct {
+    bool quick, json, no_bw, sweep;
     int device;             /* -1 = every device */
     uint32_t threads;       /* CPU pool (0 = online CPUs) */
-    const char *board;      /* --board FILE: threads from the board profile */
-    const char *kernel;     /* NULL = every kernel */
+    const char *board;      /* --board FILE: threads and per-device tuning */
+    const rtm_board_t *profile;       /* loaded --board, or NULL */
+    const rtm_board_dev_t *bdev;      /* the profile's entry for the open device, or NULL */
+    const char *kernel;     /* NULL = every kernel; else a comma-separated list */
     uint32_t reps;          /* 0 = default */
     char cache[RTM_PATH_MAX];
     rtm_pool_t pool;
@@ -101,16 +135,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: rtmgr bench kernels [--quick] [--device N] [--json] [--threads N]\n"
-            "                           [--board FILE] [--kernel NAME] [--reps N]\n"
-            "                           [--no-bandwidth]\n\n"
+            "                           [--board FILE] [--kernel NAME[,NAME…]] [--reps N]\n"
+            "                           [--no-bandwidth] [--sweep]\n\n"
             "  --quick        small sizes only, 3 repetitions (CI)\n"
             "  --device N     only OpenCL device N (rtmgr devices); default every device\n"
             "  --json         one JSON object per measurement instead of the table\n"
             "  --threads N    CPU worker-pool threads for the twins (default: online CPUs)\n"
-            "  --board FILE   take the thread count from a board profile's `threads`\n"
-            "  --kernel NAME  only this kernel\n"
+            "  --board FILE   a board profile: its `threads`, and per device and kernel its\n"
+            "                 tuning (wg, vec) instead of the kernel's default\n"
+            "  --kernel NAME  only these kernels (comma-separated)\n"
             "  --reps N       repetitions per measurement (default 10, quick 3)\n"
             "  --no-bandwidth skip the copy-kernel bandwidth probe\n"
+            "  --sweep        tune the memory-bound kernels (and copy) on each device: vec x wg,\n"
+            "                 then items per work-item, at the largest size run; the table's\n"
+            "                 row of that size uses the best point (--quick: a short grid)\n"
             "Program binaries are cached in $RTM_CACHE_DIR (default ~/.cache/rtmgr).\n");
 }
 
@@ -305,7 +343,7 @@ static void json_head(const char *type, const rtm_ocl_info_t *info, const rtm_ki
     printf(",\"kernel\":\"%s\",\"size\":{", k->kernel->name);
     for (uint32_t i = 0; i < k->kernel->n_keys; i++)
         printf("%s\"%s\":%lld", i ? "," : "", k->kernel->keys[i].name, (long long)k->size[i]);
-    printf("},\"tune\":{\"wg\":%u,\"vec\":%u}", k->tune.wg, k->tune.vec);
+    printf("},\"tune\":{\"wg\":%u,\"vec\":%u,\"items\":%u}", k->tune.wg, k->tune.vec, k->items);
 }
 
 static void json_tail(const meas_t *m)
@@ -331,6 +369,275 @@ static void check(bench_t *b, const rtm_ocl_info_t *info, const rtm_kinst_t *k, 
     else
         fprintf(stderr, "rtmgr bench: error: %s %s on device %u failed: %s\n", k->kernel->name,
                 size, info->index, m->note);
+}
+
+/* Is kernel `name` selected by --kernel (a comma-separated list; NULL = every kernel)? */
+static bool selected(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    const size_t n = strlen(name);
+    for (const char *p = list;;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        if (!e)
+            return false;
+        p = e + 1;
+    }
+}
+
+/* The tuning kernel k runs at on `info`: the board profile's for this device when it
+ * has one the kernel and the device accept, else the kernel's default (already set). */
+static void base_tune(const bench_t *b, const rtm_ocl_info_t *info, rtm_kinst_t *k)
+{
+    const int ki = rtm_kernel_index(k->kernel);
+    if (!b->bdev || ki < 0 || !b->bdev->ktune[ki].have)
+        return;
+    const rtm_tune_t t = b->bdev->ktune[ki].tune;
+    if (t.wg == 0 || t.vec == 0 || !(k->kernel->vec_allowed & (1u << t.vec)) ||
+        (info->max_wg && t.wg > info->max_wg))
+        return;
+    k->tune = t;
+}
+
+/* The board profile's device entry for `info` (platform and device names contain the
+ * profile's substrings), or NULL. */
+static const rtm_board_dev_t *board_dev(const rtm_board_t *bd, const rtm_ocl_info_t *info)
+{
+    for (uint32_t i = 0; bd && i < bd->n_devs; i++)
+        if (strstr(info->platform_name, bd->dev[i].platform) && strstr(info->name, bd->dev[i].device))
+            return &bd->dev[i];
+    return NULL;
+}
+
+static double span_s(cl_event a, cl_event b)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0.0;
+    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+}
+
+/* Enqueues every launch of x's job (inputs already on the device), waits, and returns
+ * the first kernel's start to the last one's end in *s. */
+static rtm_status_t kernels_only(rtm_kexec_t *x, double *s)
+{
+    cl_event first = NULL, last = NULL;
+    rtm_status_t st = RTM_OK;
+    for (uint32_t l = 0; st == RTM_OK && l < x->launches; l++) {
+        cl_event ev = NULL;
+        st = rtm_kexec_enqueue(x, l, NULL, 0, &ev);
+        if (ev && !first) {
+            first = ev;
+        } else if (ev) {
+            if (last)
+                clReleaseEvent(last);
+            last = ev;
+        }
+    }
+    const cl_int err = clFinish(x->dev->exec);
+    if (st == RTM_OK && err != CL_SUCCESS)
+        st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+    *s = st == RTM_OK ? span_s(first, last ? last : first) : 0.0;
+    if (first)
+        clReleaseEvent(first);
+    if (last)
+        clReleaseEvent(last);
+    return st;
+}
+
+enum { PT_OK, PT_REJECTED, PT_FAILED };
+
+/* Kernel time alone of `proto` at point `pt`: builds, writes the inputs from `arena`
+ * once, a warm-up and repetitions of the launches; returns bytes_dev / median kernel
+ * time (B/s) and *state PT_OK, or 0 with PT_REJECTED (the kernel, the device or the
+ * memory does not take the point) or PT_FAILED. No check against the twin (the table
+ * row at the best point has it). */
+static double sweep_point(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, point_t pt,
+                          unsigned char *arena, size_t arena_bytes, int *state)
+{
+    rtm_kinst_t k = *proto;
+    k.tune = pt.tune;
+    k.items = pt.items;
+    *state = PT_REJECTED;
+    char why[256];
+    if ((dev->info.max_wg && pt.tune.wg > dev->info.max_wg) ||
+        !(k.kernel->vec_allowed & (1u << pt.tune.vec)) || rtm_kinst_plan(&k) != RTM_OK ||
+        !fits(&k, &dev->info, 2, why, sizeof(why)) || rtm_kinst_bind(&k, arena, arena_bytes) == 0)
+        return 0.0;
+    rtm_cost_t cost;
+    k.kernel->cost(&k, &cost);
+    rtm_kexec_t x;
+    memset(&x, 0, sizeof(x));
+    double gbps = 0.0, t = 0.0, ts[REPS_MAX];
+    uint32_t reps = 0;
+    rtm_status_t st = rtm_kexec_create_cached(&x, dev, &k, b->cache[0] ? b->cache : NULL);
+    if (st != RTM_OK) {
+        *state = PT_FAILED;
+        goto done;
+    }
+    for (uint32_t e = 0; e < x.prog.n_kern; e++) {
+        size_t kwg = 0;
+        if (clGetKernelWorkGroupInfo(x.prog.kern[e], dev->info.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof(kwg), &kwg, NULL) == CL_SUCCESS && kwg && kwg < pt.tune.wg)
+            goto done; /* the compiled kernel cannot run groups this large */
+    }
+    *state = PT_FAILED;
+    st = rtm_kexec_write_inputs(&x, NULL, NULL);
+    if (st == RTM_OK)
+        st = kernels_only(&x, &t); /* warm-up */
+    reps = b->reps ? b->reps : b->quick ? 3 : t > 0 ? (uint32_t)(0.05 / t) : 3;
+    reps = reps < 3 ? 3 : reps > 20 ? 20 : reps;
+    for (uint32_t r = 0; st == RTM_OK && r < reps; r++)
+        st = kernels_only(&x, &ts[r]);
+    if (st == RTM_OK) {
+        rtm_summary_t sum;
+        rtm_stats_summary(ts, reps, &sum);
+        if (sum.median > 0) {
+            gbps = cost.bytes_dev / sum.median;
+            *state = PT_OK;
+        }
+    }
+done:
+    rtm_kexec_destroy(&x);
+    if (b->json) {
+        json_head("sweep", &dev->info, &k);
+        printf(",\"items\":%u,\"bandwidth\":%.6g,\"result\":\"%s\"}\n", pt.items, gbps,
+               *state == PT_OK ? "ok" : *state == PT_REJECTED ? "rejected" : "failed");
+    }
+    return gbps;
+}
+
+/* One grid cell "GB/s pct%" ("-" when the point is rejected); `label` (a line's
+ * items or wg value) prefixes it in the compact form of the one-line sweeps. */
+static void sweep_cell(double gbps, int state, double bw_dev, int label)
+{
+    char pct[16] = "   -";
+    if (state == PT_OK && bw_dev > 0)
+        snprintf(pct, sizeof(pct), "%3.0f%%", 100.0 * gbps / bw_dev);
+    if (label >= 0 && state == PT_OK)
+        printf("  %d: %.1f %s", label, gbps * 1e-9, pct + (pct[0] == ' ') + (pct[1] == ' '));
+    else if (label >= 0)
+        printf("  %d: %s", label, state == PT_REJECTED ? "-" : "failed");
+    else if (state == PT_OK)
+        printf(" %8.1f %s", gbps * 1e-9, pct);
+    else
+        printf(" %8s %4s", state == PT_REJECTED ? "-" : "failed", "");
+    fflush(stdout);
+}
+
+/* --sweep for kernel instance `proto` (sizes set): vec x wg grid at the kernel's own
+ * items, then items at the best (vec, wg), then wg at the best (vec, items). Prints the
+ * grids (GB/s of bytes_dev and % of bw_dev) and returns the best point's B/s (0 if no
+ * point ran) with the point in *best. */
+static double sweep(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, double bw_dev,
+                    point_t *best)
+{
+    const double t0 = rtm_bench_now();
+    const list_t vecs = b->quick ? LIST(vecs_quick) : LIST(vecs_full);
+    const list_t wgs = b->quick ? LIST(wgs_quick) : LIST(wgs_full);
+    const list_t items = b->quick ? LIST(items_quick) : LIST(items_full);
+    /* One host arena for every point: as large as the largest plan, filled once. */
+    size_t arena_bytes = 0;
+    for (size_t v = 0; v < vecs.n; v++)
+        for (size_t w = 0; w < wgs.n; w++)
+            for (size_t i = 0; i <= items.n; i++) {
+                const uint32_t vec = vecs.v[v];
+                rtm_kinst_t k = *proto;
+                k.tune = (rtm_tune_t){wgs.v[w], vec};
+                k.items = i ? items.v[i - 1] : 0;
+                if ((proto->kernel->vec_allowed & (1u << vec)) && rtm_kinst_plan(&k) == RTM_OK &&
+                    rtm_kinst_bytes(&k) > arena_bytes)
+                    arena_bytes = rtm_kinst_bytes(&k);
+            }
+    arena_bytes += 64u * RTM_KBUF_MAX;
+    unsigned char *arena = arena_alloc(arena_bytes);
+    rtm_kinst_t fillk = *proto;
+    char size[128];
+    size_string(proto, size, sizeof(size));
+    if (!arena || rtm_kinst_plan(&fillk) != RTM_OK || !rtm_kinst_bind(&fillk, arena, arena_bytes)) {
+        if (!b->json)
+            printf("  sweep %s %s: skipped (host memory or plan)\n", proto->kernel->name, size);
+        free(arena);
+        return 0.0;
+    }
+    fillk.kernel->fill(&fillk, 1);
+    if (!b->json) {
+        printf("  sweep %s %s: kernel time alone, GB/s and %% of the copy bandwidth; grid at\n"
+               "  the kernel's own items per work-item\n    %-8s",
+               proto->kernel->name, size, "");
+        for (size_t v = 0; v < vecs.n; v++)
+            if (proto->kernel->vec_allowed & (1u << vecs.v[v]))
+                printf(" %8s%-5u", "vec", vecs.v[v]);
+        printf("\n");
+    }
+    double best_bw = 0.0;
+    int state;
+    for (size_t w = 0; w < wgs.n; w++) {
+        if (!b->json)
+            printf("    wg %4u ", wgs.v[w]);
+        for (size_t v = 0; v < vecs.n; v++) {
+            if (!(proto->kernel->vec_allowed & (1u << vecs.v[v])))
+                continue;
+            const point_t pt = {{wgs.v[w], vecs.v[v]}, 0};
+            const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
+            if (state == PT_OK && g > best_bw)
+                best_bw = g, *best = pt;
+            if (!b->json)
+                sweep_cell(g, state, bw_dev, -1);
+        }
+        if (!b->json)
+            printf("\n");
+    }
+    if (best_bw > 0) {
+        const point_t base = *best;
+        if (!b->json)
+            printf("    items at wg %u vec %u:", base.tune.wg, base.tune.vec);
+        for (size_t i = 0; i < items.n; i++) {
+            const point_t pt = {base.tune, items.v[i]};
+            const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
+            if (state == PT_OK && g > best_bw)
+                best_bw = g, *best = pt;
+            if (!b->json)
+                sweep_cell(g, state, bw_dev, (int)items.v[i]);
+        }
+        if (!b->json)
+            printf("\n");
+        if (best->items) {
+            const point_t base2 = *best;
+            if (!b->json)
+                printf("    wg at vec %u items %u:", base2.tune.vec, base2.items);
+            for (size_t w = 0; w < wgs.n; w++) {
+                if (wgs.v[w] == base2.tune.wg)
+                    continue;
+                const point_t pt = {{wgs.v[w], base2.tune.vec}, base2.items};
+                const double g = sweep_point(b, dev, proto, pt, arena, arena_bytes, &state);
+                if (state == PT_OK && g > best_bw)
+                    best_bw = g, *best = pt;
+                if (!b->json)
+                    sweep_cell(g, state, bw_dev, (int)wgs.v[w]);
+            }
+            if (!b->json)
+                printf("\n");
+        }
+    }
+    if (!b->json) {
+        if (best_bw > 0)
+            printf("    best: wg %u vec %u items %s%.0u: %.1f GB/s", best->tune.wg,
+                   best->tune.vec, best->items ? "" : "auto", best->items, best_bw * 1e-9);
+        else
+            printf("    no point ran");
+        if (best_bw > 0 && bw_dev > 0)
+            printf(" (%.0f%% of %.1f GB/s)", 100.0 * best_bw / bw_dev, bw_dev * 1e-9);
+        printf("; sweep %.1f s\n", rtm_bench_now() - t0);
+        fflush(stdout);
+    }
+    free(arena);
+    return best_bw;
 }
 
 /* The copy kernel's bandwidth, per vector width; returns the best in B/s (0 if none). */
@@ -381,17 +688,20 @@ static double bandwidth_probe(bench_t *b, rtm_ocl_dev_t *dev)
 
 static void table_header(void)
 {
-    printf("  %-15s %-7s %7s %9s %9s %9s %9s %7s %4s %9s %9s %6s %-8s %s\n", "kernel", "class",
-           "wg/vec", "in ms", "kern ms", "k p99", "out ms", "GB/s", "%bw", "cpu ms", "cpu p99",
+    printf("  %-15s %-7s %11s %9s %9s %9s %9s %7s %4s %9s %9s %6s %-8s %s\n", "kernel", "class",
+           "wg/vec[/it]", "in ms", "kern ms", "k p99", "out ms", "GB/s", "%bw", "cpu ms", "cpu p99",
            "x cpu", "check", "size");
 }
 
 static void table_row(const rtm_kinst_t *k, const char *cls, const meas_t *m, double bw_dev)
 {
-    char size[128], wv[16];
+    char size[128], wv[32];
     size_string(k, size, sizeof(size));
-    snprintf(wv, sizeof(wv), "%u/%u", k->tune.wg, k->tune.vec);
-    printf("  %-15s %-7s %7s", k->kernel->name, cls, wv);
+    if (k->items)
+        snprintf(wv, sizeof(wv), "%u/%u/%u", k->tune.wg, k->tune.vec, k->items);
+    else
+        snprintf(wv, sizeof(wv), "%u/%u", k->tune.wg, k->tune.vec);
+    printf("  %-15s %-7s %11s", k->kernel->name, cls, wv);
     if (m->result == M_OK || m->result == M_MISMATCH) {
         const double eff = m->cost.bytes_dev > 0 && m->kern.median > 0 ? m->cost.bytes_dev / m->kern.median : 0;
         const double dev_total = m->in.median + m->kern.median + m->out.median;
@@ -413,7 +723,22 @@ static void table_row(const rtm_kinst_t *k, const char *cls, const meas_t *m, do
     fflush(stdout);
 }
 
-static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *kern, double bw_dev)
+/* The sizes of kern's largest class this run measures (the table's last row), or its
+ * defaults; returns false when the sweep table's entry is unusable. */
+static bool last_class(const bench_t *b, const rtm_kernel_t *kern, rtm_kinst_t *k)
+{
+    rtm_kinst_init(k, kern);
+    char why[256];
+    for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
+        if (strcmp(sweeps[i].kernel, kern->name) == 0)
+            return apply_sizes(k, sweeps[i].sizes[b->quick ? 0 : N_CLASSES - 1], why, sizeof(why)) == 0;
+    return true;
+}
+
+/* Runs kern's table rows: every size class at the base tuning (base_tune), the last
+ * class at `big` when given (the --sweep's best point). */
+static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *kern, double bw_dev,
+                         const point_t *big)
 {
     const sweep_t *sw = NULL;
     for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
@@ -423,6 +748,11 @@ static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *ker
     for (uint32_t cls = 0; cls < classes; cls++) {
         rtm_kinst_t k;
         rtm_kinst_init(&k, kern);
+        base_tune(b, &dev->info, &k);
+        if (big && cls == classes - 1) {
+            k.tune = big->tune;
+            k.items = big->items;
+        }
         meas_t m;
         memset(&m, 0, sizeof(m));
         if (sw && apply_sizes(&k, sw->sizes[cls], m.note, sizeof(m.note)) != 0) {
@@ -483,6 +813,8 @@ static int parse(bench_t *b, int argc, char **argv)
             b->json = true;
         } else if (strcmp(a, "--no-bandwidth") == 0) {
             b->no_bw = true;
+        } else if (strcmp(a, "--sweep") == 0) {
+            b->sweep = true;
         } else if (strcmp(a, "--device") == 0 && has_val) {
             const long v = strtol(argv[++i], &end, 10);
             if (*end || v < 0 || v >= RTM_MAX_DEVICES)
@@ -502,10 +834,14 @@ static int parse(bench_t *b, int argc, char **argv)
             b->reps = (uint32_t)v;
         } else if (strcmp(a, "--kernel") == 0 && has_val) {
             b->kernel = argv[++i];
-            if (!rtm_kernel_find(b->kernel)) {
-                fprintf(stderr, "rtmgr bench kernels: unknown kernel '%s'\n", b->kernel);
-                return -1;
-            }
+            char list[256];
+            snprintf(list, sizeof(list), "%s", b->kernel);
+            char *save = NULL;
+            for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                if (!rtm_kernel_find(tok)) {
+                    fprintf(stderr, "rtmgr bench kernels: unknown kernel '%s'\n", tok);
+                    return -1;
+                }
         } else {
             return -1;
         }
@@ -537,7 +873,7 @@ int rtm_bench_kernels(int argc, char **argv)
                 b.device, n);
         return RTM_EXIT_USAGE;
     }
-    if (b.board && !b.threads) {
+    if (b.board) {
         static rtm_board_t board;
         rtm_diag_t diag;
         if (rtm_board_load(b.board, &board, &diag) != RTM_OK) {
@@ -546,7 +882,9 @@ int rtm_bench_kernels(int argc, char **argv)
             fprintf(stderr, "%s\n", line);
             return RTM_EXIT_CONFIG;
         }
-        b.threads = board.threads < RTM_MAX_WORKERS ? board.threads : RTM_MAX_WORKERS;
+        b.profile = &board;
+        if (!b.threads)
+            b.threads = board.threads < RTM_MAX_WORKERS ? board.threads : RTM_MAX_WORKERS;
     }
     if (rtm_program_cache_dir(b.cache, sizeof(b.cache)) != RTM_OK)
         b.cache[0] = '\0';
@@ -569,15 +907,53 @@ int rtm_bench_kernels(int argc, char **argv)
             b.errors++;
             continue;
         }
-        if (!b.json)
+        b.bdev = board_dev(b.profile, &infos[d]);
+        if (!b.json) {
             printf("\ndevice %u: %s (%s)\n", d, infos[d].name, infos[d].platform_name);
-        const double bw = b.no_bw ? 0.0 : bandwidth_probe(&b, &dev);
+            if (b.profile)
+                printf("  tuning: %s\n", b.bdev ? "the board profile's where it has the kernel, "
+                                                  "else the kernel's default"
+                                                : "the kernels' defaults (no device of the board "
+                                                  "profile matches)");
+        }
+        double bw = b.no_bw ? 0.0 : bandwidth_probe(&b, &dev);
+        static point_t best[RTM_MAX_KERNELS];
+        static bool have_best[RTM_MAX_KERNELS];
+        memset(have_best, 0, sizeof(have_best));
+        if (b.sweep && !b.no_bw) { /* the copy kernel, same search: the bandwidth reference */
+            rtm_kinst_t k;
+            rtm_kinst_init(&k, rtm_kernel_find("copy"));
+            k.size[0] = b.quick ? (int64_t)1 << 22 : (int64_t)1 << 26;
+            while (k.size[0] > 4096 && (uint64_t)k.size[0] * 4u > dev.info.max_alloc)
+                k.size[0] /= 2;
+            point_t pt;
+            const double g = sweep(&b, &dev, &k, bw, &pt);
+            const int ki = rtm_kernel_index(k.kernel);
+            if (g > 0 && ki >= 0)
+                best[ki] = pt, have_best[ki] = true;
+            if (g > bw)
+                bw = g;
+            if (!b.json)
+                printf("  bandwidth the %%bw columns divide by: %.2f GB/s (the best copy point)\n",
+                       bw * 1e-9);
+        }
+        for (size_t i = 0; b.sweep && i < sizeof(sweep_kernels) / sizeof(sweep_kernels[0]); i++) {
+            const rtm_kernel_t *kern = rtm_kernel_find(sweep_kernels[i]);
+            const int ki = kern ? rtm_kernel_index(kern) : -1;
+            rtm_kinst_t k;
+            if (ki < 0 || !selected(b.kernel, kern->name) || !last_class(&b, kern, &k))
+                continue;
+            base_tune(&b, &dev.info, &k);
+            point_t pt;
+            if (sweep(&b, &dev, &k, bw, &pt) > 0)
+                best[ki] = pt, have_best[ki] = true;
+        }
         if (!b.json)
             table_header();
         for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
             const rtm_kernel_t *kern = rtm_kernel_at(i);
-            if (!b.kernel || strcmp(b.kernel, kern->name) == 0)
-                bench_kernel(&b, &dev, kern, bw);
+            if (selected(b.kernel, kern->name))
+                bench_kernel(&b, &dev, kern, bw, have_best[i] ? &best[i] : NULL);
         }
         if (!b.json && b.n_big) {
             printf("  inputs >= 256 MiB, kernel bandwidth / measured (target for memory-bound "

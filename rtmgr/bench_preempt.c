@@ -23,6 +23,7 @@
  * Every variant's and every resumed result is compared with the uninterrupted one; a
  * difference is an error (exit 3). With --json the last line is one JSON object.
  * A benchmark tool: allocates freely, not for the real-time path. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ typedef struct {
     bool copies_set;
     bool static_fetch;
     int transport; /* -1: measured */
+    int raise;     /* -1: probed */
     unsigned parts; /* PART_* */
 } bopts_t;
 
@@ -59,6 +61,8 @@ typedef struct {
     size_t npool, cap;
     double worst_check, worst_full, worst_paper;
     uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
+    rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
+    uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
     double part_s[3]; /* seconds each part took */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
@@ -155,6 +159,8 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.poll_lanes = b->o.lanes;
     o.groups = b->o.groups;
     o.static_fetch = b->o.static_fetch;
+    o.raise_mode = b->raise_mode;
+    o.persist_groups = b->persist_groups;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -378,7 +384,45 @@ static void section_overhead(bench_t *b)
 typedef struct {
     uint32_t n, missed;
     double p50, p99, max, kernel_s;
+    /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
+    double call, landed, xfer, drain, notice;
 } resp_t;
+
+/* p50 of one breakdown field over the n stops (the known ones), -1 if none. */
+static double stop_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
+{
+    double v[1000];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n && m < 1000; i++) {
+        double d;
+        memcpy(&d, (const char *)&s[i] + off, sizeof(d));
+        if (d >= 0.0 || off == offsetof(rtm_preempt_stop_t, dev_drain_s))
+            v[m++] = d;
+    }
+    if (m == 0)
+        return -1.0;
+    rtm_stats_sort(v, m);
+    return rtm_stats_percentile(v, m, 50);
+}
+
+static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
+{
+    r->call = stop_p50(s, n, offsetof(rtm_preempt_stop_t, raise_call_s));
+    r->landed = stop_p50(s, n, offsetof(rtm_preempt_stop_t, landed_s));
+    r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
+    r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
+    r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
+}
+
+/* "   12.3" or "      -" for an unknown (negative) duration in us; drain may be < 0. */
+static const char *us_text(double v, bool signed_ok, char *buf, size_t len)
+{
+    if (v < 0.0 && !signed_ok)
+        snprintf(buf, len, "%7s", "-");
+    else
+        snprintf(buf, len, "%7.1f", v * 1e6);
+    return buf;
+}
 
 /* Sets spin's work so that its kernel lasts about `len` seconds on x; false if even the
  * least work is longer. */
@@ -408,8 +452,14 @@ static bool calibrate_len(bench_t *b, inst_t *in, rtm_kexec_t *x, double len, do
 static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *samples, resp_t *out)
 {
     memset(out, 0, sizeof(*out));
-    const rtm_status_t st = rtm_preempt_abort_series(x, aborts, rtm_rng_next(&b->rng), samples,
-                                                     &out->n, &out->missed, &out->kernel_s);
+    rtm_preempt_stop_t *stops = calloc(aborts ? aborts : 1, sizeof(*stops));
+    if (!stops)
+        return fail(b, "cannot allocate", x->k->kernel->name, NULL);
+    const rtm_status_t st = rtm_preempt_abort_series_ex(x, aborts, rtm_rng_next(&b->rng), samples,
+                                                        stops, &out->n, &out->missed,
+                                                        &out->kernel_s);
+    stop_summary(stops, out->n, out);
+    free(stops);
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
     if (b->npool + out->n <= b->cap) {
@@ -453,9 +503,11 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s\n",
-               rtm_abortflag_name(b->transport), "groups", "len ms", "work", "launched", "n",
-               "missed", "p50 us", "p99 us", "max us");
+               "transport %s, raise %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s  "
+               "%7s %7s %7s %7s %7s\n",
+               rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
+               "groups", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
+               "max us", "call", "landed", "xfer", "drain", "notice");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
         inst_t in;
@@ -485,11 +537,18 @@ static void section_response(bench_t *b)
                 continue;
             total += r.n;
             over += r.p99 > 50e-6;
-            if (!b->o.json)
-                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f%s\n", grids[g],
-                       r.kernel_s * 1e3, (long long)in.k.size[1], rtm_kexec_groups(&x, grids[g]), r.n,
-                       r.missed, r.p50 * 1e6, r.p99 * 1e6, r.max * 1e6,
+            if (!b->o.json) {
+                char c1[16], c2[16], c3[16], c4[16], c5[16];
+                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
+                       grids[g], r.kernel_s * 1e3, (long long)in.k.size[1],
+                       rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
+                       r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
+                       us_text(r.landed, false, c2, sizeof(c2)),
+                       us_text(r.xfer, false, c3, sizeof(c3)),
+                       us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
+                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
+            }
         }
         rtm_kexec_destroy(&x);
         inst_free(&in);
@@ -497,8 +556,118 @@ static void section_response(bench_t *b)
     free(samples);
     if (!b->o.json)
         printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
-               "persistent where the grid has more than %u blocks)\n", total, over,
+               "persistent where the grid has more than %u blocks; missed = aborts raised too "
+               "late to stop the kernel; breakdown p50s, us: call = the raise call, landed = "
+               "raise -> flag transfer seen complete by the host, xfer = device: transfer "
+               "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
+               "sees the flag and finishes its strip/block), notice = kernel ended -> host "
+               "saw it (response - device queued->kernel end))\n", total, over,
                RTM_KEXEC_PERSIST_MIN_BLOCKS);
+}
+
+/* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
+
+/* One probe row: `aborts` aborts of a ~5 ms spin on `grid` blocks built with o. */
+static int raise_probe(bench_t *b, uint32_t grid, const rtm_kexec_opts_t *o, uint32_t aborts,
+                       resp_t *r, uint32_t *launched)
+{
+    memset(r, 0, sizeof(*r));
+    inst_t in;
+    if (spin_inst(b, &in, grid) != 0)
+        return -1;
+    rtm_kexec_t x;
+    if (rtm_kexec_create_ex(&x, &b->dev, &in.k, o) != RTM_OK || rtm_kexec_warm(&x) != RTM_OK) {
+        inst_free(&in);
+        return fail(b, "cannot build", "spin", NULL);
+    }
+    *launched = rtm_kexec_groups(&x, grid);
+    double ks = 0.0;
+    int rc = 1; /* not measurable: even the least work runs far longer than 5 ms */
+    if (calibrate_len(b, &in, &x, 5e-3, &ks)) {
+        double samples[64];
+        rc = abort_series(b, &x, aborts < 64 ? aborts : 64, samples, r);
+    }
+    rtm_kexec_destroy(&x);
+    inst_free(&in);
+    return rc;
+}
+
+/* Probes each raise path (and one flag copy instead of 32) on two loads: one spinning
+ * group, and 65 536 blocks run by persistent groups filling every slot of the device (a
+ * path the driver runs as a kernel cannot start until those groups exit). Picks the
+ * path whose worst p99 is lowest among those that stop both loads; if none stops the
+ * full device, retries with one group slot per compute unit left free. */
+static void section_raise(bench_t *b)
+{
+    const uint32_t aborts = b->o.quick ? 8 : 24;
+    const uint32_t grids[2] = {1, 65536};
+    const uint32_t units = b->dev.info.units ? b->dev.info.units : 1;
+    if (!b->o.json)
+        printf("\n1b. raise paths of the write flag (spin ~5 ms, %u aborts each; p50 breakdown "
+               "as in section 4)\n%-10s %6s %8s %9s %6s %9s %9s  %7s %7s %7s %7s %7s\n",
+               aborts, "raise", "copies", "groups", "launched", "n", "p50 us", "p99 us", "call",
+               "landed", "xfer", "drain", "notice");
+    double best = 1e30;
+    int best_mode = -1;
+    bool full_ok = false;
+    for (int pass = 0; pass < 2 && !full_ok; pass++) {
+        if (pass == 1) { /* nothing stopped the full device: leave a slot per unit free */
+            b->persist_groups = units * 7u; /* spin's 256 work-items: 8 slots per unit */
+            if (!b->o.json)
+                printf("no path stopped the full device: persistent groups %u (one slot per "
+                       "compute unit left free)\n", b->persist_groups);
+        }
+        for (int m = 0; m <= RTM_RAISE_MODES; m++) {
+            const rtm_abort_raise_t mode = m < RTM_RAISE_MODES ? (rtm_abort_raise_t)m
+                                                               : RTM_RAISE_PINNED;
+            double worst = 0.0;
+            bool works = true;
+            for (int g = 0; g < 2; g++) {
+                if (pass == 1 && g == 0)
+                    continue;
+                rtm_kexec_opts_t o = prod_opts(b);
+                o.raise_mode = mode;
+                if (m == RTM_RAISE_MODES)
+                    o.flag_copies = 1;
+                resp_t r;
+                uint32_t launched = 0;
+                const int rc = raise_probe(b, grids[g], &o, aborts, &r, &launched);
+                if (rc == 1) { /* this load cannot be timed here (CPU devices) */
+                    full_ok = full_ok || g == 1;
+                    continue;
+                }
+                if (rc != 0) {
+                    works = false;
+                    continue;
+                }
+                works = works && r.n * 4 >= aborts * 3;
+                worst = r.p99 > worst ? r.p99 : worst;
+                full_ok = full_ok || (g == 1 && r.n * 4 >= aborts * 3);
+                if (!b->o.json) {
+                    char c1[16], c2[16], c3[16], c4[16], c5[16];
+                    printf("%-10s %6u %8u %9u %6u %9.1f %9.1f  %s %s %s %s %s\n",
+                           rtm_abortflag_raise_name(mode), o.flag_copies, grids[g], launched, r.n,
+                           r.p50 * 1e6, r.p99 * 1e6, us_text(r.call, false, c1, sizeof(c1)),
+                           us_text(r.landed, false, c2, sizeof(c2)),
+                           us_text(r.xfer, false, c3, sizeof(c3)),
+                           us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
+                           us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)));
+                }
+            }
+            if (works && m < RTM_RAISE_MODES && worst < best) {
+                best = worst;
+                best_mode = m;
+            }
+        }
+    }
+    if (b->o.raise < 0 && best_mode >= 0)
+        b->raise_mode = (rtm_abort_raise_t)best_mode;
+    if (!full_ok && b->o.groups == 0) /* neither helped: keep every slot */
+        b->persist_groups = 0;
+    if (!b->o.json)
+        printf("raise path used below: %s%s; persistent groups: %s\n",
+               rtm_abortflag_raise_name(b->raise_mode), best_mode < 0 ? " (none stopped both loads)" : "",
+               b->persist_groups ? "one slot per compute unit left free" : "every slot");
 }
 
 /* ---- 3. poll period sweep ------------------------------------------------------------------ */
@@ -790,8 +959,10 @@ static int usage(void)
             "                           [--part overhead|response|resume|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
+            "                           [--raise pinned|host|blocking|fill]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
-            "          (poll sweep + section 2), response (section 4), resume (section 5)\n");
+            "          (poll sweep + section 2), response (section 4), resume (section 5)\n"
+            "  --raise the write flag's raise path (default: probed, section 1b)\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -810,6 +981,7 @@ int rtm_bench_preempt(int argc, char **argv)
     static bench_t b; /* large; one per process */
     memset(&b, 0, sizeof(b));
     b.o.transport = -1;
+    b.o.raise = -1;
     b.o.parts = PART_ALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -843,7 +1015,14 @@ int rtm_bench_preempt(int argc, char **argv)
             if (!b.o.parts)
                 return usage();
         }
-        else if (strcmp(a, "--transport") == 0 && v && ++i)
+        else if (strcmp(a, "--raise") == 0 && v && ++i) {
+            b.o.raise = -2;
+            for (int m = 0; m < RTM_RAISE_MODES; m++)
+                if (strcmp(v, rtm_abortflag_raise_name((rtm_abort_raise_t)m)) == 0)
+                    b.o.raise = m;
+            if (b.o.raise == -2)
+                return usage();
+        } else if (strcmp(a, "--transport") == 0 && v && ++i)
             b.o.transport = strcmp(v, "mapped") == 0 ? RTM_ABORT_MAPPED
                             : strcmp(v, "write") == 0 ? RTM_ABORT_WRITE
                                                       : -2;
@@ -900,6 +1079,9 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json)
         printf("using transport: %s\n", rtm_abortflag_name(b.transport));
 
+    b.raise_mode = b.o.raise >= 0 ? (rtm_abort_raise_t)b.o.raise : RTM_RAISE_PINNED;
+    if (b.transport == RTM_ABORT_WRITE && (b.o.raise < 0 || b.o.sweep))
+        section_raise(&b);
     b.poll_k = b.o.poll;
     const char *const part_name[3] = {"overhead", "response", "resume"};
     for (int p = 0; p < 3; p++) {

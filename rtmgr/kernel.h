@@ -155,11 +155,21 @@ enum {
     RTM_KF_NO_PERSIST = 1u << 0,
 };
 
+/* Largest rtm_kinst_t.items a kernel accepts (its plan() returns RTM_E_RANGE beyond). */
+#define RTM_ITEMS_MAX 16u
+
 /* One kernel at one size and tuning, with its host buffers. */
 struct rtm_kinst {
     const rtm_kernel_t *kernel;
     int64_t size[RTM_SIZE_KEYS_MAX]; /* by index of kernel->keys */
     rtm_tune_t tune;
+    /* Work per work-item, for kernels whose .cl takes -DRTM_ITEMS (threshold, copy,
+     * matrix_add, matrix_add3: vectors per work-item; convolve: output rows per
+     * work-item): 0 = the kernel's own choice (its .c says which), else 1..16. A tuning
+     * beside `tune` that only benchmarks set (`rtmgr bench kernels --sweep`); kernels
+     * that do not take it ignore it. Added after `tune` so that rtm_tune_t literals
+     * ({wg, vec}) stay complete. */
+    uint32_t items; /* <= RTM_ITEMS_MAX */
     rtm_kplan_t plan;                /* filled by rtm_kinst_plan() */
     void *host[RTM_KBUF_MAX];        /* host buffers, plan.buf[i].bytes each */
 };

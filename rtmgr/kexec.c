@@ -38,7 +38,7 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
     if (x->opts.hide_latency == 0)
         x->opts.hide_latency = (info->type & CL_DEVICE_TYPE_CPU) ? -1 : 1;
     if (x->opts.poll_lanes == 0)
-        x->opts.poll_lanes = (info->type & CL_DEVICE_TYPE_CPU) ? 1 : 32;
+        x->opts.poll_lanes = 1;
     if (x->opts.persist_min_blocks == 0)
         x->opts.persist_min_blocks = RTM_KEXEC_PERSIST_MIN_BLOCKS;
     if (x->opts.flag_copies == 0)
@@ -50,7 +50,8 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ||
                                  x->k->plan.blocks_max < x->opts.persist_min_blocks
                              ? RTM_KEXEC_GROUPS_ALL
-                             : auto_groups(info, x->k->tune.wg);
+                             : x->opts.persist_groups ? x->opts.persist_groups
+                                                      : auto_groups(info, x->k->tune.wg);
     x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
                  x->opts.variant != RTM_KEXEC_WG_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
@@ -119,6 +120,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return st;
     }
+    rtm_abortflag_set_raise(&x->flag, o->raise_mode);
     x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
     x->launches = k->plan.launches;

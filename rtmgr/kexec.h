@@ -49,7 +49,9 @@ typedef struct {
     const char *cache_dir; /* program binary cache (NULL = none; rtm_program_build_cached) */
     uint32_t poll_every;  /* RTM_POLL_EVERY; 0 = RTM_KEXEC_POLL_DEFAULT; see no_poll */
     bool no_poll;         /* RTM_POLL_EVERY=0 */
-    uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1 on CPU devices, 32 on others) */
+    uint32_t poll_lanes;  /* RTM_POLL_LANES; 0 = auto (1: every work-item loads; a warp's
+                           * loads of one word are one request, and a lane-gated load
+                           * ends in a select that waits for the load at once) */
     uint32_t groups;      /* work-groups per launch; 0 = auto: on GPUs persistent groups,
                            * as many as the device holds (units * 2048 / wg), on CPU
                            * devices one per block; RTM_KEXEC_GROUPS_ALL = one per block */
@@ -62,6 +64,11 @@ typedef struct {
     uint32_t flag_copies; /* copies of the abort flag (RTM_FLAG_COPIES; abortflag.h); 0 = 1.
                            * More than one: raise the flag only through rtm_abortflag_*
                            * (a 4-byte write to abort_flag reaches copy 0 alone) */
+    uint32_t persist_groups; /* auto persistent groups per launch; 0 = units * 2048 / wg
+                              * (every slot: a flag transfer the driver runs as a kernel
+                              * would then wait for the end; the benchmark probes it) */
+    rtm_abort_raise_t raise_mode; /* WRITE transport: how the flag is raised (abortflag.h);
+                                   * 0 = RTM_RAISE_PINNED, the paper's */
 } rtm_kexec_opts_t;
 
 typedef struct {

@@ -311,7 +311,11 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
         rtm_status_t st = rtm_preempt_poll(job, &fin);
         if (st != RTM_OK || fin)
             return st;
-        /* block on the oldest launch in flight (windowed) or on the outputs */
+        /* GPUs: spin on the events' status (clWaitForEvents may sleep in the driver and
+         * wake late); CPU devices: block on the oldest launch in flight (windowed) or on
+         * the outputs, leaving the cores to the kernel */
+        if (!(job->x->dev->info.type & CL_DEVICE_TYPE_CPU))
+            continue;
         cl_event ev = job->ring_n ? job->ring[job->ring_head] : job->out_ev;
         if (ev)
             RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
@@ -319,12 +323,23 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
     return job->state == RTM_PREEMPT_DONE ? RTM_OK : RTM_E_STATE;
 }
 
-/* Busy-waits for ev (the last kernel) to complete; returns the time it was seen. On a
- * CPU device the waiting thread yields, since it shares the cores with the kernel. */
-static rtm_status_t wait_end(cl_event ev, bool yield, double t0, double *seen)
+/* Busy-waits (clGetEventInfo, no clWaitForEvents: a driver may sleep in it) for ev (the
+ * last kernel) to complete; returns the time it was seen. While waiting it also watches
+ * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
+ * *landed. On a CPU device the waiting thread yields, since it shares the cores with the
+ * kernel. */
+static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0, double *seen,
+                             double *landed)
 {
     rtm_status_t st = RTM_OK;
     for (;;) {
+        if (raise && *landed < 0.0) {
+            const int r = event_state(raise, &st);
+            if (r < 0)
+                return st;
+            if (r == 1)
+                *landed = now_s();
+        }
         const int s = event_state(ev, &st);
         if (s < 0)
             return st;
@@ -339,6 +354,25 @@ static rtm_status_t wait_end(cl_event ev, bool yield, double t0, double *seen)
     }
     *seen = now_s();
     return RTM_OK;
+}
+
+/* Fills the response breakdown of `out` from the flag transfer's and the last kernel's
+ * profiling stamps (both queues profile; -1 where a stamp is missing). */
+static void breakdown(cl_event raise, cl_event last, rtm_preempt_stop_t *out)
+{
+    out->dev_xfer_s = out->dev_drain_s = out->notice_s = -1.0;
+    cl_ulong q = 0, e = 0, k = 0;
+    if (!raise || !last ||
+        clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(k), &k, NULL) !=
+            CL_SUCCESS)
+        return;
+    out->dev_xfer_s = e > q ? (double)(e - q) * 1e-9 : 0.0;
+    out->dev_drain_s = ((double)k - (double)e) * 1e-9;
+    out->notice_s = out->response_s - ((double)k - (double)q) * 1e-9;
 }
 
 /* Reads every buffer the kernels may write (OUT, INOUT, SCRATCH) into the host copy. */
@@ -379,14 +413,24 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     if (st != RTM_OK)
         return st;
     const double t0 = x->flag.raised_at;
-    double t1 = t0;
+    double t1 = t0, landed = -1.0;
+    out->raise_call_s = x->flag.raise_call_s;
+    if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
+        landed = t0 + x->flag.raise_call_s; /* done when the call returned */
     if (job->last_ev) {
-        st = wait_end(job->last_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0, t0, &t1);
+        st = wait_end(job->last_ev, x->flag.raise_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0,
+                      t0, &t1, &landed);
         if (st != RTM_OK)
             return st;
     }
     out->response_s = t1 - t0;
     RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    if (x->flag.raise_ev && landed < 0.0) { /* landed after the kernel ended */
+        RTM_CL_CHECK(clWaitForEvents(1, &x->flag.raise_ev), "clWaitForEvents(raise)");
+        landed = now_s();
+    }
+    out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
+    breakdown(x->flag.raise_ev, job->last_ev, out);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -647,6 +691,13 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
 {
+    return rtm_preempt_abort_series_ex(x, aborts, seed, samples, NULL, n, missed, kernel_s);
+}
+
+rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                         double *samples, rtm_preempt_stop_t *stops,
+                                         uint32_t *n, uint32_t *missed, double *kernel_s)
+{
     *n = *missed = 0;
     *kernel_s = 0.0;
     const rtm_kinst_t *k = x->k;
@@ -682,10 +733,13 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)
             break;
-        if (s.finished)
+        if (s.finished) {
             (*missed)++;
-        else
+        } else {
+            if (stops)
+                stops[*n] = s;
             samples[(*n)++] = s.response_s;
+        }
     }
     rtm_preempt_job_release(&job);
     free(jm);

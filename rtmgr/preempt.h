@@ -52,6 +52,16 @@ typedef struct {
     uint32_t remaining;       /* unfinished blocks of that launch */
     uint64_t remaining_total; /* unfinished blocks over all launches */
     bool finished;            /* the job completed before the flag took effect */
+    /* where response_s went (host monotonic clock unless "device"; -1 = not known):
+     * raise_call_s  the raise call itself (enqueue + flush, or the stores);
+     * landed_s      raise -> the flag transfer seen complete by the host (WRITE);
+     * dev_xfer_s    device clock: the flag transfer queued -> ended (submit + copy);
+     * dev_drain_s   device clock: the flag transfer ended -> the last kernel ended
+     *               (the kernel sees the flag, its groups finish their strip/block);
+     * notice_s      the kernel ended -> the host saw it: response_s minus the device
+     *               interval from the transfer's queued stamp to the kernel's end
+     *               (assumes the queued stamp is taken at the raise call) */
+    double raise_call_s, landed_s, dev_xfer_s, dev_drain_s, notice_s;
 } rtm_preempt_stop_t;
 
 typedef struct {
@@ -105,7 +115,8 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
 /* Non-blocking progress of a RUNNING job: keeps the launch window full, and when the
  * outputs have arrived sets *finished and the state DONE. Real-time safe. */
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished);
-/* Blocks until the RUNNING job is DONE (outputs on the host). */
+/* Blocks until the RUNNING job is DONE (outputs on the host). On GPUs it spins on the
+ * events' status (clWaitForEvents may sleep and wake late); on CPU devices it blocks. */
 rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job);
 
 /* Aborts the job. RUNNING: raises the flag, busy-waits for the last enqueued kernel to
@@ -170,6 +181,11 @@ typedef struct {
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);
+/* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record
+ * (its response breakdown), in the order of samples[]. Init only. */
+rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
+                                         double *samples, rtm_preempt_stop_t *stops,
+                                         uint32_t *n, uint32_t *missed, double *kernel_s);
 
 /* In-loop poll period calibration (RTM_POLL_EVERY) on the spin kernel of `grid` blocks
  * (about 10 ms): for each candidate K, overhead vs the original build (min of `runs`

@@ -134,12 +134,12 @@ static void copy_file(const char *from, const char *to, const char *find, const 
 
 static void kernel_dir_with(const char *dir, const char *find, const char *repl)
 {
-    const char *files[] = {"rtm_block.h", "copy.cl", "matrix_add.cl"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *files[] = {"rtm_block.h", "rtm_vec.h", "copy.cl", "matrix_add.cl"};
+    for (size_t i = 0; i < 4; i++) {
         char from[1024], to[1024];
         snprintf(from, sizeof(from), "%s/kernels/%s", RTM_TEST_SOURCE_DIR, files[i]);
         snprintf(to, sizeof(to), "%s/%s", dir, files[i]);
-        copy_file(from, to, i == 2 ? find : NULL, repl);
+        copy_file(from, to, i == 3 ? find : NULL, repl);
     }
 }
 
@@ -152,13 +152,13 @@ static void test_wrong_result_exits_3(void **state)
     snprintf(cmd, sizeof(cmd),
              "RTM_KERNEL_DIR=%s " RTM_TEST_RTMGR " bench kernels --quick --device 0 "
              "--kernel matrix_add --reps 1 --no-bandwidth", dir);
-    kernel_dir_with(dir, "c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];");
+    kernel_dir_with(dir, "] + b[base", "] - b[base");
     assert_int_equal(run(cmd), 3);
     printf("%s", out);
     assert_non_null(strstr(out, "differ from the CPU twin"));
     assert_non_null(strstr(out, "mismatch"));
 
-    kernel_dir_with(dir, "c[i] = a[i] + b[i];", "c[i] = a[i] + ;");
+    kernel_dir_with(dir, "] + b[base", "] + ;b[base");
     assert_int_equal(run(cmd), 3);
     assert_non_null(strstr(out, "build log of kernel 'matrix_add'"));
     assert_non_null(strstr(out, "failed"));
@@ -183,6 +183,45 @@ static void test_usage_errors(void **state)
     assert_non_null(strstr(out, "CPU twin on 2 pool threads"));
 }
 
+/* --sweep (short grid with --quick): the grid, the items line and the best point, whose
+ * row of the table is checked against the twin; --board tuning per device. */
+static void test_sweep_and_board_tuning(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --quick --device 0 --sweep --reps 1 "
+                                        "--kernel threshold,matrix_add --no-bandwidth"), 0);
+    printf("%s", out);
+    assert_non_null(strstr(out, "sweep threshold width=320,height=240"));
+    assert_non_null(strstr(out, "sweep matrix_add n=256"));
+    assert_non_null(strstr(out, "    items at wg "));
+    assert_non_null(strstr(out, "    best: wg "));
+    assert_null(strstr(out, "convolve"));
+    /* the best point's wg/vec/items is the row's tuning */
+    const char *best = strstr(out, "sweep threshold");
+    unsigned wg = 0, vec = 0, items = 0;
+    best = best ? strstr(best, "best: wg ") : NULL;
+    assert_non_null(best);
+    if (sscanf(best, "best: wg %u vec %u items %u", &wg, &vec, &items) == 3) {
+        char col[64];
+        snprintf(col, sizeof(col), " %u/%u/%u ", wg, vec, items);
+        assert_non_null(strstr(out, col));
+    }
+    char *row = strstr(out, "  threshold       small");
+    assert_non_null(row);
+    assert_non_null(strstr(row, " ok "));
+
+    /* matrix_add runs at the profile's wg 128 for the PoCL device when the profile's
+     * device matches this machine's. */
+    assert_int_equal(run(RTM_TEST_RTMGR " bench kernels --quick --device 0 --kernel matrix_add "
+                                        "--no-bandwidth --reps 1 --board " RTM_TEST_SOURCE_DIR
+                                        "/board/pocl-cpu.yaml"), 0);
+    printf("%s", out);
+    if (strstr(out, "tuning: the board profile's"))
+        assert_non_null(strstr(out, "     128/1 "));
+    else
+        assert_non_null(strstr(out, "tuning: the kernels' defaults"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_quick_json_and_cache),
         cmocka_unit_test(test_wrong_result_exits_3),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_sweep_and_board_tuning),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -48,9 +48,11 @@ typedef struct {
 } kc_pair_t;
 
 /* Sets up both instances of kernel `name` with sizes (by key name, NULL-terminated
- * list of name/value pairs), tuning wg/vec, and fills both from `seed`. */
-static inline void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec, uint64_t seed,
-                     const char *const *keys, const int64_t *vals)
+ * list of name/value pairs), tuning wg/vec and items per work-item (0 = the kernel's
+ * choice; rtm_kinst_t.items), and fills both from `seed`. */
+static inline void kc_setup_items(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec,
+                                  uint32_t items, uint64_t seed, const char *const *keys,
+                                  const int64_t *vals)
 {
     const rtm_kernel_t *kd = rtm_kernel_find(name);
     assert_non_null(kd);
@@ -61,6 +63,7 @@ static inline void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_
         p->gpu.size[ki] = vals[i];
     }
     p->gpu.tune = (rtm_tune_t){wg, vec};
+    p->gpu.items = items;
     p->cpu = p->gpu;
     assert_int_equal(rtm_kinst_plan(&p->gpu), RTM_OK);
     const size_t bytes = (rtm_kinst_bytes(&p->gpu) + 63) & ~(size_t)63;
@@ -73,6 +76,13 @@ static inline void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_
     assert_int_equal(rtm_kinst_bind(&p->cpu, p->ac, bytes + 64), need);
     kd->fill(&p->gpu, seed);
     kd->fill(&p->cpu, seed);
+}
+
+/* kc_setup_items with the kernel's own items per work-item. */
+static inline void kc_setup(kc_pair_t *p, const char *name, uint32_t wg, uint32_t vec, uint64_t seed,
+                            const char *const *keys, const int64_t *vals)
+{
+    kc_setup_items(p, name, wg, vec, 0, seed, keys, vals);
 }
 
 /* Runs the GPU instance through kexec (every launch) and checks that every block of
@@ -115,8 +125,8 @@ static inline void kc_run_both(kc_pair_t *p)
     char why[256] = "";
     const size_t bad = p->gpu.kernel->compare(&p->gpu, &p->cpu, why, sizeof(why));
     if (bad)
-        fprintf(stderr, "%s (wg %u vec %u): %zu differ from the CPU twin, first: %s\n",
-                p->gpu.kernel->name, p->gpu.tune.wg, p->gpu.tune.vec, bad, why);
+        fprintf(stderr, "%s (wg %u vec %u items %u): %zu differ from the CPU twin, first: %s\n",
+                p->gpu.kernel->name, p->gpu.tune.wg, p->gpu.tune.vec, p->gpu.items, bad, why);
     assert_int_equal(bad, 0);
 }
 

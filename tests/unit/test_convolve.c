@@ -24,12 +24,13 @@ static double ref_pixel(const kc_pair_t *p, int x, int y, int k, int pitch, int 
     return acc;
 }
 
-static void check(int w, int h, int k, int is_float, uint32_t wg, uint32_t vec, uint64_t seed)
+static void check_items(int w, int h, int k, int is_float, uint32_t wg, uint32_t vec,
+                        uint32_t items, uint64_t seed)
 {
     kc_pair_t p;
     const char *keys[] = {"width", "height", "k", "float", NULL};
     const int64_t vals[] = {w, h, k, is_float};
-    kc_setup(&p, "convolve", wg, vec, seed, keys, vals);
+    kc_setup_items(&p, "convolve", wg, vec, items, seed, keys, vals);
     kc_run_both(&p);
     const int pitch = (w + 15) & ~15;
     size_t bad = 0;
@@ -52,6 +53,11 @@ static void check(int w, int h, int k, int is_float, uint32_t wg, uint32_t vec, 
                 h, k, is_float, wg, vec, bad);
     assert_int_equal(bad, 0);
     kc_free(&p);
+}
+
+static void check(int w, int h, int k, int is_float, uint32_t wg, uint32_t vec, uint64_t seed)
+{
+    check_items(w, h, k, is_float, wg, vec, 0, seed);
 }
 
 static void test_convolve_uchar(void **state)
@@ -78,12 +84,29 @@ static void test_convolve_camera_frame(void **state)
     check(640, 480, 5, 0, 256, 4, 9);
 }
 
+/* Rows per work-item set by rtm_kinst_t.items (the --sweep's RTM_ITEMS for convolve). */
+static void test_convolve_rows_per_item(void **state)
+{
+    (void)state;
+    check_items(131, 67, 3, 1, 128, 4, 1, 10);
+    check_items(131, 67, 5, 0, 64, 8, 3, 11);
+    check_items(97, 70, 3, 1, 256, 2, 16, 12);
+    /* a tile that cannot fit local memory is refused by plan */
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, rtm_kernel_find("convolve"));
+    k.size[rtm_kernel_key(k.kernel, "float")] = 1;
+    k.tune = (rtm_tune_t){1024, 16};
+    k.items = 16;
+    assert_int_equal(rtm_kinst_plan(&k), RTM_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convolve_uchar),
         cmocka_unit_test(test_convolve_float),
         cmocka_unit_test(test_convolve_camera_frame),
+        cmocka_unit_test(test_convolve_rows_per_item),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }

@@ -5,14 +5,20 @@
 
 #include "kcheck.h"
 
-static kc_pair_t run(const char *name, int64_t n, uint32_t wg, uint32_t vec, uint64_t seed)
+static kc_pair_t run_items(const char *name, int64_t n, uint32_t wg, uint32_t vec, uint32_t items,
+                           uint64_t seed)
 {
     kc_pair_t p;
     const char *keys[] = {"n", NULL};
     const int64_t vals[] = {n};
-    kc_setup(&p, name, wg, vec, seed, keys, vals);
+    kc_setup_items(&p, name, wg, vec, items, seed, keys, vals);
     kc_run_both(&p);
     return p;
+}
+
+static kc_pair_t run(const char *name, int64_t n, uint32_t wg, uint32_t vec, uint64_t seed)
+{
+    return run_items(name, n, wg, vec, 0, seed);
 }
 
 static void test_matrix_add_widths(void **state)
@@ -30,6 +36,38 @@ static void test_matrix_add_widths(void **state)
             assert_true(c[i] == a[i] + b[i] + b[i]);
         kc_free(&p);
     }
+}
+
+/* Several vectors per work-item (RTM_ITEMS), odd sizes; the copy kernel likewise. */
+static void test_matrix_add_items(void **state)
+{
+    (void)state;
+    for (uint32_t items = 1; items <= 16; items *= 2) {
+        const uint32_t vec = items <= 2 ? 4 : 16 / items;
+        kc_pair_t p = run_items("matrix_add", 53, 32, vec, items, items);
+        const float *a = p.gpu.host[0], *b = p.gpu.host[1], *c = p.gpu.host[2];
+        for (int i = 0; i < 53 * 53; i++)
+            assert_true(c[i] == a[i] + b[i]);
+        assert_int_equal(p.gpu.plan.blocks_max, (53 * 53 + 32 * vec * items - 1) / (32 * vec * items));
+        kc_free(&p);
+        p = run_items("matrix_add3", 53, 64, vec, items, items + 50);
+        a = p.gpu.host[0], b = p.gpu.host[1], c = p.gpu.host[2];
+        for (int i = 0; i < 53 * 53; i++)
+            assert_true(c[i] == a[i] + b[i] + b[i]);
+        kc_free(&p);
+        kc_pair_t q;
+        const char *keys[] = {"n", NULL};
+        const int64_t vals[] = {100003};
+        kc_setup_items(&q, "copy", 64, vec, items, items + 70, keys, vals);
+        kc_run_both(&q);
+        assert_memory_equal(q.gpu.host[0], q.gpu.host[1], 100003 * sizeof(uint32_t));
+        kc_free(&q);
+    }
+    /* More than RTM_ITEMS_MAX is refused. */
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, rtm_kernel_find("matrix_add"));
+    k.items = RTM_ITEMS_MAX + 1;
+    assert_int_equal(rtm_kinst_plan(&k), RTM_E_RANGE);
 }
 
 static void test_matrix_mov(void **state)
@@ -88,6 +126,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix_add_widths),
+        cmocka_unit_test(test_matrix_add_items),
         cmocka_unit_test(test_matrix_mov),
         cmocka_unit_test(test_matrix_loop_add_and_mul),
         cmocka_unit_test(test_empty),

@@ -32,6 +32,9 @@ static void test_gpu_path_on_spin(void **state)
             stopped += !s.finished;
             if (!s.finished) {
                 assert_true(s.response_s < t / 2);
+                /* the breakdown: the flag had landed when the host saw the kernel end */
+                assert_true(s.raise_call_s >= 0.0 && s.raise_call_s <= s.response_s);
+                assert_true(s.landed_s >= 0.0);
                 assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
                 assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
             }
@@ -264,6 +267,25 @@ static void test_flag_transports(void **state)
         assert_true(f.raised_at > 0);
         rtm_abortflag_destroy(&f);
     }
+    /* every raise path of the write flag lands every copy */
+    for (int m = 0; m < RTM_RAISE_MODES; m++) {
+        rtm_abortflag_t f;
+        int v = -1;
+        assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, 32), RTM_OK);
+        rtm_abortflag_set_raise(&f, (rtm_abort_raise_t)m);
+        assert_int_equal(f.raise_mode, m);
+        assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
+        assert_true(f.raise_call_s >= 0.0);
+        assert_int_equal(rtm_abortflag_settle(&f), RTM_OK);
+        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
+        assert_int_equal(v, 1);
+        assert_int_equal(rtm_abortflag_clear(&f), RTM_OK);
+        assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
+        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
+        assert_int_equal(v, 0);
+        rtm_abortflag_destroy(&f);
+    }
+    assert_string_equal(rtm_abortflag_raise_name(RTM_RAISE_FILL), "fill");
     rtm_abortflag_t f;
     assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, RTM_ABORTFLAG_COPIES_MAX + 1),
                      RTM_E_RANGE);
