@@ -430,9 +430,7 @@ static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadl
     if (r->running >= 0) {
         const job_t *rj = &x->job[r->running];
         const rtm_task_cfg_t *rc = x->task[rj->task].cfg;
-        rem = r->run_pred_ns - (now - r->run_start_ns);
-        if (rem < 0)
-            rem = 0;
+        rem = rtm_place_run_remaining(r->run_pred_ns, now - r->run_start_ns);
         rmargin = (int64_t)((double)r->run_pred_ns * x->p.margin);
         out->running = true;
         out->run_preemptible = rc->preemptible && r->preempt_job < 0;
@@ -569,6 +567,7 @@ static void *release_main(void *arg)
 typedef struct {
     rtm_job_outcome_t outcome;
     bool preempted;   /* stopped by a preemption before completion: re-place it */
+    int64_t abort_ns, release_ns; /* preempted: flag raised -> stopped / -> device free */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
     uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
     const rtm_kinst_t *k; /* completed: the instance holding the outputs */
@@ -742,6 +741,7 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     rtm_preempt_stop_t stop;
     memset(&stop, 0, sizeof(stop));
     rtm_status_t ast = RTM_OK;
+    int64_t raised_ns = -1;
     pthread_mutex_lock(&x->mu);
     if (waited)
         r->done = true;
@@ -757,7 +757,9 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
         }
         if (raise) { /* the flag through the device's transport; blocks until it took */
             pthread_mutex_unlock(&x->mu);
+            raised_ns = rtm_os_now_ns();
             ast = rtm_preempt_abort(pj, false, &stop);
+            res->abort_ns = rtm_os_now_ns() - raised_ns;
             pthread_mutex_lock(&x->mu);
         }
     }
@@ -792,9 +794,10 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     res->kernel_ns = res->exec_ns - res->in_ns;
     res->total = x->blocks_total[t][fresh ? d : (uint32_t)j->home];
     res->remaining = stop.remaining_total < res->total ? stop.remaining_total : res->total;
-    if (preempted)
+    if (preempted) {
         res->preempted = true;
-    else
+        res->release_ns = raised_ns >= 0 ? rtm_os_now_ns() - raised_ns : 0;
+    } else
         res->outcome = RTM_JOB_ABORTED;
 }
 
@@ -982,8 +985,15 @@ static void *dispatch_main(void *arg)
         r->cpu_pj = NULL;
         account_run(j, &res);
         if (res.preempted) {
+            rtm_exec_task_stats_t *ts = &x->st.task[j->task];
             j->preemptions++;
-            x->st.task[j->task].preemptions++;
+            ts->preemptions++;
+            ts->abort_sum_ns += res.abort_ns;
+            ts->release_sum_ns += res.release_ns;
+            if (res.abort_ns > ts->abort_max_ns)
+                ts->abort_max_ns = res.abort_ns;
+            if (res.release_ns > ts->release_max_ns)
+                ts->release_max_ns = res.release_ns;
             if (j->home < 0)
                 j->home = (int32_t)r->index;
             rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
