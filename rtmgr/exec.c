@@ -823,24 +823,32 @@ static bool runnable(const rtm_exec_t *x, const devrt_t *r, uint32_t slot)
     return h < 0 || h == (int32_t)slot;
 }
 
-/* Takes the earliest-deadline runnable job of r's queue; -1 when none. */
+/* EDF rank of a queued job at `now`: its deadline; a soft job already past its deadline
+ * ranks after every job that can still meet one (among late soft jobs, by deadline), so
+ * that a late soft job — preempted back into the queue — never holds up hard jobs. */
+static int64_t rank(const rtm_exec_t *x, const rtm_edfq_item_t *it, int64_t now)
+{
+    const job_t *j = &x->job[it->handle];
+    if (x->task[j->task].cfg->crit == RTM_CRIT_SOFT && it->deadline <= now)
+        return INT64_MAX / 2 + (it->deadline - now) / 2;
+    return it->deadline;
+}
+
+/* Takes the best-ranked runnable job of r's queue; -1 when none. */
 static int32_t pick(rtm_exec_t *x, devrt_t *r)
 {
-    uint32_t h;
-    if (rtm_edfq_peek(&r->q, &h, NULL) != RTM_OK)
-        return -1;
-    if (runnable(x, r, h)) {
-        rtm_edfq_pop(&r->q, &h, NULL);
-        return (int32_t)h;
-    }
+    const int64_t now = rtm_os_now_ns();
     int32_t best = -1;
-    int64_t best_dl = 0;
+    int64_t best_rank = 0;
     const uint32_t n = rtm_edfq_count(&r->q);
     for (uint32_t i = 0; i < n; i++) {
         const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
-        if (runnable(x, r, it->handle) && (best < 0 || it->deadline < best_dl)) {
+        if (!runnable(x, r, it->handle))
+            continue;
+        const int64_t k = rank(x, it, now);
+        if (best < 0 || k < best_rank) {
             best = (int32_t)it->handle;
-            best_dl = it->deadline;
+            best_rank = k;
         }
     }
     if (best >= 0)

@@ -204,8 +204,11 @@ void rtm_place_decide(rtm_policy_t policy, const rtm_place_job_t *job, int64_t n
             fast = (best_t){(int32_t)i, d->predict_ns};
             fast_finish = finish;
         }
-        if (may_preempt && d->can_abort && d->running && d->run_preemptible &&
-            d->run_deadline_ns > job->deadline_ns) {
+        /* the victim's deadline protects it while it can still be met; a soft job
+         * already past it has nothing left to protect (a guarded one keeps the device) */
+        const bool victim_later = d->run_deadline_ns > job->deadline_ns ||
+                                  (!d->run_guarded && d->run_deadline_ns <= now_ns);
+        if (may_preempt && d->can_abort && d->running && d->run_preemptible && victim_later) {
             const int64_t run_rem = d->run_remaining_ns > 0 ? d->run_remaining_ns : 0;
             const int64_t abort_ns = d->abort_ns > 0 ? d->abort_ns : 0;
             int64_t rest = backlog - run_rem;

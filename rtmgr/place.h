@@ -23,8 +23,8 @@
  *      lower device index. Reason: only-device when there is one candidate, else
  *      met-earliest-finish.
  *   3. Hard and firm jobs only, when no candidate meets: on a device that can abort
- *      (can_abort) whose running job is preemptible and has a strictly later deadline,
- *      the job can start after the abort response instead of after the running job:
+ *      (can_abort) whose running job is preemptible and has a strictly later deadline
+ *      (or is a soft job already past its deadline: nothing left to protect), the job can start after the abort response instead of after the running job:
  *      finish = now + abort_ns + (backlog - run_remaining) + prediction. It must meet as
  *      in rule 2 (with abort_ns + prediction <= slack behind), and a hard or firm
  *      victim must still meet its own deadline after resuming (finish + its remaining
