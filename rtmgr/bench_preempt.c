@@ -48,6 +48,7 @@ typedef struct {
     bool static_fetch;
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
+    int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
     unsigned parts; /* PART_* */
 } bopts_t;
 
@@ -161,6 +162,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.static_fetch = b->o.static_fetch;
     o.raise_mode = b->raise_mode;
     o.persist_groups = b->persist_groups;
+    o.read_late = b->o.read_late;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -386,6 +388,9 @@ typedef struct {
     double p50, p99, max, kernel_s;
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
+    /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
+     * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
+    double m_start, m_raise, m_kernel, m_queued, m_end;
 } resp_t;
 
 /* p50 of one breakdown field over the n stops (the known ones), -1 if none. */
@@ -412,6 +417,49 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
+}
+
+/* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
+ * negative), -1 when the device stamps are unknown. */
+static double missed_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
+{
+    double v[64];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n && m < 64; i++) {
+        double d;
+        memcpy(&d, (const char *)&s[i] + off, sizeof(d));
+        if (s[i].dev_kernel_s >= 0.0 || off == offsetof(rtm_preempt_stop_t, start_call_s) ||
+            off == offsetof(rtm_preempt_stop_t, raise_at_s))
+            v[m++] = d;
+    }
+    if (m == 0)
+        return -1.0;
+    rtm_stats_sort(v, m);
+    return rtm_stats_percentile(v, m, 50);
+}
+
+static void missed_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
+{
+    r->m_start = missed_p50(s, n, offsetof(rtm_preempt_stop_t, start_call_s));
+    r->m_raise = missed_p50(s, n, offsetof(rtm_preempt_stop_t, raise_at_s));
+    r->m_kernel = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_kernel_s));
+    r->m_queued = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_raise_queued_s));
+    r->m_end = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_raise_end_s));
+}
+
+/* One line under a row with missed aborts: where the raise fell against the kernel. */
+static void print_missed(const bench_t *b, const resp_t *r)
+{
+    if (b->o.json || r->missed == 0)
+        return;
+    printf("    missed p50 us: start call %.1f, start -> raise %.1f | device, from kernel start: "
+           "kernel end %.1f, flag queued %.1f, flag landed %.1f%s\n",
+           r->m_start * 1e6, r->m_raise * 1e6, r->m_kernel * 1e6, r->m_queued * 1e6,
+           r->m_end * 1e6,
+           r->m_kernel < 0.0          ? " (no device stamps)"
+           : r->m_queued > r->m_kernel ? " (raised after the kernel's end)"
+           : r->m_end > r->m_kernel    ? " (flag landed after the kernel's end)"
+                                       : " (flag landed in the kernel: not seen)");
 }
 
 /* "   12.3" or "      -" for an unknown (negative) duration in us; drain may be < 0. */
@@ -459,6 +507,8 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
                                                         stops, &out->n, &out->missed,
                                                         &out->kernel_s);
     stop_summary(stops, out->n, out);
+    if (aborts)
+        missed_summary(stops + (aborts - out->missed), out->missed, out);
     free(stops);
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
@@ -548,6 +598,7 @@ static void section_response(bench_t *b)
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
+                print_missed(b, &r);
             }
         }
         rtm_kexec_destroy(&x);
@@ -652,6 +703,7 @@ static void section_raise(bench_t *b)
                            us_text(r.xfer, false, c3, sizeof(c3)),
                            us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                            us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)));
+                    print_missed(b, &r);
                 }
             }
             if (works && m < RTM_RAISE_MODES && worst < best) {
@@ -960,9 +1012,13 @@ static int usage(void)
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill]\n"
+            "                           [--read eager|late]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5)\n"
-            "  --raise the write flag's raise path (default: probed, section 1b)\n");
+            "  --raise the write flag's raise path (default: probed, section 1b)\n"
+            "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
+            "          (eager: the old way, whose large pageable reads block the start on\n"
+            "          NVIDIA) or after its last kernel ended (late); default: auto\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -1014,6 +1070,11 @@ int rtm_bench_preempt(int argc, char **argv)
                                                      : 0u;
             if (!b.o.parts)
                 return usage();
+        }
+        else if (strcmp(a, "--read") == 0 && v && ++i) {
+            if (strcmp(v, "eager") != 0 && strcmp(v, "late") != 0)
+                return usage();
+            b.o.read_late = strcmp(v, "late") == 0 ? 1 : -1;
         }
         else if (strcmp(a, "--raise") == 0 && v && ++i) {
             b.o.raise = -2;

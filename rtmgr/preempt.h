@@ -62,6 +62,14 @@ typedef struct {
      *               interval from the transfer's queued stamp to the kernel's end
      *               (assumes the queued stamp is taken at the raise call) */
     double raise_call_s, landed_s, dev_xfer_s, dev_drain_s, notice_s;
+    /* device clock, from the first kernel's start of this run (-1 = not known):
+     * dev_kernel_s        -> the last kernel's end (the kernels' length in this run);
+     * dev_raise_queued_s  -> the flag transfer queued (negative: before the kernel);
+     * dev_raise_end_s     -> the flag transfer ended (after dev_kernel_s: landed late);
+     * host clock, set by rtm_preempt_abort_series_ex only (else 0):
+     * start_call_s        the start call's duration;
+     * raise_at_s          start call entered -> flag raised */
+    double dev_kernel_s, dev_raise_queued_s, dev_raise_end_s, start_call_s, raise_at_s;
 } rtm_preempt_stop_t;
 
 typedef struct {
@@ -182,7 +190,8 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);
 /* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record
- * (its response breakdown), in the order of samples[]. Init only. */
+ * (its response breakdown), in the order of samples[], and each missed abort's record
+ * from the end: stops[aborts - 1 - m] for the m-th missed one. Init only. */
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
                                          uint32_t *n, uint32_t *missed, double *kernel_s);
