@@ -65,6 +65,7 @@ typedef struct {
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
     uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
     double part_s[3]; /* seconds each part took */
+    double sized_s;   /* bench_size: the original kernel's time at the size it returned */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
     bool have_big[RTM_MAX_KERNELS];
@@ -226,6 +227,7 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
         if (r != 0)
             return r;
         rtm_kinst_t next = *out;
+        b->sized_s = t; /* every return below keeps *out, which ran in t */
         if (t >= target && t <= 4.0 * target)
             return 0;
         if (t > 4.0 * target) { /* too long: halve, unless growing already */
@@ -278,6 +280,7 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
         o[v] = *prod;
         o[v].groups = RTM_KEXEC_GROUPS_ALL;
     }
+    o[V_POLL].no_poll = false; /* the poll's cost, even where production leaves it out */
     o[V_ORIG].variant = RTM_KEXEC_ORIGINAL;
     o[V_PAPER].variant = RTM_KEXEC_CHECK;
     o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
@@ -320,6 +323,98 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
     return r;
 }
 
+/* Memory-bound kernels: section 2 runs them with coarse blocks (rtm_kinst_t.items), the
+ * same in the original and in every variant, so that the per-block costs (entry check,
+ * barrier, done[] mark) are shared by >= COARSE_ELEMS elements and the grid is small
+ * enough to drain without persistent groups. */
+#define COARSE_ELEMS 4096u
+/* Coarse grids up to this many blocks run plain (one work-group per block): an aborted
+ * grid's empty blocks drain at about 0.6 ns each on the H100 (the empty kernel: 1 M
+ * blocks in 0.64 ms), 40 us for the whole grid, 20 us for the half left on average. */
+#define COARSE_PLAIN_MAX 65536u
+/* A block shorter than this answers an abort in time without in-loop polls (a fifth of
+ * the 50 us target: the flag transfer and the host's notice take the rest). */
+#define POLL_BLOCK_S 10e-6
+/* In-loop poll period aimed at: about 3 us of a work-item's loop. */
+#define POLL_PERIOD_S 3e-6
+/* Section 4 (response): spin's poll period aimed at ~2 us of its loop. */
+#define RESP_POLL_S 2e-6
+
+static bool mem_bound(const rtm_kernel_t *k)
+{
+    static const char *const names[] = {"matrix_add", "matrix_add3", "threshold", "copy",
+                                        "convolve"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(names[i], k->name) == 0)
+            return true;
+    return false;
+}
+
+/* Sets k->items (power of two) so that a block covers >= COARSE_ELEMS elements (at
+ * items = 1 a block covers wg * vec), never finer than the kernel's own choice; re-plans
+ * k. Returns the items set (0: the kernel's own choice kept). */
+static uint32_t coarse_items(rtm_kinst_t *k)
+{
+    rtm_kinst_t t = *k;
+    t.items = 0;
+    if (rtm_kinst_plan(&t) != RTM_OK)
+        return 0;
+    const uint32_t b0 = t.plan.blocks_max;
+    t.items = 1;
+    if (rtm_kinst_plan(&t) != RTM_OK)
+        return 0;
+    const double elems = (double)t.plan.blocks_max * k->tune.wg * k->tune.vec;
+    for (uint32_t it = 1; it <= RTM_ITEMS_MAX; it *= 2) {
+        t.items = it;
+        if (rtm_kinst_plan(&t) != RTM_OK)
+            break;
+        if (elems / (t.plan.blocks_max ? t.plan.blocks_max : 1) < COARSE_ELEMS &&
+            it < RTM_ITEMS_MAX)
+            continue;
+        if (t.plan.blocks_max >= b0) /* the kernel's own choice is as coarse */
+            break;
+        *k = t;
+        return it;
+    }
+    (void)rtm_kinst_plan(k);
+    return 0;
+}
+
+/* A block's duration from the original kernel's time t: t over the waves of blocks the
+ * device runs (slots: resident work-groups, GPUs 2048 work-items per unit, CPU devices
+ * one group per unit). *steps: loop steps per work-item (cost li over work-items). */
+static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, double *steps)
+{
+    const uint32_t units = b->dev.info.units ? b->dev.info.units : 1, wg = k->tune.wg ? k->tune.wg : 1;
+    const double slots = (b->dev.info.type & CL_DEVICE_TYPE_CPU)
+                             ? units
+                             : (double)units * (wg < 2048 ? 2048 / wg : 1);
+    double waves = 0.0, items = 0.0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        waves += kl.blocks ? (double)(uint32_t)((kl.blocks + slots - 1) / slots) : 0.0;
+        items += (double)kl.blocks * wg;
+    }
+    rtm_cost_t c;
+    memset(&c, 0, sizeof(c));
+    k->kernel->cost(k, &c);
+    *steps = items > 0 && c.li > items ? c.li / items : 1.0;
+    return waves > 0 ? t / waves : t;
+}
+
+/* Poll period K (power of two, 16..65536) for about POLL_PERIOD_S of a loop whose
+ * iteration takes tau seconds. */
+static uint32_t poll_k_at(double tau, double period)
+{
+    uint32_t k = 16;
+    while (k < 65536u && (double)k * 1.41421356 * tau < period)
+        k *= 2;
+    return k;
+}
+
+static uint32_t poll_k_for(double tau) { return poll_k_at(tau, POLL_PERIOD_S); }
+
 static void section_overhead(bench_t *b)
 {
     /* min of many runs at sizes whose original kernel lasts >= 1 ms (quick: 1-4 ms,
@@ -329,19 +424,33 @@ static void section_overhead(bench_t *b)
     const rtm_kexec_opts_t prod = prod_opts(b);
     if (!b->o.json)
         printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
-               "every %u iterations, %u flag copies)\n"
-               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s\n",
+               "period per kernel (K; sweep's %u), %u flag copies)\n"
+               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
                prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
-               "+done[] %", "+poll %", "production %", "persist");
+               "+done[] %", "+poll %", "production %", "persist", "items", "blk us", "polls",
+               "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         rtm_kinst_t proto;
         if (bench_size(b, kernel, target, &proto) != 0)
             continue;
+        const double t_orig = b->sized_s;
+        rtm_kexec_opts_t pr = prod;
+        const uint32_t items = mem_bound(kernel) ? coarse_items(&proto) : 0;
+        if (items)
+            pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
+        /* in-loop polls only where a block outlasts POLL_BLOCK_S; period ~POLL_PERIOD_S
+         * of the loop (per-iteration time: the block's time over its loop steps) */
+        double steps = 1.0;
+        const double blk_s = block_time(b, &proto, t_orig, &steps);
+        const bool polls = blk_s > POLL_BLOCK_S;
+        if (!b->o.poll)
+            pr.poll_every = poll_k_for(blk_s / steps);
+        pr.no_poll = !polls;
         double best[V_COUNT];
         uint32_t groups = 0;
-        if (overhead_one(b, &proto, &prod, runs, best, &groups) != 0)
+        if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)
             continue;
         b->big[i] = proto;
         b->have_big[i] = true;
@@ -368,7 +477,11 @@ static void section_overhead(bench_t *b)
                    best[V_ORIG] * 1e3);
             for (int v = V_PAPER; v < V_COUNT; v++)
                 printf(" %7.3f (%5.2f)", best[v] * 1e3, pct[v]);
-            printf(" %7s%s\n", gs, counts ? "" : "  *");
+            char is[8] = "-";
+            if (items)
+                snprintf(is, sizeof(is), "%u", items);
+            printf(" %7s %5s %7.1f %5s %6u%s\n", gs, is, blk_s * 1e6, polls ? "yes" : "no",
+                   pr.poll_every, counts ? "" : "  *");
         }
     }
     if (!b->o.json)
@@ -377,8 +490,14 @@ static void section_overhead(bench_t *b)
                "local memory; +done[]: + completed-block array; +poll: + in-loop polls; "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
-               "1 ms or without buffers, left out of the summary's worst case)\n",
-               RTM_KEXEC_PERSIST_MIN_BLOCKS);
+               "1 ms or without buffers, left out of the summary's worst case; items: "
+               "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
+               "the same in the original and every variant; '-' = the kernel's own), plain up "
+               "to %u blocks; blk us: a block's time, the original over its waves; polls: "
+               "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
+               "the poll's cost either way); K: in-loop poll period for ~%.0f us of the loop)\n",
+               RTM_KEXEC_PERSIST_MIN_BLOCKS, COARSE_ELEMS, COARSE_PLAIN_MAX, POLL_BLOCK_S * 1e6,
+               POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -553,10 +672,10 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s, raise %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s  "
+               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s  "
                "%7s %7s %7s %7s %7s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
-               "groups", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
+               "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
                "max us", "call", "landed", "xfer", "drain", "notice");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
@@ -568,17 +687,36 @@ static void section_response(bench_t *b)
             continue;
         }
         rtm_kexec_t x;
-        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &prod) != RTM_OK ||
+        rtm_kexec_opts_t pr = prod;
+        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
             rtm_kexec_warm(&x) != RTM_OK) {
             fail(b, "cannot build", "spin", NULL);
             inst_free(&in);
             continue;
         }
+        /* the in-loop poll period for ~RESP_POLL_S of spin's loop on this grid (unless
+         * --poll): a work-item's time per iteration from a ~1 ms run over its waves */
+        double ks0 = 0.0, steps = 1.0;
+        if (!b->o.poll && calibrate_len(b, &in, &x, lens[0], &ks0)) {
+            const double tau = block_time(b, &in.k, ks0, &steps) /
+                               ((double)in.k.size[1] * (double)in.k.size[2]);
+            const uint32_t kk = poll_k_at(tau, RESP_POLL_S);
+            if (kk != x.opts.poll_every) {
+                rtm_kexec_destroy(&x);
+                pr.poll_every = kk;
+                if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
+                    rtm_kexec_warm(&x) != RTM_OK) {
+                    fail(b, "cannot build", "spin", NULL);
+                    inst_free(&in);
+                    continue;
+                }
+            }
+        }
         for (size_t l = 0; l < nl; l++) {
             double ks = 0.0;
             if (!calibrate_len(b, &in, &x, lens[l], &ks)) {
                 if (!b->o.json)
-                    printf("%8u %8.1f   (shortest kernel %.2f ms on this grid)\n", grids[g],
+                    printf("%8u %6u %8.1f   (shortest kernel %.2f ms on this grid)\n", grids[g], x.opts.poll_every,
                            lens[l] * 1e3, ks * 1e3);
                 continue;
             }
@@ -589,8 +727,8 @@ static void section_response(bench_t *b)
             over += r.p99 > 50e-6;
             if (!b->o.json) {
                 char c1[16], c2[16], c3[16], c4[16], c5[16];
-                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
-                       grids[g], r.kernel_s * 1e3, (long long)in.k.size[1],
+                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
+                       grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
                        r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                        us_text(r.landed, false, c2, sizeof(c2)),
@@ -608,7 +746,8 @@ static void section_response(bench_t *b)
     if (!b->o.json)
         printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
                "persistent where the grid has more than %u blocks; missed = aborts raised too "
-               "late to stop the kernel; breakdown p50s, us: call = the raise call, landed = "
+               "late to stop the kernel (the line under such a row: where the raise fell, device "
+               "clock); K = in-loop poll period for ~2 us of spin's loop on that grid; breakdown p50s, us: call = the raise call, landed = "
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
@@ -934,13 +1073,28 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
     }
 }
 
+/* Quick mode: section 5's device size at most QUICK_RESUME_BYTES of buffers (halving the
+ * first size key): the wall times of section 2's sizes are the host transfers of GBs
+ * (matrix_add, copy: 0.4-0.5 s a run), which the resume part repeated ~20 times each. */
+#define QUICK_RESUME_BYTES ((size_t)256 << 20)
+static void quick_cap(rtm_kinst_t *k)
+{
+    for (int i = 0; i < 16 && rtm_kinst_plan(k) == RTM_OK && rtm_kinst_bytes(k) > QUICK_RESUME_BYTES;
+         i++) {
+        if (k->size[0] / 2 < k->kernel->keys[0].min)
+            break;
+        k->size[0] /= 2;
+    }
+    (void)rtm_kinst_plan(k);
+}
+
 static void section_resume(bench_t *b)
 {
     const int reps = b->o.quick ? 2 : 5;
     const int points = b->o.quick ? 2 : 8;
     if (!b->o.json)
         printf("\n5. aborted at half and resumed vs uninterrupted (wall ms, median of %d): on the "
-               "device at the size of section 2, on the CPU at a size its twin runs in %.0f ms; "
+               "device at the size of section 2 (quick: at most 256 MiB of buffers), on the CPU at a size its twin runs in %.0f ms; "
                "completed blocks re-executed (RTM_COUNT_BLOCKS, %d jobs each preempted up to 3 "
                "times, per size)\n%-16s %10s %10s %7s %10s %10s %7s %8s\n",
                reps, b->o.quick ? 20.0 : 50.0, points, "kernel", "whole", "gpu>gpu", "stopped",
@@ -956,7 +1110,10 @@ static void section_resume(bench_t *b)
          * part did not run); the reference is the uninterrupted run */
         if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0)
             b->have_big[i] = true;
-        if (b->have_big[i] && rjob_open(b, &r, &b->big[i], false) == 0) {
+        rtm_kinst_t big = b->big[i];
+        if (b->have_big[i] && b->o.quick)
+            quick_cap(&big);
+        if (b->have_big[i] && rjob_open(b, &r, &big, false) == 0) {
             w1[0] = run_whole(b, &r);
             inst_copy(&r.ref, &r.in);
             for (int k = 0; k < reps && w1[0] >= 0.0; k++) {
@@ -964,7 +1121,7 @@ static void section_resume(bench_t *b)
                 verify(b, &r.in.k, &r.ref.k, "uninterrupted rerun");
                 gg[k] = run_aborted(b, &r, w1[k], false, &st1);
             }
-            ex += reexec_check(b, &b->big[i], false, median(w1, reps), points);
+            ex += reexec_check(b, &big, false, median(w1, reps), points);
         }
         rjob_close(&r);
         /* on the CPU, at a size the twin handles; the reference is the twin */
