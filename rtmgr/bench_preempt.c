@@ -24,6 +24,7 @@
  * difference is an error (exit 3). With --json the last line is one JSON object.
  * A benchmark tool: allocates freely, not for the real-time path. */
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,10 @@ static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, doubl
     memset(&c, 0, sizeof(c));
     k->kernel->cost(k, &c);
     *steps = items > 0 && c.li > items ? c.li / items : 1.0;
+    /* CPU devices run a group's work-items one after another (in vectors): a work-item's
+     * loop step then takes the group's step time over wg; fold that into *steps */
+    if (b->dev.info.type & CL_DEVICE_TYPE_CPU)
+        *steps *= wg;
     return waves > 0 ? t / waves : t;
 }
 
@@ -539,7 +544,7 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
 }
 
 /* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
- * negative), -1 when the device stamps are unknown. */
+ * negative), NAN when the stamps are unknown (no profiling; the raise's: no transfer). */
 static double missed_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
 {
     double v[64];
@@ -547,14 +552,27 @@ static double missed_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
     for (uint32_t i = 0; i < n && m < 64; i++) {
         double d;
         memcpy(&d, (const char *)&s[i] + off, sizeof(d));
-        if (s[i].dev_kernel_s >= 0.0 || off == offsetof(rtm_preempt_stop_t, start_call_s) ||
-            off == offsetof(rtm_preempt_stop_t, raise_at_s))
+        const bool raise_stamp = off == offsetof(rtm_preempt_stop_t, dev_raise_queued_s) ||
+                                 off == offsetof(rtm_preempt_stop_t, dev_raise_end_s);
+        if (off == offsetof(rtm_preempt_stop_t, start_call_s) ||
+            off == offsetof(rtm_preempt_stop_t, raise_at_s) ||
+            (s[i].dev_kernel_s >= 0.0 && (!raise_stamp || s[i].dev_xfer_s >= 0.0)))
             v[m++] = d;
     }
     if (m == 0)
-        return -1.0;
+        return NAN;
     rtm_stats_sort(v, m);
     return rtm_stats_percentile(v, m, 50);
+}
+
+/* "12.3" in us, or "-" for NAN. */
+static const char *num_text(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f", v * 1e6);
+    return buf;
 }
 
 static void missed_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
@@ -571,11 +589,15 @@ static void print_missed(const bench_t *b, const resp_t *r)
 {
     if (b->o.json || r->missed == 0)
         return;
+    char k[16], q[16], e[16];
     printf("    missed p50 us: start call %.1f, start -> raise %.1f | device, from kernel start: "
-           "kernel end %.1f, flag queued %.1f, flag landed %.1f%s\n",
-           r->m_start * 1e6, r->m_raise * 1e6, r->m_kernel * 1e6, r->m_queued * 1e6,
-           r->m_end * 1e6,
-           r->m_kernel < 0.0          ? " (no device stamps)"
+           "kernel end %s, flag queued %s, flag landed %s%s\n",
+           r->m_start * 1e6, r->m_raise * 1e6, num_text(r->m_kernel, k, sizeof(k)),
+           num_text(r->m_queued, q, sizeof(q)), num_text(r->m_end, e, sizeof(e)),
+           isnan(r->m_kernel)          ? " (no device stamps)"
+           : isnan(r->m_queued)        ? (r->m_raise > r->m_start + r->m_kernel
+                                              ? " (raised after start call + kernel length)"
+                                              : "")
            : r->m_queued > r->m_kernel ? " (raised after the kernel's end)"
            : r->m_end > r->m_kernel    ? " (flag landed after the kernel's end)"
                                        : " (flag landed in the kernel: not seen)");
@@ -698,7 +720,7 @@ static void section_response(bench_t *b)
          * --poll): a work-item's time per iteration from a ~1 ms run over its waves */
         double ks0 = 0.0, steps = 1.0;
         if (!b->o.poll && calibrate_len(b, &in, &x, lens[0], &ks0)) {
-            const double tau = block_time(b, &in.k, ks0, &steps) /
+            const double tau = block_time(b, &in.k, ks0, &steps) / steps /
                                ((double)in.k.size[1] * (double)in.k.size[2]);
             const uint32_t kk = poll_k_at(tau, RESP_POLL_S);
             if (kk != x.opts.poll_every) {
