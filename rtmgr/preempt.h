@@ -120,8 +120,10 @@ rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
 /* Same; with `inputs` false the input transfers are skipped (x's buffers already hold
  * this job's inputs: a rerun of a job whose launches do not change them). */
 rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs);
-/* Non-blocking progress of a RUNNING job: keeps the launch window full, and when the
- * outputs have arrived sets *finished and the state DONE. Real-time safe. */
+/* Non-blocking progress of a RUNNING job: keeps the launch window full, enqueues the
+ * output reads once the last kernel has ended (x->read_late; else the start call or the
+ * last launch's enqueue did), and when the outputs have arrived sets *finished and the
+ * state DONE. Real-time safe. */
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished);
 /* Blocks until the RUNNING job is DONE (outputs on the host). On GPUs it spins on the
  * events' status (clWaitForEvents may sleep and wake late); on CPU devices it blocks. */
