@@ -85,6 +85,15 @@ void rtm_place_queue(rtm_place_dev_t *dev, int64_t now_ns, int64_t deadline_ns,
     dev->behind_slack_ns = guard ? slack : 0;
 }
 
+int64_t rtm_place_run_remaining(int64_t predict_ns, int64_t elapsed_ns)
+{
+    if (predict_ns <= 0)
+        return 0;
+    if (elapsed_ns < 0)
+        elapsed_ns = 0;
+    return elapsed_ns < predict_ns ? predict_ns - elapsed_ns : elapsed_ns;
+}
+
 int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
                             uint64_t total, bool same, int64_t move_ns)
 {

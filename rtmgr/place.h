@@ -151,6 +151,14 @@ void rtm_place_decide(rtm_policy_t policy, const rtm_place_job_t *job, int64_t n
 int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
                             uint64_t total, bool same, int64_t move_ns);
 
+/* Remaining time of the job running on a device, `elapsed_ns` after it started, whose
+ * whole run was predicted at `predict_ns`: predict - elapsed while within the prediction;
+ * once it has overrun (elapsed >= predict), its true length is unknown and it is assumed
+ * to need as long again as it has run (elapsed), never "finishing now" — otherwise hard
+ * jobs queue behind an overrunning job as if it were about to end instead of preempting
+ * it. 0 when there is no prediction. Pure, real-time safe. */
+int64_t rtm_place_run_remaining(int64_t predict_ns, int64_t elapsed_ns);
+
 /* "model", "cpu-only", "gpu-only", "greedy". Safe anywhere. */
 const char *rtm_place_policy_name(rtm_policy_t p);
 /* Parses a policy name; RTM_E_ARG when unknown. Init only. */
