@@ -22,8 +22,8 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 {
     (void)l;
     const float *a = k->host[0];
-    volatile float *c = k->host[1];
     S0_FOR_ITEMS(k, blk, {
+        volatile float *c = k->host[1]; /* every move is stored, as the kernel does */
         for (uint64_t kk = 0; kk < n; kk++)
             c[ty * n + tx] = a[ty * n + kk];
     });

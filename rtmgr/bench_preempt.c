@@ -24,6 +24,7 @@
  * difference is an error (exit 3). With --json the last line is one JSON object.
  * A benchmark tool: allocates freely, not for the real-time path. */
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ typedef struct {
     bool static_fetch;
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
+    int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
     unsigned parts; /* PART_* */
 } bopts_t;
 
@@ -64,6 +66,7 @@ typedef struct {
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
     uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
     double part_s[3]; /* seconds each part took */
+    double sized_s;   /* bench_size: the original kernel's time at the size it returned */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
     bool have_big[RTM_MAX_KERNELS];
@@ -161,6 +164,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.static_fetch = b->o.static_fetch;
     o.raise_mode = b->raise_mode;
     o.persist_groups = b->persist_groups;
+    o.read_late = b->o.read_late;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -224,6 +228,7 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
         if (r != 0)
             return r;
         rtm_kinst_t next = *out;
+        b->sized_s = t; /* every return below keeps *out, which ran in t */
         if (t >= target && t <= 4.0 * target)
             return 0;
         if (t > 4.0 * target) { /* too long: halve, unless growing already */
@@ -276,6 +281,7 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
         o[v] = *prod;
         o[v].groups = RTM_KEXEC_GROUPS_ALL;
     }
+    o[V_POLL].no_poll = false; /* the poll's cost, even where production leaves it out */
     o[V_ORIG].variant = RTM_KEXEC_ORIGINAL;
     o[V_PAPER].variant = RTM_KEXEC_CHECK;
     o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
@@ -318,6 +324,102 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
     return r;
 }
 
+/* Memory-bound kernels: section 2 runs them with coarse blocks (rtm_kinst_t.items), the
+ * same in the original and in every variant, so that the per-block costs (entry check,
+ * barrier, done[] mark) are shared by >= COARSE_ELEMS elements and the grid is small
+ * enough to drain without persistent groups. */
+#define COARSE_ELEMS 4096u
+/* Coarse grids up to this many blocks run plain (one work-group per block): an aborted
+ * grid's empty blocks drain at about 0.6 ns each on the H100 (the empty kernel: 1 M
+ * blocks in 0.64 ms), 40 us for the whole grid, 20 us for the half left on average. */
+#define COARSE_PLAIN_MAX 65536u
+/* A block shorter than this answers an abort in time without in-loop polls (a fifth of
+ * the 50 us target: the flag transfer and the host's notice take the rest). */
+#define POLL_BLOCK_S 10e-6
+/* In-loop poll period aimed at: about 3 us of a work-item's loop. */
+#define POLL_PERIOD_S 3e-6
+/* Section 4 (response): spin's poll period aimed at ~2 us of its loop. */
+#define RESP_POLL_S 2e-6
+
+static bool mem_bound(const rtm_kernel_t *k)
+{
+    static const char *const names[] = {"matrix_add", "matrix_add3", "threshold", "copy",
+                                        "convolve"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(names[i], k->name) == 0)
+            return true;
+    return false;
+}
+
+/* Sets k->items (power of two) so that a block covers >= COARSE_ELEMS elements (at
+ * items = 1 a block covers wg * vec), never finer than the kernel's own choice; re-plans
+ * k. Returns the items set (0: the kernel's own choice kept). */
+static uint32_t coarse_items(rtm_kinst_t *k)
+{
+    rtm_kinst_t t = *k;
+    t.items = 0;
+    if (rtm_kinst_plan(&t) != RTM_OK)
+        return 0;
+    const uint32_t b0 = t.plan.blocks_max;
+    t.items = 1;
+    if (rtm_kinst_plan(&t) != RTM_OK)
+        return 0;
+    const double elems = (double)t.plan.blocks_max * k->tune.wg * k->tune.vec;
+    for (uint32_t it = 1; it <= RTM_ITEMS_MAX; it *= 2) {
+        t.items = it;
+        if (rtm_kinst_plan(&t) != RTM_OK)
+            break;
+        if (elems / (t.plan.blocks_max ? t.plan.blocks_max : 1) < COARSE_ELEMS &&
+            it < RTM_ITEMS_MAX)
+            continue;
+        if (t.plan.blocks_max >= b0) /* the kernel's own choice is as coarse */
+            break;
+        *k = t;
+        return it;
+    }
+    (void)rtm_kinst_plan(k);
+    return 0;
+}
+
+/* A block's duration from the original kernel's time t: t over the waves of blocks the
+ * device runs (slots: resident work-groups, GPUs 2048 work-items per unit, CPU devices
+ * one group per unit). *steps: loop steps per work-item (cost li over work-items). */
+static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, double *steps)
+{
+    const uint32_t units = b->dev.info.units ? b->dev.info.units : 1, wg = k->tune.wg ? k->tune.wg : 1;
+    const double slots = (b->dev.info.type & CL_DEVICE_TYPE_CPU)
+                             ? units
+                             : (double)units * (wg < 2048 ? 2048 / wg : 1);
+    double waves = 0.0, items = 0.0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        waves += kl.blocks ? (double)(uint32_t)((kl.blocks + slots - 1) / slots) : 0.0;
+        items += (double)kl.blocks * wg;
+    }
+    rtm_cost_t c;
+    memset(&c, 0, sizeof(c));
+    k->kernel->cost(k, &c);
+    *steps = items > 0 && c.li > items ? c.li / items : 1.0;
+    /* CPU devices run a group's work-items one after another (in vectors): a work-item's
+     * loop step then takes the group's step time over wg; fold that into *steps */
+    if (b->dev.info.type & CL_DEVICE_TYPE_CPU)
+        *steps *= wg;
+    return waves > 0 ? t / waves : t;
+}
+
+/* Poll period K (power of two, 16..65536) for about POLL_PERIOD_S of a loop whose
+ * iteration takes tau seconds. */
+static uint32_t poll_k_at(double tau, double period)
+{
+    uint32_t k = 16;
+    while (k < 65536u && (double)k * 1.41421356 * tau < period)
+        k *= 2;
+    return k;
+}
+
+static uint32_t poll_k_for(double tau) { return poll_k_at(tau, POLL_PERIOD_S); }
+
 static void section_overhead(bench_t *b)
 {
     /* min of many runs at sizes whose original kernel lasts >= 1 ms (quick: 1-4 ms,
@@ -327,19 +429,33 @@ static void section_overhead(bench_t *b)
     const rtm_kexec_opts_t prod = prod_opts(b);
     if (!b->o.json)
         printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
-               "every %u iterations, %u flag copies)\n"
-               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s\n",
+               "period per kernel (K; sweep's %u), %u flag copies)\n"
+               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
                prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
-               "+done[] %", "+poll %", "production %", "persist");
+               "+done[] %", "+poll %", "production %", "persist", "items", "blk us", "polls",
+               "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         rtm_kinst_t proto;
         if (bench_size(b, kernel, target, &proto) != 0)
             continue;
+        const double t_orig = b->sized_s;
+        rtm_kexec_opts_t pr = prod;
+        const uint32_t items = mem_bound(kernel) ? coarse_items(&proto) : 0;
+        if (items)
+            pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
+        /* in-loop polls only where a block outlasts POLL_BLOCK_S; period ~POLL_PERIOD_S
+         * of the loop (per-iteration time: the block's time over its loop steps) */
+        double steps = 1.0;
+        const double blk_s = block_time(b, &proto, t_orig, &steps);
+        const bool polls = blk_s > POLL_BLOCK_S;
+        if (!b->o.poll)
+            pr.poll_every = poll_k_for(blk_s / steps);
+        pr.no_poll = !polls;
         double best[V_COUNT];
         uint32_t groups = 0;
-        if (overhead_one(b, &proto, &prod, runs, best, &groups) != 0)
+        if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)
             continue;
         b->big[i] = proto;
         b->have_big[i] = true;
@@ -366,7 +482,11 @@ static void section_overhead(bench_t *b)
                    best[V_ORIG] * 1e3);
             for (int v = V_PAPER; v < V_COUNT; v++)
                 printf(" %7.3f (%5.2f)", best[v] * 1e3, pct[v]);
-            printf(" %7s%s\n", gs, counts ? "" : "  *");
+            char is[8] = "-";
+            if (items)
+                snprintf(is, sizeof(is), "%u", items);
+            printf(" %7s %5s %7.1f %5s %6u%s\n", gs, is, blk_s * 1e6, polls ? "yes" : "no",
+                   pr.poll_every, counts ? "" : "  *");
         }
     }
     if (!b->o.json)
@@ -375,8 +495,14 @@ static void section_overhead(bench_t *b)
                "local memory; +done[]: + completed-block array; +poll: + in-loop polls; "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
-               "1 ms or without buffers, left out of the summary's worst case)\n",
-               RTM_KEXEC_PERSIST_MIN_BLOCKS);
+               "1 ms or without buffers, left out of the summary's worst case; items: "
+               "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
+               "the same in the original and every variant; '-' = the kernel's own), plain up "
+               "to %u blocks; blk us: a block's time, the original over its waves; polls: "
+               "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
+               "the poll's cost either way); K: in-loop poll period for ~%.0f us of the loop)\n",
+               RTM_KEXEC_PERSIST_MIN_BLOCKS, COARSE_ELEMS, COARSE_PLAIN_MAX, POLL_BLOCK_S * 1e6,
+               POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -386,6 +512,9 @@ typedef struct {
     double p50, p99, max, kernel_s;
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
+    /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
+     * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
+    double m_start, m_raise, m_kernel, m_queued, m_end;
 } resp_t;
 
 /* p50 of one breakdown field over the n stops (the known ones), -1 if none. */
@@ -412,6 +541,66 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
+}
+
+/* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
+ * negative), NAN when the stamps are unknown (no profiling; the raise's: no transfer). */
+static double missed_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
+{
+    double v[64];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n && m < 64; i++) {
+        double d;
+        memcpy(&d, (const char *)&s[i] + off, sizeof(d));
+        const bool raise_stamp = off == offsetof(rtm_preempt_stop_t, dev_raise_queued_s) ||
+                                 off == offsetof(rtm_preempt_stop_t, dev_raise_end_s);
+        if (off == offsetof(rtm_preempt_stop_t, start_call_s) ||
+            off == offsetof(rtm_preempt_stop_t, raise_at_s) ||
+            (s[i].dev_kernel_s >= 0.0 && (!raise_stamp || s[i].dev_xfer_s >= 0.0)))
+            v[m++] = d;
+    }
+    if (m == 0)
+        return NAN;
+    rtm_stats_sort(v, m);
+    return rtm_stats_percentile(v, m, 50);
+}
+
+/* "12.3" in us, or "-" for NAN. */
+static const char *num_text(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f", v * 1e6);
+    return buf;
+}
+
+static void missed_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
+{
+    r->m_start = missed_p50(s, n, offsetof(rtm_preempt_stop_t, start_call_s));
+    r->m_raise = missed_p50(s, n, offsetof(rtm_preempt_stop_t, raise_at_s));
+    r->m_kernel = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_kernel_s));
+    r->m_queued = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_raise_queued_s));
+    r->m_end = missed_p50(s, n, offsetof(rtm_preempt_stop_t, dev_raise_end_s));
+}
+
+/* One line under a row with missed aborts: where the raise fell against the kernel. */
+static void print_missed(const bench_t *b, const resp_t *r)
+{
+    if (b->o.json || r->missed == 0)
+        return;
+    char k[16], q[16], e[16];
+    printf("    missed p50 us: start call %.1f, start -> raise %.1f | device, from kernel start: "
+           "kernel end %s, flag queued %s, flag landed %s%s\n",
+           r->m_start * 1e6, r->m_raise * 1e6, num_text(r->m_kernel, k, sizeof(k)),
+           num_text(r->m_queued, q, sizeof(q)), num_text(r->m_end, e, sizeof(e)),
+           isnan(r->m_kernel)          ? " (no device stamps)"
+           : isnan(r->m_queued)        ? (r->m_raise > r->m_start + r->m_kernel
+                                              ? " (raised after start call + kernel length)"
+                                              : "")
+           : r->m_queued > r->m_kernel ? " (raised after the kernel's end)"
+           : r->m_end > r->m_kernel    ? " (flag landed after the kernel's end)"
+                                       : " (flag landed in the kernel: not seen)");
 }
 
 /* "   12.3" or "      -" for an unknown (negative) duration in us; drain may be < 0. */
@@ -459,6 +648,8 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
                                                         stops, &out->n, &out->missed,
                                                         &out->kernel_s);
     stop_summary(stops, out->n, out);
+    if (aborts)
+        missed_summary(stops + (aborts - out->missed), out->missed, out);
     free(stops);
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
@@ -503,10 +694,10 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s, raise %s\n%8s %8s %10s %10s %6s %6s %10s %10s %10s  "
+               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s  "
                "%7s %7s %7s %7s %7s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
-               "groups", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
+               "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
                "max us", "call", "landed", "xfer", "drain", "notice");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
@@ -518,17 +709,36 @@ static void section_response(bench_t *b)
             continue;
         }
         rtm_kexec_t x;
-        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &prod) != RTM_OK ||
+        rtm_kexec_opts_t pr = prod;
+        if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
             rtm_kexec_warm(&x) != RTM_OK) {
             fail(b, "cannot build", "spin", NULL);
             inst_free(&in);
             continue;
         }
+        /* the in-loop poll period for ~RESP_POLL_S of spin's loop on this grid (unless
+         * --poll): a work-item's time per iteration from a ~1 ms run over its waves */
+        double ks0 = 0.0, steps = 1.0;
+        if (!b->o.poll && calibrate_len(b, &in, &x, lens[0], &ks0)) {
+            const double tau = block_time(b, &in.k, ks0, &steps) / steps /
+                               ((double)in.k.size[1] * (double)in.k.size[2]);
+            const uint32_t kk = poll_k_at(tau, RESP_POLL_S);
+            if (kk != x.opts.poll_every) {
+                rtm_kexec_destroy(&x);
+                pr.poll_every = kk;
+                if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
+                    rtm_kexec_warm(&x) != RTM_OK) {
+                    fail(b, "cannot build", "spin", NULL);
+                    inst_free(&in);
+                    continue;
+                }
+            }
+        }
         for (size_t l = 0; l < nl; l++) {
             double ks = 0.0;
             if (!calibrate_len(b, &in, &x, lens[l], &ks)) {
                 if (!b->o.json)
-                    printf("%8u %8.1f   (shortest kernel %.2f ms on this grid)\n", grids[g],
+                    printf("%8u %6u %8.1f   (shortest kernel %.2f ms on this grid)\n", grids[g], x.opts.poll_every,
                            lens[l] * 1e3, ks * 1e3);
                 continue;
             }
@@ -539,8 +749,8 @@ static void section_response(bench_t *b)
             over += r.p99 > 50e-6;
             if (!b->o.json) {
                 char c1[16], c2[16], c3[16], c4[16], c5[16];
-                printf("%8u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
-                       grids[g], r.kernel_s * 1e3, (long long)in.k.size[1],
+                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
+                       grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
                        r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                        us_text(r.landed, false, c2, sizeof(c2)),
@@ -548,6 +758,7 @@ static void section_response(bench_t *b)
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
+                print_missed(b, &r);
             }
         }
         rtm_kexec_destroy(&x);
@@ -557,7 +768,8 @@ static void section_response(bench_t *b)
     if (!b->o.json)
         printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
                "persistent where the grid has more than %u blocks; missed = aborts raised too "
-               "late to stop the kernel; breakdown p50s, us: call = the raise call, landed = "
+               "late to stop the kernel (the line under such a row: where the raise fell, device "
+               "clock); K = in-loop poll period for ~2 us of spin's loop on that grid; breakdown p50s, us: call = the raise call, landed = "
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
@@ -652,6 +864,7 @@ static void section_raise(bench_t *b)
                            us_text(r.xfer, false, c3, sizeof(c3)),
                            us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                            us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)));
+                    print_missed(b, &r);
                 }
             }
             if (works && m < RTM_RAISE_MODES && worst < best) {
@@ -882,13 +1095,28 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
     }
 }
 
+/* Quick mode: section 5's device size at most QUICK_RESUME_BYTES of buffers (halving the
+ * first size key): the wall times of section 2's sizes are the host transfers of GBs
+ * (matrix_add, copy: 0.4-0.5 s a run), which the resume part repeated ~20 times each. */
+#define QUICK_RESUME_BYTES ((size_t)256 << 20)
+static void quick_cap(rtm_kinst_t *k)
+{
+    for (int i = 0; i < 16 && rtm_kinst_plan(k) == RTM_OK && rtm_kinst_bytes(k) > QUICK_RESUME_BYTES;
+         i++) {
+        if (k->size[0] / 2 < k->kernel->keys[0].min)
+            break;
+        k->size[0] /= 2;
+    }
+    (void)rtm_kinst_plan(k);
+}
+
 static void section_resume(bench_t *b)
 {
     const int reps = b->o.quick ? 2 : 5;
     const int points = b->o.quick ? 2 : 8;
     if (!b->o.json)
         printf("\n5. aborted at half and resumed vs uninterrupted (wall ms, median of %d): on the "
-               "device at the size of section 2, on the CPU at a size its twin runs in %.0f ms; "
+               "device at the size of section 2 (quick: at most 256 MiB of buffers), on the CPU at a size its twin runs in %.0f ms; "
                "completed blocks re-executed (RTM_COUNT_BLOCKS, %d jobs each preempted up to 3 "
                "times, per size)\n%-16s %10s %10s %7s %10s %10s %7s %8s\n",
                reps, b->o.quick ? 20.0 : 50.0, points, "kernel", "whole", "gpu>gpu", "stopped",
@@ -904,7 +1132,10 @@ static void section_resume(bench_t *b)
          * part did not run); the reference is the uninterrupted run */
         if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0)
             b->have_big[i] = true;
-        if (b->have_big[i] && rjob_open(b, &r, &b->big[i], false) == 0) {
+        rtm_kinst_t big = b->big[i];
+        if (b->have_big[i] && b->o.quick)
+            quick_cap(&big);
+        if (b->have_big[i] && rjob_open(b, &r, &big, false) == 0) {
             w1[0] = run_whole(b, &r);
             inst_copy(&r.ref, &r.in);
             for (int k = 0; k < reps && w1[0] >= 0.0; k++) {
@@ -912,7 +1143,7 @@ static void section_resume(bench_t *b)
                 verify(b, &r.in.k, &r.ref.k, "uninterrupted rerun");
                 gg[k] = run_aborted(b, &r, w1[k], false, &st1);
             }
-            ex += reexec_check(b, &b->big[i], false, median(w1, reps), points);
+            ex += reexec_check(b, &big, false, median(w1, reps), points);
         }
         rjob_close(&r);
         /* on the CPU, at a size the twin handles; the reference is the twin */
@@ -960,9 +1191,13 @@ static int usage(void)
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill]\n"
+            "                           [--read eager|late]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5)\n"
-            "  --raise the write flag's raise path (default: probed, section 1b)\n");
+            "  --raise the write flag's raise path (default: probed, section 1b)\n"
+            "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
+            "          (eager: the old way, whose large pageable reads block the start on\n"
+            "          NVIDIA) or after its last kernel ended (late); default: auto\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -1014,6 +1249,11 @@ int rtm_bench_preempt(int argc, char **argv)
                                                      : 0u;
             if (!b.o.parts)
                 return usage();
+        }
+        else if (strcmp(a, "--read") == 0 && v && ++i) {
+            if (strcmp(v, "eager") != 0 && strcmp(v, "late") != 0)
+                return usage();
+            b.o.read_late = strcmp(v, "late") == 0 ? 1 : -1;
         }
         else if (strcmp(a, "--raise") == 0 && v && ++i) {
             b.o.raise = -2;

@@ -854,7 +854,7 @@ typedef struct {
 static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split,
                        kfit_out_t *o)
 {
-    double x[4];
+    double x[4] = {0, 0, 0, 0};
     const double sse = fit_lsq(p, n, mask, split, x);
     if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
         return INFINITY;

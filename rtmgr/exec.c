@@ -62,7 +62,10 @@ typedef struct {
     int32_t running;    /* job slot, -1 when idle */
     int64_t run_start_ns, run_pred_ns;
     int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
-    bool done;           /* completion callback fired */
+    /* Completion callbacks: fired counts them, want is the count this run waits for. A
+     * preempted run may stop waiting before its callback (the abort finished its queue);
+     * the late callback then counts toward the next run's `want`, never ends it early. */
+    uint64_t cb_fired, cb_want;
     int done_status;
     volatile int abort;  /* CPU: stop between blocks (pool and twin loop read it) */
     rtm_preempt_job_t *cpu_pj; /* CPU: the preempted job being resumed here, or NULL */
@@ -430,9 +433,7 @@ static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadl
     if (r->running >= 0) {
         const job_t *rj = &x->job[r->running];
         const rtm_task_cfg_t *rc = x->task[rj->task].cfg;
-        rem = r->run_pred_ns - (now - r->run_start_ns);
-        if (rem < 0)
-            rem = 0;
+        rem = rtm_place_run_remaining(r->run_pred_ns, now - r->run_start_ns);
         rmargin = (int64_t)((double)r->run_pred_ns * x->p.margin);
         out->running = true;
         out->run_preemptible = rc->preemptible && r->preempt_job < 0;
@@ -569,6 +570,7 @@ static void *release_main(void *arg)
 typedef struct {
     rtm_job_outcome_t outcome;
     bool preempted;   /* stopped by a preemption before completion: re-place it */
+    int64_t abort_ns, release_ns; /* preempted: flag raised -> stopped / -> device free */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
     uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
     const rtm_kinst_t *k; /* completed: the instance holding the outputs */
@@ -649,8 +651,9 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
     (void)ev;
     devrt_t *r = arg;
     pthread_mutex_lock(&r->x->mu);
-    r->done = true;
-    r->done_status = status;
+    r->cb_fired++;
+    if (status < 0)
+        r->done_status = status;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->x->mu);
 }
@@ -732,32 +735,43 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     if (st == RTM_OK) /* in order after the outputs: the end of the run */
         st = marker(kx->dev->exec, &m1);
     bool waited = false;
+    uint64_t want = 0;
     if (st != RTM_OK || clSetEventCallback(m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
         clFinish(kx->dev->exec); /* no callback: wait here (error path) */
         waited = true;
     } else {
+        want = ++r->cb_want;
         clFlush(kx->dev->exec);
     }
     bool aborted = false, preempted = false;
     rtm_preempt_stop_t stop;
     memset(&stop, 0, sizeof(stop));
     rtm_status_t ast = RTM_OK;
+    int64_t raised_ns = -1;
     pthread_mutex_lock(&x->mu);
-    if (waited)
-        r->done = true;
-    while (!r->done) {
+    bool over = waited; /* the run's commands are complete */
+    while (!over && r->cb_fired < want) {
         bool raise = false;
         if (r->preempt_job == slot && !aborted) {
             raise = aborted = preempted = true;
         } else {
             const bool timed_out =
                 rtm_os_cond_wait_until(&r->cv, &x->mu, firm && !aborted ? j->deadline_ns : -1);
-            if (timed_out && firm && !aborted && !r->done && rtm_os_now_ns() >= j->deadline_ns)
+            if (timed_out && firm && !aborted && r->cb_fired < want &&
+                rtm_os_now_ns() >= j->deadline_ns)
                 raise = aborted = true;
         }
         if (raise) { /* the flag through the device's transport; blocks until it took */
             pthread_mutex_unlock(&x->mu);
+            raised_ns = rtm_os_now_ns();
             ast = rtm_preempt_abort(pj, false, &stop);
+            res->abort_ns = rtm_os_now_ns() - raised_ns;
+            /* the abort drained the queue (m1 is in it): done, whatever the callback's
+             * delivery delay (seen ~10 ms on the H100) */
+            cl_int es = CL_QUEUED;
+            if (ast != RTM_OK || clGetEventInfo(m1, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                                sizeof(es), &es, NULL) != CL_SUCCESS || es <= CL_COMPLETE)
+                over = true;
             pthread_mutex_lock(&x->mu);
         }
     }
@@ -792,9 +806,10 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     res->kernel_ns = res->exec_ns - res->in_ns;
     res->total = x->blocks_total[t][fresh ? d : (uint32_t)j->home];
     res->remaining = stop.remaining_total < res->total ? stop.remaining_total : res->total;
-    if (preempted)
+    if (preempted) {
         res->preempted = true;
-    else
+        res->release_ns = raised_ns >= 0 ? rtm_os_now_ns() - raised_ns : 0;
+    } else
         res->outcome = RTM_JOB_ABORTED;
 }
 
@@ -808,24 +823,32 @@ static bool runnable(const rtm_exec_t *x, const devrt_t *r, uint32_t slot)
     return h < 0 || h == (int32_t)slot;
 }
 
-/* Takes the earliest-deadline runnable job of r's queue; -1 when none. */
+/* EDF rank of a queued job at `now`: its deadline; a soft job already past its deadline
+ * ranks after every job that can still meet one (among late soft jobs, by deadline), so
+ * that a late soft job — preempted back into the queue — never holds up hard jobs. */
+static int64_t rank(const rtm_exec_t *x, const rtm_edfq_item_t *it, int64_t now)
+{
+    const job_t *j = &x->job[it->handle];
+    if (x->task[j->task].cfg->crit == RTM_CRIT_SOFT && it->deadline <= now)
+        return INT64_MAX / 2 + (it->deadline - now) / 2;
+    return it->deadline;
+}
+
+/* Takes the best-ranked runnable job of r's queue; -1 when none. */
 static int32_t pick(rtm_exec_t *x, devrt_t *r)
 {
-    uint32_t h;
-    if (rtm_edfq_peek(&r->q, &h, NULL) != RTM_OK)
-        return -1;
-    if (runnable(x, r, h)) {
-        rtm_edfq_pop(&r->q, &h, NULL);
-        return (int32_t)h;
-    }
+    const int64_t now = rtm_os_now_ns();
     int32_t best = -1;
-    int64_t best_dl = 0;
+    int64_t best_rank = 0;
     const uint32_t n = rtm_edfq_count(&r->q);
     for (uint32_t i = 0; i < n; i++) {
         const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
-        if (runnable(x, r, it->handle) && (best < 0 || it->deadline < best_dl)) {
+        if (!runnable(x, r, it->handle))
+            continue;
+        const int64_t k = rank(x, it, now);
+        if (best < 0 || k < best_rank) {
             best = (int32_t)it->handle;
-            best_dl = it->deadline;
+            best_rank = k;
         }
     }
     if (best >= 0)
@@ -955,7 +978,6 @@ static void *dispatch_main(void *arg)
         r->run_start_ns = now;
         r->run_pred_ns = j->predicted_ns;
         r->preempt_job = -1;
-        r->done = false;
         r->done_status = 0;
         r->abort = 0;
         r->cpu_pj = cpu && resume ? &x->pj[j->task][j->home] : NULL;
@@ -982,8 +1004,15 @@ static void *dispatch_main(void *arg)
         r->cpu_pj = NULL;
         account_run(j, &res);
         if (res.preempted) {
+            rtm_exec_task_stats_t *ts = &x->st.task[j->task];
             j->preemptions++;
-            x->st.task[j->task].preemptions++;
+            ts->preemptions++;
+            ts->abort_sum_ns += res.abort_ns;
+            ts->release_sum_ns += res.release_ns;
+            if (res.abort_ns > ts->abort_max_ns)
+                ts->abort_max_ns = res.abort_ns;
+            if (res.release_ns > ts->release_max_ns)
+                ts->release_max_ns = res.release_ns;
             if (j->home < 0)
                 j->home = (int32_t)r->index;
             rtm_preempt_job_t *pj = &x->pj[j->task][j->home];

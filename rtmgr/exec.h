@@ -185,6 +185,8 @@ typedef struct {
     uint64_t preemptions;     /* times a job of this task was preempted */
     uint64_t resumed[RTM_MAX_DEVICES]; /* resumptions of preempted jobs, by device */
     uint64_t moved;           /* resumptions on another device than the one it stopped on */
+    int64_t abort_max_ns, abort_sum_ns;     /* preemptions: flag raised -> kernel stopped */
+    int64_t release_max_ns, release_sum_ns; /* flag raised -> the device free for the next job */
     uint64_t blocks_rerun;    /* blocks of resumed jobs that ran more than once (counted
                                  only when the executors count block executions:
                                  rtm_kexec_opts_t.count_blocks) */

@@ -56,6 +56,13 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                  x->opts.variant != RTM_KEXEC_WG_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
                  !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
+    size_t out_bytes = 0;
+    for (uint32_t i = 0; i < x->k->plan.n_bufs; i++)
+        if (x->k->plan.buf[i].dir & RTM_BUF_OUT)
+            out_bytes += x->k->plan.buf[i].bytes;
+    x->read_late = x->opts.read_late > 0 ||
+                   (x->opts.read_late == 0 && !(info->type & CL_DEVICE_TYPE_CPU) &&
+                    out_bytes > RTM_KEXEC_EAGER_READ_MAX);
 }
 
 /* The block-control build options of x (resolved). */

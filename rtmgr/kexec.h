@@ -23,6 +23,9 @@
 #define RTM_KEXEC_STD_ARGS 8
 /* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
 #define RTM_KEXEC_POLL_DEFAULT 256
+/* Auto read_late: larger outputs of a job on a GPU are read after its last kernel. */
+#define RTM_KEXEC_EAGER_READ_MAX (1u << 20)
+
 /* rtm_kexec_opts_t.groups: one work-group per block (no persistent groups). */
 #define RTM_KEXEC_GROUPS_ALL 0xFFFFFFFFu
 
@@ -69,6 +72,13 @@ typedef struct {
                               * would then wait for the end; the benchmark probes it) */
     rtm_abort_raise_t raise_mode; /* WRITE transport: how the flag is raised (abortflag.h);
                                    * 0 = RTM_RAISE_PINNED, the paper's */
+    int read_late;        /* outputs of a preemptible job (rtmgr/preempt.c): 1 = enqueued
+                           * only once its last kernel has ended, -1 = enqueued behind the
+                           * kernels when the last launch is enqueued, 0 = auto: late on
+                           * GPUs when they exceed RTM_KEXEC_EAGER_READ_MAX bytes (a
+                           * driver may block the enqueue of a large read into pageable
+                           * memory until the copy is done, i.e. past the kernel's end:
+                           * the start call then returns after the job ran), else behind */
 } rtm_kexec_opts_t;
 
 typedef struct {
@@ -95,6 +105,7 @@ typedef struct {
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
+    bool read_late;        /* opts.read_late resolved */
 } rtm_kexec_t;
 
 /* Builds k's program on d and creates every device buffer with the default options

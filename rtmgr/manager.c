@@ -865,6 +865,17 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                 (double)a->worst_exec_ns / 1e6, (unsigned long long)a->missed,
                 (unsigned long long)a->hard_alarms, (unsigned long long)a->preemptions, mape);
     }
+    for (uint32_t t = 0; t < s->n_tasks; t++) {
+        const rtm_exec_task_stats_t *a = &s->task[t];
+        if (a->preemptions == 0)
+            continue;
+        const double n = (double)a->preemptions;
+        fprintf(f, "preempted %s %llu times: flag raised -> kernel stopped mean %.1f us, max %.1f "
+                   "us; -> device free for the next job mean %.1f us, max %.1f us\n",
+                m->cfg.task[t].name, (unsigned long long)a->preemptions,
+                (double)a->abort_sum_ns / n / 1e3, (double)a->abort_max_ns / 1e3,
+                (double)a->release_sum_ns / n / 1e3, (double)a->release_max_ns / 1e3);
+    }
 }
 
 uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)

@@ -85,6 +85,15 @@ void rtm_place_queue(rtm_place_dev_t *dev, int64_t now_ns, int64_t deadline_ns,
     dev->behind_slack_ns = guard ? slack : 0;
 }
 
+int64_t rtm_place_run_remaining(int64_t predict_ns, int64_t elapsed_ns)
+{
+    if (predict_ns <= 0)
+        return 0;
+    if (elapsed_ns < 0)
+        elapsed_ns = 0;
+    return elapsed_ns < predict_ns ? predict_ns - elapsed_ns : elapsed_ns;
+}
+
 int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
                             uint64_t total, bool same, int64_t move_ns)
 {
@@ -195,8 +204,11 @@ void rtm_place_decide(rtm_policy_t policy, const rtm_place_job_t *job, int64_t n
             fast = (best_t){(int32_t)i, d->predict_ns};
             fast_finish = finish;
         }
-        if (may_preempt && d->can_abort && d->running && d->run_preemptible &&
-            d->run_deadline_ns > job->deadline_ns) {
+        /* the victim's deadline protects it while it can still be met; a soft job
+         * already past it has nothing left to protect (a guarded one keeps the device) */
+        const bool victim_later = d->run_deadline_ns > job->deadline_ns ||
+                                  (!d->run_guarded && d->run_deadline_ns <= now_ns);
+        if (may_preempt && d->can_abort && d->running && d->run_preemptible && victim_later) {
             const int64_t run_rem = d->run_remaining_ns > 0 ? d->run_remaining_ns : 0;
             const int64_t abort_ns = d->abort_ns > 0 ? d->abort_ns : 0;
             int64_t rest = backlog - run_rem;

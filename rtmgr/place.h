@@ -23,8 +23,8 @@
  *      lower device index. Reason: only-device when there is one candidate, else
  *      met-earliest-finish.
  *   3. Hard and firm jobs only, when no candidate meets: on a device that can abort
- *      (can_abort) whose running job is preemptible and has a strictly later deadline,
- *      the job can start after the abort response instead of after the running job:
+ *      (can_abort) whose running job is preemptible and has a strictly later deadline
+ *      (or is a soft job already past its deadline: nothing left to protect), the job can start after the abort response instead of after the running job:
  *      finish = now + abort_ns + (backlog - run_remaining) + prediction. It must meet as
  *      in rule 2 (with abort_ns + prediction <= slack behind), and a hard or firm
  *      victim must still meet its own deadline after resuming (finish + its remaining
@@ -150,6 +150,14 @@ void rtm_place_decide(rtm_policy_t policy, const rtm_place_job_t *job, int64_t n
  * Returns -1 when predict_ns < 0 or total == 0. Pure, real-time safe. */
 int64_t rtm_place_remaining(int64_t predict_ns, int64_t in_ns, int64_t out_ns, uint64_t remaining,
                             uint64_t total, bool same, int64_t move_ns);
+
+/* Remaining time of the job running on a device, `elapsed_ns` after it started, whose
+ * whole run was predicted at `predict_ns`: predict - elapsed while within the prediction;
+ * once it has overrun (elapsed >= predict), its true length is unknown and it is assumed
+ * to need as long again as it has run (elapsed), never "finishing now" — otherwise hard
+ * jobs queue behind an overrunning job as if it were about to end instead of preempting
+ * it. 0 when there is no prediction. Pure, real-time safe. */
+int64_t rtm_place_run_remaining(int64_t predict_ns, int64_t elapsed_ns);
 
 /* "model", "cpu-only", "gpu-only", "greedy". Safe anywhere. */
 const char *rtm_place_policy_name(rtm_policy_t p);

@@ -10,7 +10,10 @@
  *     incomplete one has a completed block (the flag stays up until resume);
  *   - while RUNNING, launches [launch, next) are enqueued and the map (if any) belongs to
  *     launch `launch`; the host map is not rewritten until the job stopped;
- *   - dev_fresh / host_fresh say where the latest state is; resume moves it as needed.
+ *   - dev_fresh / host_fresh say where the latest state is; resume moves it as needed;
+ *   - with x->read_late the output reads are enqueued only once the last kernel has
+ *     ended (never from the start call: a driver may block that enqueue until the copy
+ *     is done, and the start call would return after the job ran: every abort "missed").
  * Nothing here allocates after rtm_preempt_job_init. */
 #include "preempt.h"
 
@@ -188,7 +191,13 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
         job->next++;
         more = true;
     }
-    if (job->next == job->launches && !job->out_ev) {
+    int ended = 1; /* the last kernel has ended (read_late: outputs only after it) */
+    if (job->next == job->launches && !job->out_ev && job->x->read_late && job->last_ev) {
+        ended = event_state(job->last_ev, &st);
+        if (ended < 0)
+            return st;
+    }
+    if (job->next == job->launches && !job->out_ev && ended) {
         /* the outputs, then a marker: the job's end even when it has no output buffer */
         st = rtm_kexec_read_outputs(job->x, NULL, NULL);
         if (st != RTM_OK)
@@ -316,7 +325,8 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
          * the outputs, leaving the cores to the kernel */
         if (!(job->x->dev->info.type & CL_DEVICE_TYPE_CPU))
             continue;
-        cl_event ev = job->ring_n ? job->ring[job->ring_head] : job->out_ev;
+        cl_event ev = job->ring_n ? job->ring[job->ring_head]
+                      : job->out_ev ? job->out_ev : job->last_ev;
         if (ev)
             RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
     }
@@ -358,10 +368,17 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0,
 
 /* Fills the response breakdown of `out` from the flag transfer's and the last kernel's
  * profiling stamps (both queues profile; -1 where a stamp is missing). */
-static void breakdown(cl_event raise, cl_event last, rtm_preempt_stop_t *out)
+static void breakdown(cl_event raise, cl_event first, cl_event last, rtm_preempt_stop_t *out)
 {
     out->dev_xfer_s = out->dev_drain_s = out->notice_s = -1.0;
-    cl_ulong q = 0, e = 0, k = 0;
+    out->dev_kernel_s = out->dev_raise_queued_s = out->dev_raise_end_s = -1.0;
+    cl_ulong q = 0, e = 0, k = 0, ks = 0;
+    if (first && last &&
+        clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(ks), &ks, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(k), &k, NULL) ==
+            CL_SUCCESS)
+        out->dev_kernel_s = ((double)k - (double)ks) * 1e-9;
     if (!raise || !last ||
         clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) !=
             CL_SUCCESS ||
@@ -371,6 +388,10 @@ static void breakdown(cl_event raise, cl_event last, rtm_preempt_stop_t *out)
             CL_SUCCESS)
         return;
     out->dev_xfer_s = e > q ? (double)(e - q) * 1e-9 : 0.0;
+    if (out->dev_kernel_s >= 0.0) { /* both queues of one device: one device clock */
+        out->dev_raise_queued_s = ((double)q - (double)ks) * 1e-9;
+        out->dev_raise_end_s = ((double)e - (double)ks) * 1e-9;
+    }
     out->dev_drain_s = ((double)k - (double)e) * 1e-9;
     out->notice_s = out->response_s - ((double)k - (double)q) * 1e-9;
 }
@@ -430,7 +451,7 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
         landed = now_s();
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
-    breakdown(x->flag.raise_ev, job->last_ev, out);
+    breakdown(x->flag.raise_ev, job->first_ev, job->last_ev, out);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -726,6 +747,7 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         rtm_preempt_job_reset(&job);
         const double t0 = now_s();
         st = rtm_preempt_start_ex(&job, x, false);
+        const double t1 = now_s();
         if (st != RTM_OK)
             break;
         sleep_until(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
@@ -733,7 +755,11 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)
             break;
+        s.start_call_s = t1 - t0;
+        s.raise_at_s = x->flag.raised_at - t0;
         if (s.finished) {
+            if (stops) /* from the end of stops[]: the missed aborts' records */
+                stops[aborts - 1u - *missed] = s;
             (*missed)++;
         } else {
             if (stops)

@@ -62,6 +62,14 @@ typedef struct {
      *               interval from the transfer's queued stamp to the kernel's end
      *               (assumes the queued stamp is taken at the raise call) */
     double raise_call_s, landed_s, dev_xfer_s, dev_drain_s, notice_s;
+    /* device clock, from the first kernel's start of this run (-1 = not known):
+     * dev_kernel_s        -> the last kernel's end (the kernels' length in this run);
+     * dev_raise_queued_s  -> the flag transfer queued (negative: before the kernel);
+     * dev_raise_end_s     -> the flag transfer ended (after dev_kernel_s: landed late);
+     * host clock, set by rtm_preempt_abort_series_ex only (else 0):
+     * start_call_s        the start call's duration;
+     * raise_at_s          start call entered -> flag raised */
+    double dev_kernel_s, dev_raise_queued_s, dev_raise_end_s, start_call_s, raise_at_s;
 } rtm_preempt_stop_t;
 
 typedef struct {
@@ -112,8 +120,10 @@ rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
 /* Same; with `inputs` false the input transfers are skipped (x's buffers already hold
  * this job's inputs: a rerun of a job whose launches do not change them). */
 rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs);
-/* Non-blocking progress of a RUNNING job: keeps the launch window full, and when the
- * outputs have arrived sets *finished and the state DONE. Real-time safe. */
+/* Non-blocking progress of a RUNNING job: keeps the launch window full, enqueues the
+ * output reads once the last kernel has ended (x->read_late; else the start call or the
+ * last launch's enqueue did), and when the outputs have arrived sets *finished and the
+ * state DONE. Real-time safe. */
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished);
 /* Blocks until the RUNNING job is DONE (outputs on the host). On GPUs it spins on the
  * events' status (clWaitForEvents may sleep and wake late); on CPU devices it blocks. */
@@ -182,7 +192,8 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);
 /* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record
- * (its response breakdown), in the order of samples[]. Init only. */
+ * (its response breakdown), in the order of samples[], and each missed abort's record
+ * from the end: stops[aborts - 1 - m] for the m-th missed one. Init only. */
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
                                          uint32_t *n, uint32_t *missed, double *kernel_s);

@@ -2,7 +2,9 @@
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
 # Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt
-# (quick) preempt-overhead preempt-response preempt-resume preempt-json. Results go to $OUT (or ./h100-out).
+# (quick) preempt-overhead preempt-response preempt-resume preempt-json preempt-eager
+# (quick response part with the old eager output reads: reproduces the missed aborts).
+# Results go to $OUT (or ./h100-out).
 set -u
 . board/h100/setup.sh
 out=${OUT:-h100-out}; mkdir -p "$out"
@@ -56,6 +58,8 @@ for s in $steps; do
     RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 --quick > "$out/preempt-quick.txt" 2>&1; echo "rc=$?"; tail -30 "$out/preempt-quick.txt" ;;
   preempt-overhead|preempt-response|preempt-resume)
     RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --part "${s#preempt-}" > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -40 "$out/$s.txt" ;;
+  preempt-eager)
+    RTM_PLATFORM=NVIDIA timeout 300 ./build/rtmgr bench preempt --device 0 --quick --part response --read eager > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -24 "$out/$s.txt" ;;
   preempt-json)
     RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --quick --json 2>&1 | tail -1 | tee "$out/preempt.json" ;;
   esac

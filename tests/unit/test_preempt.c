@@ -46,6 +46,69 @@ static void test_gpu_path_on_spin(void **state)
     }
 }
 
+/* The H100 bug (board/h100/results/preempt-quick-h100-iter2.txt: every abort of spin on
+ * 65 536 blocks "missed"): the start call enqueued the job's output reads behind its
+ * kernels, and NVIDIA's driver blocks the enqueue of a large read into pageable memory
+ * until the copy is done, so the start call returned after the job had run. With
+ * read_late the start call enqueues no output read (they follow the last kernel's end);
+ * eager (the old way) enqueues them at once. PoCL does not block, so the check is the
+ * invariant itself, plus: aborts of the GPU build (persistent groups, latency hiding)
+ * stop the job, and a job completes with its outputs on the host. */
+static void test_read_late(void **state)
+{
+    (void)state;
+    for (int late = 0; late < 2; late++) {
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .groups = 3, .poll_every = 64,
+                                    .read_late = late ? 1 : -1};
+        fixture_t f;
+        fixture_open(&f, rtm_kernel_find("spin"), 6000, &o, 0);
+        assert_int_equal(f.x.read_late, late != 0);
+        fixture_reset(&f);
+        assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+        /* the output reads: not enqueued by the start call with read_late */
+        assert_true(late ? f.job.out_ev == NULL : f.job.out_ev != NULL);
+        assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+        assert_same_result(&f);
+        assert_once(&f.job);
+        const double t = f.job.run_kernel_s;
+        /* aborts in the kernels stop the job; start and raise instants are recorded */
+        fixture_reset(&f);
+        assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+        sleep_s(f.job.run_latency_s + t / 3);
+        rtm_preempt_stop_t s;
+        assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+        assert_false(s.finished);
+        assert_true(s.dev_kernel_s < 0.0 || s.dev_kernel_s < t);
+        assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+        assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+        assert_same_result(&f);
+        assert_once(&f.job);
+        fixture_close(&f);
+    }
+}
+
+/* A missed abort's record says why (the bench prints it): the raise came after the
+ * kernel's end by the device clock (WRITE transport: the flag transfer is profiled). */
+static void test_missed_abort_stamps(void **state)
+{
+    (void)state;
+    const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true};
+    fixture_t f;
+    fixture_open(&f, rtm_kernel_find("spin"), 2000, &o, 0);
+    const double t = run_whole(&f);
+    fixture_reset(&f);
+    assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+    sleep_s(2.0 * t + 0.01); /* the job has ended, nobody polled it */
+    rtm_preempt_stop_t s;
+    assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+    assert_true(s.finished);
+    assert_true(s.dev_kernel_s > 0.0);
+    assert_true(s.dev_raise_queued_s > s.dev_kernel_s);
+    assert_true(s.dev_raise_end_s >= s.dev_raise_queued_s);
+    assert_same_result(&f);
+    fixture_close(&f);
+}
+
 /* One long job preempted five times, resumed on the device each time, then finished. */
 static void test_repeated_preemption(void **state)
 {
@@ -381,6 +444,8 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_resume_on_pool),
         cmocka_unit_test(test_gpu_path_on_spin),
+        cmocka_unit_test(test_read_late),
+        cmocka_unit_test(test_missed_abort_stamps),
         cmocka_unit_test(test_repeated_preemption),
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
