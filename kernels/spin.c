@@ -93,8 +93,9 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->z[RTM_LOC_UNIT] = 2.0;
     c->Z = 4.0 * (double)k->size[K_WORK] + 2.0 + 4.0;
     c->md = 1.0;
-    c->bytes_in = 4.0 * n;
-    c->bytes_out = 4.0 * n;
+    /* both ping-pong buffers are RTM_BUF_INOUT: a job sends and reads back both */
+    c->bytes_in = 8.0 * n;
+    c->bytes_out = 8.0 * n;
     c->bytes_dev = 8.0 * n * l;
     c->launches = (uint32_t)k->size[K_LAUNCHES];
 }

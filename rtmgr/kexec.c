@@ -65,6 +65,40 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                     out_bytes > RTM_KEXEC_EAGER_READ_MAX);
 }
 
+/* The block-control build options of x (resolved). */
+static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
+{
+    const rtm_kexec_opts_t *o = &x->opts;
+    snprintf(extra, len,
+             "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
+             "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
+             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u",
+             x->persist ? (o->static_fetch ? 1 : 2) : 0,
+             o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every, o->poll_lanes,
+             o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
+             o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
+             o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies);
+}
+
+rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                const rtm_kexec_opts_t *opts)
+{
+    if (!d || !k || !opts || !opts->cache_dir)
+        return RTM_E_ARG;
+    rtm_kexec_t x;
+    memset(&x, 0, sizeof(x));
+    x.dev = d;
+    x.k = k;
+    resolve(&x, opts);
+    char extra[384];
+    block_options(&x, extra, sizeof(extra));
+    rtm_program_t prog;
+    const rtm_status_t st = rtm_program_build_cached(d, k, extra, opts->cache_dir, &prog);
+    if (st == RTM_OK)
+        rtm_program_release(&prog);
+    return st;
+}
+
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
     /* the first kexec's flag: a device buffer written by clEnqueueWriteBuffer */
@@ -98,15 +132,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
                             "compiler, using one work-group per block\n", k->kernel->name);
             x->persist = false;
         }
-        snprintf(extra, sizeof(extra),
-                 "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
-                 "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
-                 "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u",
-                 x->persist ? (o->static_fetch ? 1 : 2) : 0,
-                 o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every,
-                 o->poll_lanes, o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
-                 o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
-                 o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies);
+        block_options(x, extra, sizeof(extra));
         st = rtm_program_build_cached(d, k, extra, o->cache_dir, &x->prog);
     }
     if (st != RTM_OK)

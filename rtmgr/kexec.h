@@ -121,6 +121,13 @@ rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm
  * transport (rtm_abortflag_default: mapped on CPU devices). Init only. */
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                  const rtm_kexec_opts_t *opts);
+/* Builds (or finds) the program rtm_kexec_create_ex(x, d, k, opts) would build, into
+ * the binary cache opts->cache_dir (required), and releases it: a later create loads it
+ * from the cache. Creates no buffers and enqueues nothing, so calls for different
+ * instances may run in parallel threads (calibration builds its sweep candidates so).
+ * Init only. */
+rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                const rtm_kexec_opts_t *opts);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
 void rtm_kexec_destroy(rtm_kexec_t *x);
 

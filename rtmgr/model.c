@@ -26,8 +26,13 @@
  * binary cache) once at start-up:
  *
  *   OpenCL device:  T = ws' + kernel + wr' + setup
- *     ws' = n_in * ws_fixed + xfer(bytes_in)           one fixed cost per command
- *     wr' = n_out * wr_fixed + xfer(bytes_out)
+ *     ws' = ws_fixed + (n_in - 1) * ws_next + xfer(bytes_in)   per command: the first
+ *     wr' = wr_fixed + (n_out - 1) * wr_next + xfer(bytes_out)  (with the job's block-
+ *       control clears) and each further one; without ws_next (wr_next) every command
+ *       costs ws_fixed (wr_fixed). A job without inputs still clears its block control
+ *       before its kernel: ws' = ws_clear when calibrated (else 0). On the H100, pageable
+ *       memory: the second read-back command waits about 15 us for the first one's
+ *       copy out of the driver's staging buffer; the first costs 1.6 us
  *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
  *       a job's transfers run at one bandwidth while they come from (go to) the host's
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
@@ -373,6 +378,15 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big)
     return k / r + (bytes - k) / param(p, big, true);
 }
 
+/* Fixed part of n transfer commands (at least one): the first costs `first`, each
+ * further one `next` when calibrated, else `first` again. */
+static double commands(params_t *p, uint32_t n, int first, int next)
+{
+    const double f = param(p, first, false);
+    const double g = p->have[next] ? param(p, next, false) : f;
+    return f + (double)(n > 1u ? n - 1u : 0u) * g;
+}
+
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
  * per-command transfers. */
 static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
@@ -402,10 +416,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
         }
     }
     if (w->bytes_in > 0.0)
-        ws = (double)(j->n_in ? j->n_in : 1u) * param(&p, RTM_DEV_P_ws_fixed, false) +
+        ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next) +
              xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
+    else if (d->have[RTM_DEV_P_ws_clear])
+        ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */
     if (w->bytes_out > 0.0)
-        wr = (double)(j->n_out ? j->n_out : 1u) * param(&p, RTM_DEV_P_wr_fixed, false) +
+        wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next) +
              xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);

@@ -379,7 +379,8 @@ static void cache_store(rtm_ocl_dev_t *d, cl_program prog, const char *dir, cons
 
     static unsigned serial;
     char tmp[RTM_PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(), serial++);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(),
+             __atomic_fetch_add(&serial, 1u, __ATOMIC_RELAXED)); /* calib builds in threads */
     FILE *f = fopen(tmp, "wb");
     int ok = f && fwrite(&h, sizeof(h), 1, f) == 1 && fwrite(bin, 1, size, f) == size &&
              fflush(f) == 0 && fsync(fileno(f)) == 0;

@@ -212,6 +212,42 @@ static void test_gpu_extended_transfer_knee(void **state)
     assert_ns(p.ext.in_ns, 820000);
 }
 
+/* Extended transfers: the first command and each further one (ws_next, wr_next); a job
+ * without inputs costs its clears (ws_clear); older profiles without them as before. */
+static void test_gpu_extended_transfer_commands(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    /* without ws_next: 2 * 10 us + 800 us */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 820000);
+    /* first 10 us, the second command 3 us */
+    dev_set(&d, RTM_DEV_P_ws_next, 3e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 813000);
+    /* three read-back commands: the first wr_fixed, two more at wr_next = 15 us */
+    const int64_t out1 = (int64_t)(p.ext.out_ns);
+    j.n_out = 3;
+    dev_set(&d, RTM_DEV_P_wr_next, 15e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.out_ns, out1 + 30000);
+    /* the paper model keeps one fixed cost per direction */
+    assert_ns(p.paper.in_ns, 810000);
+    /* no inputs: nothing without ws_clear, the clears with it */
+    j.cost.bytes_in = 0;
+    j.n_in = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 0);
+    dev_set(&d, RTM_DEV_P_ws_clear, 16e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 16000);
+    assert_ns(p.paper.in_ns, 0);
+}
+
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
  * partial waves in proportion; a per-kernel r gets no memory roofline. */
 static void test_gpu_extended_waves(void **state)
@@ -649,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
+        cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_kernel_terms),
