@@ -412,15 +412,7 @@ static const rtm_board_dev_t *board_dev(const rtm_board_t *bd, const rtm_ocl_inf
     return NULL;
 }
 
-static double span_s(cl_event a, cl_event b)
-{
-    cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0.0;
-    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
-}
+static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }
 
 /* Enqueues every launch of x's job (inputs already on the device), waits, and returns
  * the first kernel's start to the last one's end in *s. */

@@ -412,6 +412,15 @@ static void put_params(FILE *f, const char *indent, const param_def_t *defs, uin
     }
 }
 
+
+/* ", key: value" with the value in `unit`, for an optional per-kernel model term. */
+static void put_term(FILE *f, const char *key, double value, rtm_unit_t unit)
+{
+    char v[64];
+    rtm_units_format(value, unit, v, sizeof(v));
+    fprintf(f, ", %s: %s", key, v);
+}
+
 static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt)
 {
     uint32_t count = 0;
@@ -437,27 +446,17 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             rtm_units_format(kt[k].mem_rate, RTM_UNIT_RATE, v, sizeof(v));
             fprintf(f, ", mem_rate: %s", v);
         }
-        if (kt[k].t_fixed != 0.0) {
-            char v[64];
-            rtm_units_format(kt[k].t_fixed, RTM_UNIT_TIME, v, sizeof(v));
-            fprintf(f, ", t_fixed: %s", v);
-        }
+        if (kt[k].t_fixed != 0.0)
+            put_term(f, "t_fixed", kt[k].t_fixed, RTM_UNIT_TIME);
         if (kt[k].r_big != 0.0 && kt[k].knee != 0.0) {
-            char v[64], w[64];
-            rtm_units_format(kt[k].r_big, RTM_UNIT_TIME, v, sizeof(v));
-            rtm_units_format(kt[k].knee, RTM_UNIT_BYTES, w, sizeof(w));
-            fprintf(f, ", r_big: %s, knee: %s", v, w);
+            put_term(f, "r_big", kt[k].r_big, RTM_UNIT_TIME);
+            put_term(f, "knee", kt[k].knee, RTM_UNIT_BYTES);
         }
-        if (kt[k].r_byte != 0.0) {
-            char v[64];
-            rtm_units_format(kt[k].r_byte, RTM_UNIT_TIME, v, sizeof(v));
-            fprintf(f, ", r_byte: %s", v);
-        }
+        if (kt[k].r_byte != 0.0)
+            put_term(f, "r_byte", kt[k].r_byte, RTM_UNIT_TIME);
         if (kt[k].p_ops != 0.0 && kt[k].x_ref != 0.0) {
-            char v[64], w[64];
-            rtm_units_format(kt[k].p_ops, RTM_UNIT_COUNT, v, sizeof(v));
-            rtm_units_format(kt[k].x_ref, RTM_UNIT_COUNT, w, sizeof(w));
-            fprintf(f, ", p_ops: %s, x_ref: %s", v, w);
+            put_term(f, "p_ops", kt[k].p_ops, RTM_UNIT_COUNT);
+            put_term(f, "x_ref", kt[k].x_ref, RTM_UNIT_COUNT);
         }
         fprintf(f, "}\n");
     }

@@ -1075,15 +1075,7 @@ static const rtm_kernel_t xfer_kernel = {
     .compare = xfer_compare,
 };
 
-static double span_s(cl_event a, cl_event b)
-{
-    cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0.0;
-    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
-}
+static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }
 
 static void release_ev(cl_event *e)
 {

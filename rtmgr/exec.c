@@ -659,15 +659,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
 }
 
 /* ns between a's START and b's END (0 when unknown). */
-static int64_t span_ns(cl_event a, cl_event b)
-{
-    cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0;
-    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
-}
+static int64_t span_ns(cl_event a, cl_event b) { return rtm_ocl_span_ns(a, b); }
 
 static void put_event(cl_event *e)
 {

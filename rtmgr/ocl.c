@@ -179,11 +179,14 @@ void rtm_ocl_close(rtm_ocl_dev_t *d)
     d->ctx = NULL;
 }
 
-double rtm_ocl_event_seconds(cl_event ev)
+double rtm_ocl_event_seconds(cl_event ev) { return (double)rtm_ocl_span_ns(ev, ev) * 1e-9; }
+
+int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
 {
     cl_ulong t0 = 0, t1 = 0;
-    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0.0;
-    return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0;
+    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }

@@ -74,5 +74,8 @@ void rtm_ocl_close(rtm_ocl_dev_t *d);
 
 /* Profiled duration of a finished event (END - START), seconds; 0 on failure. */
 double rtm_ocl_event_seconds(cl_event ev);
+/* Nanoseconds from a's START to b's END (finished, profiled events); 0 when either is
+ * NULL, not profiled, or b ends before a starts. Real-time safe. */
+int64_t rtm_ocl_span_ns(cl_event a, cl_event b);
 
 #endif
