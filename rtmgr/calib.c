@@ -2464,6 +2464,12 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     }
     double a, bb;
     fit_affine(xs, ys, np, &a, &bb);
+    /* The slope comes from the whole range, but the intercept of an unweighted fit is at
+     * the mercy of the largest runs' noise (one H100-host calibration gave cw 208 us
+     * against 39 us the run before, and every small CPU job then predicted slower than
+     * measured): the smallest run measures wake + one block per worker + join directly. */
+    if (bb > 0 && ys[0] - bb * xs[0] > 0)
+        a = ys[0] - bb * xs[0];
     const double resid = fit_resid(xs, ys, np, fmax(a, 0.0), fmax(bb, 0.0));
     /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
      * transfer (w), a run's wake-up and join at least one barrier round */
