@@ -6,17 +6,11 @@
  * Invariant: at most one raise is in flight; settle() waits for it before the flag may
  * be cleared again. */
 #include "abortflag.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const char *rtm_abortflag_name(rtm_abort_transport_t t)
 {
@@ -179,10 +173,10 @@ rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
 
 rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
 {
-    f->raised_at = now_s();
+    f->raised_at = rtm_os_now_s();
     if (f->transport == RTM_ABORT_MAPPED) {
         store_all(f->host, f->copies, 1);
-        f->raise_call_s = now_s() - f->raised_at;
+        f->raise_call_s = rtm_os_now_s() - f->raised_at;
         return RTM_OK;
     }
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
@@ -211,7 +205,7 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
     RTM_CL_CHECK(err, "clEnqueue(abort raise)");
     if (f->raise_mode != RTM_RAISE_BLOCKING)
         RTM_CL_CHECK(clFlush(f->dev->ctrl), "clFlush(ctrl)");
-    f->raise_call_s = now_s() - f->raised_at;
+    f->raise_call_s = rtm_os_now_s() - f->raised_at;
     return RTM_OK;
 }
 

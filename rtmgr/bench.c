@@ -1,14 +1,10 @@
 /* bench.c — helpers shared by the sub-benchmarks of `rtmgr bench` (see bench.h). */
 #include "bench.h"
+#include "os.h"
 
 #include <time.h>
 
-double rtm_bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double rtm_bench_now(void) { return rtm_os_now_s(); }
 
 void rtm_bench_json_string(FILE *f, const char *s)
 {

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "os.h"
 #include "cli.h"
 #include "kernels/kernels.h"
 #include "preempt.h"
@@ -78,24 +79,6 @@ typedef struct {
     rtm_kinst_t k;
     void *arena;
 } inst_t;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void sleep_until(double t)
-{
-    const double slack = t - now_s() - 200e-6;
-    if (slack > 0) {
-        struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-    while (now_s() < t) {
-    }
-}
 
 static int fail(bench_t *b, const char *what, const char *kernel, const char *why)
 {
@@ -976,13 +959,13 @@ static double run_whole(bench_t *b, rjob_t *r)
 {
     r->in.k.kernel->fill(&r->in.k, 5);
     rtm_preempt_job_reset(&r->job);
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     rtm_status_t st = rtm_preempt_start(&r->job, &r->x);
     if (st == RTM_OK)
         st = rtm_preempt_wait(&r->job);
     if (st != RTM_OK)
         fail(b, "run failed", r->in.k.kernel->name, rtm_strerror(st));
-    return st == RTM_OK ? now_s() - t0 : -1.0;
+    return st == RTM_OK ? rtm_os_now_s() - t0 : -1.0;
 }
 
 /* Aborted at half of `whole`, resumed on the device or the CPU; total wall time. */
@@ -990,9 +973,9 @@ static double run_aborted(bench_t *b, rjob_t *r, double whole, bool cpu, int *st
 {
     r->in.k.kernel->fill(&r->in.k, 5);
     rtm_preempt_job_reset(&r->job);
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     rtm_status_t st = rtm_preempt_start(&r->job, &r->x);
-    sleep_until(t0 + whole / 2);
+    rtm_os_sleep_until_s(t0 + whole / 2);
     rtm_preempt_stop_t s;
     if (st == RTM_OK)
         st = rtm_preempt_abort(&r->job, cpu, &s);
@@ -1003,7 +986,7 @@ static double run_aborted(bench_t *b, rjob_t *r, double whole, bool cpu, int *st
         if (st == RTM_OK && !cpu)
             st = rtm_preempt_wait(&r->job);
     }
-    const double t = now_s() - t0;
+    const double t = rtm_os_now_s() - t0;
     if (st != RTM_OK) {
         fail(b, "abort/resume failed", r->in.k.kernel->name, rtm_strerror(st));
         return -1.0;
@@ -1028,11 +1011,11 @@ static uint64_t reexec_check(bench_t *b, const rtm_kinst_t *proto, bool cpu, dou
         for (int p = 0; p < points; p++) {
             r.in.k.kernel->fill(&r.in.k, 5);
             rtm_preempt_job_reset(&r.job);
-            const double t0 = now_s();
+            const double t0 = rtm_os_now_s();
             rtm_status_t st = rtm_preempt_start(&r.job, &r.x);
             for (int again = 0; st == RTM_OK && again < 3 && r.job.state == RTM_PREEMPT_RUNNING;
                  again++) {
-                sleep_until(t0 + whole * (p + 1) / (points + 1) * (again + 1) / 2);
+                rtm_os_sleep_until_s(t0 + whole * (p + 1) / (points + 1) * (again + 1) / 2);
                 rtm_preempt_stop_t s;
                 st = rtm_preempt_abort(&r.job, cpu && p % 2, &s);
                 if (st == RTM_OK && !s.finished && (again < 2 || !(cpu && p % 2)))
@@ -1074,7 +1057,7 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
         }
         /* the twin block by block, given up once past the limit (a large default size
          * would otherwise cost seconds per halving step) */
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         double t = 0.0;
         for (uint32_t l = 0; l < in.k.plan.launches && t <= limit; l++) {
             rtm_klaunch_t kl;
@@ -1082,9 +1065,9 @@ static void cpu_size(const rtm_kernel_t *kernel, double limit, bool quick, rtm_k
             for (uint32_t blk = 0; blk < kl.blocks && t <= limit; blk++) {
                 kernel->cpu_block(&in.k, l, blk);
                 if ((blk & 15u) == 15u)
-                    t = now_s() - t0;
+                    t = rtm_os_now_s() - t0;
             }
-            t = now_s() - t0;
+            t = rtm_os_now_s() - t0;
         }
         inst_free(&in);
         rtm_kinst_t next = *out;
@@ -1288,7 +1271,7 @@ int rtm_bench_preempt(int argc, char **argv)
         rtm_ocl_close(&b.dev);
         return RTM_EXIT_RUNTIME;
     }
-    const double t_start = now_s();
+    const double t_start = rtm_os_now_s();
     b.have_pool = rtm_pool_start(&b.pool, 0, 0, NULL) == RTM_OK;
     if (!b.o.json)
         printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads\n",
@@ -1327,7 +1310,7 @@ int rtm_bench_preempt(int argc, char **argv)
     for (int p = 0; p < 3; p++) {
         if (!(b.o.parts & (1u << p)))
             continue;
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         if (p == 0) {
             section_sweep(&b); /* chooses the production poll period */
             section_overhead(&b);
@@ -1336,7 +1319,7 @@ int rtm_bench_preempt(int argc, char **argv)
         } else {
             section_resume(&b);
         }
-        b.part_s[p] = now_s() - t0;
+        b.part_s[p] = rtm_os_now_s() - t0;
         if (!b.o.json)
             printf("(part %s: %.0f s)\n", part_name[p], b.part_s[p]);
     }
@@ -1350,7 +1333,7 @@ int rtm_bench_preempt(int argc, char **argv)
                "overhead check %.3f %%, production %.3f %%; blocks re-executed %llu; "
                "%d failures; %.0f s\n",
                b.npool, p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
-               (unsigned long long)b.reexec, b.failures, now_s() - t_start);
+               (unsigned long long)b.reexec, b.failures, rtm_os_now_s() - t_start);
     if (b.o.json) {
         printf("{\"device\": ");
         json_string(b.dev.info.name);

@@ -19,6 +19,7 @@
  * calibration sizes use odd values of a kernel's first size key and validation even
  * ones, so the two never meet; nothing here runs on the real-time path. */
 #include "calib.h"
+#include "os.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -88,12 +89,7 @@ static const rtm_unit_t cpu_unit[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_UNIT)};
 
 /* ---- shared helpers (calibint.h) --------------------------------------------------- */
 
-double rtm_calib_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double rtm_calib_now(void) { return rtm_os_now_s(); }
 
 double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig)
 {

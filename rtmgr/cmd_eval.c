@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "os.h"
 #include "kernel.h"
 #include "kexec.h"
 #include "ocl.h"
@@ -88,13 +89,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 #define EVAL_REPEAT_MAX 1000
 
 /* Runs the whole job `repeat` times on the CPU twin, printing the timing if asked. */
@@ -102,9 +96,9 @@ static void run_cpu(const rtm_kinst_t *k, int repeat, int verbose)
 {
     static double wall[EVAL_REPEAT_MAX];
     for (int r = 0; r < repeat; r++) {
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         rtm_kinst_run_cpu(k);
-        wall[r] = now_s() - t0;
+        wall[r] = rtm_os_now_s() - t0;
     }
     if (verbose) {
         qsort(wall, (size_t)repeat, sizeof(double), cmp_double);

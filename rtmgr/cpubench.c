@@ -6,6 +6,7 @@
  * volatile objects, so the compiler keeps every operation; floating-point values stay
  * normal (no denormal slow paths: chains converge to 1.0, arrays hold 1.0). */
 #include "cpubench.h"
+#include "os.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -24,13 +25,6 @@
 
 static volatile float sink;
 static volatile float in_a = 0.9999f, in_b = 0.0001f, in_x = 0.5f;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A start gate: threads created one by one wait here until all exist (go) or creation
  * failed (abort), so that no thread is ever left waiting on a barrier that cannot fill. */
@@ -222,7 +216,7 @@ static void *bench_thread(void *arg)
     }
     pthread_barrier_wait(j->start);
     if (j->ok) {
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         uint64_t done = 0;
         switch (j->kind) {
         case RTM_CPUBENCH_CHAIN: done = k_chain(j->ops); break;
@@ -232,7 +226,7 @@ static void *bench_thread(void *arg)
         case RTM_CPUBENCH_COPY: done = k_copy(b, a, n, j->ops); break;
         default: break;
         }
-        const double t = now_s() - t0;
+        const double t = rtm_os_now_s() - t0;
         if (j->kind == RTM_CPUBENCH_COPY)
             j->result = t > 0 ? 2.0 * (double)done * sizeof(float) / t : 0.0;
         else
@@ -359,10 +353,10 @@ rtm_status_t rtm_cpubench_pingpong(uint64_t rounds, double *one_way_s)
     uint64_t batches = (rounds + PING_BATCH - 1) / PING_BATCH, v = 0;
     if (batches > PING_BATCHES_MAX)
         batches = PING_BATCHES_MAX;
-    const double start = now_s(), budget = 0.05 + 1e-6 * (double)rounds;
+    const double start = rtm_os_now_s(), budget = 0.05 + 1e-6 * (double)rounds;
     uint32_t done = 0;
     for (uint64_t b = 0; b < batches; b++) {
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         for (uint32_t i = 0; i < PING_BATCH; i++) {
             atomic_store_explicit(&p.flag, ++v, memory_order_release);
             const uint64_t want = ++v;
@@ -371,7 +365,7 @@ rtm_status_t rtm_cpubench_pingpong(uint64_t rounds, double *one_way_s)
                 if (++spins % PING_SPINS == 0)
                     sched_yield();
         }
-        const double t1 = now_s();
+        const double t1 = rtm_os_now_s();
         batch[done++] = (t1 - t0) / (2.0 * PING_BATCH);
         if ((t1 - start > budget && done >= 3) || t1 - start > 3.0 * budget)
             break; /* a loaded machine: enough batches for a median */
@@ -429,10 +423,10 @@ rtm_status_t rtm_cpubench_barrier(uint32_t threads, uint64_t rounds, double *rou
         return RTM_E_OS_THREAD;
     }
     pthread_barrier_wait(&b); /* all arrived once: start together */
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     for (uint64_t i = 0; i < rounds; i++)
         pthread_barrier_wait(&b);
-    const double t = now_s() - t0;
+    const double t = rtm_os_now_s() - t0;
     for (uint32_t i = 1; i < threads; i++)
         pthread_join(tid[i], NULL);
     gate_destroy(&gate);
@@ -447,13 +441,13 @@ double rtm_cpubench_clock(uint64_t pairs)
 {
     struct timespec a, b;
     long acc = 0;
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     for (uint64_t i = 0; i < pairs; i++) {
         clock_gettime(CLOCK_MONOTONIC, &a);
         clock_gettime(CLOCK_MONOTONIC, &b);
         acc += b.tv_nsec - a.tv_nsec;
     }
-    const double t = now_s() - t0;
+    const double t = rtm_os_now_s() - t0;
     sink = (float)acc;
     return pairs ? t / (double)pairs : 0.0;
 }

@@ -674,28 +674,6 @@ static rtm_status_t marker(cl_command_queue q, cl_event *ev)
     return RTM_OK;
 }
 
-/* Adapter: preempt.h moves a stopped job's state lazily (the resuming device reads it
- * back through the queue of the device it stopped on, behind whatever runs there next).
- * Read back here instead, on the dispatcher that aborted it, before the next job of
- * this device starts: the same reads as preempt.c (every buffer the kernels write into
- * the job's host buffers), then host_fresh, the field preempt.h documents for it. */
-static rtm_status_t fetch_state(rtm_preempt_job_t *pj)
-{
-    if (pj->host_fresh || !pj->x || pj->state != RTM_PREEMPT_STOPPED)
-        return RTM_OK;
-    const rtm_kinst_t *k = pj->k;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
-        if (k->plan.buf[i].dir == RTM_BUF_IN)
-            continue;
-        RTM_CL_CHECK(clEnqueueReadBuffer(pj->x->dev->exec, pj->x->buf[i], CL_FALSE, 0,
-                                         k->plan.buf[i].bytes, k->host[i], 0, NULL, NULL),
-                     "clEnqueueReadBuffer(state)");
-    }
-    RTM_CL_CHECK(clFinish(pj->x->dev->exec), "clFinish");
-    pj->host_fresh = true;
-    return RTM_OK;
-}
-
 /* One run of a job on an OpenCL device, as a preemptible job: a fresh start (inputs,
  * every launch, outputs), or the resume of a preempted one (only its unfinished blocks;
  * its state uploaded first when it stopped on another device). Waits for the end, for
@@ -1012,9 +990,11 @@ static void *dispatch_main(void *arg)
             rtm_place_out_t o;
             bool move = false;
             replace(x, r->index, slot, res.remaining, res.total, &o, &move);
+            /* moving: read its state back here, before this device's next job starts,
+             * rather than lazily from the new device (behind whatever runs here next) */
             if (move && !pj->host_fresh) {
-                pthread_mutex_unlock(&x->mu); /* before this device's next job starts */
-                const rtm_status_t fst = fetch_state(pj);
+                pthread_mutex_unlock(&x->mu);
+                const rtm_status_t fst = rtm_preempt_fetch(pj);
                 pthread_mutex_lock(&x->mu);
                 if (fst != RTM_OK) {
                     rtm_exec_rec_t rec;

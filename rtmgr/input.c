@@ -20,6 +20,7 @@
  * if the sequence changed during its copy. */
 #define _GNU_SOURCE /* pipe2, pthread_setname_np */
 #include "input.h"
+#include "os.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,13 +46,6 @@
 _Static_assert(sizeof(rtm_input_stats_t) % 8 == 0, "input stats: whole words");
 _Static_assert(sizeof(((rtm_input_t *)0)->peer.addr) >= sizeof(struct sockaddr_storage),
                "peer address storage");
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void close_fd(int *fd)
 {
@@ -430,6 +424,18 @@ static void feed(rtm_input_t *in, int64_t now)
 
 /* ---- sources ---------------------------------------------------------------------- */
 
+/* n bytes just read into the buffer from any source: counted, then lexed. */
+static void received(rtm_input_t *in, ssize_t n, int64_t now)
+{
+    in->ctr.reads++;
+    in->ctr.bytes += (uint64_t)n;
+    in->period_used += n;
+    in->scratch.last_data_ns = now;
+    in->buf_pos = 0;
+    in->buf_len = (uint32_t)n;
+    feed(in, now);
+}
+
 static void udp_read(rtm_input_t *in, int64_t now)
 {
     for (int d = 0; d < RTM_INPUT_DGRAMS && in->period_used < in->cfg.byte_budget; d++) {
@@ -458,13 +464,7 @@ static void udp_read(rtm_input_t *in, int64_t now)
         }
         if (mh.msg_flags & MSG_TRUNC)
             in->ctr.truncated++;
-        in->ctr.reads++;
-        in->ctr.bytes += (uint64_t)n;
-        in->period_used += n;
-        in->scratch.last_data_ns = now;
-        in->buf_pos = 0;
-        in->buf_len = (uint32_t)n;
-        feed(in, now);
+        received(in, n, now);
     }
 }
 
@@ -556,13 +556,7 @@ static void tcp_read(rtm_input_t *in, int64_t now)
         tcp_lost(in, now);
         return;
     }
-    in->ctr.reads++;
-    in->ctr.bytes += (uint64_t)n;
-    in->period_used += n;
-    in->scratch.last_data_ns = now;
-    in->buf_pos = 0;
-    in->buf_len = (uint32_t)n;
-    feed(in, now);
+    received(in, n, now);
 }
 
 /* File: applies a due pending sentence, lexes what is buffered, reads the next chunk. */
@@ -619,9 +613,9 @@ static void *input_main(void *arg)
 {
     rtm_input_t *in = arg;
     const bool net = in->cfg.kind != RTM_INPUT_NMEA_FILE;
-    in->next_pub_ns = mono_ns();
+    in->next_pub_ns = rtm_os_now_ns();
     while (!atomic_load_explicit(&in->stop, memory_order_acquire)) {
-        int64_t now = mono_ns();
+        int64_t now = rtm_os_now_ns();
         if (now >= in->next_pub_ns) {
             publish(in, now);
             in->next_pub_ns += in->cfg.publish_ns;
@@ -663,7 +657,7 @@ static void *input_main(void *arg)
         }
         if (p[1].fd < 0 || !p[1].revents)
             continue;
-        now = mono_ns();
+        now = rtm_os_now_ns();
         if (in->cfg.kind == RTM_INPUT_NMEA_UDP)
             udp_read(in, now);
         else if (in->connecting)
@@ -671,7 +665,7 @@ static void *input_main(void *arg)
         else
             tcp_read(in, now);
     }
-    publish(in, mono_ns()); /* the final counters */
+    publish(in, rtm_os_now_ns()); /* the final counters */
     return NULL;
 }
 

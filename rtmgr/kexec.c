@@ -4,18 +4,12 @@
  * are fixed at creation; the launch shape follows: a persistent program gets at most
  * opts.groups work-groups per launch, each looping over logical blocks. */
 #include "kexec.h"
+#include "os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
 {
@@ -385,7 +379,7 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
 {
     cl_event in0 = NULL, in1 = NULL, k0 = NULL, k1 = NULL, out0 = NULL, out1 = NULL;
     memset(t, 0, sizeof(*t));
-    const double w0 = now_s();
+    const double w0 = rtm_os_now_s();
     rtm_status_t st = rtm_kexec_write_inputs(x, &in0, &in1);
     for (uint32_t l = 0; st == RTM_OK && l < x->k->plan.launches; l++) {
         cl_event ev = NULL;
@@ -396,7 +390,7 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
     if (st == RTM_OK)
         st = rtm_kexec_read_outputs(x, &out0, &out1);
     const cl_int err = clFinish(x->dev->exec);
-    t->wall_s = now_s() - w0;
+    t->wall_s = rtm_os_now_s() - w0;
     if (st == RTM_OK && err != CL_SUCCESS)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
     if (st == RTM_OK) {

@@ -37,6 +37,24 @@ void rtm_os_sleep_until(int64_t t_ns)
     }
 }
 
+double rtm_os_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void rtm_os_sleep_until_s(double t)
+{
+    const double slack = t - rtm_os_now_s() - 200e-6;
+    if (slack > 0) {
+        struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    while (rtm_os_now_s() < t) {
+    }
+}
+
 static void note(atomic_int *slot, int err)
 {
     int zero = 0;

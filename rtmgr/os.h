@@ -21,6 +21,11 @@ int64_t rtm_os_now_ns(void);
 /* Sleeps until absolute CLOCK_MONOTONIC time t_ns (clock_nanosleep TIMER_ABSTIME),
  * resuming after signals. Returns at once when t_ns is past. Real-time safe. */
 void rtm_os_sleep_until(int64_t t_ns);
+/* CLOCK_MONOTONIC in seconds (measurement code: benchmarks, calibration). */
+double rtm_os_now_s(void);
+/* Waits until monotonic time t (seconds) precisely: sleeps to 200 us before it, then
+ * spins (an abort raised at a chosen instant, a benchmark's sample point). */
+void rtm_os_sleep_until_s(double t);
 
 typedef struct {
     pthread_t th;

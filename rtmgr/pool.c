@@ -15,6 +15,7 @@
  * a worker that takes an index always runs that block. */
 #define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
 #include "pool.h"
+#include "os.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -22,13 +23,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Runs blocks of the current job until none is left or the flag is up. */
 static void work(rtm_pool_t *p)
@@ -210,7 +204,7 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
     for (uint32_t i = 0; blocks && i < n_blocks; i++)
         if (blocks[i] >= kl.blocks)
             return RTM_E_RANGE;
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     uint32_t next = 0, completed = 0;
     if (n_blocks > 0) {
         pthread_mutex_lock(&p->lock);
@@ -238,7 +232,7 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
         st->blocks_run += completed;
         st->launches += all;
         st->workers = p->n_workers;
-        st->wall_s += now_s() - t0;
+        st->wall_s += rtm_os_now_s() - t0;
     }
     return all ? RTM_OK : RTM_E_ABORTED;
 }

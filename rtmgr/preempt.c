@@ -16,6 +16,7 @@
  *     is done, and the start call would return after the job ran: every abort "missed").
  * Nothing here allocates after rtm_preempt_job_init. */
 #include "preempt.h"
+#include "os.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -27,13 +28,6 @@
 
 /* Busy-wait for a kernel's end this long before blocking in clWaitForEvents. */
 #define SPIN_LIMIT_S 0.25
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static size_t stride_of(const rtm_kinst_t *k)
 {
@@ -348,7 +342,7 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0,
             if (r < 0)
                 return st;
             if (r == 1)
-                *landed = now_s();
+                *landed = rtm_os_now_s();
         }
         const int s = event_state(ev, &st);
         if (s < 0)
@@ -357,12 +351,12 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0,
             break;
         if (yield)
             sched_yield();
-        if (now_s() - t0 > SPIN_LIMIT_S) {
+        if (rtm_os_now_s() - t0 > SPIN_LIMIT_S) {
             RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
             break;
         }
     }
-    *seen = now_s();
+    *seen = rtm_os_now_s();
     return RTM_OK;
 }
 
@@ -448,7 +442,7 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
     if (x->flag.raise_ev && landed < 0.0) { /* landed after the kernel ended */
         RTM_CL_CHECK(clWaitForEvents(1, &x->flag.raise_ev), "clWaitForEvents(raise)");
-        landed = now_s();
+        landed = rtm_os_now_s();
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
     breakdown(x->flag.raise_ev, job->first_ev, job->last_ev, out);
@@ -488,13 +482,13 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
         job->state = RTM_PREEMPT_DONE;
         job->host_fresh = true;
         describe(job, out);
-        out->readback_s = now_s() - t1;
+        out->readback_s = rtm_os_now_s() - t1;
         return st;
     }
     job->state = RTM_PREEMPT_STOPPED;
     if (readback)
         st = read_state(job);
-    out->readback_s = now_s() - t1;
+    out->readback_s = rtm_os_now_s() - t1;
     describe(job, out);
     return st;
 }
@@ -575,10 +569,11 @@ static rtm_status_t cpu_stopped(rtm_preempt_job_t *job, uint32_t l)
     return RTM_E_ABORTED;
 }
 
-rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool)
+/* What a resume on the host needs first: a job that may resume (IDLE or STOPPED), its
+ * state in the host buffers (read back when the device holds the latest), and the
+ * device's copy marked stale (the host is about to advance it). */
+static rtm_status_t cpu_takeover(rtm_preempt_job_t *job)
 {
-    if (!pool)
-        return rtm_preempt_resume_cpu(job);
     if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
         return RTM_E_STATE;
     if (!job->host_fresh) {
@@ -587,6 +582,23 @@ rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool)
             return st;
     }
     job->dev_fresh = false;
+    return RTM_OK;
+}
+
+rtm_status_t rtm_preempt_fetch(rtm_preempt_job_t *job)
+{
+    if (job->host_fresh || !job->x || job->state != RTM_PREEMPT_STOPPED)
+        return RTM_OK;
+    return read_state(job);
+}
+
+rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool)
+{
+    if (!pool)
+        return rtm_preempt_resume_cpu(job);
+    const rtm_status_t pst = cpu_takeover(job);
+    if (pst != RTM_OK)
+        return pst;
     for (uint32_t l = job->launch; l < job->launches; l++) {
         const uint32_t nb = rtm_preempt_blocks(job, l);
         uint8_t *done = job->done + (size_t)l * job->stride;
@@ -616,15 +628,10 @@ rtm_status_t rtm_preempt_resume_pool(rtm_preempt_job_t *job, rtm_pool_t *pool)
 
 rtm_status_t rtm_preempt_resume_cpu(rtm_preempt_job_t *job)
 {
-    if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
-        return RTM_E_STATE;
-    if (!job->host_fresh) {
-        const rtm_status_t st = read_state(job);
-        if (st != RTM_OK)
-            return st;
-    }
+    const rtm_status_t pst = cpu_takeover(job);
+    if (pst != RTM_OK)
+        return pst;
     const rtm_kinst_t *k = job->k;
-    job->dev_fresh = false;
     for (uint32_t l = job->launch; l < job->launches; l++) {
         const uint32_t nb = rtm_preempt_blocks(job, l);
         uint8_t *done = job->done + (size_t)l * job->stride;
@@ -696,18 +703,6 @@ uint32_t rtm_preempt_split(rtm_kinst_t *k, uint32_t min_blocks)
     return f;
 }
 
-/* Sleeps until monotonic time t (the last 200 us busy, for a precise instant). */
-static void sleep_until(double t)
-{
-    const double slack = t - now_s() - 200e-6;
-    if (slack > 0) {
-        struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-    while (now_s() < t) {
-    }
-}
-
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
@@ -745,12 +740,12 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
     rtm_rng_seed(&r, seed);
     for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
         rtm_preempt_job_reset(&job);
-        const double t0 = now_s();
+        const double t0 = rtm_os_now_s();
         st = rtm_preempt_start_ex(&job, x, false);
-        const double t1 = now_s();
+        const double t1 = rtm_os_now_s();
         if (st != RTM_OK)
             break;
-        sleep_until(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
+        rtm_os_sleep_until_s(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
         rtm_preempt_stop_t s;
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)

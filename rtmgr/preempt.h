@@ -142,6 +142,12 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
  * (read back now if needed), inputs and completed-block arrays are uploaded first.
  * Real-time safe. */
 rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x);
+/* A STOPPED job whose latest state is only on the device it stopped on: reads every
+ * buffer the kernels write back into its host buffers (blocking) and marks them fresh,
+ * so that another device or the CPU can take it over. No-op in every other case.
+ * Real-time safe (blocks while the data comes back). */
+rtm_status_t rtm_preempt_fetch(rtm_preempt_job_t *job);
+
 /* Resumes a STOPPED (or runs an IDLE) job on the calling thread through the CPU twin:
  * reads the device state back if the host copy is stale, then computes only the
  * unfinished blocks into the host buffers. Returns RTM_OK (DONE) or RTM_E_ABORTED when

@@ -7,6 +7,7 @@
  * clCreateProgramWithBinary, clBuildProgram) is removed before the source build, so a
  * bad entry costs one rebuild, never a failure. */
 #include "program.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -147,13 +148,6 @@ static char *read_file(const char *path, size_t *len)
     }
     fclose(f);
     return buf;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* FNV-1a 64 over n bytes, continuing from h. */
@@ -426,7 +420,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         k->kernel->options(k, own, sizeof(own));
     snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir,
              k->tune.wg, k->tune.vec, own, extra ? extra : "");
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
 
     char bin_path[RTM_PATH_MAX + 64] = "";
     if (cache_dir && *cache_dir) {
@@ -478,7 +472,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         }
         p->n_kern = i + 1;
     }
-    p->build_s = now_s() - t0;
+    p->build_s = rtm_os_now_s() - t0;
     return RTM_OK;
 }
 

@@ -7,6 +7,7 @@
  * running job plus the predictions of queued jobs EDF orders at or before the new
  * job's deadline. */
 #include "sim.h"
+#include "os.h"
 
 #include <string.h>
 #include <time.h>
@@ -41,13 +42,6 @@ typedef struct {
 } sim_t;
 
 static sim_t S; /* one simulation at a time (bench tool) */
-
-static int64_t mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 double rtm_sim_utilisation(const rtm_sim_task_t *tasks, uint32_t n_tasks, uint32_t dev)
 {
@@ -126,7 +120,7 @@ static void release(const rtm_sim_params_t *p, rtm_sim_result_t *r, uint32_t ti,
     jb->release = t;
     jb->deadline = t + tk->deadline_ns;
 
-    const int64_t t0 = mono();
+    const int64_t t0 = rtm_os_now_ns();
     rtm_place_dev_t pd[RTM_SIM_DEVS];
     for (uint32_t d = 0; d < p->n_devs; d++) {
         const sdev_t *v = &S.dev[d];
@@ -166,7 +160,7 @@ static void release(const rtm_sim_params_t *p, rtm_sim_result_t *r, uint32_t ti,
                                 .preemptible = tk->preemptible};
     rtm_place_out_t out;
     rtm_place_decide(p->policy, &pj, t, pd, p->n_devs, &out);
-    rtm_hist_add(&r->decide, mono() - t0);
+    rtm_hist_add(&r->decide, rtm_os_now_ns() - t0);
     if (out.overload)
         r->overloads++;
     if (out.device < 0) {
