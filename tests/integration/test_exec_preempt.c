@@ -29,57 +29,8 @@
 
 #define MS 1000000LL
 
-/* ---- counting allocator wrappers (test_exec_preempt.cmake) ---- */
-static atomic_bool counting;
-static atomic_uint alloc_calls;
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__real_aligned_alloc(size_t a, size_t n);
-int __real_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-int __wrap_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-void *__wrap_malloc(size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&alloc_calls, 1);
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t size)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&alloc_calls, 1);
-    return __real_calloc(n, size);
-}
-void *__wrap_realloc(void *p, size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&alloc_calls, 1);
-    return __real_realloc(p, n);
-}
-void *__wrap_aligned_alloc(size_t a, size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&alloc_calls, 1);
-    return __real_aligned_alloc(a, n);
-}
-int __wrap_posix_memalign(void **p, size_t a, size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&alloc_calls, 1);
-    return __real_posix_memalign(p, a, n);
-}
-void __wrap_free(void *p)
-{
-    if (atomic_load(&counting) && p)
-        atomic_fetch_add(&alloc_calls, 1);
-    __real_free(p);
-}
+#include "tests/alloc_wrap.h" /* the counting allocator (test_exec_preempt.cmake) */
+
 #define NDEV 3 /* cpu, ocl0, ocl1 (the same PoCL device opened twice) */
 
 static rtm_ocl_dev_t ocl[2];
@@ -209,9 +160,9 @@ static int setup(void **state)
     void *(*volatile m)(size_t) = malloc;
     void (*volatile f)(void *) = free;
     atomic_store(&alloc_calls, 0);
-    atomic_store(&counting, true);
+    atomic_store(&alloc_counting, true);
     f(m(16));
-    atomic_store(&counting, false);
+    atomic_store(&alloc_counting, false);
     return atomic_load(&alloc_calls) == 2 ? 0 : -1;
 }
 
@@ -300,11 +251,11 @@ static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *p
     assert_int_equal(rtm_exec_init(x, &p, d, NDEV, et, n_tasks), RTM_OK);
     assert_int_equal(rtm_exec_start(x), RTM_OK);
     atomic_store(&alloc_calls, 0);
-    atomic_store(&counting, true);
+    atomic_store(&alloc_counting, true);
     rtm_os_sleep_until(rtm_os_now_ns() + run_ms * MS);
     rtm_exec_stop(x);
-    atomic_store(&counting, false);
-    printf("allocator calls of rtmgr's code between start and stop: %u\n",
+    atomic_store(&alloc_counting, false);
+    printf("allocator calls of rtmgr's code between start and stop: %lu\n",
            atomic_load(&alloc_calls));
     assert_int_equal(atomic_load(&alloc_calls), 0);
     return x;

@@ -34,44 +34,7 @@
  * (the tests print what they measure); this bound leaves room for a loaded CI machine. */
 #define STOP_MAX_NS (500 * MS)
 
-/* ---- malloc accounting (tests/unit/test_input.cmake wraps the allocator) ---- */
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-static atomic_int counting;
-static atomic_int heap_calls;
-
-void *__wrap_malloc(size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&heap_calls, 1);
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t m)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&heap_calls, 1);
-    return __real_calloc(n, m);
-}
-void *__wrap_realloc(void *p, size_t n)
-{
-    if (atomic_load(&counting))
-        atomic_fetch_add(&heap_calls, 1);
-    return __real_realloc(p, n);
-}
-void __wrap_free(void *p)
-{
-    if (atomic_load(&counting) && p)
-        atomic_fetch_add(&heap_calls, 1);
-    __real_free(p);
-}
+#include "tests/alloc_wrap.h" /* the counting allocator (test_input.cmake) */
 
 static rtm_input_t in;           /* ~5 MB each: static */
 static rtm_traffic_t pic, ref_pic;
@@ -826,8 +789,8 @@ static void test_no_heap_after_start(void **state)
     sleep_ms(50);
     static float cpa[RTM_MAX_TARGETS], tcpa[RTM_MAX_TARGETS];
     int sentences = 0;
-    atomic_store(&heap_calls, 0);
-    atomic_store(&counting, 1);
+    atomic_store(&alloc_calls, 0);
+    atomic_store(&alloc_counting, true);
     for (size_t off = 0; off < n;) {
         size_t end = off;
         for (int k = 0; k < 20 && end < n; k++) /* 20 lines per datagram */
@@ -850,8 +813,8 @@ static void test_no_heap_after_start(void **state)
         sleep_ms(1);
     }
     assert_true(wait_bytes(n, 5000));
-    atomic_store(&counting, 0);
-    const int calls = atomic_load(&heap_calls);
+    atomic_store(&alloc_counting, false);
+    const int calls = (int)atomic_load(&alloc_calls);
     rtm_input_stats_t st = stats();
     print_message("no heap after start: %llu sentences in, %d sentences out, %d heap calls\n",
                   (unsigned long long)st.nmea.sentences, sentences, calls);
