@@ -25,13 +25,25 @@ rtm_abort_transport_t rtm_abortflag_default(const rtm_ocl_info_t *info)
 
 const char *rtm_abortflag_raise_name(rtm_abort_raise_t m)
 {
-    static const char *const names[RTM_RAISE_MODES] = {"pinned", "host", "blocking", "fill"};
+    static const char *const names[RTM_RAISE_MODES] = {"pinned", "host", "blocking", "fill",
+                                                       "armed"};
     return (unsigned)m < RTM_RAISE_MODES ? names[m] : "?";
 }
 
 void rtm_abortflag_set_raise(rtm_abortflag_t *f, rtm_abort_raise_t m)
 {
     f->raise_mode = (unsigned)m < RTM_RAISE_MODES ? m : RTM_RAISE_PINNED;
+    if (f->raise_mode == RTM_RAISE_ARMED && !f->arm_q && f->dev && f->mem) {
+        const cl_queue_properties qprof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+        cl_int err = CL_SUCCESS;
+        f->arm_q = clCreateCommandQueueWithProperties(f->dev->ctx, f->dev->info.id, qprof, &err);
+        if (err != CL_SUCCESS || !f->arm_q) {
+            (void)rtm_ocl_fail("clCreateCommandQueueWithProperties(abort armed)", err, __FILE__,
+                               __LINE__);
+            f->arm_q = NULL;
+            f->raise_mode = RTM_RAISE_PINNED;
+        }
+    }
 }
 
 bool rtm_abortflag_has_svm(const rtm_ocl_info_t *info)
@@ -63,10 +75,10 @@ static rtm_status_t create_write(rtm_abortflag_t *f)
     f->mem = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE, n * sizeof(cl_int), NULL, &err);
     RTM_CL_CHECK(err, "clCreateBuffer(abort flag)");
     f->pin = clCreateBuffer(f->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                            2 * n * sizeof(cl_int), NULL, &err);
+                            4 * n * sizeof(cl_int), NULL, &err);
     RTM_CL_CHECK(err, "clCreateBuffer(abort pinned)");
     f->pin_host = clEnqueueMapBuffer(f->dev->exec, f->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                     2 * n * sizeof(cl_int), 0, NULL, NULL, &err);
+                                     4 * n * sizeof(cl_int), 0, NULL, NULL, &err);
     RTM_CL_CHECK(err, "clEnqueueMapBuffer(abort pinned)");
     f->plain = malloc(n * sizeof(int));
     if (!f->plain)
@@ -74,6 +86,7 @@ static rtm_status_t create_write(rtm_abortflag_t *f)
     for (size_t i = 0; i < n; i++) {
         f->pin_host[i] = 0;
         f->pin_host[n + i] = 1;
+        f->pin_host[2 * n + i] = f->pin_host[3 * n + i] = 0;
         f->plain[i] = 1;
     }
     RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_TRUE, 0, n * sizeof(cl_int),
@@ -125,11 +138,77 @@ rtm_status_t rtm_abortflag_create_ex(rtm_abortflag_t *f, rtm_ocl_dev_t *d,
     return st;
 }
 
+/* The armed slot's source: what its held write will copy. */
+static int *arm_src(rtm_abortflag_t *f, uint32_t slot)
+{
+    return &f->pin_host[(2 + (size_t)slot) * flag_ints(f)];
+}
+
+/* Lets a held write go without raising: its source holds 0 (the cleared value), so it
+ * lands as a no-op; its event is kept per slot until that slot is reused. */
+static rtm_status_t disarm(rtm_abortflag_t *f)
+{
+    if (!f->arm_gate)
+        return RTM_OK;
+    store_all(arm_src(f, f->arm_slot), f->copies, 0);
+    const cl_int err = clSetUserEventStatus(f->arm_gate, CL_COMPLETE);
+    clReleaseEvent(f->arm_gate);
+    f->arm_gate = NULL;
+    f->disarm_ev[f->arm_slot] = f->arm_ev;
+    f->arm_ev = NULL;
+    RTM_CL_CHECK(err, "clSetUserEventStatus(abort disarm)");
+    return RTM_OK;
+}
+
+/* Enqueues the held write for the next raise: on the control queue, behind a user event,
+ * flushed, from the slot not used last time (whose previous write has landed). */
+static rtm_status_t arm(rtm_abortflag_t *f)
+{
+    const uint32_t slot = f->arm_slot ^ 1u;
+    if (f->disarm_ev[slot]) {
+        const cl_int w = clWaitForEvents(1, &f->disarm_ev[slot]);
+        clReleaseEvent(f->disarm_ev[slot]);
+        f->disarm_ev[slot] = NULL;
+        RTM_CL_CHECK(w, "clWaitForEvents(abort disarmed)");
+    }
+    store_all(arm_src(f, slot), f->copies, 0);
+    cl_int err = CL_SUCCESS;
+    cl_event gate = clCreateUserEvent(f->dev->ctx, &err);
+    RTM_CL_CHECK(err, "clCreateUserEvent(abort)");
+    cl_event ev = NULL;
+    err = clEnqueueWriteBuffer(f->arm_q, f->mem, CL_FALSE, 0, flag_ints(f) * sizeof(cl_int),
+                               arm_src(f, slot), 1, &gate, &ev);
+    if (err == CL_SUCCESS)
+        err = clFlush(f->arm_q);
+    if (err != CL_SUCCESS) {
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        clReleaseEvent(gate);
+        if (ev)
+            clReleaseEvent(ev);
+        return rtm_ocl_fail("clEnqueueWriteBuffer(abort armed)", err, __FILE__, __LINE__);
+    }
+    f->arm_gate = gate;
+    f->arm_ev = ev;
+    f->arm_slot = slot;
+    return RTM_OK;
+}
+
 void rtm_abortflag_destroy(rtm_abortflag_t *f)
 {
+    (void)disarm(f);
+    for (int i = 0; i < 2; i++) {
+        if (f->disarm_ev[i]) {
+            clWaitForEvents(1, &f->disarm_ev[i]);
+            clReleaseEvent(f->disarm_ev[i]);
+        }
+    }
     if (f->raise_ev) {
         clWaitForEvents(1, &f->raise_ev);
         clReleaseEvent(f->raise_ev);
+    }
+    if (f->arm_q) {
+        clFinish(f->arm_q);
+        clReleaseCommandQueue(f->arm_q);
     }
     if (f->pin && f->pin_host) {
         clEnqueueUnmapMemObject(f->dev->exec, f->pin, f->pin_host, 0, NULL, NULL);
@@ -164,11 +243,16 @@ rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
         store_all(f->host, f->copies, 0);
         return RTM_OK;
     }
+    rtm_status_t st = disarm(f); /* a held write not raised: goes by as a no-op */
+    if (st != RTM_OK)
+        return st;
     RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_FALSE, 0,
                                       flag_ints(f) * sizeof(cl_int), &f->pin_host[0], 0, NULL,
                                       NULL),
                  "clEnqueueWriteBuffer(abort clear)");
-    return RTM_OK;
+    if (f->raise_mode == RTM_RAISE_ARMED && f->arm_q)
+        st = arm(f);
+    return st;
 }
 
 rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
@@ -184,7 +268,18 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
     const size_t n = flag_ints(f);
     const cl_int one = 1;
     cl_int err = CL_SUCCESS;
-    switch (f->raise_mode) {
+    if (f->raise_mode == RTM_RAISE_ARMED && f->arm_gate) {
+        store_all(arm_src(f, f->arm_slot), f->copies, 1);
+        err = clSetUserEventStatus(f->arm_gate, CL_COMPLETE);
+        clReleaseEvent(f->arm_gate);
+        f->arm_gate = NULL;
+        f->raise_ev = f->arm_ev;
+        f->arm_ev = NULL;
+        RTM_CL_CHECK(err, "clSetUserEventStatus(abort raise)");
+        f->raise_call_s = rtm_os_now_s() - f->raised_at;
+        return RTM_OK;
+    }
+    switch (f->raise_mode) { /* ARMED without a held write (not cleared yet): as PINNED */
     case RTM_RAISE_HOST:
         err = clEnqueueWriteBuffer(f->dev->ctrl, f->mem, CL_FALSE, 0, n * sizeof(cl_int),
                                    f->plain, 0, NULL, &f->raise_ev);

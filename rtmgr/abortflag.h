@@ -43,6 +43,9 @@ typedef enum {
                            * driver stages it: a CPU copy, no lookup of a mapped pointer) */
     RTM_RAISE_BLOCKING,   /* blocking write from the pinned staging (returns once landed) */
     RTM_RAISE_FILL,       /* clEnqueueFillBuffer of the pattern 1 + clFlush */
+    RTM_RAISE_ARMED,      /* the write is enqueued and flushed when the flag is cleared,
+                           * held by a user event; raising stores 1 in its pinned source
+                           * and completes the event: no enqueue on the abort path */
     RTM_RAISE_MODES
 } rtm_abort_raise_t;
 
@@ -61,12 +64,19 @@ typedef struct {
     double raise_call_s; /* seconds the last raise call took (enqueue + flush) */
     rtm_abort_raise_t raise_mode; /* WRITE: how raise() transfers (default PINNED) */
     int *plain;          /* WRITE: the raised flag in plain host memory (RAISE_HOST) */
+    /* RAISE_ARMED: the held write (its user event, its transfer), the pinned source slot
+     * it copies from (two slots, used in turn), and the last disarmed write per slot */
+    cl_event arm_gate, arm_ev, disarm_ev[2];
+    uint32_t arm_slot;
+    cl_command_queue arm_q; /* the held writes' own queue: a held write on the device's
+                             * shared control queue would hold up every other flag's */
 } rtm_abortflag_t;
 
-/* Name of a raise mode ("pinned", "host", "blocking", "fill"). Safe anywhere. */
+/* Name of a raise mode ("pinned", "host", "blocking", "fill", "armed"). Safe anywhere. */
 const char *rtm_abortflag_raise_name(rtm_abort_raise_t m);
 /* Chooses how raise() transfers the flag (WRITE transport; ignored for MAPPED). Call
- * between runs (no raise in flight). Init only. */
+ * between runs (no raise in flight). ARMED creates the flag's own queue; where that
+ * fails the flag stays PINNED. Init only. */
 void rtm_abortflag_set_raise(rtm_abortflag_t *f, rtm_abort_raise_t m);
 
 /* Name of a transport ("write", "mapped"). Safe anywhere. */

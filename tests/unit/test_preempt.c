@@ -348,7 +348,35 @@ static void test_flag_transports(void **state)
         assert_int_equal(v, 0);
         rtm_abortflag_destroy(&f);
     }
+    /* armed: the held write enqueued by clear goes by as a no-op when not raised (jobs
+     * that end unpreempted), lands 1 when raised, and the slots alternate safely */
+    {
+        rtm_abortflag_t f;
+        int v = -1;
+        assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, 4), RTM_OK);
+        rtm_abortflag_set_raise(&f, RTM_RAISE_ARMED);
+        for (int round = 0; round < 5; round++) {
+            assert_int_equal(rtm_abortflag_clear(&f), RTM_OK); /* arms */
+            assert_non_null(f.arm_gate);
+            assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
+            assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
+            assert_int_equal(v, 0);
+        }
+        assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
+        assert_null(f.arm_gate);
+        assert_int_equal(rtm_abortflag_raise(&f), RTM_OK); /* twice before settling */
+        assert_int_equal(rtm_abortflag_settle(&f), RTM_OK);
+        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
+        assert_int_equal(v, 1);
+        assert_int_equal(rtm_abortflag_clear(&f), RTM_OK);
+        assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
+        assert_int_equal(clFinish(dev.ctrl), CL_SUCCESS);
+        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
+        assert_int_equal(v, 0);
+        rtm_abortflag_destroy(&f); /* armed at destroy: released cleanly */
+    }
     assert_string_equal(rtm_abortflag_raise_name(RTM_RAISE_FILL), "fill");
+    assert_string_equal(rtm_abortflag_raise_name(RTM_RAISE_ARMED), "armed");
     rtm_abortflag_t f;
     assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, RTM_ABORTFLAG_COPIES_MAX + 1),
                      RTM_E_RANGE);
