@@ -1173,7 +1173,7 @@ static int usage(void)
             "                           [--part overhead|response|resume|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
-            "                           [--raise pinned|host|blocking|fill]\n"
+            "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5)\n"
