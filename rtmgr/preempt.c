@@ -1117,7 +1117,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     rtm_kexec_t x0;
     memset(&x0, 0, sizeof(x0));
     rtm_status_t st = RTM_OK;
-    double t0 = 0.0;
+    double t0 = 0.0, one = 0.0; /* one: a build, warm-up and timing (the first pass) */
+    const double t_in = rtm_os_now_s();
     for (int pass = 0; pass < 2; pass++) {
         st = kp_make(&in, &proto);
         if (st == RTM_OK)
@@ -1129,6 +1130,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
         double unused;
         if (st == RTM_OK)
             st = time_pair(&x0, NULL, 1, &t0, &unused);
+        if (pass == 0)
+            one = rtm_os_now_s() - t_in;
         if (st != RTM_OK || spin || pass > 0 || (t0 > 0.5 * KP_TARGET_S && t0 < 4 * KP_TARGET_S) ||
             rtm_os_now_s() > deadline)
             break;
@@ -1155,9 +1158,10 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             k0 *= 2;
         out->base_s = t0;
         uint32_t pick = 0;
-        for (uint32_t kk = k0; st == RTM_OK && out->n < RTM_PREEMPT_TUNE_MAX && kk != 0;
+        uint32_t kk;
+        for (kk = k0; st == RTM_OK && out->n < RTM_PREEMPT_TUNE_MAX && kk != 0;
              kk = kk >= 65536u ? 0u : kk * 16u > 65536u ? 65536u : kk * 16u) {
-            if (rtm_os_now_s() > deadline)
+            if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
                 break;
             pol.poll_every = kk;
             rtm_kexec_t x1;
@@ -1190,7 +1194,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             if (out->poll_every && max_pct >= 0)
                 break;
         }
-        if (st == RTM_OK && !out->poll_every && out->n > 0 && rtm_os_now_s() <= deadline)
+        if (st == RTM_OK && !out->poll_every && out->n > 0 && kk == 0) /* every candidate */
             out->poll_every = RTM_BOARD_POLL_NONE;
     }
     free(samples);
