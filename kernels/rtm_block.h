@@ -51,10 +51,12 @@
  * (load early, test later).
  *
  * In-loop polls are cheap by construction: a poll issues one flag load into a register
- * and tests the value loaded at the previous poll (its latency is hidden), only one
- * work-item in RTM_POLL_LANES loads global memory (the others read the group's local
- * stop word), RTM_POLL_FOR polls once per RTM_POLL_EVERY iterations with no
- * per-iteration test at all, RTM_POLL_N(n) once per RTM_POLL_EVERY counted iterations,
+ * and tests the value loaded at the previous poll (its latency is hidden); with
+ * RTM_POLL_LANES=1 the test is that register alone (no local-memory read on the loop's
+ * path; a raised flag is then written to the group's stop word), with L > 1 only one
+ * work-item in L loads global memory and the others read the stop word; RTM_POLL_FOR
+ * polls once per RTM_POLL_EVERY iterations with no per-iteration test at all and one
+ * register of strip state, RTM_POLL_N(n) once per RTM_POLL_EVERY counted iterations,
  * RTM_POLL() on every call (for loops whose steps are heavy).
  *
  * Build options set by the runtime (rtmgr/kexec.c), with their defaults here:
@@ -205,24 +207,42 @@
 int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
                   int *pv)
 {
+#if RTM_POLL_LANES > 1
     if (*pv)
         *stop = tag;
     if (*stop == tag)
         return 1;
-#if RTM_POLL_LANES > 1
     if (get_local_id(0) % RTM_POLL_LANES == 0)
-#endif
         *pv = *flag;
     return 0;
+#else
+    /* every work-item loads the flag itself: its own register decides, no local read */
+    if (*pv) {
+        *stop = tag;
+        return 1;
+    }
+    *pv = *flag;
+    return 0;
+#endif
 }
 
-/* The two halves of rtm_poll_now_ for RTM_POLL_FOR, which issues the load a quarter of a
- * period before the strip ends and tests it when the next strip starts. */
+/* The two halves of rtm_poll_now_ for RTM_POLL_FOR, which issues the load when a strip
+ * starts and tests it when the next strip starts. With one lane the test is the loaded
+ * register alone (a raised flag is published to the group's stop word then, once);
+ * with more lanes the others read the stop word. */
 int rtm_poll_test_(__local volatile uint *stop, uint tag, int pv)
 {
+#if RTM_POLL_LANES > 1
     if (pv)
         *stop = tag;
     return *stop == tag;
+#else
+    if (pv) {
+        *stop = tag;
+        return 1;
+    }
+    return 0;
+#endif
 }
 
 uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
@@ -234,15 +254,22 @@ uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
     return 0u;
 }
 
-/* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it. */
+/* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it (with
+ * more than one lane, the non-loading work-items read the group's stop word). */
 int rtm_poll_imm_(__global const volatile int *flag, __local volatile uint *stop, uint tag)
 {
 #if RTM_POLL_LANES > 1
     if (get_local_id(0) % RTM_POLL_LANES == 0)
-#endif
         if (*flag)
             *stop = tag;
     return *stop == tag;
+#else
+    if (*flag) {
+        *stop = tag;
+        return 1;
+    }
+    return 0;
+#endif
 }
 
 /* Work-group-uniform poll (RTM_POLL_WG), for loops with barriers: work-item 0 loads the
@@ -387,18 +414,21 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
  * strip starts, so a whole strip covers its latency: a flag is seen at most
  * 2 * RTM_POLL_EVERY iterations after it lands. */
 #define RTM_STRIP_END_(s, h) ((h) - (s) > RTM_POLL_EVERY ? (s) + RTM_POLL_EVERY : (h))
+/* The inner loop's init moves rtm_s_ to the strip's end at once (i starts from the old
+ * value), so the strip's end and the next strip's start are one register, and a `break`
+ * in the body still goes on with the next strip. */
 #if RTM_HIDE_LATENCY
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
-         rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);    \
-         rtm_s_ += RTM_POLL_EVERY)                                                  \
+         rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);)   \
         for (uint i = rtm_s_,                                                       \
-                  rtm_e_ = RTM_STRIP_END_(rtm_s_, rtm_h_) + rtm_poll_issue_(RTM_FLAG_, &rtm_pv_); \
+                  rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)) +              \
+                           rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);                    \
              i < rtm_e_; i++)
 #else
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
-    for (uint rtm_s_ = (lo), rtm_h_ = (hi); rtm_s_ < rtm_h_ && !RTM_POLL(); rtm_s_ += RTM_POLL_EVERY) \
-        for (uint i = rtm_s_, rtm_e_ = RTM_STRIP_END_(rtm_s_, rtm_h_); i < rtm_e_; i++)
+    for (uint rtm_s_ = (lo), rtm_h_ = (hi); rtm_s_ < rtm_h_ && !RTM_POLL();)       \
+        for (uint i = rtm_s_, rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)); i < rtm_e_; i++)
 #endif
 #else
 #define RTM_POLL_N(n) 0

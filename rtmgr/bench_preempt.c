@@ -15,6 +15,10 @@
  *   4. abort response (flag raised -> kernel finished, host monotonic clock), p50/p99/max
  *      over aborts at random instants, spin kernels of 1 ms to 1 s on grids of 1 to
  *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode);
+ *   part poll:
+ *   6. each looping kernel's in-loop poll period as calibration chooses it
+ *      (rtm_preempt_tune_kernel_poll): overhead vs the build without in-loop polls for
+ *      K = ~3 us of the loop, 4K, 16K, …, the smallest K within 1 %, its response;
  *   part resume:
  *   5. total time of an aborted-and-resumed job vs uninterrupted, GPU->GPU and GPU->CPU,
  *      and completed blocks re-executed (RTM_COUNT_BLOCKS builds: every block must
@@ -40,7 +44,8 @@
 
 
 
-enum { PART_OVERHEAD = 1, PART_RESPONSE = 2, PART_RESUME = 4, PART_ALL = 7 };
+/* all: the three parts that fit one call on the GPU machine (poll runs on its own) */
+enum { PART_OVERHEAD = 1, PART_RESPONSE = 2, PART_RESUME = 4, PART_POLL = 8, PART_ALL = 7 };
 
 typedef struct {
     bool quick, json, sweep;
@@ -66,7 +71,7 @@ typedef struct {
     uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
     uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
-    double part_s[3]; /* seconds each part took */
+    double part_s[4]; /* seconds each part took */
     double sized_s;   /* bench_size: the original kernel's time at the size it returned */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
@@ -1166,17 +1171,64 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* ---- 6. per-kernel poll period ------------------------------------------------------ */
+
+/* The poll period calibration aims at (~3 us of a work-item's loop), its overhead budget
+ * and the aborts measuring the chosen period's response: as rtmgr/calib.c's. */
+#define KPOLL_PERIOD_S 3e-6
+#define KPOLL_MAX_PCT 1.0
+
+static void section_kpoll(bench_t *b)
+{
+    if (!b->o.json)
+        printf("\n6. in-loop poll period per kernel, as calibration chooses it (overhead vs the "
+               "same build without in-loop polls, min of %d interleaved runs; K0 = ~%.0f us of "
+               "the loop; chosen: the smallest K within %.1f %%)\n"
+               "%-16s %-10s %9s %9s %7s %11s\n",
+               b->o.quick ? 5 : 15, KPOLL_PERIOD_S * 1e6, KPOLL_MAX_PCT, "kernel", "size0",
+               "base ms", "step ns", "K", "overhead %");
+    rtm_kexec_opts_t base = {.transport = b->transport, .transport_set = true,
+                             .raise_mode = b->raise_mode};
+    for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
+        const rtm_kernel_t *kernel = rtm_kernel_at(i);
+        if (!rtm_preempt_loop_polls(kernel))
+            continue;
+        rtm_preempt_kpoll_t kp;
+        const rtm_status_t st = rtm_preempt_tune_kernel_poll(
+            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, KPOLL_PERIOD_S, -KPOLL_MAX_PCT,
+            b->o.quick ? 5 : 15, b->o.quick ? 8 : 50, rtm_os_now_s() + 120.0, &kp);
+        if (st != RTM_OK) {
+            fail(b, "poll period calibration failed", kernel->name, rtm_strerror(st));
+            continue;
+        }
+        if (b->o.json)
+            continue;
+        for (uint32_t c = 0; c < kp.n; c++)
+            printf("%-16s %-10lld %9.3f %9.2f %7u %11.2f\n", kernel->name, (long long)kp.size0,
+                   kp.base_s * 1e3, kp.step_s * 1e9, kp.k[c], kp.overhead_pct[c]);
+        if (kp.poll_every == RTM_BOARD_POLL_NONE)
+            printf("%-16s chosen: no in-loop polls (no K within %.1f %%)\n", kernel->name,
+                   KPOLL_MAX_PCT);
+        else
+            printf("%-16s chosen: K %u, response p50 %.1f us p99 %.1f us (%u aborts)\n",
+                   kernel->name, kp.poll_every, kp.resp_p50_s * 1e6, kp.resp_p99_s * 1e6,
+                   kp.resp_n);
+    }
+}
+
 static int usage(void)
 {
     fprintf(stderr,
             "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
-            "                           [--part overhead|response|resume|all]\n"
+            "                           [--part overhead|response|resume|poll|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
-            "          (poll sweep + section 2), response (section 4), resume (section 5)\n"
+            "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
+            "          poll (section 6: each looping kernel's poll period as calibrate\n"
+            "          chooses it, every candidate's overhead)\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1228,6 +1280,7 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.parts = strcmp(v, "overhead") == 0 ? PART_OVERHEAD
                         : strcmp(v, "response") == 0 ? PART_RESPONSE
                         : strcmp(v, "resume") == 0   ? PART_RESUME
+                        : strcmp(v, "poll") == 0     ? PART_POLL
                         : strcmp(v, "all") == 0      ? PART_ALL
                                                      : 0u;
             if (!b.o.parts)
@@ -1306,14 +1359,16 @@ int rtm_bench_preempt(int argc, char **argv)
     if (b.transport == RTM_ABORT_WRITE && (b.o.raise < 0 || b.o.sweep))
         section_raise(&b);
     b.poll_k = b.o.poll;
-    const char *const part_name[3] = {"overhead", "response", "resume"};
-    for (int p = 0; p < 3; p++) {
+    const char *const part_name[4] = {"overhead", "response", "resume", "poll"};
+    for (int p = 0; p < 4; p++) {
         if (!(b.o.parts & (1u << p)))
             continue;
         const double t0 = rtm_os_now_s();
         if (p == 0) {
             section_sweep(&b); /* chooses the production poll period */
             section_overhead(&b);
+        } else if (p == 3) {
+            section_kpoll(&b);
         } else if (p == 1) {
             section_response(&b);
         } else {

@@ -39,7 +39,7 @@ static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
 static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
-static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref"};
+static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -196,7 +196,12 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         if (ext[4] > 0.0 && !(ext[5] > 0.0))
             return rtm_yamldoc_fail_at(doc, f[9], RTM_E_CFG_VALUE, diag,
                                        "p_ops needs x_ref greater than zero in %s", where);
+        /* optional (absent in profiles made before it: the executive's default) */
+        int64_t poll = -1;
+        if (f[10] >= 0 && (st = rtm_yamldoc_int(doc, f[10], where, 0, 1 << 20, &poll, diag)) != RTM_OK)
+            break;
         kt[k].have = true;
+        kt[k].poll_every = poll < 0 ? 0u : poll == 0 ? RTM_BOARD_POLL_NONE : (uint32_t)poll;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
         kt[k].r_op = r_op;
         kt[k].mem_rate = mem_rate;
@@ -458,6 +463,9 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             put_term(f, "p_ops", kt[k].p_ops, RTM_UNIT_COUNT);
             put_term(f, "x_ref", kt[k].x_ref, RTM_UNIT_COUNT);
         }
+        if (kt[k].poll_every != 0)
+            fprintf(f, ", poll_every: %u",
+                    kt[k].poll_every == RTM_BOARD_POLL_NONE ? 0u : kt[k].poll_every);
         fprintf(f, "}\n");
     }
 }

@@ -87,7 +87,13 @@ typedef struct {
     double p_ops;    /* the operations' time scales as (Z * li / x_ref)^p_ops on top of
                       * linear (0 <= p_ops <= 1, extended model), 0 when none */
     double x_ref;    /* reference operation count of p_ops (> 0 when p_ops is set) */
+    uint32_t poll_every; /* calibrated in-loop poll period (RTM_POLL_EVERY, devices only):
+                          * 0 = not calibrated (the executive's default),
+                          * RTM_BOARD_POLL_NONE = no in-loop polls (YAML `poll_every: 0`) */
 } rtm_board_ktune_t;
+
+/* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */
+#define RTM_BOARD_POLL_NONE UINT32_MAX
 
 typedef struct {
     char name[RTM_NAME_MAX];     /* rtmgr's name for the device (e.g. gpu0) */

@@ -2209,6 +2209,60 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     return st;
 }
 
+/* In-loop poll period per kernel (RTM_POLL_EVERY, kernels whose work-items loop):
+ * preempt.c's rtm_preempt_tune_kernel_poll at the calibrated tune, with the flag
+ * transport chosen above — K for about POLL_PERIOD_S of the loop (a flag is seen within
+ * two periods), else the smallest of 16K, 256K, …, 65536 whose overhead vs the build without
+ * in-loop polls is <= POLL_MAX_PCT, else no in-loop polls (ktune poll_every). Within
+ * POLL_BUDGET_S per device, the application's kernels first: kernels left when it is
+ * spent keep the default (a cold program cache spends most of it on builds). */
+#define POLL_PERIOD_S 3e-6
+#define POLL_MAX_PCT 1.0
+#define POLL_BUDGET_S 2.0
+static void dev_poll(devcal_t *x)
+{
+    rtm_board_dev_t *bd = x->bd;
+    const double deadline = rtm_calib_now() + POLL_BUDGET_S;
+    const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
+                                   .cache_dir = x->cache};
+    const rtm_kernel_t *kern;
+    double last = 0.0; /* the previous kernel's calibration time */
+    for (uint32_t i = 0; (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
+        rtm_board_ktune_t *kt = &bd->ktune[rtm_kernel_index(kern)];
+        if (!kt->have ||
+            !rtm_calib_wanted(x->c->o->kernels, kern->name))
+            continue;
+        const double t0 = rtm_calib_now();
+        if (t0 + last > deadline) { /* the previous kernel's time would overrun it */
+            note(x->c, "%s: poll period of %s not calibrated (%.1fs budget spent): default",
+                 bd->name, kern->name, POLL_BUDGET_S);
+            continue;
+        }
+        rtm_preempt_kpoll_t kp;
+        const rtm_status_t st = rtm_preempt_tune_kernel_poll(
+            x->d, &base, kern, kt->tune, POLL_PERIOD_S, POLL_MAX_PCT, 3, 0, deadline, &kp);
+        last = rtm_calib_now() - t0;
+        if (st != RTM_OK || kp.poll_every == 0) {
+            note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
+                 kern->name, st != RTM_OK ? rtm_strerror(st) : "budget spent");
+            continue;
+        }
+        kt->poll_every = kp.poll_every;
+        char tried[160] = "";
+        for (uint32_t c = 0, o = 0; c < kp.n && o < sizeof(tried); c++)
+            o += (uint32_t)snprintf(tried + o, sizeof(tried) - o, "%sK %u %.2f%%", c ? ", " : "",
+                                    kp.k[c], kp.overhead_pct[c]);
+        if (kp.poll_every == RTM_BOARD_POLL_NONE)
+            note(x->c, "%s: %s: no in-loop polls (none within %.1f%%: %s; step %.3gns, %.3gms "
+                       "job)", bd->name, kern->name, POLL_MAX_PCT, tried, kp.step_s * 1e9,
+                 kp.base_s * 1e3);
+        else
+            note(x->c, "%s: %s: poll every %u steps (%.3gus; %s; %.3gms job)", bd->name,
+                 kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6, tried,
+                 kp.base_s * 1e3);
+    }
+}
+
 /* Abort response (seed 002): preempt.c's measurement — the spin kernel (about 20 ms)
  * aborted RTM_CALIB_REPS times at random instants with each flag transport; the
  * transport that stops the kernel faster (one that does not stop it never wins) becomes
@@ -2241,6 +2295,7 @@ static rtm_status_t dev_abort(devcal_t *x)
              t == b && m.works[t] ? " <- abort" : "");
     say(x->c, "%s: abort '%s' response %.4gus", bd->name, rtm_board_abort_name(bd->abort),
         bd->param[RTM_DEV_P_abort_response] * 1e6);
+    dev_poll(x);
     return RTM_OK;
 }
 

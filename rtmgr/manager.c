@@ -324,8 +324,11 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
          * d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
-        const rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
-                                     .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
+                               .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        /* the in-loop poll period calibration chose for this kernel here (0: default) */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;

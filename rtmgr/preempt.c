@@ -18,6 +18,7 @@
 #include "preempt.h"
 #include "os.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -931,5 +932,273 @@ rtm_status_t rtm_preempt_measure(rtm_ocl_dev_t *d, uint32_t aborts, rtm_preempt_
     }
     free(samples);
     free(arena);
+    return st;
+}
+
+/* ---- per-kernel in-loop poll period (calibration) ----------------------------------- */
+
+/* Kernels whose work-items loop through RTM_POLL_FOR, and the size key that is the
+ * loop's length (steps per work-item). */
+static const struct {
+    const char *kernel, *key;
+} loop_kernels[] = {{"manoeuvre", "steps"},      {"last_chance", "steps"}, {"matrix_mul", "n"},
+                    {"matrix_loop_add", "n"},      {"matrix_mov", "n"},      {"spin", "work"}};
+
+/* Index of the loop-length size key of `kernel`, -1 when it does not loop-poll. */
+static int loop_key(const rtm_kernel_t *kernel)
+{
+    for (size_t i = 0; kernel && i < sizeof(loop_kernels) / sizeof(loop_kernels[0]); i++) {
+        if (strcmp(loop_kernels[i].kernel, kernel->name) != 0)
+            continue;
+        for (uint32_t k = 0; k < kernel->n_keys; k++)
+            if (strcmp(kernel->keys[k].name, loop_kernels[i].key) == 0)
+                return (int)k;
+    }
+    return -1;
+}
+
+bool rtm_preempt_loop_polls(const rtm_kernel_t *kernel) { return loop_key(kernel) >= 0; }
+
+const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i)
+{
+    return i < sizeof(loop_kernels) / sizeof(loop_kernels[0])
+               ? rtm_kernel_find(loop_kernels[i].kernel)
+               : NULL;
+}
+
+void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
+                           rtm_kexec_opts_t *o)
+{
+    const int ki = kernel ? rtm_kernel_index(kernel) : -1;
+    if (!bd || ki < 0 || ki >= RTM_MAX_KERNELS || !bd->ktune[ki].have)
+        return;
+    const uint32_t k = bd->ktune[ki].poll_every;
+    if (k == RTM_BOARD_POLL_NONE)
+        o->no_poll = true;
+    else if (k != 0)
+        o->poll_every = k;
+}
+
+/* Min kernel time of `runs` profiled runs of a and b, interleaved (a first). */
+static rtm_status_t time_pair(rtm_kexec_t *a, rtm_kexec_t *b, uint32_t runs, double *ta,
+                              double *tb)
+{
+    *ta = *tb = 1e30;
+    for (uint32_t r = 0; r <= runs; r++) { /* run 0 warms up */
+        rtm_kexec_timing_t u, v;
+        rtm_status_t st = rtm_kexec_run(a, &u);
+        if (st == RTM_OK && b)
+            st = rtm_kexec_run(b, &v);
+        if (st != RTM_OK)
+            return st;
+        if (r == 0)
+            continue;
+        *ta = u.kernel_s < *ta ? u.kernel_s : *ta;
+        if (b)
+            *tb = v.kernel_s < *tb ? v.kernel_s : *tb;
+    }
+    return RTM_OK;
+}
+
+/* A work-item's loop step on d from k's kernel time t: t over the waves of blocks the
+ * device runs at once (GPUs ~2048 work-items per unit, CPU devices one group per unit),
+ * over the loop's length (size key `key`); CPU devices run a group's work-items one
+ * after another, so a step there is the group's over wg. */
+static double loop_step(const rtm_ocl_info_t *info, const rtm_kinst_t *k, int key, double t)
+{
+    const uint32_t units = info->units ? info->units : 1, wg = k->tune.wg ? k->tune.wg : 1;
+    const bool cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+    const double slots = cpu ? units : (double)units * (wg < 2048 ? 2048 / wg : 1);
+    double waves = 0.0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        waves += kl.blocks ? ceil((double)kl.blocks / slots) : 0.0;
+    }
+    double steps = key >= 0 && k->size[key] > 0 ? (double)k->size[key] : 1.0;
+    if (cpu)
+        steps *= wg;
+    return (waves > 0 ? t / waves : t) / steps;
+}
+
+/* Operations of k's job (cost li * Z), 0 when it cannot be planned. */
+static double job_ops(rtm_kinst_t *k)
+{
+    if (rtm_kinst_plan(k) != RTM_OK)
+        return 0.0;
+    rtm_cost_t c;
+    memset(&c, 0, sizeof(c));
+    k->kernel->cost(k, &c);
+    return c.li * (c.Z > 0 ? c.Z : 1.0);
+}
+
+/* True when k plans and its buffers fit `cap` bytes in all and max_alloc each. */
+static bool fits(rtm_kinst_t *k, uint64_t cap, uint64_t max_alloc)
+{
+    if (rtm_kinst_plan(k) != RTM_OK || rtm_kinst_bytes(k) > cap)
+        return false;
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+        if (k->plan.buf[b].bytes > max_alloc)
+            return false;
+    return true;
+}
+
+/* Re-sizes size key 0 of k (bisection, ops assumed to grow with it) so that its job has
+ * about `want` operations within the memory caps; false when it stays as it is. */
+static bool size_for_ops(rtm_kinst_t *k, double want, uint64_t cap, uint64_t max_alloc)
+{
+    const rtm_size_key_t *key = &k->kernel->keys[0];
+    int64_t lo = key->min, hi = key->max;
+    rtm_kinst_t t = *k;
+    while (lo < hi) { /* the largest size whose ops <= want (and that fits) */
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        t.size[0] = mid;
+        if (fits(&t, cap, max_alloc) && job_ops(&t) <= want)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    t.size[0] = lo;
+    if (lo == k->size[0] || !fits(&t, cap, max_alloc))
+        return false;
+    *k = t;
+    return true;
+}
+
+/* Kernel time the poll calibration sizes its job for. */
+#define KP_TARGET_S 2e-3
+
+typedef struct {
+    rtm_kinst_t k;
+    void *arena;
+} kp_inst_t;
+
+static rtm_status_t kp_make(kp_inst_t *in, const rtm_kinst_t *proto)
+{
+    in->k = *proto;
+    in->arena = NULL;
+    if (rtm_kinst_plan(&in->k) != RTM_OK)
+        return RTM_E_ARG;
+    const size_t bytes = rtm_kinst_bytes(&in->k);
+    in->arena = aligned_alloc(64, ((bytes ? bytes : 64) + 63u) & ~(size_t)63u);
+    if (!in->arena || rtm_kinst_bind(&in->k, in->arena, bytes) != bytes)
+        return RTM_E_NOMEM;
+    in->k.kernel->fill(&in->k, 7);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
+                                          const rtm_kernel_t *kernel, rtm_tune_t tune,
+                                          double period_s, double max_pct, uint32_t runs,
+                                          uint32_t aborts, double deadline,
+                                          rtm_preempt_kpoll_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!d || !base || !kernel || kernel->n_keys == 0 || runs == 0)
+        return RTM_E_ARG;
+    rtm_kinst_t proto;
+    rtm_kinst_init(&proto, kernel);
+    if (tune.wg)
+        proto.tune = tune;
+    const bool spin = strcmp(kernel->name, "spin") == 0;
+    if (spin) { /* a full device of 256-item blocks, 64 steps per element to start */
+        proto.size[0] = rtm_preempt_min_blocks(&d->info, proto.tune.wg);
+        proto.size[1] = 64;
+    }
+    if (rtm_kinst_plan(&proto) != RTM_OK)
+        return RTM_E_ARG;
+    rtm_kexec_opts_t nop = *base, pol = *base;
+    nop.variant = pol.variant = RTM_KEXEC_FULL;
+    nop.no_poll = true;
+    pol.no_poll = false;
+    /* size: ~2 ms without polls (one re-size from the measured time through the job's
+     * operation count; spin: its loop length) */
+    kp_inst_t in = {0};
+    rtm_kexec_t x0;
+    memset(&x0, 0, sizeof(x0));
+    rtm_status_t st = RTM_OK;
+    double t0 = 0.0, one = 0.0; /* one: a build, warm-up and timing (the first pass) */
+    const double t_in = rtm_os_now_s();
+    for (int pass = 0; pass < 2; pass++) {
+        st = kp_make(&in, &proto);
+        if (st == RTM_OK)
+            st = rtm_kexec_create_ex(&x0, d, &in.k, &nop);
+        if (st == RTM_OK)
+            st = rtm_kexec_warm(&x0);
+        if (st == RTM_OK && spin)
+            st = spin_length(&x0, &in.k, KP_TARGET_S);
+        double unused;
+        if (st == RTM_OK)
+            st = time_pair(&x0, NULL, 1, &t0, &unused);
+        if (pass == 0)
+            one = rtm_os_now_s() - t_in;
+        if (st != RTM_OK || spin || pass > 0 || (t0 > 0.5 * KP_TARGET_S && t0 < 4 * KP_TARGET_S) ||
+            rtm_os_now_s() > deadline)
+            break;
+        rtm_kinst_t next = proto;
+        const double ops = job_ops(&next);
+        if (!(ops > 0 && t0 > 0) ||
+            !size_for_ops(&next, ops * KP_TARGET_S / t0, d->info.global_mem / 12,
+                          d->info.max_alloc))
+            break;
+        rtm_kexec_destroy(&x0);
+        free(in.arena);
+        in.arena = NULL;
+        proto = next;
+    }
+    double *samples = aborts ? malloc(aborts * sizeof(double)) : NULL;
+    if (st == RTM_OK && aborts && !samples)
+        st = RTM_E_NOMEM;
+    if (st == RTM_OK && rtm_os_now_s() <= deadline) {
+        out->size0 = in.k.size[0];
+        out->step_s = loop_step(&d->info, &in.k, loop_key(kernel), t0);
+        /* K0: the power of two whose K steps last about period_s */
+        uint32_t k0 = 16;
+        while (k0 < 65536u && (double)k0 * 1.41421356 * out->step_s < period_s)
+            k0 *= 2;
+        out->base_s = t0;
+        uint32_t pick = 0;
+        uint32_t kk;
+        for (kk = k0; st == RTM_OK && out->n < RTM_PREEMPT_TUNE_MAX && kk != 0;
+             kk = kk >= 65536u ? 0u : kk * 16u > 65536u ? 65536u : kk * 16u) {
+            if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
+                break;
+            pol.poll_every = kk;
+            rtm_kexec_t x1;
+            st = rtm_kexec_create_ex(&x1, d, &in.k, &pol);
+            if (st != RTM_OK)
+                break;
+            st = rtm_kexec_warm(&x1);
+            double ta = 0.0, tb = 0.0;
+            if (st == RTM_OK)
+                st = time_pair(&x0, &x1, runs, &ta, &tb);
+            if (st == RTM_OK) {
+                out->k[out->n] = kk;
+                const double pct = 100.0 * (tb / ta - 1.0);
+                out->overhead_pct[out->n++] = pct;
+                out->base_s = ta < out->base_s ? ta : out->base_s;
+                if (!out->poll_every && pct <= fabs(max_pct))
+                    out->poll_every = pick = kk;
+            }
+            if (st == RTM_OK && pick == kk && aborts) {
+                uint32_t n = 0, missed = 0;
+                double ks = 0.0, mx = 0.0;
+                /* the response is informative: a kernel the series cannot abort keeps K */
+                if (rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
+                        RTM_OK && n > 0) {
+                    summarise(samples, n, &out->resp_p50_s, &out->resp_p99_s, &mx);
+                    out->resp_n = n;
+                }
+            }
+            rtm_kexec_destroy(&x1);
+            if (out->poll_every && max_pct >= 0)
+                break;
+        }
+        if (st == RTM_OK && !out->poll_every && out->n > 0 && kk == 0) /* every candidate */
+            out->poll_every = RTM_BOARD_POLL_NONE;
+    }
+    free(samples);
+    rtm_kexec_destroy(&x0);
+    free(in.arena);
     return st;
 }

@@ -220,6 +220,50 @@ rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, ui
                                    uint32_t aborts, double max_overhead_pct,
                                    rtm_preempt_polltune_t *out);
 
+/* Kernels whose work-items run long loops polled through RTM_POLL_FOR (matrix_mov,
+ * matrix_loop_add, matrix_mul, manoeuvre, spin): their in-loop poll period is worth a
+ * per-kernel calibration. Safe anywhere. */
+bool rtm_preempt_loop_polls(const rtm_kernel_t *kernel);
+/* The i-th of those kernels, most valuable to calibrate first (the application's, then
+ * the matrix kernels, then spin); NULL past the last or when not in the catalogue. */
+const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i);
+
+/* Per-kernel in-loop poll period calibration (calibration, rtmgr/calib.c). */
+typedef struct {
+    uint32_t poll_every; /* chosen RTM_POLL_EVERY; RTM_BOARD_POLL_NONE: no candidate
+                          * within the overhead budget; 0: not measured (out of time) */
+    uint32_t n;          /* candidates measured, cheapest-response first */
+    uint32_t k[RTM_PREEMPT_TUNE_MAX];
+    double overhead_pct[RTM_PREEMPT_TUNE_MAX]; /* vs the same build without in-loop polls */
+    int64_t size0;       /* size key 0 measured at */
+    double base_s;       /* kernel time without in-loop polls (min of runs) */
+    double step_s;       /* a work-item's loop step (base_s over waves and steps) */
+    double resp_p50_s, resp_p99_s; /* abort response at the chosen K (0: not measured) */
+    uint32_t resp_n;
+} rtm_preempt_kpoll_t;
+
+/* Chooses `kernel`'s in-loop poll period on d: sizes an instance (tune; wg 0 = the
+ * kernel's default) so that it runs >= ~1 ms, estimates a work-item's loop step from the
+ * build without in-loop polls, then tries K = the power of two whose K steps last about
+ * `period_s` (the response bound's share of a poll period), then 16K, 256K, …, 65536: the first
+ * whose overhead vs the no-poll build (min of `runs` interleaved event-profiled runs)
+ * is <= max_pct is chosen; none within budget -> RTM_BOARD_POLL_NONE. `base` gives the
+ * transport, cache directory and flag copies (its variant and poll fields are set
+ * here). With aborts > 0 the chosen build is aborted that many times at random instants
+ * (response p50/p99). max_pct < 0: the budget is -max_pct and every candidate is
+ * measured (benchmarks). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
+ * `deadline`. Init only (builds programs, allocates). */
+rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
+                                          const rtm_kernel_t *kernel, rtm_tune_t tune,
+                                          double period_s, double max_pct, uint32_t runs,
+                                          uint32_t aborts, double deadline,
+                                          rtm_preempt_kpoll_t *out);
+
+/* Sets o's poll period from the board profile's calibration of `kernel` on bd (leaves
+ * the default when none was calibrated). Safe anywhere. */
+void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
+                           rtm_kexec_opts_t *o);
+
 /* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin
  * kernel (about 20 ms long, `aborts` aborts each at random instants) and names the
  * better one (a transport that does not stop the kernel never wins). Init only. */

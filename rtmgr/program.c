@@ -418,8 +418,11 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     char own[256] = "";
     if (k->kernel->options)
         k->kernel->options(k, own, sizeof(own));
-    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir,
-             k->tune.wg, k->tune.vec, own, extra ? extra : "");
+    /* RTM_CL_OPTIONS (diagnostics): appended to every build, e.g. -cl-nv-verbose, whose
+     * register counts RTM_CL_LOG=1 then prints with each build's log */
+    const char *env_opts = getenv("RTM_CL_OPTIONS");
+    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s %s", dir,
+             k->tune.wg, k->tune.vec, own, extra ? extra : "", env_opts ? env_opts : "");
     const double t0 = rtm_os_now_s();
 
     char bin_path[RTM_PATH_MAX + 64] = "";
@@ -454,6 +457,11 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
             rtm_program_release(p);
             free(src);
             return RTM_E_CL_BUILD;
+        }
+        const char *env_log = getenv("RTM_CL_LOG");
+        if (env_log && *env_log == '1') {
+            fprintf(stderr, "rtmgr: built '%s' with '%s'\n", k->kernel->name, p->options);
+            print_build_log(d, p->prog, k->kernel->name);
         }
         if (bin_path[0])
             cache_store(d, p->prog, cache_dir, bin_path, p->key);

@@ -2,7 +2,7 @@
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
 # Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt
-# (quick) preempt-overhead preempt-response preempt-resume preempt-json preempt-eager
+# (quick) preempt-overhead preempt-response preempt-resume preempt-poll preempt-json preempt-eager
 # (quick response part with the old eager output reads: reproduces the missed aborts).
 # Results go to $OUT (or ./h100-out).
 set -u
@@ -58,6 +58,12 @@ for s in $steps; do
     RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 --quick > "$out/preempt-quick.txt" 2>&1; echo "rc=$?"; tail -30 "$out/preempt-quick.txt" ;;
   preempt-overhead|preempt-response|preempt-resume)
     RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --part "${s#preempt-}" > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -40 "$out/$s.txt" ;;
+  preempt-poll)
+    # section 6: each looping kernel's poll period as calibrate chooses it (every candidate's
+    # overhead vs the no-poll build), with ptxas register counts of every build
+    RTM_PLATFORM=NVIDIA RTM_CL_OPTIONS=-cl-nv-verbose RTM_CL_LOG=1 timeout 300 ./build/rtmgr bench preempt --device 0 --quick --part poll > "$out/$s.txt" 2> "$out/$s-log.txt"; echo "rc=$?"
+    grep -E "^rtmgr: built|registers" "$out/$s-log.txt" | sed -E 's/-I[^ ]+ //; s/-DRTM_(NO_ABORT|NO_DONE|COUNT_BLOCKS|WG_CHECK|FLAG_COPIES|POLL_LANES)=[0-9]+ //g' > "$out/$s-regs.txt"
+    tail -40 "$out/$s.txt"; echo "-- builds and registers:"; tail -40 "$out/$s-regs.txt" ;;
   preempt-eager)
     RTM_PLATFORM=NVIDIA timeout 300 ./build/rtmgr bench preempt --device 0 --quick --part response --read eager > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -24 "$out/$s.txt" ;;
   preempt-json)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "rtmgr/board.h"
+#include "rtmgr/preempt.h"
 
 #define SRC RTM_TEST_SOURCE_DIR
 
@@ -68,6 +69,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].t_fixed == y[k].t_fixed);
         assert_true(x[k].r_big == y[k].r_big);
         assert_true(x[k].knee == y[k].knee);
+        assert_int_equal(x[k].poll_every, y[k].poll_every);
     }
 }
 
@@ -136,6 +138,25 @@ static void test_shipped_profile(void **state)
     assert_true(k >= 0);
     assert_true(d->ktune[k].have && d->ktune[k].r_op > 0);
     assert_true(a.cpu_ktune[k].have && a.cpu_ktune[k].r_op > 0);
+    /* poll_every came later: absent = not calibrated (0, the executive's default), and
+     * rtm_preempt_poll_opts then leaves the kexec options as they were */
+    const int mm = rtm_kernel_index(rtm_kernel_find("matrix_mul"));
+    assert_true(mm >= 0 && d->ktune[mm].have);
+    if (d->ktune[mm].poll_every == 0) {
+        rtm_kexec_opts_t o = {0};
+        rtm_preempt_poll_opts(d, rtm_kernel_find("matrix_mul"), &o);
+        assert_int_equal(o.poll_every, 0);
+        assert_false(o.no_poll);
+    }
+    rtm_board_dev_t e = *d;
+    rtm_kexec_opts_t o = {0};
+    e.ktune[mm].poll_every = 512;
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), &o);
+    assert_int_equal(o.poll_every, 512);
+    assert_false(o.no_poll);
+    e.ktune[mm].poll_every = RTM_BOARD_POLL_NONE;
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), &o);
+    assert_true(o.no_poll);
 }
 
 static void test_round_trip_shipped(void **state)
@@ -192,7 +213,9 @@ static void test_round_trip_synthetic(void **state)
             .mem_rate = i % 3 ? 0.0 : 7.0e9 / (double)(i + 3),
             .t_fixed = i % 2 ? 2.5e-6 : 0.0,
             .r_big = i % 2 ? 4.0e-9 : 0.0,
-            .knee = i % 2 ? 64.0 * 1024 * 1024 : 0.0};
+            .knee = i % 2 ? 64.0 * 1024 * 1024 : 0.0,
+            /* absent (default), a period, and no in-loop polls (`poll_every: 0`) */
+            .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);
