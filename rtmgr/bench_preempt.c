@@ -151,6 +151,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.groups = b->o.groups;
     o.static_fetch = b->o.static_fetch;
     o.raise_mode = b->raise_mode;
+    o.raise_set = true;
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
@@ -809,7 +810,7 @@ static void section_raise(bench_t *b)
                "landed", "xfer", "drain", "notice");
     double best = 1e30;
     int best_mode = -1;
-    bool full_ok = false;
+    bool full_ok = false, default_works = false;
     for (int pass = 0; pass < 2 && !full_ok; pass++) {
         if (pass == 1) { /* nothing stopped the full device: leave a slot per unit free */
             b->persist_groups = units * 7u; /* spin's 256 work-items: 8 slots per unit */
@@ -827,6 +828,7 @@ static void section_raise(bench_t *b)
                     continue;
                 rtm_kexec_opts_t o = prod_opts(b);
                 o.raise_mode = mode;
+                o.raise_set = true;
                 if (m == RTM_RAISE_MODES)
                     o.flag_copies = 1;
                 resp_t r;
@@ -859,15 +861,24 @@ static void section_raise(bench_t *b)
                 best = worst;
                 best_mode = m;
             }
+            if (m == (int)RTM_KEXEC_RAISE_DEFAULT)
+                default_works = works;
         }
     }
-    if (b->o.raise < 0 && best_mode >= 0)
+    /* below: the executive's path (kexec's default), unless it failed here */
+    if (b->o.raise < 0 && best_mode >= 0 && !default_works)
         b->raise_mode = (rtm_abort_raise_t)best_mode;
     if (!full_ok && b->o.groups == 0) /* neither helped: keep every slot */
         b->persist_groups = 0;
     if (!b->o.json)
-        printf("raise path used below: %s%s; persistent groups: %s\n",
-               rtm_abortflag_raise_name(b->raise_mode), best_mode < 0 ? " (none stopped both loads)" : "",
+        printf("raise path used below: %s%s (lowest worst p99 here: %s); persistent groups: "
+               "%s\n",
+               rtm_abortflag_raise_name(b->raise_mode),
+               b->o.raise >= 0         ? " (--raise)"
+               : best_mode < 0         ? " (none stopped both loads)"
+               : default_works         ? " (the executive's)"
+                                       : " (the executive's failed here)",
+               best_mode >= 0 ? rtm_abortflag_raise_name((rtm_abort_raise_t)best_mode) : "-",
                b->persist_groups ? "one slot per compute unit left free" : "every slot");
 }
 
@@ -1188,7 +1199,7 @@ static void section_kpoll(bench_t *b)
                b->o.quick ? 5 : 15, KPOLL_PERIOD_S * 1e6, KPOLL_MAX_PCT, "kernel", "size0",
                "base ms", "step ns", "K", "overhead %");
     rtm_kexec_opts_t base = {.transport = b->transport, .transport_set = true,
-                             .raise_mode = b->raise_mode};
+                             .raise_mode = b->raise_mode, .raise_set = true};
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         if (!rtm_preempt_loop_polls(kernel))
@@ -1355,7 +1366,7 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json)
         printf("using transport: %s\n", rtm_abortflag_name(b.transport));
 
-    b.raise_mode = b.o.raise >= 0 ? (rtm_abort_raise_t)b.o.raise : RTM_RAISE_PINNED;
+    b.raise_mode = b.o.raise >= 0 ? (rtm_abort_raise_t)b.o.raise : RTM_KEXEC_RAISE_DEFAULT;
     if (b.transport == RTM_ABORT_WRITE && (b.o.raise < 0 || b.o.sweep))
         section_raise(&b);
     b.poll_k = b.o.poll;

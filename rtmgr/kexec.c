@@ -27,6 +27,10 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         x->opts.transport = rtm_abortflag_default(info);
         x->opts.transport_set = true;
     }
+    if (!x->opts.raise_set) {
+        x->opts.raise_mode = RTM_KEXEC_RAISE_DEFAULT;
+        x->opts.raise_set = true;
+    }
     if (x->opts.poll_every == 0)
         x->opts.poll_every = RTM_KEXEC_POLL_DEFAULT;
     if (x->opts.hide_latency == 0)
@@ -147,7 +151,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return st;
     }
-    rtm_abortflag_set_raise(&x->flag, o->raise_mode);
+    rtm_abortflag_set_raise(&x->flag, x->opts.raise_mode);
     x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
     x->launches = k->plan.launches;

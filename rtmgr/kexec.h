@@ -45,6 +45,13 @@ typedef enum {
  * it answers within the response target without the persistent loop's cost. */
 #define RTM_KEXEC_PERSIST_MIN_BLOCKS 16384u
 
+/* The write flag's raise path when the options do not set one: armed (the transfer is
+ * enqueued when the flag is cleared and released by a user event). On the H100 its raise
+ * call takes 1-2 us against 11-38 us for the paper's enqueue + flush, and the abort
+ * response p99 over the six grid x length shapes of bench preempt --quick was 27-41 us
+ * against 24-97 us (board/h100/results/preempt-raise-h100.txt). */
+#define RTM_KEXEC_RAISE_DEFAULT RTM_RAISE_ARMED
+
 typedef struct {
     rtm_kexec_variant_t variant;
     rtm_abort_transport_t transport;
@@ -70,8 +77,8 @@ typedef struct {
     uint32_t persist_groups; /* auto persistent groups per launch; 0 = units * 2048 / wg
                               * (every slot: a flag transfer the driver runs as a kernel
                               * would then wait for the end; the benchmark probes it) */
-    rtm_abort_raise_t raise_mode; /* WRITE transport: how the flag is raised (abortflag.h);
-                                   * 0 = RTM_RAISE_PINNED, the paper's */
+    rtm_abort_raise_t raise_mode; /* WRITE transport: how the flag is raised (abortflag.h) */
+    bool raise_set;       /* false: RTM_KEXEC_RAISE_DEFAULT (raise_mode ignored) */
     int read_late;        /* outputs of a preemptible job (rtmgr/preempt.c): 1 = enqueued
                            * only once its last kernel has ended, -1 = enqueued behind the
                            * kernels when the last launch is enqueued, 0 = auto: late on

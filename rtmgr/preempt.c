@@ -362,8 +362,11 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0,
 }
 
 /* Fills the response breakdown of `out` from the flag transfer's and the last kernel's
- * profiling stamps (both queues profile; -1 where a stamp is missing). */
-static void breakdown(cl_event raise, cl_event first, cl_event last, rtm_preempt_stop_t *out)
+ * profiling stamps (both queues profile; -1 where a stamp is missing). An armed raise's
+ * transfer was queued when the flag was cleared, behind its user event: its "queued"
+ * stamp is its START (the gate opened), which some drivers report as QUEUED anyway. */
+static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
+                      rtm_preempt_stop_t *out)
 {
     out->dev_xfer_s = out->dev_drain_s = out->notice_s = -1.0;
     out->dev_kernel_s = out->dev_raise_queued_s = out->dev_raise_end_s = -1.0;
@@ -375,7 +378,8 @@ static void breakdown(cl_event raise, cl_event first, cl_event last, rtm_preempt
             CL_SUCCESS)
         out->dev_kernel_s = ((double)k - (double)ks) * 1e-9;
     if (!raise || !last ||
-        clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) !=
+        clGetEventProfilingInfo(raise, armed ? CL_PROFILING_COMMAND_START : CL_PROFILING_COMMAND_QUEUED,
+                                sizeof(q), &q, NULL) !=
             CL_SUCCESS ||
         clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL) !=
             CL_SUCCESS ||
@@ -446,7 +450,8 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
         landed = rtm_os_now_s();
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
-    breakdown(x->flag.raise_ev, job->first_ev, job->last_ev, out);
+    breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev, job->last_ev,
+              out);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
