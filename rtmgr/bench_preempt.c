@@ -56,6 +56,7 @@ typedef struct {
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
+    int wait_end;  /* rtm_kexec_opts_t.wait_end (--wait block|poll; 0 auto) */
     unsigned parts; /* PART_* */
 } bopts_t;
 
@@ -154,6 +155,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.raise_set = true;
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
+    o.wait_end = b->o.wait_end;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -1235,7 +1237,7 @@ static int usage(void)
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
-            "                           [--read eager|late]\n"
+            "                           [--read eager|late] [--wait poll|block]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1243,7 +1245,9 @@ static int usage(void)
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
-            "          NVIDIA) or after its last kernel ended (late); default: auto\n");
+            "          NVIDIA) or after its last kernel ended (late); default: auto\n"
+            "  --wait  how an abort waits for the kernels' end: polling the event's status\n"
+            "          (poll, the default) or the driver's clWaitForEvents (block)\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -1301,6 +1305,11 @@ int rtm_bench_preempt(int argc, char **argv)
             if (strcmp(v, "eager") != 0 && strcmp(v, "late") != 0)
                 return usage();
             b.o.read_late = strcmp(v, "late") == 0 ? 1 : -1;
+        }
+        else if (strcmp(a, "--wait") == 0 && v && ++i) {
+            if (strcmp(v, "block") != 0 && strcmp(v, "poll") != 0)
+                return usage();
+            b.o.wait_end = strcmp(v, "block") == 0 ? 1 : -1;
         }
         else if (strcmp(a, "--raise") == 0 && v && ++i) {
             b.o.raise = -2;

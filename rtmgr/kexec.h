@@ -86,6 +86,9 @@ typedef struct {
                            * driver may block the enqueue of a large read into pageable
                            * memory until the copy is done, i.e. past the kernel's end:
                            * the start call then returns after the job ran), else behind */
+    int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
+                           * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
+                           * (polling; CPU devices yield between polls) */
 } rtm_kexec_opts_t;
 
 typedef struct {

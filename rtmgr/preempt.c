@@ -333,10 +333,17 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed. On a CPU device the waiting thread yields, since it shares the cores with the
  * kernel. */
-static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, double t0, double *seen,
-                             double *landed)
+static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
+                             double *seen, double *landed)
 {
     rtm_status_t st = RTM_OK;
+    if (block) { /* the driver's own wait; the flag's landing is then known only after */
+        RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
+        *seen = rtm_os_now_s();
+        if (raise && *landed < 0.0 && event_state(raise, &st) == 1)
+            *landed = *seen;
+        return st;
+    }
     for (;;) {
         if (raise && *landed < 0.0) {
             const int r = event_state(raise, &st);
@@ -439,7 +446,7 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
     if (job->last_ev) {
         st = wait_end(job->last_ev, x->flag.raise_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0,
-                      t0, &t1, &landed);
+                      x->opts.wait_end > 0, t0, &t1, &landed);
         if (st != RTM_OK)
             return st;
     }
