@@ -2676,7 +2676,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
             map[i] = (int)j;
     }
     for (uint32_t i = 0; st == RTM_OK && i < n; i++) {
-        if (opts->device >= 0 && (int)i != opts->device)
+        if (opts->device != -1 && (int)i != opts->device)
             continue;
         if (map[i] < 0) {
             if (board->n_devs >= RTM_MAX_DEVICES) {
@@ -2694,7 +2694,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         iso_now(bd->measured, sizeof(bd->measured));
         uint32_t devs_left = 0;
         for (uint32_t j = i; j < n; j++)
-            devs_left += opts->device < 0 || (int)j == opts->device;
+            devs_left += opts->device == -1 || (int)j == opts->device;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
         st = dev_calibrate(&c, &infos[i], bd, map[i]);
     }
