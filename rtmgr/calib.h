@@ -62,6 +62,8 @@ typedef struct {
     char notes[RTM_CALIB_NOTES_MAX];
     size_t notes_len;
     double seconds; /* wall time of the whole run */
+    uint32_t fallbacks; /* figures that took a default because their measurement or fit
+                         * failed (each one a warning on stderr and a FALLBACK note) */
 } rtm_calib_record_t;
 
 /* Measures the model parameters of this computer into `board`: every OpenCL device
