@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -145,10 +146,13 @@ static void test_matrix_add_equals_twin(void **state)
 static void test_next_alone_on_its_line(void **state)
 {
     (void)state;
+    assert_int_equal(alignof(rtm_pool_t), 64);
     const size_t next = offsetof(rtm_pool_t, next);
-    assert_true(next >= offsetof(rtm_pool_t, completed) + sizeof(uint32_t) + 60);
-    assert_true(next >= offsetof(rtm_pool_t, skip_done) + sizeof(bool) + 60);
-    assert_true(offsetof(rtm_pool_t, worker) >= next + sizeof(atomic_uint) + 60);
+    assert_int_equal(next % 64, 0);
+    /* on a line of its own: every other field ends before it, or starts a line on */
+    assert_true(offsetof(rtm_pool_t, completed) + sizeof(uint32_t) <= next);
+    assert_true(offsetof(rtm_pool_t, skip_done) + sizeof(bool) <= next);
+    assert_true(offsetof(rtm_pool_t, worker) >= next + 64);
     /* and the count of completed blocks is still exact through every worker */
     const rtm_kernel_t *ma = rtm_kernel_find("matrix_add");
     rtm_kinst_t k;
