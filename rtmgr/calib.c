@@ -2269,7 +2269,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  x->bd->name, kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
     }
-    kernel_store(c, x->bd->name, kern, tune, pts, n, x->bd->param[RTM_DEV_P_cache], pt.r,
+    kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
                  "the largest point's own r, else the device's r_op", kt,
                  &c->rec->dev_k[x->di][ki]);
     return RTM_OK;
@@ -2693,10 +2693,19 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
                  kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK;
     }
-    kernel_store(c, "cpu", kern, tune, pts, n, b->cpu_param[RTM_CPU_P_cache],
-                 p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar],
-                 p.r > 0 ? "the largest point's own r" : "the CPU's r_scalar", kt,
-                 &c->rec->cpu_k[ki]);
+    /* the fallback r when no form fits: the largest point's own (its time less the
+     * model's pool terms), else its whole time over its operations (those terms above
+     * the measured times: a pool-overhead figure inflated by a busy machine — 3.7 us
+     * per block once on the 2-core development machine, where 20 ns is usual) */
+    const kpoint_t *big = &pts[n - 1];
+    const double r_fb = p.r > 0 ? p.r : big->a > 0 && big->t > 0 ? big->t / big->a : 0.0;
+    kernel_store(c, "cpu", kern, tune, pts, n, c->cpu_knee,
+                 r_fb > 0 ? r_fb : b->cpu_param[RTM_CPU_P_r_scalar],
+                 p.r > 0 ? "the largest point's own r"
+                 : r_fb > 0 ? "the largest point's time over its operations: the pool terms "
+                              "exceed the measured times"
+                            : "the CPU's r_scalar",
+                 kt, &c->rec->cpu_k[ki]);
     return RTM_OK;
 }
 
