@@ -283,7 +283,7 @@ int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double c
     }
     if (!size_plan(kern, hi, tune, lim, &k) || !(plan_ws(&k) > cache))
         return -1; /* nothing that fits is past the cache */
-    int64_t key = hi;
+    int64_t key;
     if (size_plan(kern, lo, tune, lim, &k) && plan_ws(&k) > cache) {
         key = lo;
     } else { /* the smallest key past the cache (bytes grow with the key) */
@@ -884,10 +884,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             kpoint_t pt_past;
             double per_job = 0;
             st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, &pt_past, &per_job);
-            if (st == RTM_OK) {
-                keys[*n] = pkey;
+            if (st == RTM_OK)
                 pts[(*n)++] = pt_past;
-            }
         } else if (!taken) {
             note(c, "%s: %s: no point past the cache (%.4gMiB): the smallest size past it, "
                     "%s=%lld, would take %.3gs a job (limit %.3gs)",
@@ -1069,7 +1067,7 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16];
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
