@@ -1039,15 +1039,19 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
                                !!(forms[f] & KC_BYTE) + (pi > 0);
             /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
              * exponent: k + 2 (two degrees of freedom: a knee or a power through three
-             * noisy points is not a measurement) */
+             * noisy points is not a measurement) — but a regime whose knee is the cache
+             * (it lies between the two sizes) has no free knee: k + 1 */
             const bool linear = pi == 0 && !(forms[f] & KC_HI);
             const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
-            if (n < need)
-                continue;
             const bool hi = (forms[f] & KC_HI) != 0;
+            if (n < need && !(hi && n + 1 >= need))
+                continue;
             const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
             for (uint32_t s = s_lo; s <= s_hi; s++) {
                 if (hi && !(q[s].ws > q[s - 1].ws))
+                    continue;
+                const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
+                if (n < need && !at_cache)
                     continue;
                 kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0};
                 const double sse = fit_form(q, n, forms[f], s, cache, &cand);

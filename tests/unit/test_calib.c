@@ -392,6 +392,15 @@ static void test_fit_knee_at_cache(void **state)
     assert_true(fabs(o.knee - 8e6) < 1.0);
     assert_true(rtm_calib_fit(p, n, 100e6, &o));
     assert_true(fabs(o.knee - 8e6) < 1.0);
+    /* three points, the last past the cache (calibration's sizes by time, then the point
+     * past the cache): a knee at the cache has no free parameter, so r and r_big are
+     * measured by them; with the knee free, three points are too few for it */
+    const rtm_calib_fitpt_t three[3] = {p[0], p[1], p[3]};
+    assert_true(rtm_calib_fit(three, 3, 5e6, &o));
+    assert_true(o.knee == 5e6);
+    assert_true(fabs(o.r - 1e-9) < 1e-12 && fabs(o.r_big - 2e-9) < 1e-12);
+    assert_true(rtm_calib_fit(three, 3, 0.0, &o));
+    assert_true(o.r_big == 0.0 && o.knee == 0.0);
 }
 
 /* A fit that cannot have r > 0 (every point faster than the model's fixed part) says
