@@ -319,6 +319,7 @@ typedef struct {
     double deadline;  /* end of the section being calibrated (device or CPU) */
     double barrier_s; /* CPU barrier round, measured with the micro-kernels */
     double cpu_knee;  /* bytes: the CPU pool's private caches together (host_private) */
+    double past_s;    /* seconds the points past the cache took in this section */
 } cal_t;
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown.
@@ -666,6 +667,9 @@ typedef struct {
  * repetitions: as many as fit in POINT_BUDGET_S, at least one after the warm-up. */
 #define PAST_MAX_S 1.0
 #define PAST_MAX_QUICK_S 0.1
+/* Time all the points past the cache of one device (or of the CPU) may take, seconds:
+ * what they can add to a run. */
+#define PAST_SECTION_S 2.5
 
 /* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs. */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
@@ -878,19 +882,26 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         bool taken = false;
         for (uint32_t i = 0; i < *n; i++)
             taken = taken || keys[i] == pkey;
-        if (pt > 0 && pt <= cap && !taken) {
-            const double want = POINT_BUDGET_S / pt;
-            const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+        const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
+        const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+        /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
+         * kernels (ne > 0: validation measures them at n = 1000..3000, past most
+         * caches) before the others */
+        const bool in_time = ne > 0 || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
+        if (pt > 0 && pt <= cap && in_time && !taken) {
             kpoint_t pt_past;
             double per_job = 0;
+            const double t_past = rtm_calib_now();
             st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, &pt_past, &per_job);
+            c->past_s += rtm_calib_now() - t_past;
             if (st == RTM_OK)
                 pts[(*n)++] = pt_past;
         } else if (!taken) {
             note(c, "%s: %s: no point past the cache (%.4gMiB): the smallest size past it, "
-                    "%s=%lld, would take %.3gs a job (limit %.3gs)",
+                    "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
                  kf->cpu ? "cpu" : "device", kf->kern->name, kf->cache / MIB,
-                 kf->kern->keys[0].name, (long long)pkey, pt, cap);
+                 kf->kern->keys[0].name, (long long)pkey, pt, cap,
+                 in_time ? "" : "; this section's time for such points is spent");
         }
     }
     /* by size, for the fit and its record */
@@ -2323,6 +2334,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     /* the knee of the kernel fits: a CPU device's cores' private caches (the host's
      * L2s, where the seed-000 kernels' cliff is: see host_private), else the device's
      * cache */
+    c->past_s = 0.0;
     x.knee = bd->param[RTM_DEV_P_cache];
     if ((info->type & CL_DEVICE_TYPE_CPU) && bd->param[RTM_DEV_P_cus] > 0) {
         const double cores = fmin(bd->param[RTM_DEV_P_cus], (double)host_cores());
@@ -2736,6 +2748,7 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
         note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB, which);
     else
         fallback(c, "cpu: last-level cache size unknown (sysconf): 8MiB assumed");
+    c->past_s = 0.0;
     c->cpu_knee = host_private(n);
     if (c->cpu_knee > 0)
         note(c, "cpu: kernel fits place a second regime's knee at %.4gMiB (the %u workers' L2 "
@@ -2851,7 +2864,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     }
     const double t0 = rtm_calib_now();
     cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0, 0.0};
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0, 0.0, 0.0};
     const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
