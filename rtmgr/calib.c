@@ -267,6 +267,60 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
     return key;
 }
 
+static double plan_ws(const rtm_kinst_t *k)
+{
+    rtm_cost_t c;
+    k->kernel->cost(k, &c);
+    return c.bytes_in + c.bytes_out;
+}
+
+int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
+                             const rtm_calib_lim_t *lim, int parity, int64_t *size)
+{
+    rtm_kinst_t k;
+    if (kern->n_keys == 0 || !(cache > 0))
+        return -1;
+    int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
+    if (!size_plan(kern, lo, tune, lim, &k))
+        return -1;
+    if (!size_plan(kern, hi, tune, lim, &k)) { /* the largest key that fits the limits */
+        int64_t a = lo, b = hi;
+        while (b - a > 1) {
+            const int64_t m = a + (b - a) / 2;
+            if (size_plan(kern, m, tune, lim, &k))
+                a = m;
+            else
+                b = m;
+        }
+        hi = a;
+    }
+    if (!size_plan(kern, hi, tune, lim, &k) || !(plan_ws(&k) > cache))
+        return -1; /* nothing that fits is past the cache */
+    int64_t key;
+    if (size_plan(kern, lo, tune, lim, &k) && plan_ws(&k) > cache) {
+        key = lo;
+    } else { /* the smallest key past the cache (bytes grow with the key) */
+        int64_t a = lo, b = hi; /* ws(a) <= cache < ws(b) */
+        while (b - a > 1) {
+            const int64_t m = a + (b - a) / 2;
+            if (size_plan(kern, m, tune, lim, &k) && plan_ws(&k) > cache)
+                b = m;
+            else
+                a = m;
+        }
+        key = b;
+    }
+    for (int64_t v = key; v <= hi && v < key + 64; v++) {
+        if (parity >= 0 && (v & 1) != parity)
+            continue;
+        if (size_plan(kern, v, tune, lim, &k) && plan_ws(&k) > cache) {
+            memcpy(size, k.size, sizeof(k.size));
+            return v;
+        }
+    }
+    return -1;
+}
+
 /* ---- the context of one run -------------------------------------------------------- */
 
 typedef struct {
@@ -277,7 +331,20 @@ typedef struct {
     double t0;        /* start of the run */
     double deadline;  /* end of the section being calibrated (device or CPU) */
     double barrier_s; /* CPU barrier round, measured with the micro-kernels */
+    double cpu_knee;  /* bytes: the CPU pool's private caches together (host_private) */
+    double past_s;    /* seconds the points past the cache took in this section */
 } cal_t;
+
+/* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown.
+ * Where the CPU kernels' time per operation jumps: on the H100 host (16 x 2 MiB L2,
+ * 300 MiB L3) matrix_loop_add's time per n^3 goes 0.075 ns at n = 1000 (12 MB of
+ * buffers) -> 0.18 at 2000 (48 MB) -> 0.40 at 3000, all far inside the L3: the column
+ * walks of B leave the cores' own caches and TLB reach, not the last level. */
+static double host_private(uint32_t workers)
+{
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? (double)l2 * workers : 0.0;
+}
 
 /* The time one kernel may take now, `left` kernels (this one included) still to do. */
 static double kernel_budget(const cal_t *c, uint32_t left)
@@ -324,6 +391,22 @@ __attribute__((format(printf, 2, 3))) static void say(const cal_t *c, const char
     fputc('\n', c->o->log);
     fflush(c->o->log);
     va_end(ap);
+}
+
+/* A figure that took a default because its measurement or fit failed: never silent —
+ * a warning on stderr (even with --quiet), a FALLBACK note in the profile, and the
+ * count in the run's summary. */
+__attribute__((format(printf, 2, 3))) static void fallback(cal_t *c, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    c->rec->fallbacks++;
+    fprintf(stderr, "rtmgr: calibrate: WARNING: fallback: %s\n", text);
+    fflush(stderr);
+    note(c, "FALLBACK: %s", text);
 }
 
 /* Weighted least squares y = a + b x with weights 1/y^2 (relative error). */
@@ -585,6 +668,7 @@ typedef struct {
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
     rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
+    double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
 } kfit_t;
 
 /* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
@@ -593,6 +677,13 @@ typedef struct {
 #define EXTRA_MIN_REPS 3
 /* Longest predicted job of an extra (seed-000 validation-range) point. */
 #define EXTRA_MAX_S 0.4
+/* Longest predicted job of the point past the cache (--quick: PAST_MAX_QUICK_S), and its
+ * repetitions: as many as fit in POINT_BUDGET_S, at least one after the warm-up. */
+#define PAST_MAX_S 1.0
+#define PAST_MAX_QUICK_S 0.1
+/* Time all the points past the cache of one device (or of the CPU) may take, seconds:
+ * what they can add to a run. */
+#define PAST_SECTION_S 2.5
 
 /* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs. */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
@@ -709,12 +800,14 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             order[no++] = i;
     const size_t first_extra = nt > 2 ? 3 : nt;
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
-        if (*n >= 3 && rtm_calib_now() > kf->deadline)
+        const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
+        const bool extra_j = j >= first_extra && j < first_extra + ne;
+        if (late && !extra_j)
             break;
         int64_t key;
         int reps = REPS;
         const uint64_t seed = 3 + j;
-        if (j >= first_extra && j < first_extra + ne) {
+        if (extra_j) {
             /* an extra size: when it fits, is not too long, and extends the range */
             const int64_t ek = extra[j - first_extra];
             bool beyond = true;
@@ -725,6 +818,10 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
                 continue;
             const double pt = kf->pred(kf->pred_ctx, &k);
             if (!(pt > 0) || pt > EXTRA_MAX_S)
+                continue;
+            /* past the kernel's time, only a cheap one (they reach the sizes validation
+             * measures: the H100's matrix_mul had no point past its L2 without 3001) */
+            if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)
                 continue;
             key = ek;
             memcpy(size, k.size, sizeof(size));
@@ -780,6 +877,46 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         const bool is_extra = j >= first_extra && j < first_extra + ne;
         if (j >= 1 && !is_extra && per_job > 8.0 * top)
             break;
+    }
+    /* one point past the cache when none is (the sizes chosen by job time all fit in
+     * it on a large cache: the fit never saw the regime where the working set spills,
+     * and matrix_mul / matrix_loop_add at validation's 2000 and 3000 came out 20-80 %
+     * under): the smallest odd size past it, when its job is not too long; measured
+     * whatever the kernel's time left, since no other point can stand in for it */
+    bool past = false;
+    for (uint32_t i = 0; i < *n; i++)
+        past = past || pts[i].ws > kf->cache;
+    rtm_kinst_t pk;
+    int64_t pkey = -1;
+    if (st == RTM_OK && *n > 0 && *n < max && *n < N_OF(keys) && !past && kf->cache > 0)
+        pkey = rtm_calib_past_cache(kf->kern, kf->tune, kf->cache, kf->lim, 1, size);
+    if (pkey >= 0 && size_plan(kf->kern, pkey, kf->tune, kf->lim, &pk)) {
+        const double pt = kf->pred(kf->pred_ctx, &pk);
+        const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
+        bool taken = false;
+        for (uint32_t i = 0; i < *n; i++)
+            taken = taken || keys[i] == pkey;
+        const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
+        const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+        /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
+         * kernels (ne > 0: validation measures them at n = 1000..3000, past most
+         * caches) before the others */
+        const bool in_time = ne > 0 || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
+        if (pt > 0 && pt <= cap && in_time && !taken) {
+            kpoint_t pt_past;
+            double per_job = 0;
+            const double t_past = rtm_calib_now();
+            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, &pt_past, &per_job);
+            c->past_s += rtm_calib_now() - t_past;
+            if (st == RTM_OK)
+                pts[(*n)++] = pt_past;
+        } else if (!taken) {
+            note(c, "%s: %s: no point past the cache (%.4gMiB): the smallest size past it, "
+                    "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
+                 kf->cpu ? "cpu" : "device", kf->kern->name, kf->cache / MIB,
+                 kf->kern->keys[0].name, (long long)pkey, pt, cap,
+                 in_time ? "" : "; this section's time for such points is spent");
+        }
     }
     /* by size, for the fit and its record */
     for (uint32_t i = 1; i < *n; i++)
@@ -862,7 +999,7 @@ typedef struct {
 
 /* One candidate form; INFINITY when it does not fit (a negative or zero term). */
 static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split,
-                       kfit_out_t *o)
+                       double cache, kfit_out_t *o)
 {
     double x[4] = {0, 0, 0, 0};
     const double sse = fit_lsq(p, n, mask, split, x);
@@ -875,19 +1012,26 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
                             p[i].b;
         worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
     }
-    *o = (kfit_out_t){x[1], x[0], hi ? x[2] : 0.0, hi ? sqrt(p[split - 1].ws * p[split].ws) : 0.0,
-                      x[3], 0.0, 0.0, worst};
+    /* the knee: at the cache when the cache lies between the two sizes (the regime
+     * change is the working set leaving it), else halfway (geometrically) */
+    double knee = 0.0;
+    if (hi)
+        knee = cache > 0 && p[split - 1].ws <= cache && cache < p[split].ws
+                   ? cache
+                   : sqrt(p[split - 1].ws * p[split].ws);
+    *o = (kfit_out_t){x[1], x[0], hi ? x[2] : 0.0, knee, x[3], 0.0, 0.0, worst};
     return sse;
 }
 
 /* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
  * r_byte (time per byte of bytes_dev), both, a second regime (r_big beyond a knee
- * between two sizes, at least two points below it), or an operations' time growing as
+ * between two sizes — at the cache size when the cache lies between them, `cache` the
+ * executor's, 0 = unknown — at least two points below it), or an operations' time growing as
  * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
  * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,
  * t_fixed, r_byte), k + 2 with a knee or an exponent, and is kept over a simpler one only when it halves the squared relative error per
  * extra term; every term must be >= 0 and r > 0. */
-static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
+static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o)
 {
     static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
                                      KC_HI,   KC_FIXED | KC_HI};
@@ -920,18 +1064,22 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
                                !!(forms[f] & KC_BYTE) + (pi > 0);
             /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
              * exponent: k + 2 (two degrees of freedom: a knee or a power through three
-             * noisy points is not a measurement) */
+             * noisy points is not a measurement) — but a regime whose knee is the cache
+             * (it lies between the two sizes) has no free knee: k + 1 */
             const bool linear = pi == 0 && !(forms[f] & KC_HI);
             const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
-            if (n < need)
-                continue;
             const bool hi = (forms[f] & KC_HI) != 0;
+            if (n < need && !(hi && n + 1 >= need))
+                continue;
             const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
             for (uint32_t s = s_lo; s <= s_hi; s++) {
                 if (hi && !(q[s].ws > q[s - 1].ws))
                     continue;
+                const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
+                if (n < need && !at_cache)
+                    continue;
                 kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0};
-                const double sse = fit_form(q, n, forms[f], s, &cand);
+                const double sse = fit_form(q, n, forms[f], s, cache, &cand);
                 /* each extra term must halve the error: compare sse * 2^k */
                 const double score = sse * (double)(1u << k);
                 if (score < best) {
@@ -946,14 +1094,31 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, kfit_out_t *o)
     return best < INFINITY;
 }
 
+bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
+{
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    if (n > N_OF(q))
+        n = N_OF(q);
+    for (uint32_t i = 0; i < n; i++)
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS};
+    kfit_out_t o;
+    const bool ok = fit_kernel(q, n, cache, &o);
+    *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
+    return ok;
+}
+
 /* Fits and stores one kernel's points: ktune, figure, note. */
 static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, rtm_tune_t tune,
-                         const kpoint_t *pts, uint32_t n, double r_fallback,
-                         rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
+                         const kpoint_t *pts, uint32_t n, double cache, double r_fallback,
+                         const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
     kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (!fit_kernel(pts, n, &o))
+    if (!fit_kernel(pts, n, cache, &o)) {
         o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = %.4gns "
+                    "(%s), no other term",
+                 owner, kern->name, n, r_fallback * 1e9, r_what);
+    }
     *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
                               .t_fixed = o.t_fixed, .r_big = o.r_big, .knee = o.knee,
                               .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref};
@@ -1006,6 +1171,7 @@ typedef struct {
     uint32_t wg_probe;
     double r_probe;        /* dependent op time per work-item at full occupancy */
     const char *cache;     /* rtmgr's program binary cache, NULL when there is none */
+    double knee;           /* bytes: the cache whose spill the kernel fits' knee marks */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -2122,16 +2288,19 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure, .ctx = &dk,
-                 .deadline = start + budget, .pin = x->d};
+                 .deadline = start + budget, .pin = x->d, .cache = x->knee};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
     if (st != RTM_OK || n == 0) {
-        say(c, "%s: kernel %s not calibrated (%s)", x->bd->name, kern->name,
-            st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        fallback(c, "%s: kernel %s not calibrated (%s): no per-kernel terms; the device's "
+                    "generic r_op and mem_rate predict it",
+                 x->bd->name, kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
     }
-    kernel_store(c, x->bd->name, kern, tune, pts, n, pt.r, kt, &c->rec->dev_k[x->di][ki]);
+    kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
+                 "the largest point's own r, else the device's r_op", kt,
+                 &c->rec->dev_k[x->di][ki]);
     return RTM_OK;
 }
 
@@ -2146,7 +2315,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         return st;
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
-    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL};
+    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL, 0.0};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -2173,8 +2342,25 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
     dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
     *dfig(&x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
-    note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE%s)", bd->name,
-         bd->param[RTM_DEV_P_cache] / MIB, llc ? "" : " unknown: 1MiB assumed");
+    if (llc)
+        note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)", bd->name,
+             bd->param[RTM_DEV_P_cache] / MIB);
+    else
+        fallback(c, "%s: CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is 0: cache 1MiB assumed", bd->name);
+    /* the knee of the kernel fits: a CPU device's cores' private caches (the host's
+     * L2s, where the seed-000 kernels' cliff is: see host_private), else the device's
+     * cache */
+    c->past_s = 0.0;
+    x.knee = bd->param[RTM_DEV_P_cache];
+    if ((info->type & CL_DEVICE_TYPE_CPU) && bd->param[RTM_DEV_P_cus] > 0) {
+        const double cores = fmin(bd->param[RTM_DEV_P_cus], (double)host_cores());
+        const double priv = host_private((uint32_t)cores);
+        if (priv > 0)
+            x.knee = priv;
+    }
+    note(c, "%s: kernel fits place a second regime's knee at %.4gMiB (%s)", bd->name,
+         x.knee / MIB, x.knee == bd->param[RTM_DEV_P_cache] ? "the device's cache"
+                                                             : "its cores' L2 caches together");
     say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
     /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
     const rtm_kernel_t *mov = rtm_kernel_find("matrix_mov");
@@ -2189,8 +2375,8 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     }
     if (st == RTM_OK && !bd->have[RTM_DEV_P_r_op]) {
         dev_param(bd, RTM_DEV_P_r_op, x.r_probe);
-        note(c, "%s: no matrix_mov kernel: r_op is the occupancy probe's operation time",
-             bd->name);
+        fallback(c, "%s: no matrix_mov calibration: r_op is the occupancy probe's operation "
+                    "time", bd->name);
     }
     if (st == RTM_OK)
         dev_prebuild_all(&x, mov);
@@ -2544,9 +2730,9 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     cpu_param(b, RTM_CPU_P_cw, a > 0 ? a : c->barrier_s);
     cpu_param(b, RTM_CPU_P_dispatch, bb > 0 ? bb : b->cpu_param[RTM_CPU_P_w]);
     if (tilted)
-        note(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s taken "
-                "from %s",
-             !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
+        fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s "
+                    "taken from %s",
+                 !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
     const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
     for (int i = 0; i < 2; i++) {
         rtm_calib_fig_t *f = cfig(c, ids[i]);
@@ -2574,7 +2760,7 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
                  .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p, .cpu = true,
-                 .kpred = cpu_pred, .kpred_ctx = &p,
+                 .kpred = cpu_pred, .kpred_ctx = &p, .cache = c->cpu_knee,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];
     uint32_t n = 0;
@@ -2587,11 +2773,23 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
         return RTM_OK;
     }
     if (st != RTM_OK || n == 0) {
-        say(c, "cpu: kernel %s not calibrated (%s)", kern->name,
-            st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        fallback(c, "cpu: kernel %s not calibrated (%s): no per-kernel terms; eq. 1's "
+                    "class-based r_k and the CPU's mem_rate predict it",
+                 kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
         return RTM_OK;
     }
-    kernel_store(c, "cpu", kern, tune, pts, n, p.r > 0 ? p.r : b->cpu_param[RTM_CPU_P_r_scalar],
+    /* the fallback r when no form fits: the largest point's own (its time less the
+     * model's pool terms), else its whole time over its operations (those terms above
+     * the measured times: a pool-overhead figure inflated by a busy machine — 3.7 us
+     * per block once on the 2-core development machine, where 20 ns is usual) */
+    const kpoint_t *big = &pts[n - 1];
+    const double r_fb = p.r > 0 ? p.r : big->a > 0 && big->t > 0 ? big->t / big->a : 0.0;
+    kernel_store(c, "cpu", kern, tune, pts, n, c->cpu_knee,
+                 r_fb > 0 ? r_fb : b->cpu_param[RTM_CPU_P_r_scalar],
+                 p.r > 0 ? "the largest point's own r"
+                 : r_fb > 0 ? "the largest point's time over its operations: the pool terms "
+                              "exceed the measured times"
+                            : "the CPU's r_scalar",
                  kt, &c->rec->cpu_k[ki]);
     return RTM_OK;
 }
@@ -2617,8 +2815,19 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
     }
     cpu_param(b, RTM_CPU_P_cache, llc > 0 ? (double)llc : 8 * MIB);
     *cfig(c, RTM_CPU_P_cache) = (rtm_calib_fig_t){b->cpu_param[RTM_CPU_P_cache], 0, 0, 1, 1};
-    note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB,
-         llc > 0 ? which : "unknown: 8MiB assumed");
+    if (llc > 0)
+        note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB, which);
+    else
+        fallback(c, "cpu: last-level cache size unknown (sysconf): 8MiB assumed");
+    c->past_s = 0.0;
+    c->cpu_knee = host_private(n);
+    if (c->cpu_knee > 0)
+        note(c, "cpu: kernel fits place a second regime's knee at %.4gMiB (the %u workers' L2 "
+                "caches together)",
+             c->cpu_knee / MIB, n);
+    else
+        fallback(c, "cpu: L2 cache size unknown (sysconf): no point past the cores' caches, "
+                    "kernel knees halfway between sizes");
     rtm_status_t st = cpu_micro(c, b, n);
     if (st != RTM_OK)
         return st;
@@ -2726,7 +2935,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     }
     const double t0 = rtm_calib_now();
     cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0};
+               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0, 0.0, 0.0};
     const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
@@ -2747,7 +2956,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
             map[i] = (int)j;
     }
     for (uint32_t i = 0; st == RTM_OK && i < n; i++) {
-        if (opts->device >= 0 && (int)i != opts->device)
+        if (opts->device != -1 && (int)i != opts->device)
             continue;
         if (map[i] < 0) {
             if (board->n_devs >= RTM_MAX_DEVICES) {
@@ -2765,7 +2974,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         iso_now(bd->measured, sizeof(bd->measured));
         uint32_t devs_left = 0;
         for (uint32_t j = i; j < n; j++)
-            devs_left += opts->device < 0 || (int)j == opts->device;
+            devs_left += opts->device == -1 || (int)j == opts->device;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
         st = dev_calibrate(&c, &infos[i], bd, map[i]);
     }
@@ -2775,7 +2984,11 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     if (st == RTM_OK)
         round_board(board);
     rec->seconds = rtm_calib_now() - t0;
-    say(&c, "finished in %.1fs", rec->seconds);
+    note(&c, "fallbacks to defaults: %u", rec->fallbacks);
+    say(&c, "finished in %.1fs, %u fallback(s) to defaults%s", rec->seconds, rec->fallbacks,
+        rec->fallbacks ? " (WARNING lines above, FALLBACK notes in the profile)" : "");
+    if (rec->fallbacks && !opts->log)
+        fprintf(stderr, "rtmgr: calibrate: %u fallback(s) to defaults\n", rec->fallbacks);
     free(own);
     return st;
 }

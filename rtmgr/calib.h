@@ -23,13 +23,16 @@
 
 /* Repetitions of every figure (the paper's 10). */
 #define RTM_CALIB_REPS 10
+/* opts.device of a run (or validation) of the CPU section alone: no OpenCL device. */
+#define RTM_CALIB_DEV_NONE (-2)
 /* Bytes of free-text notes a calibration record keeps for the profile's comment. */
 #define RTM_CALIB_NOTES_MAX 16384
 
 /* How a calibration run is done. */
 typedef struct {
     bool quick;           /* small sizes, no tuning sweep: for CI and `make run` */
-    int device;           /* OpenCL device index (discovery order), or -1 for all */
+    int device;           /* OpenCL device index (discovery order), -1 for all,
+                           * RTM_CALIB_DEV_NONE for none (the CPU alone) */
     const char *kernels;  /* comma-separated kernel names limiting the per-kernel part;
                            * NULL or "" = the whole catalogue */
     bool no_cpu;          /* leave the CPU section as it is (from the base profile) */
@@ -59,6 +62,8 @@ typedef struct {
     char notes[RTM_CALIB_NOTES_MAX];
     size_t notes_len;
     double seconds; /* wall time of the whole run */
+    uint32_t fallbacks; /* figures that took a default because their measurement or fit
+                         * failed (each one a warning on stderr and a FALLBACK note) */
 } rtm_calib_record_t;
 
 /* Measures the model parameters of this computer into `board`: every OpenCL device
@@ -98,7 +103,8 @@ int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t
 /* How a validation run is done. */
 typedef struct {
     bool quick;          /* small sizes */
-    int device;          /* OpenCL device index, -1 = every device of the profile */
+    int device;          /* OpenCL device index, -1 = every device of the profile,
+                          * RTM_CALIB_DEV_NONE = none (the CPU alone) */
     bool no_cpu;         /* skip the CPU pool */
     bool json;           /* JSON lines instead of tables */
     FILE *json_out;      /* JSON lines also here (may be NULL): one run, both outputs */

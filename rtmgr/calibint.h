@@ -63,6 +63,32 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
                            int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
                            int64_t *size);
 
+/* One calibration point of a kernel, as the fit sees it: the extended model's kernel
+ * time there is a * r + b (a, b from the model itself, r the kernel's own); ws the
+ * job's buffer bytes (bytes_in + bytes_out), m its bytes_dev, x its operation count,
+ * t the measured time (seconds). Points sorted by ws. */
+typedef struct {
+    double ws, a, b, m, x, t;
+} rtm_calib_fitpt_t;
+
+/* The per-kernel terms of the extended model (rtm_board_ktune_t's) a fit gives, and its
+ * largest relative residual at the points. */
+typedef struct {
+    double r, t_fixed, r_big, knee, r_byte, p_ops, x_ref, resid;
+} rtm_calib_fit_t;
+
+/* calib.c's per-kernel fit (forms and rules in its comment): a second regime r_big
+ * has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
+ * sizes around it. False when no form fits with every term >= 0 and r > 0 (the caller
+ * then falls back, loudly). */
+bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out);
+
+/* The smallest first key of `kern` (other keys at their defaults, `tune`) of the given
+ * parity (0 even, 1 odd, -1 any) whose buffers (bytes_in + bytes_out) exceed `cache`
+ * bytes and fit `lim`, into size[]; -1 when none. */
+int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
+                             const rtm_calib_lim_t *lim, int parity, int64_t *size);
+
 /* Wall time of one whole job of k on the pool (monotonic clock around the run): what
  * the model-error log records for the CPU. */
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);

@@ -13,9 +13,9 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all] [--quick] [-b EXISTING.yaml]\n"
+    "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all|none] [--quick] [-b EXISTING.yaml]\n"
     "                       [--kernels A,B,...] [--no-cpu] [--quiet]\n"
-    "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all]\n"
+    "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all|none]\n"
     "                       [--quick] [--kernels A,B,...] [--no-cpu] [--quiet]\n"
     "       rtmgr calibrate --check -b board/NAME.yaml\n"
     "  Measures the execution-time model parameters of this computer (every OpenCL\n"
@@ -25,6 +25,7 @@ static const char usage_text[] =
     "  --quick       small sizes and no tuning sweep (CI, `make run`)\n"
     "  --kernels     limit the per-kernel part to these catalogue kernels\n"
     "  --no-cpu      leave the CPU section alone\n"
+    "  --device none no OpenCL device: the CPU section alone\n"
     "  --validate    predicted (paper and extended model) against measured transfer,\n"
     "                kernel and total times at sizes calibration did not use, and MAPE per\n"
     "                device and model; with -b the profile given, else one calibrated now\n"
@@ -77,10 +78,12 @@ int rtm_cmd_calibrate(int argc, char **argv)
             const long n = strtol(v, &end, 10);
             if (strcmp(v, "all") == 0) {
                 device = -1;
+            } else if (strcmp(v, "none") == 0) {
+                device = RTM_CALIB_DEV_NONE; /* the CPU section alone */
             } else if (end != v && *end == '\0' && n >= 0 && n < 1000) {
                 device = (int)n;
             } else {
-                fprintf(stderr, "rtmgr: calibrate: --device takes a number or 'all' (got '%s')\n", v);
+                fprintf(stderr, "rtmgr: calibrate: --device takes a number, 'all' or 'none' (got '%s')\n", v);
                 return RTM_EXIT_USAGE;
             }
         } else if (strcmp(a, "--json-out") == 0 && has_value) {

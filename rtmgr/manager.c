@@ -110,9 +110,12 @@ void rtm_manager_defaults(rtm_manager_opts_t *o)
 
 rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
 {
-    rtm_manager_t *m = calloc(1, sizeof(*m));
+    /* aligned: the worker pool inside is cache-line aligned (pool.h) */
+    const size_t bytes = (sizeof(rtm_manager_t) + 63) & ~(size_t)63;
+    rtm_manager_t *m = aligned_alloc(64, bytes);
     if (!m)
         return NULL;
+    memset(m, 0, bytes);
     if (opts)
         m->o = *opts;
     else

@@ -4,8 +4,9 @@
  * Protocol: the caller writes the job into the pool, sets active = n_workers, bumps the
  * generation and broadcasts `wake` (all under the lock). Each worker that sees a new
  * generation drops the lock, takes block indices from the atomic counter `next` until
- * it runs out or sees the abort flag, then retakes the lock, decrements `active` and,
- * when it is the last, signals `idle`. Every worker joins every generation, so a job
+ * it runs out or sees the abort flag, then retakes the lock, adds the blocks it
+ * completed to `completed`, decrements `active` and, when it is the last, signals
+ * `idle`. `next` is the only datum written per block, on a cache line of its own. Every worker joins every generation, so a job
  * cannot finish without all of them and none can miss one. The job fields are written
  * only while active == 0 and are read-only while a job runs; the mutex orders those
  * writes before the workers' reads, and the workers' done[] stores before the caller's
@@ -24,23 +25,31 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Runs blocks of the current job until none is left or the flag is up. */
-static void work(rtm_pool_t *p)
+/* Runs blocks of the current job until none is left or the flag is up; returns the
+ * blocks this worker completed. The job's fields are read once: they are read-only
+ * while the job runs, and the line they sit on is not the counter's. */
+static uint32_t work(rtm_pool_t *p)
 {
     const rtm_kinst_t *k = p->k;
+    const volatile int *abort = p->abort;
+    const uint32_t *blocks = p->blocks;
+    const uint32_t n_blocks = p->n_blocks, launch = p->launch;
+    unsigned char *done = p->done;
+    const bool skip_done = p->skip_done;
+    uint32_t completed = 0;
     for (;;) {
-        if (p->abort && __atomic_load_n(p->abort, __ATOMIC_ACQUIRE))
-            return;
+        if (abort && __atomic_load_n(abort, __ATOMIC_ACQUIRE))
+            return completed;
         const uint32_t i = atomic_fetch_add_explicit(&p->next, 1u, memory_order_relaxed);
-        if (i >= p->n_blocks)
-            return;
-        const uint32_t b = p->blocks ? p->blocks[i] : i;
-        if (p->skip_done && p->done[b])
+        if (i >= n_blocks)
+            return completed;
+        const uint32_t b = blocks ? blocks[i] : i;
+        if (skip_done && done[b])
             continue;
-        k->kernel->cpu_block(k, p->launch, b);
-        if (p->done)
-            p->done[b] = 1;
-        atomic_fetch_add_explicit(&p->completed, 1u, memory_order_relaxed);
+        k->kernel->cpu_block(k, launch, b);
+        if (done)
+            done[b] = 1;
+        completed++;
     }
 }
 
@@ -60,8 +69,9 @@ static void *worker_main(void *arg)
             break;
         seen = p->generation;
         pthread_mutex_unlock(&p->lock);
-        work(p);
+        const uint32_t completed = work(p);
         pthread_mutex_lock(&p->lock);
+        p->completed += completed;
         if (--p->active == 0)
             pthread_cond_signal(&p->idle);
     }
@@ -149,7 +159,6 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
     }
     atomic_init(&p->busy, false);
     atomic_init(&p->next, 0u);
-    atomic_init(&p->completed, 0u);
 
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) {
@@ -216,14 +225,14 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
         p->done = done;
         p->skip_done = skip_done && done;
         atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
-        atomic_store_explicit(&p->completed, 0u, memory_order_relaxed);
+        p->completed = 0;
         p->active = p->n_workers;
         p->generation++;
         pthread_cond_broadcast(&p->wake);
         while (p->active > 0)
             pthread_cond_wait(&p->idle, &p->lock);
         next = atomic_load_explicit(&p->next, memory_order_relaxed);
-        completed = atomic_load_explicit(&p->completed, memory_order_relaxed);
+        completed = p->completed;
         p->k = NULL;
         pthread_mutex_unlock(&p->lock);
     }

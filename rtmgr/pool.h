@@ -22,6 +22,7 @@
 #define RTM_POOL_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,8 +49,11 @@ typedef struct {
 } rtm_pool_worker_t;
 
 /* The pool. Treat as opaque: fields are here only so the struct can be static. */
+/* Cache-line aligned (64 bytes; a container on the heap must honour it: the manager
+ * takes aligned_alloc), so that every pool — calibration's, validation's, the
+ * runtime's — has one layout over cache lines and times the same. */
 struct rtm_pool {
-    pthread_mutex_t lock;
+    alignas(64) pthread_mutex_t lock;
     pthread_cond_t wake;      /* workers: a new job or stop */
     pthread_cond_t idle;      /* caller: the last worker finished the job */
     uint64_t generation;      /* bumped per job, under lock */
@@ -70,10 +74,18 @@ struct rtm_pool {
     const volatile int *abort;
     unsigned char *done;
     bool skip_done;           /* skip blocks whose done[] is already 1 */
-    atomic_uint next;         /* next index to hand out */
-    atomic_uint completed;    /* blocks completed in this job */
+    uint32_t completed;       /* blocks completed in this job, summed under lock */
 
-    rtm_pool_worker_t worker[RTM_MAX_WORKERS];
+    /* The one counter every worker writes for every block, alone on its cache line
+     * (the workers' slots start on the next one): sharing a line with the job fields
+     * above and with a `completed` counter, at an offset that moved with the pool's
+     * address, made a block's hand-out and a launch's join cost depend on where the
+     * pool happened to lie in memory; calibration's pool and validation's are different
+     * objects, and the CPU model's cw and dispatch came out 20-40 % off in either
+     * direction from one build to the next (H100 host: empty +25..37 %, H200: -34..-39 %). */
+    alignas(64) atomic_uint next; /* next index to hand out */
+
+    alignas(64) rtm_pool_worker_t worker[RTM_MAX_WORKERS];
 };
 
 /* Starts `threads` workers (0 = online CPUs; at most RTM_MAX_WORKERS, more is

@@ -525,7 +525,7 @@ rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t
                     board->dev[j].name);
             continue;
         }
-        if (opts->device >= 0 && i != opts->device)
+        if (opts->device != -1 && i != opts->device)
             continue;
         if (opts->log)
             fprintf(opts->log, "rtmgr: validate: %s (%s)\n", board->dev[j].name, infos[i].name);

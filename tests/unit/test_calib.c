@@ -113,6 +113,14 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "MAD"));
     assert_non_null(strstr(text, "spread"));
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
+    /* no silent fallback: the run counts them, and every one is a FALLBACK note */
+    const char *fb = strstr(text, "fallbacks to defaults: ");
+    assert_non_null(fb);
+    const unsigned count = (unsigned)strtoul(fb + strlen("fallbacks to defaults: "), NULL, 10);
+    unsigned notes = 0;
+    for (const char *q = strstr(text, "FALLBACK: "); q; q = strstr(q + 1, "FALLBACK: "))
+        notes++;
+    assert_int_equal(notes, count);
 }
 
 /* Minimal strict parser for one flat JSON object: "key": string | number | null | true.
@@ -352,10 +360,91 @@ static void test_size_parity(void **state)
     assert_true(capped > 0 && capped <= 1000);
 }
 
+/* Points of a kernel whose time per operation doubles once its buffers pass 5 MB:
+ * ws = 1, 2, 4 MB at r = 1 ns, 16 and 32 MB at 2 ns. */
+static uint32_t cliff_points(rtm_calib_fitpt_t *p)
+{
+    static const double ws_mb[] = {1, 2, 4, 16, 32};
+    for (uint32_t i = 0; i < 5; i++) {
+        const double ops = 1e6 * ws_mb[i];
+        const double r = ws_mb[i] > 5 ? 2e-9 : 1e-9;
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops};
+    }
+    return 5;
+}
+
+/* The second regime's knee sits at the cache when the cache lies between two sizes:
+ * a job of 6 MB (past a 5 MB cache) gets r_big. Halfway between 4 and 16 MB (8 MB, the
+ * rule before) it got r, 50 % under. */
+static void test_fit_knee_at_cache(void **state)
+{
+    (void)state;
+    rtm_calib_fitpt_t p[8];
+    const uint32_t n = cliff_points(p);
+    rtm_calib_fit_t o;
+    assert_true(rtm_calib_fit(p, n, 5e6, &o));
+    assert_true(fabs(o.r - 1e-9) < 1e-12);
+    assert_true(fabs(o.r_big - 2e-9) < 1e-12);
+    assert_true(o.knee == 5e6);
+    assert_true(o.resid < 1e-6);
+    /* no cache between the sizes (or none known): halfway, geometrically */
+    assert_true(rtm_calib_fit(p, n, 0.0, &o));
+    assert_true(fabs(o.knee - 8e6) < 1.0);
+    assert_true(rtm_calib_fit(p, n, 100e6, &o));
+    assert_true(fabs(o.knee - 8e6) < 1.0);
+    /* three points, the last past the cache (calibration's sizes by time, then the point
+     * past the cache): a knee at the cache has no free parameter, so r and r_big are
+     * measured by them; with the knee free, three points are too few for it */
+    const rtm_calib_fitpt_t three[3] = {p[0], p[1], p[3]};
+    assert_true(rtm_calib_fit(three, 3, 5e6, &o));
+    assert_true(o.knee == 5e6);
+    assert_true(fabs(o.r - 1e-9) < 1e-12 && fabs(o.r_big - 2e-9) < 1e-12);
+    assert_true(rtm_calib_fit(three, 3, 0.0, &o));
+    assert_true(o.r_big == 0.0 && o.knee == 0.0);
+}
+
+/* A fit that cannot have r > 0 (every point faster than the model's fixed part) says
+ * so: the caller falls back, loudly (kernel_store's FALLBACK note and warning). */
+static void test_fit_failure_reported(void **state)
+{
+    (void)state;
+    rtm_calib_fitpt_t p[3];
+    for (uint32_t i = 0; i < 3; i++)
+        p[i] = (rtm_calib_fitpt_t){1e6 * (i + 1), 1e6 * (i + 1), 1e-3, 0.0, 1e6 * (i + 1),
+                                   1e-4};
+    rtm_calib_fit_t o;
+    assert_false(rtm_calib_fit(p, 3, 0.0, &o));
+}
+
+/* The point past the cache: the smallest odd first key whose buffers exceed it.
+ * matrix_mul holds 3 n^2 floats: past 4 MiB from n = 592, odd: 593. */
+static void test_past_cache_size(void **state)
+{
+    (void)state;
+    const rtm_kernel_t *kern = rtm_kernel_find("matrix_mul");
+    assert_non_null(kern);
+    const rtm_calib_lim_t lim = {1e12, 1e12};
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    const double cache = 4.0 * 1024 * 1024;
+    const int64_t key = rtm_calib_past_cache(kern, kern->tune_default, cache, &lim, 1, size);
+    assert_int_equal(key, 593);
+    assert_int_equal(size[0], 593);
+    assert_true(12.0 * 593 * 593 > cache && 12.0 * 591 * 591 <= cache);
+    /* any parity: 592 */
+    assert_int_equal(rtm_calib_past_cache(kern, kern->tune_default, cache, &lim, -1, size), 592);
+    /* nothing within the memory limits is past the cache, or no cache known */
+    const rtm_calib_lim_t small = {1e6, 3e6};
+    assert_int_equal(rtm_calib_past_cache(kern, kern->tune_default, cache, &small, 1, size), -1);
+    assert_int_equal(rtm_calib_past_cache(kern, kern->tune_default, 0.0, &lim, 1, size), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_parity),
+        cmocka_unit_test(test_fit_knee_at_cache),
+        cmocka_unit_test(test_fit_failure_reported),
+        cmocka_unit_test(test_past_cache_size),
         cmocka_unit_test(test_quick_profile_complete),
         cmocka_unit_test(test_validate_json),
         cmocka_unit_test(test_stale_driver),
