@@ -59,6 +59,10 @@ typedef struct {
     char notes[RTM_CALIB_NOTES_MAX];
     size_t notes_len;
     double seconds; /* wall time of the whole run */
+    /* of which program builds (seconds): compiled in measurements, parallel prebuild
+     * batches (wall) and the build-time figure c; loads from the binary cache apart */
+    double build_s, load_s;
+    uint32_t n_built, n_loaded, n_prebuilt;
 } rtm_calib_record_t;
 
 /* Measures the model parameters of this computer into `board`: every OpenCL device

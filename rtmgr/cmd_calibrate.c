@@ -159,7 +159,10 @@ int rtm_cmd_calibrate(int argc, char **argv)
             if (st != RTM_OK)
                 fprintf(stderr, "rtmgr: calibrate: cannot write %s: %s\n", out, rtm_strerror(st));
             else if (!quiet)
-                fprintf(stderr, "rtmgr: calibrate: wrote %s (%.1fs)\n", out, rec->seconds);
+                fprintf(stderr, "rtmgr: calibrate: wrote %s (%.1fs, of which program builds "
+                                "%.1fs: %u compiled, %u from the cache)\n",
+                        out, rec->seconds, rec->build_s, rec->n_built + rec->n_prebuilt,
+                        rec->n_loaded);
         } else if (st == RTM_OK && !board->name[0]) {
             snprintf(board->name, sizeof(board->name), "calibrated");
         }
