@@ -22,13 +22,19 @@
 #include "os.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "calibint.h"
 #include "cpubench.h"
@@ -1001,6 +1007,8 @@ typedef struct {
      * (compiled, or loaded from the cache) and the runs after it */
     double build_s, load_s, run_s, pre_s; /* pre_s: parallel prebuild batches (wall) */
     uint32_t n_built, n_loaded, n_pre;
+    int ocl_index;         /* the device's index in rtm_ocl_discover's order */
+    uint32_t pre_procs;    /* worker processes the prebuilds used (0: threads) */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -1860,6 +1868,9 @@ static void *prebuild_worker(void *arg)
     }
 }
 
+/* How the prebuilds run: RTM_CALIB_PREBUILD=procs (the default), threads, or off. */
+typedef enum { PRE_PROCS, PRE_THREADS, PRE_OFF } pre_mode_t;
+
 /* Host cores from which building ahead pays: with fewer (the 2-core development
  * machine), builds that the deadline then leaves unmeasured cost more than the overlap
  * saves (measured there: 42 programs prebuilt in 23.8 s, the run 72.5 -> 95.4 s). */
@@ -1871,11 +1882,114 @@ static uint32_t host_cores(void)
     return cores > 0 ? (uint32_t)cores : 1u;
 }
 
+static pre_mode_t pre_mode(void);
+
+/* Whether to build ahead at all: worker processes build in parallel from 2 cores on
+ * (the 2-core machine: two at a time); threads, which a driver may serialise, from
+ * PREBUILD_MIN_CORES. */
+static bool prebuild_on(void)
+{
+    const pre_mode_t m = pre_mode();
+    return m != PRE_OFF && host_cores() >= (m == PRE_PROCS ? 2u : PREBUILD_MIN_CORES);
+}
+
+
+static pre_mode_t pre_mode(void)
+{
+    const char *m = getenv("RTM_CALIB_PREBUILD");
+    return !m || !*m || strcmp(m, "procs") == 0 ? PRE_PROCS
+           : strcmp(m, "threads") == 0           ? PRE_THREADS
+                                                  : PRE_OFF;
+}
+
+/* One prebuild entry as the worker reads it: "KERNEL WG VEC KEY..." */
+static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s %u %u", k->kernel->name, k->tune.wg, k->tune.vec);
+    for (uint32_t j = 0; j < k->kernel->n_keys && n > 0 && (size_t)n < len; j++)
+        n += snprintf(buf + n, len - (size_t)n, " %lld", (long long)k->size[j]);
+    if (n > 0 && (size_t)n + 1 < len) {
+        buf[n++] = '\n';
+        buf[n] = '\0';
+    }
+    return n;
+}
+
+/* The builds of pb[0..n) in worker processes (`rtmgr calibrate --prebuild-worker`), as
+ * many as the host has cores, entries dealt round-robin. Drivers serialise their
+ * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
+ * built 22 programs in 13.9 s in threads, about what one core does), not across
+ * processes. A worker builds into the binary cache only; the measurements then load
+ * from it. Returns the number of workers started (0: none, the caller uses threads). */
+static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
+{
+    char exe[RTM_PATH_MAX];
+    const ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (el <= 0 || !x->cache)
+        return 0;
+    exe[el] = '\0';
+    uint32_t np = host_cores();
+    np = np > n ? n : np > 32 ? 32 : np;
+    pid_t pids[32];
+    uint32_t started = 0;
+    char idx[16];
+    snprintf(idx, sizeof(idx), "%d", x->ocl_index);
+    for (uint32_t w = 0; w < np; w++) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            break;
+        /* neither end leaks into the other workers (a write end held elsewhere would
+         * keep a worker waiting for EOF) */
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+        fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
+        char *const argv[] = {exe, (char *)"calibrate", (char *)"--prebuild-worker", idx,
+                              (char *)"--cache", (char *)x->cache, NULL};
+        pid_t pid;
+        const int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(fds[0]);
+        if (rc != 0) {
+            close(fds[1]);
+            break;
+        }
+        pids[started++] = pid;
+        /* its share (a few short lines: within the pipe's buffer), then EOF */
+        for (uint32_t i = w; i < n; i += np) {
+            char line[256];
+            const int len = pre_line(&pb[i].k, line, sizeof(line));
+            if (len > 0 && write(fds[1], line, (size_t)len) != (ssize_t)len)
+                break;
+        }
+        close(fds[1]);
+    }
+    for (uint32_t w = 0; w < started; w++) {
+        int status;
+        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    /* entries of workers that did not start: built here */
+    for (uint32_t w = started; w < np && started > 0; w++)
+        for (uint32_t i = w; i < n; i += np)
+            prebuild_run(&pb[i]);
+    return started;
+}
+
 static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     if (n == 0)
         return;
     const double t0 = rtm_calib_now();
+    const pre_mode_t mode = pre_mode();
+    if (mode == PRE_OFF)
+        return;
+    if (mode == PRE_PROCS && n >= 2 && (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
+        x->pre_s += rtm_calib_now() - t0;
+        x->n_pre += n;
+        return;
+    }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
     pthread_t th[64];
@@ -1911,7 +2025,7 @@ static void prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
 {
     prebuild_t pb[16];
     uint32_t m = 0;
-    if (!x->cache || n < 2 || host_cores() < PREBUILD_MIN_CORES)
+    if (!x->cache || n < 2 || !prebuild_on())
         return;
     for (uint32_t i = 0; i < n && m < N_OF(pb); i++)
         m += prebuild_entry(x, kern, size, tunes[i], &pb[m]);
@@ -2105,7 +2219,7 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
 static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
 {
     cal_t *c = x->c;
-    if (!x->cache || host_cores() < PREBUILD_MIN_CORES)
+    if (!x->cache || !prebuild_on())
         return;
     const uint32_t max = rtm_kernel_count() * 2;
     prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
@@ -2229,7 +2343,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 static rtm_status_t dev_abort(devcal_t *x);
 
 static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
-                                  int di)
+                                  int di, int ocl_index)
 {
     rtm_ocl_dev_t dev;
     rtm_status_t st = rtm_ocl_open(&dev, info);
@@ -2238,7 +2352,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0, 0, 0};
+                  0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -2829,7 +2943,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         for (uint32_t j = i; j < n; j++)
             devs_left += opts->device < 0 || (int)j == opts->device;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
-        st = dev_calibrate(&c, &infos[i], bd, map[i]);
+        st = dev_calibrate(&c, &infos[i], bd, map[i], (int)i);
     }
     c.deadline = run_end;
     if (st == RTM_OK && !opts->no_cpu)
@@ -3024,5 +3138,50 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
         unlink(tmp);
         return RTM_E_IO;
     }
+    return RTM_OK;
+}
+
+/* ---- prebuild worker ---------------------------------------------------------------- */
+
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in)
+{
+    if (device < 0 || !cache_dir || !*cache_dir || !in)
+        return RTM_E_ARG;
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
+    if (st != RTM_OK)
+        return st;
+    if ((uint32_t)device >= n)
+        return RTM_E_CL_NODEV;
+    rtm_ocl_dev_t d;
+    st = rtm_ocl_open(&d, &infos[device]);
+    if (st != RTM_OK)
+        return st;
+    char line[512];
+    while (fgets(line, sizeof(line), in)) {
+        char *save = NULL;
+        const char *name = strtok_r(line, " \n", &save);
+        const rtm_kernel_t *kern = name ? rtm_kernel_find(name) : NULL;
+        if (!kern)
+            continue;
+        prebuild_t pb = {&d, {0}, cache_dir, 0, false};
+        rtm_kinst_init(&pb.k, kern);
+        const char *wg = strtok_r(NULL, " \n", &save), *vec = strtok_r(NULL, " \n", &save);
+        if (!wg || !vec)
+            continue;
+        pb.k.tune.wg = (uint32_t)strtoul(wg, NULL, 10);
+        pb.k.tune.vec = (uint32_t)strtoul(vec, NULL, 10);
+        bool ok = true;
+        for (uint32_t j = 0; j < kern->n_keys && ok; j++) {
+            const char *v = strtok_r(NULL, " \n", &save);
+            ok = v != NULL;
+            if (ok)
+                pb.k.size[j] = strtoll(v, NULL, 10);
+        }
+        if (ok && rtm_kinst_plan(&pb.k) == RTM_OK)
+            prebuild_run(&pb);
+    }
+    rtm_ocl_close(&d);
     return RTM_OK;
 }

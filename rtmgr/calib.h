@@ -99,6 +99,16 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
 int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t *infos,
                     uint32_t n);
 
+/* The worker side of calibration's parallel program builds: reads lines "KERNEL WG VEC
+ * KEY..." (a catalogue kernel, its tuning and every size key) from `in` until EOF and
+ * builds each program as calibration's measurements will (kexec's default options) into
+ * the binary cache `cache_dir`, on OpenCL device `device` (rtm_ocl_discover's order).
+ * Started by calibration itself, one process per core (`rtmgr calibrate
+ * --prebuild-worker DEV --cache DIR`): drivers serialise their compiler within a process.
+ * A line that does not plan is skipped; a failed build shows again when measured.
+ * Returns RTM_OK, RTM_E_ARG, RTM_E_CL_NODEV or RTM_E_CL*. Init only. */
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in);
+
 /* How a validation run is done. */
 typedef struct {
     bool quick;          /* small sizes */
