@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1933,6 +1934,12 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
     pid_t pids[32];
     uint32_t started = 0;
     char idx[16];
+    /* a worker that exits before reading its share (it cannot open the device) must not
+     * take calibration down with SIGPIPE: the write fails instead */
+    struct sigaction ign = {0}, old_pipe;
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    const bool pipe_saved = sigaction(SIGPIPE, &ign, &old_pipe) == 0;
     snprintf(idx, sizeof(idx), "%d", x->ocl_index);
     for (uint32_t w = 0; w < np; w++) {
         int fds[2];
@@ -1965,6 +1972,8 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         }
         close(fds[1]);
     }
+    if (pipe_saved)
+        sigaction(SIGPIPE, &old_pipe, NULL);
     for (uint32_t w = 0; w < started; w++) {
         int status;
         while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
@@ -1979,11 +1988,20 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 
 static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
-    if (n == 0)
-        return;
     const double t0 = rtm_calib_now();
     const pre_mode_t mode = pre_mode();
     if (mode == PRE_OFF)
+        return;
+    /* what the cache already holds (a second calibration on this machine) needs no
+     * build, nor a worker to start for it */
+    const rtm_kexec_opts_t o = {
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = x->cache};
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
+            pb[m++] = pb[i];
+    n = m;
+    if (n == 0)
         return;
     if (mode == PRE_PROCS && n >= 2 && (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
         x->pre_s += rtm_calib_now() - t0;
@@ -2258,9 +2276,12 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
             n += prebuild_entry(x, kern, size, tune, &pb[n]);
     }
     const double t0 = rtm_calib_now();
+    const uint32_t pre0 = x->n_pre;
+    x->pre_procs = 0;
     prebuild_many(x, pb, n);
-    note(c, "%s: %u programs prebuilt in parallel (sweep candidates, first sizes) in %.2fs",
-         x->bd->name, n, rtm_calib_now() - t0);
+    note(c, "%s: prebuild: %u programs (sweep candidates, first sizes), %u not in the cache "
+            "built in parallel in %.2fs, %u worker processes",
+         x->bd->name, n, x->n_pre - pre0, rtm_calib_now() - t0, x->pre_procs);
     free(pb);
 }
 

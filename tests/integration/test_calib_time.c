@@ -1,6 +1,6 @@
 /* test_calib_time.c — where `rtmgr calibrate`'s time goes, and the binary cache's part in
  * it (issue 4: calibrate < 60 s on the H100 machine). A full (not --quick) calibration of
- * one kernel (copy) on every OpenCL device, twice with the same fresh program cache:
+ * two kernels (copy, spin) on every OpenCL device, twice with the same fresh program cache:
  * - the summary line says how much of the run was program builds and how many programs
  *   were compiled or loaded from the cache;
  * - every kernel's time is in the profile's notes, phase by phase (sweep, points: builds,
@@ -9,7 +9,9 @@
  *   into SIMD lanes, the width changes little there, and each candidate costs a program
  *   build; a sweep that measured the starting tuning alone was time spent for nothing;
  * - the second run compiles nothing in its measurements: every program comes from the
- *   binary cache (copy's and matrix_mov's programs do not depend on the size). */
+ *   binary cache (copy's, spin's and matrix_mov's programs do not depend on the size);
+ * - the first programs are built ahead in worker processes, one per core (drivers
+ *   serialise their compiler within a process). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +30,7 @@ static char out[1 << 16], err[1 << 16], yaml[1 << 17];
 
 static int run_calibrate(void)
 {
-    const char *args[] = {"calibrate", "-o", profile, "--kernels", "copy", "--no-cpu", NULL};
+    const char *args[] = {"calibrate", "-o", profile, "--kernels", "copy,spin", "--no-cpu", NULL};
     const int rc = cli_run(args, dir, out, sizeof(out), err, sizeof(err));
     if (rc != 0)
         fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
@@ -66,6 +68,20 @@ static void test_cold_then_warm(void **state)
     summary(&compiled, &prebuilt, &loaded);
     assert_true(compiled + prebuilt > 0); /* a cold cache: something was built */
     cli_slurp(profile, yaml, sizeof(yaml));
+    /* copy's and spin's first programs built ahead, in worker processes (from 2 cores) */
+    if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        assert_int_equal(prebuilt, 2);
+        const char *pre = strstr(yaml, "ocl0: prebuild: 2 programs");
+        assert_non_null(pre);
+        unsigned built = 0, procs = 0;
+        double s = -1;
+        assert_int_equal(sscanf(pre, "ocl0: prebuild: 2 programs (sweep candidates, first sizes), "
+                                     "%u not in the cache built in parallel in %lfs, %u worker",
+                                &built, &s, &procs),
+                         3);
+        assert_int_equal(built, 2);
+        assert_int_equal(procs, 2);
+    }
     /* the per-kernel and per-device time notes */
     assert_non_null(strstr(yaml, "ocl0: copy time "));
     assert_non_null(strstr(yaml, "ocl0: matrix_mov time "));
@@ -77,11 +93,26 @@ static void test_cold_then_warm(void **state)
     /* the "wrote" line carries the builds too */
     assert_non_null(strstr(err, "of which program builds"));
 
-    /* warm: the same cache, nothing compiled for the measurements */
+    /* warm: the same cache, nothing compiled for the measurements, nothing prebuilt */
     assert_int_equal(run_calibrate(), 0);
     summary(&compiled, &prebuilt, &loaded);
     assert_int_equal(compiled, 0);
+    assert_int_equal(prebuilt, 0);
     assert_true(loaded > 0);
+    cli_slurp(profile, yaml, sizeof(yaml));
+    if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        const char *pre = strstr(yaml, "ocl0: prebuild: ");
+        assert_non_null(pre);
+        unsigned n = 0, built = 1, procs = 1;
+        double s = -1;
+        assert_int_equal(sscanf(pre, "ocl0: prebuild: %u programs (sweep candidates, first "
+                                     "sizes), %u not in the cache built in parallel in %lfs, %u "
+                                     "worker",
+                                &n, &built, &s, &procs),
+                         4);
+        assert_int_equal(built, 0);
+        assert_int_equal(procs, 0);
+    }
 
     char cmd[256];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
