@@ -128,12 +128,22 @@ bool rtm_calib_wanted(const char *list, const char *name)
 
 void rtm_calib_inst_free(rtm_calib_inst_t *in)
 {
-    free(in->mem);
+    if (in->pin.mem)
+        rtm_pinned_destroy(&in->pin);
+    else
+        free(in->mem);
     memset(in, 0, sizeof(*in));
 }
 
 rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
                                  const int64_t *size, rtm_tune_t tune, uint64_t seed)
+{
+    return rtm_calib_inst_make_on(in, kern, size, tune, seed, NULL);
+}
+
+rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
+                                    rtm_ocl_dev_t *dev)
 {
     memset(in, 0, sizeof(*in));
     rtm_kinst_init(&in->k, kern);
@@ -145,7 +155,10 @@ rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
         return st;
     const size_t bytes = rtm_kinst_bytes(&in->k);
     in->bytes = bytes ? bytes : 64;
-    in->mem = aligned_alloc(64, (in->bytes + 63) & ~(size_t)63);
+    if (dev && rtm_pinned_create(&in->pin, dev, (in->bytes + 63) & ~(size_t)63) == RTM_OK)
+        in->mem = in->pin.host;
+    else
+        in->mem = aligned_alloc(64, (in->bytes + 63) & ~(size_t)63);
     if (!in->mem)
         return RTM_E_NOMEM;
     if (rtm_kinst_bind(&in->k, in->mem, in->bytes) == 0 && bytes) {
@@ -583,6 +596,7 @@ typedef struct {
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
+    rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
 } kfit_t;
 
 /* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
@@ -598,7 +612,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
 {
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
+    rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
     *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
@@ -1105,7 +1119,8 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
 {
     int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)bytes, (int64_t)m};
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make(&in, &xfer_kernel, size, xfer_kernel.tune_default, 0);
+    rtm_status_t st =
+        rtm_calib_inst_make_on(&in, &xfer_kernel, size, xfer_kernel.tune_default, 0, x->d);
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     if (st == RTM_OK)
@@ -1271,7 +1286,8 @@ static rtm_status_t dev_transfers(devcal_t *x)
                 used += (size_t)m;
         }
     }
-    note(c, "%s: transfers, plain (pageable) host memory as the runtime's arena uses; the "
+    note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
+            "runtime's instances on this device use; the "
             "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
             "(clears + writes, reads), fitted by relative least squares to first command + "
             "(commands - 1) * next + bytes / rate (another rate past a knee): in %.4gus "
@@ -1289,7 +1305,7 @@ static rtm_status_t dev_transfers(devcal_t *x)
     note(c, "%s: job out spans, 2 buffers: %s", x->bd->name, curve[3]);
     note(c, "%s: bare write START..END %s", x->bd->name, curve[4]);
     note(c, "%s: bare read START..END %s", x->bd->name, curve[5]);
-    /* Pinned host memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer), for comparison only. */
+    /* Bare commands from pinned and from plain memory side by side, for the record. */
     if (!c->o->quick) {
         const size_t pb = top < PINNED_BYTES ? top : PINNED_BYTES;
         cl_mem pin = clCreateBuffer(x->d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, pb,
@@ -1304,7 +1320,7 @@ static rtm_status_t dev_transfers(devcal_t *x)
                 xfer_raw(x, buf, host, pb, &qw, &qr) == RTM_OK)
                 note(c, "%s: %.0fMiB bare commands from pinned host memory (mapped "
                         "CL_MEM_ALLOC_HOST_PTR): in %.4gGB/s, out %.4gGB/s; from plain memory: in "
-                        "%.4gGB/s, out %.4gGB/s (the runtime uses plain)",
+                        "%.4gGB/s, out %.4gGB/s (the runtime uses pinned)",
                      x->bd->name, (double)pb / MIB, pw > 0 ? (double)pb / pw * 1e-9 : 0.0,
                      pr > 0 ? (double)pb / pr * 1e-9 : 0.0, qw > 0 ? (double)pb / qw * 1e-9 : 0.0,
                      qr > 0 ? (double)pb / qr * 1e-9 : 0.0);
@@ -2351,7 +2367,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure, .ctx = &dk,
-                 .deadline = start + budget};
+                 .deadline = start + budget, .pin = x->d};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);

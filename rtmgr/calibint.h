@@ -9,6 +9,7 @@
 
 #include "calib.h"
 #include "kernel.h"
+#include "pinned.h"
 #include "pool.h"
 
 /* Monotonic clock, seconds. */
@@ -20,11 +21,13 @@ double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig);
 /* True when `name` is in the comma-separated `list` (NULL or "" = everything). */
 bool rtm_calib_wanted(const char *list, const char *name);
 
-/* A kernel instance with its own host memory. */
+/* A kernel instance with its own host memory: ordinary, or pinned on a device as the
+ * runtime's instances of that device are (pinned.h). */
 typedef struct {
     rtm_kinst_t k;
     void *mem;
     size_t bytes;
+    rtm_pinned_t pin; /* mem is pin.host when pin.mem is set */
 } rtm_calib_inst_t;
 
 /* Plans kernel `kern` at `size` (by key index) and `tune`, allocates and binds its
@@ -32,6 +35,11 @@ typedef struct {
  * failure. */
 rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
                                  const int64_t *size, rtm_tune_t tune, uint64_t seed);
+/* The same with the host buffers in pinned memory of device `dev` (NULL: ordinary
+ * memory; a device that refuses pinned memory also gets ordinary memory). */
+rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
+                                    rtm_ocl_dev_t *dev);
 void rtm_calib_inst_free(rtm_calib_inst_t *in);
 
 /* Memory limits of one instance: largest buffer, all buffers together (bytes). */

@@ -25,6 +25,7 @@
 #include "model.h"
 #include "nmeaout.h"
 #include "os.h"
+#include "pinned.h"
 #include "pool.h"
 #include "program.h"
 #include "scenario.h"
@@ -48,8 +49,12 @@ struct rtm_manager {
     rtm_exec_dev_t dev[RTM_MAX_DEVICES];
     rtm_ocl_dev_t ocl[RTM_MAX_DEVICES];
     int board_dev[RTM_MAX_DEVICES]; /* index into cfg.board.dev, -1 for the CPU */
-    /* host buffers: one arena, sealed at start */
+    /* host buffers: one arena, sealed at start; an OpenCL device's instances live in
+     * that device's pinned region instead when the driver gives one (pinned.h) */
     rtm_arena_t arena;
+    rtm_pinned_t pin[RTM_MAX_DEVICES];
+    rtm_arena_t pin_arena[RTM_MAX_DEVICES];
+    bool pin_on[RTM_MAX_DEVICES];
     /* per task and device */
     rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
@@ -188,6 +193,15 @@ static bool wanted(const rtm_manager_t *m, uint32_t t, uint32_t d)
     return p == RTM_PLACE_AUTO || (p == RTM_PLACE_CPU) == cpu;
 }
 
+/* Bytes of the OpenCL devices' pinned regions handed out. */
+static size_t pinned_used(const rtm_manager_t *m)
+{
+    size_t n = 0;
+    for (uint32_t d = 0; d < m->n_devs; d++)
+        n += m->pin_on[d] ? rtm_arena_used(&m->pin_arena[d]) : 0;
+    return n;
+}
+
 /* Sets up k as task t's instance for executive device d: sizes, the board's tuning
  * (work-group size capped by the device), planned, not bound. */
 static rtm_status_t setup_kinst(const rtm_manager_t *m, uint32_t t, uint32_t d, rtm_kinst_t *k)
@@ -284,7 +298,8 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     const size_t bytes = rtm_kinst_bytes(k);
     void *mem = NULL;
-    st = rtm_arena_alloc(&m->arena, bytes ? bytes : 64, &mem);
+    rtm_arena_t *own = m->pin_on[d] ? &m->pin_arena[d] : &m->arena;
+    st = rtm_arena_alloc(own, bytes ? bytes : 64, &mem);
     if (st != RTM_OK || rtm_kinst_bind(k, mem, bytes) != bytes)
         return st != RTM_OK ? st : RTM_E_NOMEM;
     k->kernel->fill(k, (uint64_t)t + 1);
@@ -453,8 +468,10 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     }
     m->pool_on = true;
 
-    /* host buffers: every instance, sized before anything is bound */
-    size_t total = 0;
+    /* host buffers: every instance, sized before anything is bound; an OpenCL device's
+     * instances in its own pinned region, the rest (CPU instances, the initial copies of
+     * in-out buffers) in the arena */
+    size_t total = 0, all = 0, dev_total[RTM_MAX_DEVICES] = {0};
     for (uint32_t t = 0; t < c->n_tasks; t++) {
         for (uint32_t d = 0; d < m->n_devs; d++) {
             if (!wanted(m, t, d))
@@ -462,16 +479,34 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             rtm_kinst_t k;
             if (setup_kinst(m, t, d, &k) != RTM_OK)
                 continue;
-            total += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
+            dev_total[d] += rtm_arena_round(rtm_kinst_bytes(&k) ? rtm_kinst_bytes(&k) : 64);
             for (uint32_t b = 0; b < k.plan.n_bufs; b++)
                 if (k.plan.buf[b].dir == RTM_BUF_INOUT && k.plan.buf[b].bytes)
                     total += rtm_arena_round(k.plan.buf[b].bytes);
         }
     }
-    if (c->arena_bytes && total > c->arena_bytes) {
+    for (uint32_t d = 0; d < m->n_devs; d++)
+        all += dev_total[d];
+    all += total;
+    if (c->arena_bytes && all > c->arena_bytes) {
         fprintf(stderr, "rtmgr: kernel buffers need %zu bytes, more than limits.arena (%llu)\n",
-                total, (unsigned long long)c->arena_bytes);
+                all, (unsigned long long)c->arena_bytes);
         return RTM_E_CFG_LIMIT;
+    }
+    total += dev_total[0];
+    for (uint32_t d = 1; d < m->n_devs; d++) {
+        if (!dev_total[d])
+            continue;
+        if (rtm_pinned_create(&m->pin[d], &m->ocl[d], dev_total[d]) == RTM_OK &&
+            rtm_arena_init(&m->pin_arena[d], m->pin[d].host, dev_total[d]) == RTM_OK) {
+            m->pin_on[d] = true;
+            continue;
+        }
+        rtm_pinned_destroy(&m->pin[d]);
+        fprintf(stderr, "rtmgr: warning: %s: no pinned host memory (%zu bytes): its jobs "
+                        "transfer from ordinary memory, slower and less predictably than "
+                        "calibrated\n", m->dev[d].name, dev_total[d]);
+        total += dev_total[d];
     }
     rtm_status_t st = rtm_arena_create(&m->arena, total ? total : 64);
     if (st != RTM_OK) {
@@ -558,8 +593,11 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         (void)rtm_os_lock_memory();
     if (!m->o.quiet) {
         fprintf(stderr, "rtmgr: %u tasks, %u devices (cpu: %u workers), %.1f MiB of kernel "
-                        "buffers, program cache %s; predicted ms per job (warm-up ms):\n",
-                c->n_tasks, m->n_devs, m->pool.n_workers, (double)rtm_arena_used(&m->arena) / 1048576.0,
+                        "buffers (%.1f MiB pinned), program cache %s; predicted ms per job "
+                        "(warm-up ms):\n",
+                c->n_tasks, m->n_devs, m->pool.n_workers,
+                (double)(rtm_arena_used(&m->arena) + pinned_used(m)) / 1048576.0,
+                (double)pinned_used(m) / 1048576.0,
                 m->cache_dir[0] ? m->cache_dir : "off");
         for (uint32_t t = 0; t < c->n_tasks; t++) {
             fprintf(stderr, "  %-16s", c->task[t].name);
@@ -648,6 +686,9 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
     if (m->phase != PH_ALLOCATED)
         return RTM_E_STATE;
     rtm_status_t st = rtm_arena_seal(&m->arena);
+    for (uint32_t d = 0; d < m->n_devs; d++)
+        if (st == RTM_OK && m->pin_on[d])
+            st = rtm_arena_seal(&m->pin_arena[d]);
     if (st == RTM_OK)
         st = rtm_errlog_start(&m->log);
     if (st != RTM_OK)
@@ -969,8 +1010,12 @@ void rtm_manager_destroy(rtm_manager_t *m)
                 rtm_kexec_destroy(&m->kx[t][d]);
     if (m->pool_on)
         rtm_pool_stop(&m->pool);
-    for (uint32_t d = 1; d < m->n_devs; d++)
+    for (uint32_t d = 1; d < m->n_devs; d++) {
+        if (m->pin_on[d])
+            rtm_arena_destroy(&m->pin_arena[d]);
+        rtm_pinned_destroy(&m->pin[d]);
         rtm_ocl_close(&m->ocl[d]);
+    }
     rtm_arena_destroy(&m->arena);
     if (m->sigs_blocked)
         pthread_sigmask(SIG_SETMASK, &m->old_sigs, NULL);

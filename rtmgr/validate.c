@@ -273,7 +273,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_
                                 const rtm_kernel_t *kern, const int64_t *size, rtm_tune_t tune)
 {
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
+    rtm_status_t st = rtm_calib_inst_make_on(&in, kern, size, tune, 101, d);
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     if (st == RTM_OK)

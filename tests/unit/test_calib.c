@@ -112,7 +112,7 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "# Made by: rtmgr calibrate -o"));
     assert_non_null(strstr(text, "MAD"));
     assert_non_null(strstr(text, "spread"));
-    assert_non_null(strstr(text, "plain (pageable) host memory"));
+    assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
 }
 
 /* Minimal strict parser for one flat JSON object: "key": string | number | null | true.
