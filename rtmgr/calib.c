@@ -22,13 +22,20 @@
 #include "os.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "calibint.h"
 #include "cpubench.h"
@@ -333,6 +340,11 @@ typedef struct {
     double barrier_s; /* CPU barrier round, measured with the micro-kernels */
     double cpu_knee;  /* bytes: the CPU pool's private caches together (host_private) */
     double past_s;    /* seconds the points past the cache took in this section */
+    /* where the run's time went (the summary line): program builds (compiled from
+     * source, in the measurement's kexecs and in the parallel prebuilds) and binary
+     * loads from rtmgr's cache; the build-time figure c (dev_build) apart */
+    double build_s, load_s, prebuild_s, cfig_s;
+    uint32_t n_built, n_loaded, n_prebuilt;
 } cal_t;
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown.
@@ -1172,6 +1184,12 @@ typedef struct {
     double r_probe;        /* dependent op time per work-item at full occupancy */
     const char *cache;     /* rtmgr's program binary cache, NULL when there is none */
     double knee;           /* bytes: the cache whose spill the kernel fits' knee marks */
+    /* timing of the per-kernel part (notes): inside dev_measure, the kexec's program
+     * (compiled, or loaded from the cache) and the runs after it */
+    double build_s, load_s, run_s, pre_s; /* pre_s: parallel prebuild batches (wall) */
+    uint32_t n_built, n_loaded, n_pre;
+    int ocl_index;         /* the device's index in rtm_ocl_discover's order */
+    uint32_t pre_procs;    /* worker processes the prebuilds used (0: threads) */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -1906,10 +1924,20 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
                                 rtm_calib_fig_t *fig)
 {
     rtm_kexec_t ex;
+    const double t0 = rtm_calib_now();
     rtm_status_t st = rtm_kexec_create_cached(&ex, x->d, &in->k, x->cache);
     if (st != RTM_OK)
         return st;
+    if (ex.prog.from_cache) {
+        x->load_s += ex.prog.build_s;
+        x->n_loaded++;
+    } else {
+        x->build_s += ex.prog.build_s;
+        x->n_built++;
+    }
+    x->run_s -= t0 + ex.prog.build_s; /* the rest of this call: buffers, runs */
     if (kexec_max_wg(&ex, x->d->info.id) < in->k.tune.wg) {
+        x->run_s += rtm_calib_now();
         rtm_kexec_destroy(&ex);
         return RTM_E_RANGE;
     }
@@ -1929,6 +1957,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
         samp[r] = t.kernel_s;
     }
     rtm_kexec_destroy(&ex);
+    x->run_s += rtm_calib_now();
     if (st == RTM_OK)
         *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig);
     return st;
@@ -2022,6 +2051,12 @@ static void *prebuild_worker(void *arg)
     }
 }
 
+/* Serial build time of a batch (n x c) from which it is built in worker processes. */
+#define PROCS_MIN_S 0.5
+
+/* How the prebuilds run: RTM_CALIB_PREBUILD=procs (the default), threads, or off. */
+typedef enum { PRE_PROCS, PRE_THREADS, PRE_OFF } pre_mode_t;
+
 /* Host cores from which building ahead pays: with fewer (the 2-core development
  * machine), builds that the deadline then leaves unmeasured cost more than the overlap
  * saves (measured there: 42 programs prebuilt in 23.8 s, the run 72.5 -> 95.4 s). */
@@ -2033,10 +2068,135 @@ static uint32_t host_cores(void)
     return cores > 0 ? (uint32_t)cores : 1u;
 }
 
-static void prebuild_many(prebuild_t *pb, uint32_t n)
+static pre_mode_t pre_mode(void);
+
+/* Whether to build ahead at all: worker processes build in parallel from 2 cores on
+ * (the 2-core machine: two at a time); threads, which a driver may serialise, from
+ * PREBUILD_MIN_CORES. */
+static bool prebuild_on(void)
 {
+    const pre_mode_t m = pre_mode();
+    return m != PRE_OFF && host_cores() >= (m == PRE_PROCS ? 2u : PREBUILD_MIN_CORES);
+}
+
+
+static pre_mode_t pre_mode(void)
+{
+    const char *m = getenv("RTM_CALIB_PREBUILD");
+    return !m || !*m || strcmp(m, "procs") == 0 ? PRE_PROCS
+           : strcmp(m, "threads") == 0           ? PRE_THREADS
+                                                  : PRE_OFF;
+}
+
+/* One prebuild entry as the worker reads it: "KERNEL WG VEC KEY..." */
+static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s %u %u", k->kernel->name, k->tune.wg, k->tune.vec);
+    for (uint32_t j = 0; j < k->kernel->n_keys && n > 0 && (size_t)n < len; j++)
+        n += snprintf(buf + n, len - (size_t)n, " %lld", (long long)k->size[j]);
+    if (n > 0 && (size_t)n + 1 < len) {
+        buf[n++] = '\n';
+        buf[n] = '\0';
+    }
+    return n;
+}
+
+/* The builds of pb[0..n) in worker processes (`rtmgr calibrate --prebuild-worker`), as
+ * many as the host has cores, entries dealt round-robin. Drivers serialise their
+ * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
+ * built 22 programs in 13.9 s in threads, about what one core does), not across
+ * processes. A worker builds into the binary cache only; the measurements then load
+ * from it. Returns the number of workers started (0: none, the caller uses threads). */
+static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
+{
+    char exe[RTM_PATH_MAX];
+    const ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (el <= 0 || !x->cache)
+        return 0;
+    exe[el] = '\0';
+    uint32_t np = host_cores();
+    np = np > n ? n : np > 32 ? 32 : np;
+    pid_t pids[32];
+    uint32_t started = 0;
+    char idx[16];
+    /* a worker that exits before reading its share (it cannot open the device) must not
+     * take calibration down with SIGPIPE: the write fails instead */
+    struct sigaction ign = {0}, old_pipe;
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    const bool pipe_saved = sigaction(SIGPIPE, &ign, &old_pipe) == 0;
+    snprintf(idx, sizeof(idx), "%d", x->ocl_index);
+    for (uint32_t w = 0; w < np; w++) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            break;
+        /* neither end leaks into the other workers (a write end held elsewhere would
+         * keep a worker waiting for EOF) */
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+        fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
+        char *const argv[] = {exe, (char *)"calibrate", (char *)"--prebuild-worker", idx,
+                              (char *)"--cache", (char *)x->cache, NULL};
+        pid_t pid;
+        const int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(fds[0]);
+        if (rc != 0) {
+            close(fds[1]);
+            break;
+        }
+        pids[started++] = pid;
+        /* its share (a few short lines: within the pipe's buffer), then EOF */
+        for (uint32_t i = w; i < n; i += np) {
+            char line[256];
+            const int len = pre_line(&pb[i].k, line, sizeof(line));
+            if (len > 0 && write(fds[1], line, (size_t)len) != (ssize_t)len)
+                break;
+        }
+        close(fds[1]);
+    }
+    if (pipe_saved)
+        sigaction(SIGPIPE, &old_pipe, NULL);
+    for (uint32_t w = 0; w < started; w++) {
+        int status;
+        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    /* entries of workers that did not start: built here */
+    for (uint32_t w = started; w < np && started > 0; w++)
+        for (uint32_t i = w; i < n; i += np)
+            prebuild_run(&pb[i]);
+    return started;
+}
+
+static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
+{
+    const double t0 = rtm_calib_now();
+    const pre_mode_t mode = pre_mode();
+    if (mode == PRE_OFF)
+        return;
+    /* what the cache already holds (a second calibration on this machine) needs no
+     * build, nor a worker to start for it */
+    const rtm_kexec_opts_t o = {
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = x->cache};
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
+            pb[m++] = pb[i];
+    n = m;
     if (n == 0)
         return;
+    /* a worker costs a start (discovery, the device opened: a CUDA context): worth it
+     * when the batch's builds one after another would take longer (PoCL's c on the H100
+     * host 0.24 s, NVIDIA's 0.05 s) */
+    if (mode == PRE_PROCS && n >= 2 && n * x->bd->param[RTM_DEV_P_build] >= PROCS_MIN_S &&
+        (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
+        x->pre_s += rtm_calib_now() - t0;
+        x->n_pre += n;
+        return;
+    }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
     pthread_t th[64];
@@ -2048,6 +2208,8 @@ static void prebuild_many(prebuild_t *pb, uint32_t n)
     for (uint32_t t = 0; t < nt; t++)
         if (started[t])
             pthread_join(th[t], NULL);
+    x->pre_s += rtm_calib_now() - t0;
+    x->n_pre += n;
 }
 
 /* Plans kern at `size` and `tune` into *pb; false when it does not plan. */
@@ -2070,11 +2232,11 @@ static void prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
 {
     prebuild_t pb[16];
     uint32_t m = 0;
-    if (!x->cache || n < 2 || host_cores() < PREBUILD_MIN_CORES)
+    if (!x->cache || n < 2 || !prebuild_on())
         return;
     for (uint32_t i = 0; i < n && m < N_OF(pb); i++)
         m += prebuild_entry(x, kern, size, tunes[i], &pb[m]);
-    prebuild_many(pb, m);
+    prebuild_many(x, pb, m);
 }
 
 /* The sweep's candidates of one phase (-1: the starting tuning, on CPU devices; 0:
@@ -2196,8 +2358,14 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
 }
 
 /* Kernel ki's starting tuning and sizing prediction on the device; true when a sweep
- * has something to compare (a CPU device sweeps widths only: nothing when the kernel
- * allows one, and its run would cost a program build and JIT, up to 2 s on PoCL). */
+ * has something to compare. A CPU device gets none: PoCL's implicit vectoriser packs
+ * work-items into SIMD lanes, so the explicit width changes little beyond the kernel's
+ * default (copy at 256 MiB on the 16 H100 host cores: vec 4 85.8 GB/s, the best, vec 8,
+ * 88.2 GB/s; board/h100/results/bench-pocl16.txt) while every candidate costs a program
+ * build and JIT (0.3-1.7 s, one at a time: PoCL serialises its LLVM work); on the H100
+ * host the sweep measured the starting tuning alone for every kernel (its deadline cut
+ * the rest), on the 2-core machine it picked widths 3% apart, within the noise. The
+ * kernel's default, or the base profile's tuning, stays. */
 static bool kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred_t *p)
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
@@ -2210,10 +2378,40 @@ static bool kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred
                    : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
                                                  : x->r_probe,
                    false};
-    bool choice = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
-    for (uint32_t v = 1; v <= 16; v *= 2)
-        choice = choice || (v != tune->vec && (kern->vec_allowed & (1u << v)));
-    return choice;
+    return !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+}
+
+/* Sweep candidates a time share of `share` seconds pays for, at the sweep's size: each
+ * costs a program build (c, when it is not in the binary cache) and 6 runs of its kernel
+ * (one warm-up, 5 timed), the kernel time predicted at `size`. */
+static double sweep_affords(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            rtm_tune_t tune, const dpred_t *p, double share)
+{
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, kern);
+    for (uint32_t j = 0; j < kern->n_keys; j++)
+        k.size[j] = size[j];
+    k.tune = tune;
+    double t = 0.0;
+    if (rtm_kinst_plan(&k) == RTM_OK) {
+        dpred_t pk = *p;
+        pk.total = false;
+        t = fmax(dev_pred(&pk, &k), 0.0);
+    }
+    const double cand = x->bd->param[RTM_DEV_P_build] + 6.0 * t;
+    return cand > 0 ? share / cand : 1e9;
+}
+
+/* True when the tuning sweep runs: it is worth its time only when it can compare two
+ * candidates at least; with one, it returned the candidate it measured without a
+ * comparison (the H100's gpu0 took wg 256 for trajectory so, its default 128 untried),
+ * after a program build and an instance at the sweep's size (on a GPU >= 64 MiB a
+ * buffer: up to 4 s a kernel there). */
+#define SWEEP_SHARE 0.4
+static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                       rtm_tune_t tune, const dpred_t *p, double budget)
+{
+    return sweep_affords(x, kern, size, tune, p, SWEEP_SHARE * budget) >= 2.0;
 }
 
 /* Before the catalogue's kernels are measured: the programs they will surely build,
@@ -2228,13 +2426,22 @@ static bool kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred
 static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
 {
     cal_t *c = x->c;
-    if (!x->cache || host_cores() < PREBUILD_MIN_CORES)
+    if (!x->cache || !prebuild_on())
         return;
     const uint32_t max = rtm_kernel_count() * 2;
     prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
     if (!pb)
         return;
     uint32_t n = 0;
+    /* the kernels' budgets after this prebuild (one build c per kernel on a device that
+     * builds one at a time: PoCL's LLVM work is serialised): a sweep they will not run
+     * gets no build here */
+    const uint32_t nk = kernels_wanted(c);
+    const double pre_est = nk * 2 * x->bd->param[RTM_DEV_P_build] /
+                           ((x->d->info.type & CL_DEVICE_TYPE_CPU) ? 1.0 : host_cores());
+    const double kbudget =
+        fmin(fmax((c->deadline - rtm_calib_now() - pre_est) / (nk ? nk : 1), KERNEL_MIN_S),
+             KERNEL_MAX_S);
     for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (kern == skip || !rtm_calib_wanted(c->o->kernels, kern->name))
@@ -2243,12 +2450,12 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
         dpred_t p;
         const bool choice = kernel_start(x, ki, &tune, &p);
         int64_t size[RTM_SIZE_KEYS_MAX];
-        if (!c->o->quick && choice && sweep_size(x, kern, tune, &p, size)) {
+        if (!c->o->quick && choice && sweep_size(x, kern, tune, &p, size) &&
+            sweep_runs(x, kern, size, tune, &p, kbudget)) {
             /* the sweep's first candidate only: the others may be cut by its deadline
              * (the sweep builds them together itself, when it gets to them) */
             rtm_tune_t cand[SWEEP_CAND_MAX];
-            const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
-            if (sweep_cands(x, kern, cpu_dev ? -1 : 0, tune, cand) > 0 && n < max)
+            if (sweep_cands(x, kern, 0, tune, cand) > 0 && n < max)
                 n += prebuild_entry(x, kern, size, cand[0], &pb[n]);
         }
         dpred_t pt = p;
@@ -2258,10 +2465,37 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
             n += prebuild_entry(x, kern, size, tune, &pb[n]);
     }
     const double t0 = rtm_calib_now();
-    prebuild_many(pb, n);
-    note(c, "%s: %u programs prebuilt in parallel (sweep candidates, first sizes) in %.2fs",
-         x->bd->name, n, rtm_calib_now() - t0);
+    const uint32_t pre0 = x->n_pre;
+    x->pre_procs = 0;
+    prebuild_many(x, pb, n);
+    note(c, "%s: prebuild: %u programs (sweep candidates, first sizes), %u not in the cache "
+            "built in parallel in %.2fs, %u worker processes",
+         x->bd->name, n, x->n_pre - pre0, rtm_calib_now() - t0, x->pre_procs);
     free(pb);
+}
+
+/* A mark of devcal_t's timing accumulators, and what happened since one (notes). */
+typedef struct {
+    double t, build_s, load_s, run_s, pre_s;
+    uint32_t built, loaded, pre;
+} phase_t;
+
+static phase_t phase_mark(const devcal_t *x)
+{
+    return (phase_t){rtm_calib_now(), x->build_s, x->load_s, x->run_s, x->pre_s,
+                     x->n_built, x->n_loaded, x->n_pre};
+}
+
+/* "W.WWs (builds B.BBs xN, loads L.LLs xM, runs R.RRs, instances/other O.OOs)" since a. */
+static void phase_fmt(char *buf, size_t len, const devcal_t *x, const phase_t *a)
+{
+    const phase_t b = phase_mark(x);
+    const double wall = b.t - a->t, bu = b.build_s - a->build_s, lo = b.load_s - a->load_s,
+                 ru = b.run_s - a->run_s, pr = b.pre_s - a->pre_s;
+    snprintf(buf, len, "%.2fs (parallel prebuild %.2fs x%u, builds %.2fs x%u, cache loads "
+                       "%.2fs x%u, runs %.2fs, instances+other %.2fs)",
+             wall, pr, b.pre - a->pre, bu, b.built - a->built, lo, b.loaded - a->loaded, ru,
+             fmax(wall - pr - bu - lo - ru, 0.0));
 }
 
 /* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
@@ -2276,11 +2510,22 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const bool choice = kernel_start(x, ki, &tune, &p);
     const double start = rtm_calib_now();
     const double budget = kernel_budget(c, left);
+    const phase_t m0 = phase_mark(x);
+    char sweep_t[160] = "none";
     if (!c->o->quick && choice) {
         int64_t size[RTM_SIZE_KEYS_MAX];
-        if (sweep_size(x, kern, tune, &p, size))
-            tune = dev_sweep(x, kern, size, tune, start + 0.4 * budget);
+        if (!sweep_size(x, kern, tune, &p, size)) {
+            snprintf(sweep_t, sizeof(sweep_t), "none (no size)");
+        } else if (!sweep_runs(x, kern, size, tune, &p, budget)) {
+            snprintf(sweep_t, sizeof(sweep_t), "skipped (budget %.2fs pays for %.1f candidates)",
+                     SWEEP_SHARE * budget,
+                     sweep_affords(x, kern, size, tune, &p, SWEEP_SHARE * budget));
+        } else {
+            tune = dev_sweep(x, kern, size, tune, start + SWEEP_SHARE * budget);
+            phase_fmt(sweep_t, sizeof(sweep_t), x, &m0);
+        }
     }
+    const phase_t m1 = phase_mark(x);
     dkctx_t dk = {x, (int)ki};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
@@ -2292,6 +2537,10 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
+    char points_t[160];
+    phase_fmt(points_t, sizeof(points_t), x, &m1);
+    note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s", x->bd->name,
+         kern->name, rtm_calib_now() - start, budget, sweep_t, n, points_t);
     if (st != RTM_OK || n == 0) {
         fallback(c, "%s: kernel %s not calibrated (%s): no per-kernel terms; the device's "
                     "generic r_op and mem_rate predict it",
@@ -2307,7 +2556,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 static rtm_status_t dev_abort(devcal_t *x);
 
 static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
-                                  int di)
+                                  int di, int ocl_index)
 {
     rtm_ocl_dev_t dev;
     rtm_status_t st = rtm_ocl_open(&dev, info);
@@ -2315,13 +2564,17 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         return st;
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
-    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL, 0.0};
+    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
     const double t0 = rtm_calib_now();
+    double tp[8] = {t0}; /* phase ends: transfers, memory..launch, build figure, matrix_mov,
+                          * prebuild, catalogue, abort */
     say(c, "%s: %s (%s), driver %s", bd->name, info->name, info->platform_name, info->driver);
     st = dev_transfers(&x);
+    tp[1] = rtm_calib_now();
     say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
         bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
         bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
@@ -2336,8 +2589,11 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus", bd->name,
         bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units], bd->param[RTM_DEV_P_cus],
         bd->param[RTM_DEV_P_resident], bd->param[RTM_DEV_P_launch] * 1e6);
+    tp[2] = rtm_calib_now();
     if (st == RTM_OK)
         st = dev_build(&x);
+    tp[3] = rtm_calib_now();
+    c->cfig_s += tp[3] - tp[2];
     cl_ulong llc = 0;
     clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
     dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
@@ -2378,16 +2634,33 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         fallback(c, "%s: no matrix_mov calibration: r_op is the occupancy probe's operation "
                     "time", bd->name);
     }
+    tp[4] = rtm_calib_now();
     if (st == RTM_OK)
         dev_prebuild_all(&x, mov);
+    tp[5] = rtm_calib_now();
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (kern == mov || !rtm_calib_wanted(c->o->kernels, kern->name))
             continue;
         st = dev_kernel(&x, ki, left ? left-- : 1);
     }
+    tp[6] = rtm_calib_now();
     if (st == RTM_OK)
         st = dev_abort(&x);
+    tp[7] = rtm_calib_now();
+    note(c, "%s: time %.2fs of budget %.2fs: transfers %.2fs, memory/occupancy/launch %.2fs, "
+            "build-time figure c %.2fs, matrix_mov %.2fs, prebuild %.2fs (%u programs), "
+            "catalogue %.2fs, abort %.2fs; in kexecs %u programs compiled %.2fs, %u loaded "
+            "from the cache %.2fs, runs %.2fs",
+         bd->name, tp[7] - t0, c->deadline - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2],
+         tp[4] - tp[3], tp[5] - tp[4], x.n_pre, tp[6] - tp[5], tp[7] - tp[6], x.n_built,
+         x.build_s, x.n_loaded, x.load_s, x.run_s);
+    c->build_s += x.build_s;
+    c->load_s += x.load_s;
+    c->prebuild_s += x.pre_s;
+    c->n_built += x.n_built;
+    c->n_loaded += x.n_loaded;
+    c->n_prebuilt += x.n_pre;
     if (x.probe)
         clReleaseProgram(x.probe);
     rtm_ocl_close(&dev);
@@ -2934,8 +3207,10 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         memset(rec, 0, sizeof(*rec));
     }
     const double t0 = rtm_calib_now();
-    cal_t c = {opts, rec, opts->quick ? cal_targets_quick : cal_targets_full,
-               opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full), t0, t0, 0.0, 0.0, 0.0};
+    cal_t c = {.o = opts, .rec = rec,
+               .targets = opts->quick ? cal_targets_quick : cal_targets_full,
+               .n_targets = opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full),
+               .t0 = t0, .deadline = t0};
     const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
@@ -2976,7 +3251,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         for (uint32_t j = i; j < n; j++)
             devs_left += opts->device == -1 || (int)j == opts->device;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
-        st = dev_calibrate(&c, &infos[i], bd, map[i]);
+        st = dev_calibrate(&c, &infos[i], bd, map[i], (int)i);
     }
     c.deadline = run_end;
     if (st == RTM_OK && !opts->no_cpu)
@@ -2985,7 +3260,18 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         round_board(board);
     rec->seconds = rtm_calib_now() - t0;
     note(&c, "fallbacks to defaults: %u", rec->fallbacks);
-    say(&c, "finished in %.1fs, %u fallback(s) to defaults%s", rec->seconds, rec->fallbacks,
+    rec->build_s = c.build_s + c.prebuild_s + c.cfig_s;
+    rec->load_s = c.load_s;
+    rec->n_built = c.n_built;
+    rec->n_loaded = c.n_loaded;
+    rec->n_prebuilt = c.n_prebuilt;
+    /* builds: compiled in the measurements' kexecs, the parallel prebuild batches (wall)
+     * and the build-time figure c; with a warm cache only c's builds remain */
+    say(&c, "finished in %.1fs: program builds %.1fs (%u compiled in kexecs %.1fs, %u "
+            "prebuilt in parallel %.1fs, build-time figure c %.1fs), %u cache loads %.1fs; "
+            "without builds %.1fs; %u fallback(s) to defaults%s",
+        rec->seconds, rec->build_s, c.n_built, c.build_s, c.n_prebuilt, c.prebuild_s, c.cfig_s,
+        c.n_loaded, c.load_s, rec->seconds - rec->build_s, rec->fallbacks,
         rec->fallbacks ? " (WARNING lines above, FALLBACK notes in the profile)" : "");
     if (rec->fallbacks && !opts->log)
         fprintf(stderr, "rtmgr: calibrate: %u fallback(s) to defaults\n", rec->fallbacks);
@@ -3164,5 +3450,50 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
         unlink(tmp);
         return RTM_E_IO;
     }
+    return RTM_OK;
+}
+
+/* ---- prebuild worker ---------------------------------------------------------------- */
+
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in)
+{
+    if (device < 0 || !cache_dir || !*cache_dir || !in)
+        return RTM_E_ARG;
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
+    if (st != RTM_OK)
+        return st;
+    if ((uint32_t)device >= n)
+        return RTM_E_CL_NODEV;
+    rtm_ocl_dev_t d;
+    st = rtm_ocl_open(&d, &infos[device]);
+    if (st != RTM_OK)
+        return st;
+    char line[512];
+    while (fgets(line, sizeof(line), in)) {
+        char *save = NULL;
+        const char *name = strtok_r(line, " \n", &save);
+        const rtm_kernel_t *kern = name ? rtm_kernel_find(name) : NULL;
+        if (!kern)
+            continue;
+        prebuild_t pb = {&d, {0}, cache_dir, 0, false};
+        rtm_kinst_init(&pb.k, kern);
+        const char *wg = strtok_r(NULL, " \n", &save), *vec = strtok_r(NULL, " \n", &save);
+        if (!wg || !vec)
+            continue;
+        pb.k.tune.wg = (uint32_t)strtoul(wg, NULL, 10);
+        pb.k.tune.vec = (uint32_t)strtoul(vec, NULL, 10);
+        bool ok = true;
+        for (uint32_t j = 0; j < kern->n_keys && ok; j++) {
+            const char *v = strtok_r(NULL, " \n", &save);
+            ok = v != NULL;
+            if (ok)
+                pb.k.size[j] = strtoll(v, NULL, 10);
+        }
+        if (ok && rtm_kinst_plan(&pb.k) == RTM_OK)
+            prebuild_run(&pb);
+    }
+    rtm_ocl_close(&d);
     return RTM_OK;
 }

@@ -64,6 +64,10 @@ typedef struct {
     double seconds; /* wall time of the whole run */
     uint32_t fallbacks; /* figures that took a default because their measurement or fit
                          * failed (each one a warning on stderr and a FALLBACK note) */
+    /* of which program builds (seconds): compiled in measurements, parallel prebuild
+     * batches (wall) and the build-time figure c; loads from the binary cache apart */
+    double build_s, load_s;
+    uint32_t n_built, n_loaded, n_prebuilt;
 } rtm_calib_record_t;
 
 /* Measures the model parameters of this computer into `board`: every OpenCL device
@@ -99,6 +103,16 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
  * strings took. Returns its index in infos, or -1. Safe anywhere. */
 int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t *infos,
                     uint32_t n);
+
+/* The worker side of calibration's parallel program builds: reads lines "KERNEL WG VEC
+ * KEY..." (a catalogue kernel, its tuning and every size key) from `in` until EOF and
+ * builds each program as calibration's measurements will (kexec's default options) into
+ * the binary cache `cache_dir`, on OpenCL device `device` (rtm_ocl_discover's order).
+ * Started by calibration itself, one process per core (`rtmgr calibrate
+ * --prebuild-worker DEV --cache DIR`): drivers serialise their compiler within a process.
+ * A line that does not plan is skipped; a failed build shows again when measured.
+ * Returns RTM_OK, RTM_E_ARG, RTM_E_CL_NODEV or RTM_E_CL*. Init only. */
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in);
 
 /* How a validation run is done. */
 typedef struct {

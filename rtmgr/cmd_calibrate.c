@@ -58,6 +58,12 @@ static void stem(const char *path, char *out, size_t len)
 
 int rtm_cmd_calibrate(int argc, char **argv)
 {
+    /* internal: calibration's own build workers (rtm_calib_prebuild_worker) */
+    if (argc == 5 && strcmp(argv[1], "--prebuild-worker") == 0 &&
+        strcmp(argv[3], "--cache") == 0) {
+        const rtm_status_t st = rtm_calib_prebuild_worker(atoi(argv[2]), argv[4], stdin);
+        return st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
+    }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;
     bool check = false;
@@ -162,7 +168,10 @@ int rtm_cmd_calibrate(int argc, char **argv)
             if (st != RTM_OK)
                 fprintf(stderr, "rtmgr: calibrate: cannot write %s: %s\n", out, rtm_strerror(st));
             else if (!quiet)
-                fprintf(stderr, "rtmgr: calibrate: wrote %s (%.1fs)\n", out, rec->seconds);
+                fprintf(stderr, "rtmgr: calibrate: wrote %s (%.1fs, of which program builds "
+                                "%.1fs: %u compiled, %u from the cache)\n",
+                        out, rec->seconds, rec->build_s, rec->n_built + rec->n_prebuilt,
+                        rec->n_loaded);
         } else if (st == RTM_OK && !board->name[0]) {
             snprintf(board->name, sizeof(board->name), "calibrated");
         }

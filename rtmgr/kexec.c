@@ -97,6 +97,20 @@ rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
     return st;
 }
 
+bool rtm_kexec_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_opts_t *opts)
+{
+    if (!d || !k || !opts || !opts->cache_dir)
+        return false;
+    rtm_kexec_t x;
+    memset(&x, 0, sizeof(x));
+    x.dev = d;
+    x.k = k;
+    resolve(&x, opts);
+    char extra[384];
+    block_options(&x, extra, sizeof(extra));
+    return rtm_program_cached(d, k, extra, opts->cache_dir);
+}
+
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
     /* the first kexec's flag: a device buffer written by clEnqueueWriteBuffer */

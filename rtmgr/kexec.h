@@ -138,6 +138,9 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
  * Init only. */
 rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                 const rtm_kexec_opts_t *opts);
+/* True when the program rtm_kexec_prebuild(d, k, opts) would build is already in the
+ * binary cache opts->cache_dir (rtm_program_cached). Builds nothing. Init only. */
+bool rtm_kexec_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_opts_t *opts);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
 void rtm_kexec_destroy(rtm_kexec_t *x);
 

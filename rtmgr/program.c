@@ -400,6 +400,32 @@ rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const 
     return rtm_program_build_cached(d, k, extra, NULL, p);
 }
 
+bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                        const char *cache_dir)
+{
+    if (!cache_dir || !*cache_dir)
+        return false;
+    const char *dir = rtm_program_kernel_dir();
+    char path[RTM_PATH_MAX];
+    if (rtm_program_source_path(k->kernel, path, sizeof(path)) != RTM_OK)
+        return false;
+    size_t len = 0;
+    char *src = read_file(path, &len);
+    if (!src)
+        return false;
+    char own[256] = "", options[512];
+    if (k->kernel->options)
+        k->kernel->options(k, own, sizeof(own));
+    snprintf(options, sizeof(options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir, k->tune.wg,
+             k->tune.vec, own, extra ? extra : "");
+    const uint64_t key = cache_key(d, dir, src, len, options);
+    free(src);
+    char bin_path[RTM_PATH_MAX + 64];
+    snprintf(bin_path, sizeof(bin_path), "%s/%s-%016llx.bin", cache_dir, k->kernel->name,
+             (unsigned long long)key);
+    return access(bin_path, R_OK) == 0;
+}
+
 rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                       const char *cache_dir, rtm_program_t *p)
 {

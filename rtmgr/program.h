@@ -60,6 +60,12 @@ rtm_status_t rtm_program_cache_dir(char *buf, size_t len);
 rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                       const char *cache_dir, rtm_program_t *p);
 
+/* True when rtm_program_build_cached(d, k, extra, cache_dir, ·) would find k's program
+ * in the binary cache: its file exists (the file itself is checked when loaded). Builds
+ * nothing; reads the sources to compute the key. Init only. */
+bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
+                        const char *cache_dir);
+
 /* rtm_program_build_cached() without a cache: always compiles from source. Init only. */
 rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                                   rtm_program_t *p);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds rtmgr on the GPU machine and runs the test suite and the kernel benchmarks
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
-# Steps: build test devices kernels kernels-bw nav calibrate validate placement run preempt
+# Steps: build test devices kernels kernels-bw nav calibrate calibrate-warm calibrate-threads
+# validate placement run preempt
 # (quick) preempt-overhead preempt-response preempt-resume preempt-poll preempt-json preempt-eager
 # (quick response part with the old eager output reads: reproduces the missed aborts).
 # Results go to $OUT (or ./h100-out).
@@ -39,9 +40,22 @@ for s in $steps; do
       echo "== $1 $2"; RTM_PLATFORM=NVIDIA ./build/rtmgr eval "$1" --device 0 --fill 1 --size "$2" --repeat 20 --out /dev/null 2>&1 | tail -3
     done 2>&1 | tee "$out/eval-gpu.txt" ;;
   calibrate)
-    # Every device (the GPU and PoCL on the 16 host cores) and the CPU.
+    # Every device (the GPU and PoCL on the 16 host cores) and the CPU. On a fresh machine
+    # the program cache is cold: the summary line says how much of the time was builds.
     /usr/bin/time -f "calibrate wall %e s" ./build/rtmgr calibrate -o board/h100.yaml > "$out/calibrate.txt" 2>&1
-    tail -3 "$out/calibrate.txt"; cp board/h100.yaml "$out/h100.yaml" ;;
+    tail -3 "$out/calibrate.txt"; grep -E "^#   [a-z0-9]+: time " board/h100.yaml
+    cp board/h100.yaml "$out/h100.yaml" ;;
+  calibrate-warm)
+    # The same again, after `calibrate`: the programs come from the binary cache.
+    /usr/bin/time -f "calibrate (warm) wall %e s" ./build/rtmgr calibrate -o /tmp/h100-warm.yaml > "$out/calibrate-warm.txt" 2>&1
+    tail -3 "$out/calibrate-warm.txt"; cp /tmp/h100-warm.yaml "$out/h100-warm.yaml" ;;
+  calibrate-threads)
+    # Cold caches again (fresh directories), prebuilds in threads as before session 3
+    # (RTM_CALIB_PREBUILD=threads): against `calibrate`, what the worker processes save.
+    d=$(mktemp -d)
+    RTM_CALIB_PREBUILD=threads RTM_CACHE_DIR=$d/rtm POCL_CACHE_DIR=$d/pocl CUDA_CACHE_PATH=$d/cuda \
+      /usr/bin/time -f "calibrate (threads, cold) wall %e s" ./build/rtmgr calibrate -o /tmp/h100-threads.yaml > "$out/calibrate-threads.txt" 2>&1
+    tail -3 "$out/calibrate-threads.txt"; grep -E "^#   [a-z0-9]+: time " /tmp/h100-threads.yaml; rm -rf "$d" ;;
   validate)
     # one run gives both: the table on stdout, the JSON lines through --json-out
     /usr/bin/time -f "validate wall %e s" timeout 420 ./build/rtmgr calibrate --validate \

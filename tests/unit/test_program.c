@@ -188,6 +188,44 @@ static void garbage(const char *path)
     fclose(f);
 }
 
+/* rtm_program_cached / rtm_kexec_cached say whether a build would load from the cache,
+ * building nothing (calibration leaves such programs out of its prebuild batches). */
+static void test_cached_query(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/rtm-test-cached-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    rtm_kinst_t k;
+    matrix_add(&k, 8);
+    assert_false(rtm_program_cached(&dev, &k, NULL, dir));
+    assert_false(rtm_program_cached(&dev, &k, NULL, NULL));
+    const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true,
+                                .cache_dir = dir};
+    assert_false(rtm_kexec_cached(&dev, &k, &o));
+    /* nothing was built by asking */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int files = 0;
+    for (const struct dirent *e; (e = readdir(d));)
+        files += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(files, 0);
+    /* the program as a kexec builds it: cached afterwards, by both queries' measure */
+    assert_int_equal(rtm_kexec_prebuild(&dev, &k, &o), RTM_OK);
+    assert_true(rtm_kexec_cached(&dev, &k, &o));
+    assert_false(rtm_program_cached(&dev, &k, NULL, dir)); /* other options: kexec's */
+    rtm_program_t p;
+    assert_int_equal(rtm_program_build_cached(&dev, &k, NULL, dir, &p), RTM_OK);
+    rtm_program_release(&p);
+    assert_true(rtm_program_cached(&dev, &k, NULL, dir));
+    /* another tuning is another program */
+    rtm_kinst_t k2;
+    matrix_add(&k2, 2);
+    assert_false(rtm_kexec_cached(&dev, &k2, &o));
+    rm_tree(dir);
+}
+
 static void test_corrupt_entries_rebuild(void **state)
 {
     (void)state;
@@ -330,6 +368,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cache_hit_and_run),
+        cmocka_unit_test(test_cached_query),
         cmocka_unit_test(test_corrupt_entries_rebuild),
         cmocka_unit_test(test_header_change_and_broken_source),
         cmocka_unit_test(test_no_cache_and_unwritable_cache),
