@@ -400,6 +400,21 @@ rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const 
     return rtm_program_build_cached(d, k, extra, NULL, p);
 }
 
+/* The build options of k's program with `extra` (one text for the build and for the
+ * cache query: the cache key hashes it). RTM_CL_OPTIONS (diagnostics) is appended to
+ * every build, e.g. -cl-nv-verbose, whose register counts RTM_CL_LOG=1 then prints with
+ * each build's log. */
+static void build_options(const rtm_kinst_t *k, const char *dir, const char *extra, char *out,
+                          size_t len)
+{
+    char own[256] = "";
+    if (k->kernel->options)
+        k->kernel->options(k, own, sizeof(own));
+    const char *env_opts = getenv("RTM_CL_OPTIONS");
+    snprintf(out, len, "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s %s", dir, k->tune.wg, k->tune.vec,
+             own, extra ? extra : "", env_opts ? env_opts : "");
+}
+
 bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                         const char *cache_dir)
 {
@@ -413,11 +428,8 @@ bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extr
     char *src = read_file(path, &len);
     if (!src)
         return false;
-    char own[256] = "", options[512];
-    if (k->kernel->options)
-        k->kernel->options(k, own, sizeof(own));
-    snprintf(options, sizeof(options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s", dir, k->tune.wg,
-             k->tune.vec, own, extra ? extra : "");
+    char options[512];
+    build_options(k, dir, extra, options, sizeof(options));
     const uint64_t key = cache_key(d, dir, src, len, options);
     free(src);
     char bin_path[RTM_PATH_MAX + 64];
@@ -441,14 +453,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         fprintf(stderr, "rtmgr: cannot read kernel source %s\n", path);
         return RTM_E_IO;
     }
-    char own[256] = "";
-    if (k->kernel->options)
-        k->kernel->options(k, own, sizeof(own));
-    /* RTM_CL_OPTIONS (diagnostics): appended to every build, e.g. -cl-nv-verbose, whose
-     * register counts RTM_CL_LOG=1 then prints with each build's log */
-    const char *env_opts = getenv("RTM_CL_OPTIONS");
-    snprintf(p->options, sizeof(p->options), "-I%s -DRTM_WG=%u -DRTM_VEC=%u %s %s %s", dir,
-             k->tune.wg, k->tune.vec, own, extra ? extra : "", env_opts ? env_opts : "");
+    build_options(k, dir, extra, p->options, sizeof(p->options));
     const double t0 = rtm_os_now_s();
 
     char bin_path[RTM_PATH_MAX + 64] = "";

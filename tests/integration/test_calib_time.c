@@ -80,7 +80,9 @@ static void test_cold_then_warm(void **state)
                                 &built, &s, &procs),
                          3);
         assert_int_equal(built, 2);
-        assert_int_equal(procs, 2);
+        /* worker processes only when the batch's builds one after another would take
+         * 0.5 s or more by the measured build time c (PoCL's own cache can make it less) */
+        assert_true(procs == 2 || procs == 0);
     }
     /* the per-kernel and per-device time notes */
     assert_non_null(strstr(yaml, "ocl0: copy time "));
