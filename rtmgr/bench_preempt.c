@@ -813,6 +813,8 @@ static void section_raise(bench_t *b)
     double best = 1e30;
     int best_mode = -1;
     bool full_ok = false, default_works = false;
+    /* the alternatives' aborts are not the summary's (it reports the path used below) */
+    const size_t npool0 = b->npool;
     for (int pass = 0; pass < 2 && !full_ok; pass++) {
         if (pass == 1) { /* nothing stopped the full device: leave a slot per unit free */
             b->persist_groups = units * 7u; /* spin's 256 work-items: 8 slots per unit */
@@ -867,6 +869,7 @@ static void section_raise(bench_t *b)
                 default_works = works;
         }
     }
+    b->npool = npool0;
     /* below: the executive's path (kexec's default), unless it failed here */
     if (b->o.raise < 0 && best_mode >= 0 && !default_works)
         b->raise_mode = (rtm_abort_raise_t)best_mode;
