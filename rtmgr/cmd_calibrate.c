@@ -61,7 +61,11 @@ int rtm_cmd_calibrate(int argc, char **argv)
     /* internal: calibration's own build workers (rtm_calib_prebuild_worker) */
     if (argc == 5 && strcmp(argv[1], "--prebuild-worker") == 0 &&
         strcmp(argv[3], "--cache") == 0) {
-        const rtm_status_t st = rtm_calib_prebuild_worker(atoi(argv[2]), argv[4], stdin);
+        char *end = NULL;
+        const long dev = strtol(argv[2], &end, 10);
+        if (end == argv[2] || *end != '\0' || dev < 0 || dev >= RTM_MAX_DEVICES)
+            return RTM_EXIT_USAGE;
+        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], stdin);
         return st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
     }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;
