@@ -144,20 +144,25 @@ static int *arm_src(rtm_abortflag_t *f, uint32_t slot)
     return &f->pin_host[(2 + (size_t)slot) * flag_ints(f)];
 }
 
+/* Lets the held write go with `value` in its source slot; its transfer's event moves to
+ * *ev (the raise's, or the slot's disarmed write). Requires a held write. */
+static rtm_status_t release_armed(rtm_abortflag_t *f, int value, cl_event *ev)
+{
+    store_all(arm_src(f, f->arm_slot), f->copies, value);
+    const cl_int err = clSetUserEventStatus(f->arm_gate, CL_COMPLETE);
+    clReleaseEvent(f->arm_gate);
+    f->arm_gate = NULL;
+    *ev = f->arm_ev;
+    f->arm_ev = NULL;
+    RTM_CL_CHECK(err, "clSetUserEventStatus(abort armed)");
+    return RTM_OK;
+}
+
 /* Lets a held write go without raising: its source holds 0 (the cleared value), so it
  * lands as a no-op; its event is kept per slot until that slot is reused. */
 static rtm_status_t disarm(rtm_abortflag_t *f)
 {
-    if (!f->arm_gate)
-        return RTM_OK;
-    store_all(arm_src(f, f->arm_slot), f->copies, 0);
-    const cl_int err = clSetUserEventStatus(f->arm_gate, CL_COMPLETE);
-    clReleaseEvent(f->arm_gate);
-    f->arm_gate = NULL;
-    f->disarm_ev[f->arm_slot] = f->arm_ev;
-    f->arm_ev = NULL;
-    RTM_CL_CHECK(err, "clSetUserEventStatus(abort disarm)");
-    return RTM_OK;
+    return f->arm_gate ? release_armed(f, 0, &f->disarm_ev[f->arm_slot]) : RTM_OK;
 }
 
 /* Enqueues the held write for the next raise: on the control queue, behind a user event,
@@ -269,15 +274,9 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
     const cl_int one = 1;
     cl_int err = CL_SUCCESS;
     if (f->raise_mode == RTM_RAISE_ARMED && f->arm_gate) {
-        store_all(arm_src(f, f->arm_slot), f->copies, 1);
-        err = clSetUserEventStatus(f->arm_gate, CL_COMPLETE);
-        clReleaseEvent(f->arm_gate);
-        f->arm_gate = NULL;
-        f->raise_ev = f->arm_ev;
-        f->arm_ev = NULL;
-        RTM_CL_CHECK(err, "clSetUserEventStatus(abort raise)");
+        const rtm_status_t st = release_armed(f, 1, &f->raise_ev);
         f->raise_call_s = rtm_os_now_s() - f->raised_at;
-        return RTM_OK;
+        return st;
     }
     switch (f->raise_mode) { /* ARMED without a held write (not cleared yet): as PINNED */
     case RTM_RAISE_HOST:

@@ -191,6 +191,57 @@ static bool size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
     return total <= lim->max_total;
 }
 
+/* The largest first key in [lo, hi] that plans within the limits (lo does; bytes grow
+ * with the key). */
+static int64_t largest_fit(const rtm_kernel_t *kern, int64_t lo, int64_t hi, rtm_tune_t tune,
+                           const rtm_calib_lim_t *lim)
+{
+    rtm_kinst_t k;
+    if (size_plan(kern, hi, tune, lim, &k))
+        return hi;
+    int64_t a = lo, b = hi; /* a fits, b does not */
+    while (b - a > 1) {
+        const int64_t m = a + (b - a) / 2;
+        if (size_plan(kern, m, tune, lim, &k))
+            a = m;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* True when `key` plans within the limits and f(ctx) of it reaches `level` (> level when
+ * `strict`, else >=). */
+static bool key_reaches(const rtm_kernel_t *kern, int64_t key, rtm_tune_t tune,
+                        const rtm_calib_lim_t *lim, rtm_calib_pred_fn f, const void *ctx,
+                        double level, bool strict)
+{
+    rtm_kinst_t k;
+    if (!size_plan(kern, key, tune, lim, &k))
+        return false;
+    const double v = f(ctx, &k);
+    return strict ? v > level : v >= level;
+}
+
+/* The smallest first key in [lo, hi] that reaches `level` (key_reaches), f growing with
+ * the key and hi reaching it. */
+static int64_t first_reaching(const rtm_kernel_t *kern, int64_t lo, int64_t hi, rtm_tune_t tune,
+                              const rtm_calib_lim_t *lim, rtm_calib_pred_fn f, const void *ctx,
+                              double level, bool strict)
+{
+    if (key_reaches(kern, lo, tune, lim, f, ctx, level, strict))
+        return lo;
+    int64_t a = lo, b = hi; /* a does not reach, b does */
+    while (b - a > 1) {
+        const int64_t m = a + (b - a) / 2;
+        if (key_reaches(kern, m, tune, lim, f, ctx, level, strict))
+            b = m;
+        else
+            a = m;
+    }
+    return b;
+}
+
 int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
                            rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
                            int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
@@ -214,33 +265,11 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
         return -1;
     if (min_key > lo && size_plan(kern, min_key, tune, lim, &k))
         lo = min_key;
-    /* largest key that fits the memory limits (bytes grow with the key) */
-    if (!size_plan(kern, hi, tune, lim, &k)) {
-        int64_t a = lo, b = hi; /* a fits, b does not */
-        while (b - a > 1) {
-            const int64_t m = a + (b - a) / 2;
-            if (size_plan(kern, m, tune, lim, &k))
-                a = m;
-            else
-                b = m;
-        }
-        hi = a;
-    }
+    hi = largest_fit(kern, lo, hi, tune, lim);
     /* smallest key whose prediction reaches the target (predictions grow with it) */
     int64_t key = hi;
-    if (size_plan(kern, hi, tune, lim, &k) && pred(ctx, &k) >= target) {
-        int64_t a = lo, b = hi; /* pred(b) >= target */
-        if (size_plan(kern, lo, tune, lim, &k) && pred(ctx, &k) >= target)
-            b = lo;
-        while (b - a > 1) {
-            const int64_t m = a + (b - a) / 2;
-            if (size_plan(kern, m, tune, lim, &k) && pred(ctx, &k) >= target)
-                b = m;
-            else
-                a = m;
-        }
-        key = b;
-    }
+    if (key_reaches(kern, hi, tune, lim, pred, ctx, target, false))
+        key = first_reaching(kern, lo, hi, tune, lim, pred, ctx, target, false);
     /* two significant digits (1283 -> 1300): sizes repeat from run to run, so programs
      * built with sizes in their options come from the binary cache the next time */
     if (key >= 100) {
@@ -274,8 +303,10 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
     return key;
 }
 
-static double plan_ws(const rtm_kinst_t *k)
+/* An instance's host working set: bytes in + out (rtm_calib_pred_fn; ctx unused). */
+static double plan_ws(const void *ctx, const rtm_kinst_t *k)
 {
+    (void)ctx;
     rtm_cost_t c;
     k->kernel->cost(k, &c);
     return c.bytes_in + c.bytes_out;
@@ -290,37 +321,15 @@ int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double c
     int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
     if (!size_plan(kern, lo, tune, lim, &k))
         return -1;
-    if (!size_plan(kern, hi, tune, lim, &k)) { /* the largest key that fits the limits */
-        int64_t a = lo, b = hi;
-        while (b - a > 1) {
-            const int64_t m = a + (b - a) / 2;
-            if (size_plan(kern, m, tune, lim, &k))
-                a = m;
-            else
-                b = m;
-        }
-        hi = a;
-    }
-    if (!size_plan(kern, hi, tune, lim, &k) || !(plan_ws(&k) > cache))
+    hi = largest_fit(kern, lo, hi, tune, lim);
+    if (!key_reaches(kern, hi, tune, lim, plan_ws, NULL, cache, true))
         return -1; /* nothing that fits is past the cache */
-    int64_t key;
-    if (size_plan(kern, lo, tune, lim, &k) && plan_ws(&k) > cache) {
-        key = lo;
-    } else { /* the smallest key past the cache (bytes grow with the key) */
-        int64_t a = lo, b = hi; /* ws(a) <= cache < ws(b) */
-        while (b - a > 1) {
-            const int64_t m = a + (b - a) / 2;
-            if (size_plan(kern, m, tune, lim, &k) && plan_ws(&k) > cache)
-                b = m;
-            else
-                a = m;
-        }
-        key = b;
-    }
+    /* the smallest key past the cache (bytes grow with the key) */
+    const int64_t key = first_reaching(kern, lo, hi, tune, lim, plan_ws, NULL, cache, true);
     for (int64_t v = key; v <= hi && v < key + 64; v++) {
         if (parity >= 0 && (v & 1) != parity)
             continue;
-        if (size_plan(kern, v, tune, lim, &k) && plan_ws(&k) > cache) {
+        if (size_plan(kern, v, tune, lim, &k) && plan_ws(NULL, &k) > cache) {
             memcpy(size, k.size, sizeof(k.size));
             return v;
         }

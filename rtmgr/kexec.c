@@ -78,18 +78,26 @@ static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
              o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies);
 }
 
-rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
-                                const rtm_kexec_opts_t *opts)
+/* The block-control options a kexec of k with `opts` would build with (resolved as
+ * rtm_kexec_create_ex resolves them). */
+static void opts_for(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_opts_t *opts,
+                     char *extra, size_t len)
 {
-    if (!d || !k || !opts || !opts->cache_dir)
-        return RTM_E_ARG;
     rtm_kexec_t x;
     memset(&x, 0, sizeof(x));
     x.dev = d;
     x.k = k;
     resolve(&x, opts);
+    block_options(&x, extra, len);
+}
+
+rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                                const rtm_kexec_opts_t *opts)
+{
+    if (!d || !k || !opts || !opts->cache_dir)
+        return RTM_E_ARG;
     char extra[384];
-    block_options(&x, extra, sizeof(extra));
+    opts_for(d, k, opts, extra, sizeof(extra));
     rtm_program_t prog;
     const rtm_status_t st = rtm_program_build_cached(d, k, extra, opts->cache_dir, &prog);
     if (st == RTM_OK)
@@ -101,13 +109,8 @@ bool rtm_kexec_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_op
 {
     if (!d || !k || !opts || !opts->cache_dir)
         return false;
-    rtm_kexec_t x;
-    memset(&x, 0, sizeof(x));
-    x.dev = d;
-    x.k = k;
-    resolve(&x, opts);
     char extra[384];
-    block_options(&x, extra, sizeof(extra));
+    opts_for(d, k, opts, extra, sizeof(extra));
     return rtm_program_cached(d, k, extra, opts->cache_dir);
 }
 

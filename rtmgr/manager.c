@@ -52,9 +52,8 @@ struct rtm_manager {
     /* host buffers: one arena, sealed at start; an OpenCL device's instances live in
      * that device's pinned region instead when the driver gives one (pinned.h) */
     rtm_arena_t arena;
-    rtm_pinned_t pin[RTM_MAX_DEVICES];
+    rtm_pinned_t pin[RTM_MAX_DEVICES];      /* pin[d].host set: pin_arena[d] in use */
     rtm_arena_t pin_arena[RTM_MAX_DEVICES];
-    bool pin_on[RTM_MAX_DEVICES];
     /* per task and device */
     rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
@@ -201,7 +200,7 @@ static size_t pinned_used(const rtm_manager_t *m)
 {
     size_t n = 0;
     for (uint32_t d = 0; d < m->n_devs; d++)
-        n += m->pin_on[d] ? rtm_arena_used(&m->pin_arena[d]) : 0;
+        n += m->pin[d].host ? rtm_arena_used(&m->pin_arena[d]) : 0;
     return n;
 }
 
@@ -301,7 +300,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     const size_t bytes = rtm_kinst_bytes(k);
     void *mem = NULL;
-    rtm_arena_t *own = m->pin_on[d] ? &m->pin_arena[d] : &m->arena;
+    rtm_arena_t *own = m->pin[d].host ? &m->pin_arena[d] : &m->arena;
     st = rtm_arena_alloc(own, bytes ? bytes : 64, &mem);
     if (st != RTM_OK || rtm_kinst_bind(k, mem, bytes) != bytes)
         return st != RTM_OK ? st : RTM_E_NOMEM;
@@ -504,10 +503,8 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         if (!dev_total[d])
             continue;
         if (rtm_pinned_create(&m->pin[d], &m->ocl[d], dev_total[d]) == RTM_OK &&
-            rtm_arena_init(&m->pin_arena[d], m->pin[d].host, dev_total[d]) == RTM_OK) {
-            m->pin_on[d] = true;
+            rtm_arena_init(&m->pin_arena[d], m->pin[d].host, dev_total[d]) == RTM_OK)
             continue;
-        }
         rtm_pinned_destroy(&m->pin[d]);
         fprintf(stderr, "rtmgr: warning: %s: no pinned host memory (%zu bytes): its jobs "
                         "transfer from ordinary memory, slower and less predictably than "
@@ -693,7 +690,7 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
         return RTM_E_STATE;
     rtm_status_t st = rtm_arena_seal(&m->arena);
     for (uint32_t d = 0; d < m->n_devs; d++)
-        if (st == RTM_OK && m->pin_on[d])
+        if (st == RTM_OK && m->pin[d].host)
             st = rtm_arena_seal(&m->pin_arena[d]);
     if (st == RTM_OK)
         st = rtm_errlog_start(&m->log);
@@ -1017,8 +1014,7 @@ void rtm_manager_destroy(rtm_manager_t *m)
     if (m->pool_on)
         rtm_pool_stop(&m->pool);
     for (uint32_t d = 1; d < m->n_devs; d++) {
-        if (m->pin_on[d])
-            rtm_arena_destroy(&m->pin_arena[d]);
+        rtm_arena_destroy(&m->pin_arena[d]); /* zeroed when unused: a no-op */
         rtm_pinned_destroy(&m->pin[d]);
         rtm_ocl_close(&m->ocl[d]);
     }

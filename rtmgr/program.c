@@ -415,6 +415,13 @@ static void build_options(const rtm_kinst_t *k, const char *dir, const char *ext
              own, extra ? extra : "", env_opts ? env_opts : "");
 }
 
+/* The cache file of k's program with key `key` (one name for the build and the query). */
+static void bin_path_of(char *out, size_t len, const char *cache_dir, const rtm_kinst_t *k,
+                        uint64_t key)
+{
+    snprintf(out, len, "%s/%s-%016llx.bin", cache_dir, k->kernel->name, (unsigned long long)key);
+}
+
 bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extra,
                         const char *cache_dir)
 {
@@ -433,8 +440,7 @@ bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extr
     const uint64_t key = cache_key(d, dir, src, len, options);
     free(src);
     char bin_path[RTM_PATH_MAX + 64];
-    snprintf(bin_path, sizeof(bin_path), "%s/%s-%016llx.bin", cache_dir, k->kernel->name,
-             (unsigned long long)key);
+    bin_path_of(bin_path, sizeof(bin_path), cache_dir, k, key);
     return access(bin_path, R_OK) == 0;
 }
 
@@ -459,8 +465,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     char bin_path[RTM_PATH_MAX + 64] = "";
     if (cache_dir && *cache_dir) {
         p->key = cache_key(d, dir, src, len, p->options);
-        snprintf(bin_path, sizeof(bin_path), "%s/%s-%016llx.bin", cache_dir, k->kernel->name,
-                 (unsigned long long)p->key);
+        bin_path_of(bin_path, sizeof(bin_path), cache_dir, k, p->key);
         char why[256] = "";
         const int got = cache_load(d, bin_path, p->key, p->options, &p->prog, why, sizeof(why));
         if (got < 0) {
