@@ -383,22 +383,34 @@ static uint32_t kernels_wanted(const cal_t *c)
     return n;
 }
 
-__attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
+static void note_v(rtm_calib_record_t *r, const char *fmt, va_list ap)
 {
-    rtm_calib_record_t *r = c->rec;
-    if (r->notes_len + 2 >= sizeof(r->notes))
+    const size_t room = sizeof(r->notes) - r->notes_len; /* bytes left, with the NUL */
+    const int n = vsnprintf(r->notes + r->notes_len, room, fmt, ap);
+    if (n < 0 || (size_t)n + 2 > room) { /* the line and its newline do not fit whole */
+        r->notes[r->notes_len] = '\0';
+        r->notes_dropped++;
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(r->notes + r->notes_len, sizeof(r->notes) - r->notes_len - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
+    }
     r->notes_len += (size_t)n;
-    if (r->notes_len > sizeof(r->notes) - 2)
-        r->notes_len = sizeof(r->notes) - 2;
     r->notes[r->notes_len++] = '\n';
     r->notes[r->notes_len] = '\0';
+}
+
+void rtm_calib_note(rtm_calib_record_t *rec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_v(rec, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_v(c->rec, fmt, ap);
+    va_end(ap);
 }
 
 __attribute__((format(printf, 2, 3))) static void say(const cal_t *c, const char *fmt, ...)
@@ -3416,6 +3428,9 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
             p += n + (p[n] == '\n');
         }
     }
+    if (rec->notes_dropped)
+        fprintf(f, "# notes: %u notes dropped (the record's %u bytes were full)\n",
+                rec->notes_dropped, (unsigned)RTM_CALIB_NOTES_MAX);
 }
 
 rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *rec,
