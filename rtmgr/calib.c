@@ -1638,10 +1638,15 @@ static rtm_status_t dev_launch(devcal_t *x)
     rtm_calib_fig_t f;
     const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
     const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
-    const double back = rtm_calib_summary(b2b + 1, REPS, NULL);
+    const double back = rtm_calib_summary(b2b + 1, REPS, dfig(x, RTM_DEV_P_kernel_next));
+    if (back > 0.0)
+        dev_param(x->bd, RTM_DEV_P_kernel_next, back);
+    else
+        fallback(x->c, "%s: no back-to-back launch interval measured: every launch of a job "
+                       "costs kernel_fixed", x->bd->name);
     note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
                "%.4gus), START->END %.4gus (kernel_fixed), host round trip enqueue->clFinish "
-               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each",
+               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each (kernel_next)",
          x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6,
          x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6, round_trip * 1e6, f.spread * 100, SPAN,
          back * 1e6);
