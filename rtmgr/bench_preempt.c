@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "calibint.h"
 #include "os.h"
 #include "cli.h"
 #include "kernels/kernels.h"
@@ -53,6 +54,7 @@ typedef struct {
     uint32_t poll, lanes, groups, copies;
     bool copies_set;
     bool static_fetch;
+    const char *kernels; /* --kernels: comma-separated names (NULL: all) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -259,9 +261,9 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
  * production entry check (one load per work-group, through local memory); done: + the
  * completed-block array; poll: + in-loop polls (plain grid); prod: the production build
  * (flag copies, persistent groups where the grid needs them: rtm_kexec_opts_t) */
-enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_POLL, V_PROD, V_COUNT };
+enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_PERSIST, V_POLL, V_PROD, V_COUNT };
 static const char *const vname[V_COUNT] = {"original", "paper check", "check", "+done[]",
-                                           "+poll", "production"};
+                                           "+persist", "+poll", "production"};
 
 /* Min kernel time of each variant over `runs` interleaved runs; verifies every variant. */
 static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *prod,
@@ -278,6 +280,9 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
     o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
     o[V_DONE].variant = RTM_KEXEC_FEEDBACK;
     o[V_PROD] = *prod;
+    o[V_PERSIST] = *prod; /* production's groups, no in-loop polls: the persistent loop's
+                           * own cost (= +done[] where production runs a plain grid) */
+    o[V_PERSIST].no_poll = true;
     inst_t in, ref;
     int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
     rtm_kexec_t x[V_COUNT];
@@ -421,15 +426,16 @@ static void section_overhead(bench_t *b)
     if (!b->o.json)
         printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
                "period per kernel (K; sweep's %u), %u flag copies)\n"
-               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
+               "%-12s %-30s %9s %15s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
                prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
-               "+done[] %", "+poll %", "production %", "persist", "items", "blk us", "polls",
-               "K");
+               "+done[] %", "+persist %", "+poll %", "production %", "persist", "items",
+               "blk us", "polls", "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         rtm_kinst_t proto;
-        if (bench_size(b, kernel, target, &proto) != 0)
+        if (!rtm_calib_wanted(b->o.kernels, kernel->name) ||
+            bench_size(b, kernel, target, &proto) != 0)
             continue;
         const double t_orig = b->sized_s;
         rtm_kexec_opts_t pr = prod;
@@ -483,7 +489,8 @@ static void section_overhead(bench_t *b)
     if (!b->o.json)
         printf("(columns: ms (overhead %%); paper check: seed 002's per-work-item entry check; "
                "check: the production entry check, one flag load per work-group shared through "
-               "local memory; +done[]: + completed-block array; +poll: + in-loop polls; "
+               "local memory; +done[]: + completed-block array; +persist: + production's persistent "
+               "groups where it has them (no in-loop polls); +poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
@@ -1127,6 +1134,8 @@ static void section_resume(bench_t *b)
                "whole", "gpu>cpu", "stopped", "reexec");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
+        if (!rtm_calib_wanted(b->o.kernels, kernel->name))
+            continue;
         double w1[16] = {0}, gg[16] = {0}, w2[16] = {0}, gc[16] = {0};
         int st1 = 0, st2 = 0;
         uint64_t ex = 0;
@@ -1207,7 +1216,7 @@ static void section_kpoll(bench_t *b)
                              .raise_mode = b->raise_mode, .raise_set = true};
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
-        if (!rtm_preempt_loop_polls(kernel))
+        if (!rtm_preempt_loop_polls(kernel) || !rtm_calib_wanted(b->o.kernels, kernel->name))
             continue;
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
@@ -1241,10 +1250,12 @@ static int usage(void)
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
+            "                           [--kernels NAME,...]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
+            "  --kernels the overhead, resume and poll parts for these kernels only\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1282,6 +1293,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.sweep = true;
         else if (strcmp(a, "--static") == 0)
             b.o.static_fetch = true;
+        else if (strcmp(a, "--kernels") == 0 && v && ++i)
+            b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
             b.o.device = (int)u;
         else if (strcmp(a, "--poll") == 0 && parse_u32(v, &u) && ++i)
