@@ -55,6 +55,7 @@ typedef struct {
     bool copies_set;
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
+    int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -1250,12 +1251,14 @@ static int usage(void)
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
-            "                           [--kernels NAME,...]\n"
+            "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
+            "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
+            "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1293,7 +1296,14 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.sweep = true;
         else if (strcmp(a, "--static") == 0)
             b.o.static_fetch = true;
-        else if (strcmp(a, "--kernels") == 0 && v && ++i)
+        else if (strcmp(a, "--cpu-latency") == 0 && v && ++i) {
+            if (strcmp(v, "off") == 0)
+                b.o.cpu_latency = -1;
+            else if (parse_u32(v, &u) && u <= 1000000u)
+                b.o.cpu_latency = (int)u;
+            else
+                return usage();
+        } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
             b.o.device = (int)u;
@@ -1360,12 +1370,19 @@ int rtm_bench_preempt(int argc, char **argv)
         rtm_ocl_close(&b.dev);
         return RTM_EXIT_RUNTIME;
     }
+    const bool held = b.o.cpu_latency >= 0 && rtm_os_hold_cpu_latency(b.o.cpu_latency) == RTM_OK;
+    if (b.o.cpu_latency >= 0 && !held)
+        (void)rtm_os_rt_warning(stderr);
     const double t_start = rtm_os_now_s();
     b.have_pool = rtm_pool_start(&b.pool, 0, 0, NULL) == RTM_OK;
     if (!b.o.json)
-        printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads\n",
+        printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads; "
+               "CPU wake-up latency %s\n",
                b.dev.info.name, b.dev.info.platform_name, b.dev.info.units,
-               b.o.quick ? ", quick" : "", b.have_pool ? b.pool.n_workers : 1);
+               b.o.quick ? ", quick" : "", b.have_pool ? b.pool.n_workers : 1,
+               held ? "held at the value below (PM QoS)" : "not held (idle cores may sleep deeply)");
+    if (!b.o.json && held)
+        printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

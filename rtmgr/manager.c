@@ -592,8 +592,12 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     st = rtm_shmstat_create(&m->shm, m->o.status_name, c->path, rtm_place_policy_name(m->o.policy));
     if (st != RTM_OK)
         return st;
-    if (m->o.rt)
+    if (m->o.rt) {
         (void)rtm_os_lock_memory();
+        /* no deep C-states while jobs run: their exit latency lands on every host-side
+         * notice of a GPU job's end (rtm_os_hold_cpu_latency) */
+        (void)rtm_os_hold_cpu_latency(0);
+    }
     if (!m->o.quiet) {
         fprintf(stderr, "rtmgr: %u tasks, %u devices (cpu: %u workers), %.1f MiB of kernel "
                         "buffers (%.1f MiB pinned), program cache %s; predicted ms per job "
@@ -996,6 +1000,7 @@ void rtm_manager_destroy(rtm_manager_t *m)
         return;
     if (m->phase == PH_STARTED)
         (void)rtm_manager_stop(m);
+    rtm_os_release_cpu_latency();
     if (m->log_ok)
         (void)rtm_errlog_stop(&m->log);
     if (m->x_ok)
