@@ -281,9 +281,11 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
     o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
     o[V_DONE].variant = RTM_KEXEC_FEEDBACK;
     o[V_PROD] = *prod;
-    o[V_PERSIST] = *prod; /* production's groups, no in-loop polls: the persistent loop's
-                           * own cost (= +done[] where production runs a plain grid) */
+    o[V_PERSIST] = *prod; /* persistent groups wherever the grid's size alone would have
+                           * them (whatever the block time), no in-loop polls: the
+                           * persistent loop's own cost (= +done[] for smaller grids) */
     o[V_PERSIST].no_poll = true;
+    o[V_PERSIST].groups = b->o.groups;
     inst_t in, ref;
     int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
     rtm_kexec_t x[V_COUNT];
@@ -451,6 +453,9 @@ static void section_overhead(bench_t *b)
         if (!b->o.poll)
             pr.poll_every = poll_k_for(blk_s / steps);
         pr.no_poll = !polls;
+        /* as the executive: long blocks on a plain grid (rtm_preempt_grid_opts) */
+        if (!b->o.groups && blk_s > RTM_PREEMPT_PERSIST_MAX_BLOCK_S)
+            pr.groups = RTM_KEXEC_GROUPS_ALL;
         double best[V_COUNT];
         uint32_t groups = 0;
         if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)
@@ -490,18 +495,21 @@ static void section_overhead(bench_t *b)
     if (!b->o.json)
         printf("(columns: ms (overhead %%); paper check: seed 002's per-work-item entry check; "
                "check: the production entry check, one flag load per work-group shared through "
-               "local memory; +done[]: + completed-block array; +persist: + production's persistent "
-               "groups where it has them (no in-loop polls); +poll: + in-loop polls (plain grid); "
+               "local memory; +done[]: + completed-block array; +persist: + persistent groups wherever "
+               "the grid has more than %u blocks, whatever its block time (no in-loop polls); "
+               "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
-               "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
+               "of more than %u blocks of at most %.0f us: 'persist' = groups, 'plain' = one "
+               "per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
                "the same in the original and every variant; '-' = the kernel's own), plain up "
                "to %u blocks; blk us: a block's time, the original over its waves; polls: "
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
                "the poll's cost either way); K: in-loop poll period for ~%.0f us of the loop)\n",
-               RTM_KEXEC_PERSIST_MIN_BLOCKS, COARSE_ELEMS, COARSE_PLAIN_MAX, POLL_BLOCK_S * 1e6,
-               POLL_PERIOD_S * 1e6);
+               RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
+               RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
+               POLL_BLOCK_S * 1e6, POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */

@@ -978,6 +978,33 @@ const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i)
                : NULL;
 }
 
+double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s)
+{
+    if (!bd || !k || !k->kernel || !(kernel_s > 0.0) || !bd->have[RTM_DEV_P_units])
+        return 0.0;
+    double blocks = 0.0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        blocks += (double)kl.blocks;
+    }
+    const double wg = k->tune.wg ? (double)k->tune.wg : 1.0;
+    const double slots = bd->param[RTM_DEV_P_units] / wg;
+    if (!(blocks > 0.0) || !(slots > 0.0))
+        return 0.0;
+    const double waves = blocks / slots;
+    return waves > 1.0 ? kernel_s / waves : kernel_s;
+}
+
+double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
+                             rtm_kexec_opts_t *o)
+{
+    const double t = rtm_preempt_block_s(bd, k, kernel_s);
+    if (t > RTM_PREEMPT_PERSIST_MAX_BLOCK_S && o)
+        o->groups = RTM_KEXEC_GROUPS_ALL;
+    return t;
+}
+
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
                            rtm_kexec_opts_t *o)
 {
