@@ -56,7 +56,6 @@ typedef struct {
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
-    int end_mark;        /* --end-mark on|off: rtm_kexec_opts_t.end_mark (0 auto) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -160,7 +159,6 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
     o.wait_end = b->o.wait_end;
-    o.end_mark = b->o.end_mark;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -521,8 +519,6 @@ typedef struct {
     double p50, p99, max, kernel_s;
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
-    double mark_pct, evlag; /* aborts whose end the end mark showed first (%); p50 of how
-                             * much later the driver's event said so (-1: none) */
     /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
      * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
     double m_start, m_raise, m_kernel, m_queued, m_end;
@@ -552,11 +548,6 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
-    uint32_t marked = 0;
-    for (uint32_t i = 0; i < n; i++)
-        marked += s[i].by_mark;
-    r->mark_pct = n ? 100.0 * marked / n : 0.0;
-    r->evlag = stop_p50(s, n, offsetof(rtm_preempt_stop_t, event_lag_s));
 }
 
 /* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
@@ -710,12 +701,11 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s, raise %s, end mark %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s "
-               "%10s  %7s %7s %7s %7s %7s %6s %7s\n",
+               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s  "
+               "%7s %7s %7s %7s %7s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
-               b->o.end_mark < 0 ? "off" : b->o.end_mark > 0 ? "on" : "auto",
                "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
-               "max us", "call", "landed", "xfer", "drain", "notice", "mark%", "evlag");
+               "max us", "call", "landed", "xfer", "drain", "notice");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
         inst_t in;
@@ -765,17 +755,15 @@ static void section_response(bench_t *b)
             total += r.n;
             over += r.p99 > 50e-6;
             if (!b->o.json) {
-                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16];
-                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s "
-                       "%6.0f %s%s\n",
+                char c1[16], c2[16], c3[16], c4[16], c5[16];
+                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
                        grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
                        r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                        us_text(r.landed, false, c2, sizeof(c2)),
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
-                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)), r.mark_pct,
-                       us_text(r.evlag, false, c6, sizeof(c6)),
+                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
                 print_missed(b, &r);
             }
@@ -792,11 +780,8 @@ static void section_response(bench_t *b)
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
-               "saw it (response - device queued->kernel end); mark%% = aborts whose end the "
-               "host saw first through the end mark (a 4-byte read enqueued behind the kernel "
-               "at the raise, into pinned memory the host watches), evlag = p50 of how much "
-               "later the driver's event status said so (up to %.0f us watched))\n", total, over,
-               RTM_KEXEC_PERSIST_MIN_BLOCKS, 500.0);
+               "saw it (response - device queued->kernel end))\n", total, over,
+               RTM_KEXEC_PERSIST_MIN_BLOCKS);
 }
 
 /* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
@@ -1275,7 +1260,6 @@ static int usage(void)
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
-            "                           [--end-mark on|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1283,8 +1267,6 @@ static int usage(void)
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
             "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
             "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
-            "  --end-mark an aborted job's end seen through a read into pinned memory\n"
-            "          behind its kernels (default: auto, GPUs on) or the event alone\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1329,10 +1311,6 @@ int rtm_bench_preempt(int argc, char **argv)
                 b.o.cpu_latency = (int)u;
             else
                 return usage();
-        } else if (strcmp(a, "--end-mark") == 0 && v && ++i) {
-            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-                return usage();
-            b.o.end_mark = strcmp(v, "on") == 0 ? 1 : -1;
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)

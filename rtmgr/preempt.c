@@ -27,9 +27,6 @@
 #include "rng.h"
 #include "stats.h"
 
-/* After the end mark landed, how long the wait goes on watching the event's status for
- * the breakdown (event_lag_s) before it stops looking. */
-#define MARK_LAG_MAX_S 500e-6
 /* Busy-wait for a kernel's end this long before blocking in clWaitForEvents. */
 #define SPIN_LIMIT_S 0.25
 
@@ -336,9 +333,8 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed. On a CPU device the waiting thread yields, since it shares the cores with the
  * kernel. */
-static rtm_status_t wait_end(cl_event ev, cl_event raise, volatile const cl_uint *mark,
-                             bool yield, bool block, double t0, double *seen, double *landed,
-                             double *event_lag, bool *marked)
+static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
+                             double *seen, double *landed)
 {
     rtm_status_t st = RTM_OK;
     if (block) { /* the driver's own wait; the flag's landing is then known only after */
@@ -348,7 +344,6 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, volatile const cl_uint
             *landed = *seen;
         return st;
     }
-    double by_mark = -1.0;
     for (;;) {
         if (raise && *landed < 0.0) {
             const int r = event_state(raise, &st);
@@ -357,30 +352,11 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, volatile const cl_uint
             if (r == 1)
                 *landed = rtm_os_now_s();
         }
-        if (mark && by_mark < 0.0 && __atomic_load_n(mark, __ATOMIC_ACQUIRE) != 0u)
-            by_mark = rtm_os_now_s(); /* the kernels and what followed them are done */
         const int s = event_state(ev, &st);
         if (s < 0)
             return st;
-        if (s == 1) {
-            const double now = rtm_os_now_s();
-            if (by_mark >= 0.0) {
-                *event_lag = now - by_mark;
-                *seen = by_mark;
-                *marked = true;
-                return RTM_OK;
-            }
-            *seen = now;
-            return RTM_OK;
-        }
-        /* the mark first: the end is known; the event's lag is measured while it stays
-         * short (a benchmark's breakdown), never waited for long */
-        if (by_mark >= 0.0 && rtm_os_now_s() - by_mark > MARK_LAG_MAX_S) {
-            *event_lag = -1.0;
-            *seen = by_mark;
-            *marked = true;
-            return RTM_OK;
-        }
+        if (s == 1)
+            break;
         if (yield)
             sched_yield();
         if (rtm_os_now_s() - t0 > SPIN_LIMIT_S) {
@@ -468,23 +444,12 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
-    double lag = -1.0;
     if (job->last_ev) {
-        /* the end mark behind the kernels: the host sees their end in its own memory
-         * (the driver's event status lags it; the flag has already gone) */
-        const bool mark = x->end_mark && x->opts.wait_end <= 0;
-        if (mark) {
-            st = rtm_kexec_mark_end(x);
-            if (st != RTM_OK)
-                return st;
-        }
-        st = wait_end(job->last_ev, x->flag.raise_ev, mark ? x->end_seen : NULL,
-                      (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0, x->opts.wait_end > 0, t0,
-                      &t1, &landed, &lag, &out->by_mark);
+        st = wait_end(job->last_ev, x->flag.raise_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0,
+                      x->opts.wait_end > 0, t0, &t1, &landed);
         if (st != RTM_OK)
             return st;
     }
-    out->event_lag_s = lag;
     out->response_s = t1 - t0;
     RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
     if (x->flag.raise_ev && landed < 0.0) { /* landed after the kernel ended */

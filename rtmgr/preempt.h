@@ -70,11 +70,6 @@ typedef struct {
      * start_call_s        the start call's duration;
      * raise_at_s          start call entered -> flag raised */
     double dev_kernel_s, dev_raise_queued_s, dev_raise_end_s, start_call_s, raise_at_s;
-    /* the end seen: by_mark = through the end mark (rtm_kexec_mark_end) before the
-     * driver's event said so; event_lag_s = the event's status came that much later
-     * (-1 = not known: no mark, or the event first) */
-    bool by_mark;
-    double event_lag_s;
 } rtm_preempt_stop_t;
 
 typedef struct {

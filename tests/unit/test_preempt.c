@@ -498,42 +498,6 @@ static void test_grid_opts(void **state)
     assert_int_equal(o.groups, 0);
 }
 
-/* The end mark (the GPU default; forced on here for PoCL): an abort's end is seen
- * through the pinned word the mark is read into, or through the event if that was
- * first; either way the word holds 1 after the abort, the stop is consistent and the
- * resumed job gives the uninterrupted result. Off: no mark buffers. */
-static void test_end_mark(void **state)
-{
-    (void)state;
-    fixture_t f;
-    const rtm_kexec_opts_t on = {.end_mark = 1};
-    fixture_open(&f, rtm_kernel_find("spin"), 20000, &on, 0);
-    assert_true(f.x.end_mark && f.x.end_seen);
-    const double t = run_whole(&f);
-    fixture_reset(&f);
-    assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-    sleep_s(t / 4);
-    rtm_preempt_stop_t s;
-    assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
-    assert_int_equal(*f.x.end_seen, 1u);
-    assert_true(s.response_s >= 0.0);
-    if (!s.by_mark)
-        assert_true(s.event_lag_s < 0.0);
-    assert_consistent(&f.job);
-    if (!s.finished)
-        assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
-    if (f.job.state == RTM_PREEMPT_RUNNING)
-        assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
-    assert_same_result(&f);
-    assert_once(&f.job);
-    fixture_close(&f);
-    const rtm_kexec_opts_t off = {.end_mark = -1};
-    fixture_open(&f, rtm_kernel_find("spin"), 2000, &off, 0);
-    assert_false(f.x.end_mark);
-    assert_null(f.x.end_seen);
-    fixture_close(&f);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -550,7 +514,6 @@ int main(void)
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
         cmocka_unit_test(test_grid_opts),
-        cmocka_unit_test(test_end_mark),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
