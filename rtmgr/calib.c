@@ -682,8 +682,6 @@ typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
-    double floor; /* the model's kernel time with no work (multi-launch jobs: the launch
-                   * pipeline's floor, model.c's kernel_span); 0 = none */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -696,7 +694,7 @@ typedef struct {
     rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
     const void *kpred_ctx;
     double *r_est;
-    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *floor);
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
     void *ctx;
@@ -727,9 +725,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, 0};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
     rtm_calib_fig_t f = {0};
-    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b, &pt->floor))
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
         st = RTM_E_MODEL;
     if (st == RTM_OK) {
         rtm_cost_t cost;
@@ -963,10 +961,6 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
-/* A point whose measured time is below this multiple of the model's launch floor is
- * launch-bound (kernel_store). */
-#define FLOOR_BOUND 1.25
-
 /* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a [below the split]
  * + r_hi * a [from the split] + r_byte * m. */
 enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4 };
@@ -1135,11 +1129,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
-        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0.0};
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
@@ -1152,20 +1146,6 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
                          const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
     kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0};
-    /* points at the launch floor (their time is the launches', FLOOR_BOUND of it at most)
-     * say nothing about r: fitted without them while two others remain */
-    kpoint_t work[16];
-    uint32_t nw = 0;
-    for (uint32_t i = 0; i < n && nw < N_OF(work); i++)
-        if (!(pts[i].floor > 0.0 && pts[i].t < FLOOR_BOUND * pts[i].floor))
-            work[nw++] = pts[i];
-    if (nw >= 2 && nw < n) {
-        note(c, "%s: %s: %u of %u points at the launch floor (measured < %.2f x the "
-                "launches' %s), fitted without them",
-             owner, kern->name, n - nw, n, FLOOR_BOUND, "kernel_fixed + (launches - 1) x kernel_next");
-        pts = work;
-        n = nw;
-    }
     if (!fit_kernel(pts, n, cache, &o)) {
         o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = %.4gns "
@@ -2390,16 +2370,10 @@ typedef struct {
     int ki;
 } dkctx_t;
 
-static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *floor)
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
 {
     const dkctx_t *d = ctx;
-    if (!dev_coef(d->x->bd, d->ki, k, a, b))
-        return false;
-    /* the kernel time with (almost) no work: above b only where the launches bind */
-    const dpred_t p0 = {d->x->bd, d->ki, 1e-30, false};
-    const double y0 = dev_pred(&p0, k);
-    *floor = y0 > *b * 1.0001 ? y0 : 0.0;
-    return true;
+    return dev_coef(d->x->bd, d->ki, k, a, b);
 }
 
 static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
@@ -2907,10 +2881,8 @@ static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb,
-                     double *floor)
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb)
 {
-    *floor = 0.0; /* the pool's launches add cw each: no floor */
     const cpred_t *p = ctx;
     cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
     const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);
