@@ -7,15 +7,19 @@
  *
  * Order per OpenCL device: transfers -> device-memory copy rate -> occupancy probe
  * (cus, resident, units, a first r) -> launch latency and fixed time per launch ->
- * build and binary-load time -> cache size -> matrix_mov (the device's r_op) -> every
+ * build and binary-load time -> cache size (a GPU's measured by a read sweep over 1 MiB ..
+ * 512 MiB, the cliff at the geometric midpoint of the fast and slow time per byte: the
+ * drivers' CL_DEVICE_GLOBAL_MEM_CACHE_SIZE can be the L1s together — 4.125 MiB for the
+ * H100's 50 MB L2; a CPU device's as reported) -> matrix_mov (the device's r_op) -> every
  * catalogue kernel (work-group and vector-width sweep, then its own r and memory rate)
  * -> abort response and transport (preempt.c). Then the CPU: micro-kernels, pool overheads, every kernel's CPU
  * twin through the pool. One time budget for the whole run is shared out as it goes.
  *
- * Invariants: every figure is RTM_CALIB_REPS samples after one warm-up, summarised by
- * rtm_stats_summary (MAD outlier drop, median kept); every fitted model term is fitted
- * through model.c itself (the models are linear in r, so two predictions give the
- * coefficients), so calibration and prediction cannot disagree about a formula;
+ * Invariants: every figure is RTM_CALIB_REPS samples (the cache sweep: 5 per size) after
+ * one warm-up, summarised by rtm_stats_summary (MAD outlier drop, median kept); every
+ * fitted model term is fitted through model.c itself (the models are linear in r, so two
+ * predictions give the coefficients), so calibration and prediction cannot disagree about
+ * a formula;
  * calibration sizes use odd values of a kernel's first size key and validation even
  * ones, so the two never meet; nothing here runs on the real-time path. */
 #include "calib.h"
@@ -1796,7 +1800,7 @@ static llc_shape_t llc_shape(double s, size_t cap, size_t wg)
     size_t g = v / per / wg * wg;
     if (g == 0) {
         g = wg;
-        per = v / wg ? v / wg : 1;
+        per = (v / wg) ? (v / wg) : 1;
     }
     return (llc_shape_t){g, per, (double)g * (double)per * 16.0};
 }
@@ -1865,7 +1869,7 @@ rtm_status_t rtm_calib_llc_curve(rtm_ocl_dev_t *d, cl_program probe, const rtm_c
     if (info->global_mem)
         top = fmin(top, (double)info->global_mem / 8.0);
     /* the sizes, each a whole number of uint4 per work-item, strictly increasing */
-    llc_shape_t sh[RTM_CALIB_LLC_MAX];
+    llc_shape_t sh[RTM_CALIB_LLC_MAX] = {{0}};
     uint32_t n = 0;
     double buf_bytes = 0.0;
     size_t max_global = wg;
