@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "calibint.h"
 #include "os.h"
 #include "cli.h"
 #include "kernels/kernels.h"
@@ -53,6 +54,9 @@ typedef struct {
     uint32_t poll, lanes, groups, copies;
     bool copies_set;
     bool static_fetch;
+    const char *kernels; /* --kernels: comma-separated names (NULL: all) */
+    int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
+    int end_mark;        /* --end-mark on|off: rtm_kexec_opts_t.end_mark (0 auto) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -156,6 +160,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
     o.wait_end = b->o.wait_end;
+    o.end_mark = b->o.end_mark;
     /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
      * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
     o.flag_copies = b->o.copies_set ? b->o.copies
@@ -259,9 +264,9 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
  * production entry check (one load per work-group, through local memory); done: + the
  * completed-block array; poll: + in-loop polls (plain grid); prod: the production build
  * (flag copies, persistent groups where the grid needs them: rtm_kexec_opts_t) */
-enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_POLL, V_PROD, V_COUNT };
+enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_PERSIST, V_POLL, V_PROD, V_COUNT };
 static const char *const vname[V_COUNT] = {"original", "paper check", "check", "+done[]",
-                                           "+poll", "production"};
+                                           "+persist", "+poll", "production"};
 
 /* Min kernel time of each variant over `runs` interleaved runs; verifies every variant. */
 static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *prod,
@@ -278,6 +283,11 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
     o[V_CHECK].variant = RTM_KEXEC_WG_CHECK;
     o[V_DONE].variant = RTM_KEXEC_FEEDBACK;
     o[V_PROD] = *prod;
+    o[V_PERSIST] = *prod; /* persistent groups wherever the grid's size alone would have
+                           * them (whatever the block time), no in-loop polls: the
+                           * persistent loop's own cost (= +done[] for smaller grids) */
+    o[V_PERSIST].no_poll = true;
+    o[V_PERSIST].groups = b->o.groups;
     inst_t in, ref;
     int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
     rtm_kexec_t x[V_COUNT];
@@ -421,15 +431,16 @@ static void section_overhead(bench_t *b)
     if (!b->o.json)
         printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
                "period per kernel (K; sweep's %u), %u flag copies)\n"
-               "%-12s %-30s %9s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
+               "%-12s %-30s %9s %15s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
                prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
-               "+done[] %", "+poll %", "production %", "persist", "items", "blk us", "polls",
-               "K");
+               "+done[] %", "+persist %", "+poll %", "production %", "persist", "items",
+               "blk us", "polls", "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         rtm_kinst_t proto;
-        if (bench_size(b, kernel, target, &proto) != 0)
+        if (!rtm_calib_wanted(b->o.kernels, kernel->name) ||
+            bench_size(b, kernel, target, &proto) != 0)
             continue;
         const double t_orig = b->sized_s;
         rtm_kexec_opts_t pr = prod;
@@ -444,6 +455,9 @@ static void section_overhead(bench_t *b)
         if (!b->o.poll)
             pr.poll_every = poll_k_for(blk_s / steps);
         pr.no_poll = !polls;
+        /* as the executive: long blocks on a plain grid (rtm_preempt_grid_opts) */
+        if (!b->o.groups && blk_s > RTM_PREEMPT_PERSIST_MAX_BLOCK_S)
+            pr.groups = RTM_KEXEC_GROUPS_ALL;
         double best[V_COUNT];
         uint32_t groups = 0;
         if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)
@@ -483,17 +497,21 @@ static void section_overhead(bench_t *b)
     if (!b->o.json)
         printf("(columns: ms (overhead %%); paper check: seed 002's per-work-item entry check; "
                "check: the production entry check, one flag load per work-group shared through "
-               "local memory; +done[]: + completed-block array; +poll: + in-loop polls; "
+               "local memory; +done[]: + completed-block array; +persist: + persistent groups wherever "
+               "the grid has more than %u blocks, whatever its block time (no in-loop polls); "
+               "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
-               "of more than %u blocks: 'persist' = groups, 'plain' = one per block); * = under "
+               "of more than %u blocks of at most %.0f us: 'persist' = groups, 'plain' = one "
+               "per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
                "the same in the original and every variant; '-' = the kernel's own), plain up "
                "to %u blocks; blk us: a block's time, the original over its waves; polls: "
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
                "the poll's cost either way); K: in-loop poll period for ~%.0f us of the loop)\n",
-               RTM_KEXEC_PERSIST_MIN_BLOCKS, COARSE_ELEMS, COARSE_PLAIN_MAX, POLL_BLOCK_S * 1e6,
-               POLL_PERIOD_S * 1e6);
+               RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
+               RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
+               POLL_BLOCK_S * 1e6, POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -503,6 +521,8 @@ typedef struct {
     double p50, p99, max, kernel_s;
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
+    double mark_pct, evlag; /* aborts whose end the end mark showed first (%); p50 of how
+                             * much later the driver's event said so (-1: none) */
     /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
      * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
     double m_start, m_raise, m_kernel, m_queued, m_end;
@@ -532,6 +552,11 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
+    uint32_t marked = 0;
+    for (uint32_t i = 0; i < n; i++)
+        marked += s[i].by_mark;
+    r->mark_pct = n ? 100.0 * marked / n : 0.0;
+    r->evlag = stop_p50(s, n, offsetof(rtm_preempt_stop_t, event_lag_s));
 }
 
 /* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
@@ -685,11 +710,12 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s  "
-               "%7s %7s %7s %7s %7s\n",
+               "transport %s, raise %s, end mark %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s "
+               "%10s  %7s %7s %7s %7s %7s %6s %7s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
+               b->o.end_mark < 0 ? "off" : b->o.end_mark > 0 ? "on" : "auto",
                "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
-               "max us", "call", "landed", "xfer", "drain", "notice");
+               "max us", "call", "landed", "xfer", "drain", "notice", "mark%", "evlag");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
         inst_t in;
@@ -739,15 +765,17 @@ static void section_response(bench_t *b)
             total += r.n;
             over += r.p99 > 50e-6;
             if (!b->o.json) {
-                char c1[16], c2[16], c3[16], c4[16], c5[16];
-                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
+                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16];
+                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s "
+                       "%6.0f %s%s\n",
                        grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
                        r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                        us_text(r.landed, false, c2, sizeof(c2)),
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
-                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
+                       us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)), r.mark_pct,
+                       us_text(r.evlag, false, c6, sizeof(c6)),
                        r.p99 > 50e-6 ? "  > 50 us" : "");
                 print_missed(b, &r);
             }
@@ -764,8 +792,11 @@ static void section_response(bench_t *b)
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
-               "saw it (response - device queued->kernel end))\n", total, over,
-               RTM_KEXEC_PERSIST_MIN_BLOCKS);
+               "saw it (response - device queued->kernel end); mark%% = aborts whose end the "
+               "host saw first through the end mark (a 4-byte read enqueued behind the kernel "
+               "at the raise, into pinned memory the host watches), evlag = p50 of how much "
+               "later the driver's event status said so (up to %.0f us watched))\n", total, over,
+               RTM_KEXEC_PERSIST_MIN_BLOCKS, 500.0);
 }
 
 /* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
@@ -1127,6 +1158,8 @@ static void section_resume(bench_t *b)
                "whole", "gpu>cpu", "stopped", "reexec");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
+        if (!rtm_calib_wanted(b->o.kernels, kernel->name))
+            continue;
         double w1[16] = {0}, gg[16] = {0}, w2[16] = {0}, gc[16] = {0};
         int st1 = 0, st2 = 0;
         uint64_t ex = 0;
@@ -1207,7 +1240,7 @@ static void section_kpoll(bench_t *b)
                              .raise_mode = b->raise_mode, .raise_set = true};
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
-        if (!rtm_preempt_loop_polls(kernel))
+        if (!rtm_preempt_loop_polls(kernel) || !rtm_calib_wanted(b->o.kernels, kernel->name))
             continue;
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
@@ -1241,10 +1274,17 @@ static int usage(void)
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
+            "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
+            "                           [--end-mark on|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
+            "  --kernels the overhead, resume and poll parts for these kernels only\n"
+            "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
+            "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
+            "  --end-mark an aborted job's end seen through a read into pinned memory\n"
+            "          behind its kernels (default: auto, GPUs on) or the event alone\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1282,6 +1322,19 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.sweep = true;
         else if (strcmp(a, "--static") == 0)
             b.o.static_fetch = true;
+        else if (strcmp(a, "--cpu-latency") == 0 && v && ++i) {
+            if (strcmp(v, "off") == 0)
+                b.o.cpu_latency = -1;
+            else if (parse_u32(v, &u) && u <= 1000000u)
+                b.o.cpu_latency = (int)u;
+            else
+                return usage();
+        } else if (strcmp(a, "--end-mark") == 0 && v && ++i) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                return usage();
+            b.o.end_mark = strcmp(v, "on") == 0 ? 1 : -1;
+        } else if (strcmp(a, "--kernels") == 0 && v && ++i)
+            b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
             b.o.device = (int)u;
         else if (strcmp(a, "--poll") == 0 && parse_u32(v, &u) && ++i)
@@ -1347,12 +1400,19 @@ int rtm_bench_preempt(int argc, char **argv)
         rtm_ocl_close(&b.dev);
         return RTM_EXIT_RUNTIME;
     }
+    const bool held = b.o.cpu_latency >= 0 && rtm_os_hold_cpu_latency(b.o.cpu_latency) == RTM_OK;
+    if (b.o.cpu_latency >= 0 && !held)
+        (void)rtm_os_rt_warning(stderr);
     const double t_start = rtm_os_now_s();
     b.have_pool = rtm_pool_start(&b.pool, 0, 0, NULL) == RTM_OK;
     if (!b.o.json)
-        printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads\n",
+        printf("bench preempt on %s (%s), %u compute units%s; CPU resumes on %u threads; "
+               "CPU wake-up latency %s\n",
                b.dev.info.name, b.dev.info.platform_name, b.dev.info.units,
-               b.o.quick ? ", quick" : "", b.have_pool ? b.pool.n_workers : 1);
+               b.o.quick ? ", quick" : "", b.have_pool ? b.pool.n_workers : 1,
+               held ? "held at the value below (PM QoS)" : "not held (idle cores may sleep deeply)");
+    if (!b.o.json && held)
+        printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

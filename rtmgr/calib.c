@@ -406,22 +406,34 @@ static uint32_t kernels_wanted(const cal_t *c)
     return n;
 }
 
-__attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
+static void note_v(rtm_calib_record_t *r, const char *fmt, va_list ap)
 {
-    rtm_calib_record_t *r = c->rec;
-    if (r->notes_len + 2 >= sizeof(r->notes))
+    const size_t room = sizeof(r->notes) - r->notes_len; /* bytes left, with the NUL */
+    const int n = vsnprintf(r->notes + r->notes_len, room, fmt, ap);
+    if (n < 0 || (size_t)n + 2 > room) { /* the line and its newline do not fit whole */
+        r->notes[r->notes_len] = '\0';
+        r->notes_dropped++;
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(r->notes + r->notes_len, sizeof(r->notes) - r->notes_len - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
+    }
     r->notes_len += (size_t)n;
-    if (r->notes_len > sizeof(r->notes) - 2)
-        r->notes_len = sizeof(r->notes) - 2;
     r->notes[r->notes_len++] = '\n';
     r->notes[r->notes_len] = '\0';
+}
+
+void rtm_calib_note(rtm_calib_record_t *rec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_v(rec, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_v(c->rec, fmt, ap);
+    va_end(ap);
 }
 
 __attribute__((format(printf, 2, 3))) static void say(const cal_t *c, const char *fmt, ...)
@@ -693,6 +705,8 @@ typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
+    double floor; /* the model's kernel time with no work (multi-launch jobs: the launch
+                   * pipeline's floor, model.c's kernel_span); 0 = none */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -705,7 +719,7 @@ typedef struct {
     rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
     const void *kpred_ctx;
     double *r_est;
-    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *floor);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
     void *ctx;
@@ -736,9 +750,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, 0};
     rtm_calib_fig_t f = {0};
-    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b, &pt->floor))
         st = RTM_E_MODEL;
     if (st == RTM_OK) {
         rtm_cost_t cost;
@@ -972,6 +986,10 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
+/* A point whose measured time is below this multiple of the model's launch floor is
+ * launch-bound (kernel_store). */
+#define FLOOR_BOUND 1.25
+
 /* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a [below the split]
  * + r_hi * a [from the split] + r_byte * m. */
 enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4 };
@@ -1140,11 +1158,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
-        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS};
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0.0};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
@@ -1157,6 +1175,20 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
                          const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
     kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0};
+    /* points at the launch floor (their time is the launches', FLOOR_BOUND of it at most)
+     * say nothing about r: fitted without them while two others remain */
+    kpoint_t work[16];
+    uint32_t nw = 0;
+    for (uint32_t i = 0; i < n && nw < N_OF(work); i++)
+        if (!(pts[i].floor > 0.0 && pts[i].t < FLOOR_BOUND * pts[i].floor))
+            work[nw++] = pts[i];
+    if (nw >= 2 && nw < n) {
+        note(c, "%s: %s: %u of %u points at the launch floor (measured < %.2f x the "
+                "launches' %s), fitted without them",
+             owner, kern->name, n - nw, n, FLOOR_BOUND, "kernel_fixed + (launches - 1) x kernel_next");
+        pts = work;
+        n = nw;
+    }
     if (!fit_kernel(pts, n, cache, &o)) {
         o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = %.4gns "
@@ -1649,10 +1681,15 @@ static rtm_status_t dev_launch(devcal_t *x)
     rtm_calib_fig_t f;
     const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
     const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
-    const double back = rtm_calib_summary(b2b + 1, REPS, NULL);
+    const double back = rtm_calib_summary(b2b + 1, REPS, dfig(x, RTM_DEV_P_kernel_next));
+    if (back > 0.0)
+        dev_param(x->bd, RTM_DEV_P_kernel_next, back);
+    else
+        fallback(x->c, "%s: no back-to-back launch interval measured: every launch of a job "
+                       "costs kernel_fixed", x->bd->name);
     note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
                "%.4gus), START->END %.4gus (kernel_fixed), host round trip enqueue->clFinish "
-               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each",
+               "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each (kernel_next)",
          x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6,
          x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6, round_trip * 1e6, f.spread * 100, SPAN,
          back * 1e6);
@@ -2666,10 +2703,16 @@ typedef struct {
     int ki;
 } dkctx_t;
 
-static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *floor)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, d->ki, k, a, b);
+    if (!dev_coef(d->x->bd, d->ki, k, a, b))
+        return false;
+    /* the kernel time with (almost) no work: above b only where the launches bind */
+    const dpred_t p0 = {d->x->bd, d->ki, 1e-30, false};
+    const double y0 = dev_pred(&p0, k);
+    *floor = y0 > *b * 1.0001 ? y0 : 0.0;
+    return true;
 }
 
 static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
@@ -3184,8 +3227,10 @@ static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb)
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb,
+                     double *floor)
 {
+    *floor = 0.0; /* the pool's launches add cw each: no floor */
     const cpred_t *p = ctx;
     cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
     const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);
@@ -3736,6 +3781,9 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
             p += n + (p[n] == '\n');
         }
     }
+    if (rec->notes_dropped)
+        fprintf(f, "# notes: %u notes dropped (the record's %u bytes were full)\n",
+                rec->notes_dropped, (unsigned)RTM_CALIB_NOTES_MAX);
 }
 
 rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *rec,

@@ -26,7 +26,7 @@
 /* opts.device of a run (or validation) of the CPU section alone: no OpenCL device. */
 #define RTM_CALIB_DEV_NONE (-2)
 /* Bytes of free-text notes a calibration record keeps for the profile's comment. */
-#define RTM_CALIB_NOTES_MAX 16384
+#define RTM_CALIB_NOTES_MAX 65536
 
 /* How a calibration run is done. */
 typedef struct {
@@ -61,6 +61,8 @@ typedef struct {
     rtm_calib_fig_t dev_k[RTM_MAX_DEVICES][RTM_MAX_KERNELS];
     char notes[RTM_CALIB_NOTES_MAX];
     size_t notes_len;
+    uint32_t notes_dropped; /* notes that did not fit (whole lines; the saved profile
+                             * says how many) */
     double seconds; /* wall time of the whole run */
     uint32_t fallbacks; /* figures that took a default because their measurement or fit
                          * failed (each one a warning on stderr and a FALLBACK note) */

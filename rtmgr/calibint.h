@@ -18,6 +18,11 @@ double rtm_calib_now(void);
 /* rtm_stats_summary of x[0..n) (sorted in place) into fig (may be NULL); the median. */
 double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig);
 
+/* Appends one line to the record's notes; a line that does not fit whole is dropped
+ * and counted (rec->notes_dropped). */
+__attribute__((format(printf, 2, 3))) void rtm_calib_note(rtm_calib_record_t *rec,
+                                                          const char *fmt, ...);
+
 /* True when `name` is in the comma-separated `list` (NULL or "" = everything). */
 bool rtm_calib_wanted(const char *list, const char *name);
 

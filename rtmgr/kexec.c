@@ -129,6 +129,53 @@ rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm
     return rtm_kexec_create_ex(x, d, k, &o);
 }
 
+/* The end mark's buffers: the value 1 on the device, a pinned word mapped for the host.
+ * CL error code on failure (the caller frees what was made). */
+static cl_int end_mark_make(rtm_kexec_t *x)
+{
+    cl_int err = CL_SUCCESS;
+    const cl_uint one[16] = {1};
+    x->end_tag = clCreateBuffer(x->dev->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(one),
+                                (void *)one, &err);
+    if (err == CL_SUCCESS)
+        x->end_pin = clCreateBuffer(x->dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, 64,
+                                    NULL, &err);
+    if (err == CL_SUCCESS)
+        x->end_seen = clEnqueueMapBuffer(x->dev->exec, x->end_pin, CL_TRUE,
+                                         CL_MAP_READ | CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+    if (err == CL_SUCCESS)
+        x->end_mark = true;
+    return err;
+}
+
+static void end_mark_free(rtm_kexec_t *x)
+{
+    if (x->end_seen && x->end_pin)
+        (void)clEnqueueUnmapMemObject(x->dev->exec, x->end_pin, (void *)(uintptr_t)x->end_seen, 0,
+                                      NULL, NULL);
+    if (x->end_seen)
+        (void)clFinish(x->dev->exec);
+    if (x->end_pin)
+        clReleaseMemObject(x->end_pin);
+    if (x->end_tag)
+        clReleaseMemObject(x->end_tag);
+    x->end_pin = x->end_tag = NULL;
+    x->end_seen = NULL;
+    x->end_mark = false;
+}
+
+rtm_status_t rtm_kexec_mark_end(rtm_kexec_t *x)
+{
+    if (!x->end_mark)
+        return RTM_OK;
+    __atomic_store_n(x->end_seen, 0u, __ATOMIC_SEQ_CST);
+    RTM_CL_CHECK(clEnqueueReadBuffer(x->dev->exec, x->end_tag, CL_FALSE, 0, sizeof(cl_uint),
+                                     (void *)(uintptr_t)x->end_seen, 0, NULL, NULL),
+                 "clEnqueueReadBuffer(end mark)");
+    RTM_CL_CHECK(clFlush(x->dev->exec), "clFlush(end mark)");
+    return RTM_OK;
+}
+
 rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                  const rtm_kexec_opts_t *opts)
 {
@@ -190,11 +237,15 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
     }
+    const bool want_mark = o->end_mark > 0 || (o->end_mark == 0 && !(d->info.type & CL_DEVICE_TYPE_CPU));
+    if (want_mark && end_mark_make(x) != CL_SUCCESS) /* the event alone then */
+        end_mark_free(x);
     return RTM_OK;
 }
 
 void rtm_kexec_destroy(rtm_kexec_t *x)
 {
+    end_mark_free(x);
     for (uint32_t i = 0; i < RTM_KBUF_MAX; i++)
         if (x->buf[i])
             clReleaseMemObject(x->buf[i]);

@@ -89,6 +89,12 @@ typedef struct {
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
+    int end_mark;         /* an aborted job's end seen through host memory: at the raise a
+                           * 4-byte read is enqueued behind the job's commands into a
+                           * pinned word the host watches beside the event (rtmgr/preempt.c;
+                           * the driver's event status can lag the device by tens of
+                           * microseconds). 1 = yes, -1 = no, 0 = auto: GPUs yes, CPU
+                           * devices no */
 } rtm_kexec_opts_t;
 
 typedef struct {
@@ -115,8 +121,18 @@ typedef struct {
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
+    bool end_mark;         /* opts.end_mark resolved and its buffers made */
+    cl_mem end_tag;        /* device: the mark's value (1) */
+    cl_mem end_pin;        /* pinned host word the mark is read into, kept mapped */
+    volatile cl_uint *end_seen; /* its mapping: 0 until the mark lands */
     bool read_late;        /* opts.read_late resolved */
 } rtm_kexec_t;
+
+/* Enqueues the end mark behind everything enqueued on the executing queue so far (the
+ * running kernels, their output reads) and flushes: *x->end_seen turns from 0 to 1 when
+ * they are all done. RTM_OK and nothing enqueued without an end mark. Real-time safe
+ * (an enqueue and a flush). */
+rtm_status_t rtm_kexec_mark_end(rtm_kexec_t *x);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:

@@ -320,28 +320,6 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         blocks += kl.blocks;
     }
     m->blocks[t][d] = blocks;
-    if (d > 0) {
-        const int64_t tb = now_ns();
-        /* the abort flag through the transport calibration chose for the device;
-         * d < n_devs <= RTM_MAX_DEVICES, checked above */
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
-        rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
-                               .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
-        /* the in-loop poll period calibration chose for this kernel here (0: default) */
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
-        m->t_programs_ns += now_ns() - tb;
-        if (st != RTM_OK) {
-            fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
-                    tc->name, m->dev[d].name);
-            rtm_kexec_destroy(&m->kx[t][d]);
-            return st;
-        }
-        m->kx_ok[t][d] = true;
-    }
     /* predictions: both models; placement uses the board's choice, warm (without setup) */
     rtm_model_job_t mj;
     rtm_status_t ms = rtm_model_job_make(k, &mj);
@@ -354,6 +332,34 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     if (ms != RTM_OK) {
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
+    }
+    if (d > 0) {
+        const int64_t tb = now_ns();
+        /* the abort flag through the transport calibration chose for the device;
+         * d < n_devs <= RTM_MAX_DEVICES, checked above */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
+        rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
+                               .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL};
+        /* the in-loop poll period calibration chose for this kernel here (0: default) */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);
+        /* long blocks on a plain grid: the persistent loop costs more than it saves */
+        if (ms == RTM_OK && rtm_model_used(&m->pred[t][d])->status == RTM_OK)
+            // cppcheck-suppress arrayIndexOutOfBoundsCond
+            (void)rtm_preempt_grid_opts(&m->cfg.board.dev[m->board_dev[d]], k,
+                                        (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9,
+                                        &ko);
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
+        m->t_programs_ns += now_ns() - tb;
+        if (st != RTM_OK) {
+            fprintf(stderr, "rtmgr: task %s: no program on %s; it runs on the CPU twin only\n",
+                    tc->name, m->dev[d].name);
+            rtm_kexec_destroy(&m->kx[t][d]);
+            return st;
+        }
+        m->kx_ok[t][d] = true;
     }
     const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
     const bool model_ok = ms == RTM_OK && u->status == RTM_OK;
@@ -592,8 +598,12 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     st = rtm_shmstat_create(&m->shm, m->o.status_name, c->path, rtm_place_policy_name(m->o.policy));
     if (st != RTM_OK)
         return st;
-    if (m->o.rt)
+    if (m->o.rt) {
         (void)rtm_os_lock_memory();
+        /* no deep C-states while jobs run: their exit latency lands on every host-side
+         * notice of a GPU job's end (rtm_os_hold_cpu_latency) */
+        (void)rtm_os_hold_cpu_latency(0);
+    }
     if (!m->o.quiet) {
         fprintf(stderr, "rtmgr: %u tasks, %u devices (cpu: %u workers), %.1f MiB of kernel "
                         "buffers (%.1f MiB pinned), program cache %s; predicted ms per job "
@@ -996,6 +1006,7 @@ void rtm_manager_destroy(rtm_manager_t *m)
         return;
     if (m->phase == PH_STARTED)
         (void)rtm_manager_stop(m);
+    rtm_os_release_cpu_latency();
     if (m->log_ok)
         (void)rtm_errlog_stop(&m->log);
     if (m->x_ok)

@@ -38,7 +38,8 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
- *     kernel = t_fixed + compute + bytes_dev * r_byte + launches * kernel_fixed
+ *     kernel = t_fixed + kernel_fixed + max(compute + bytes_dev * r_byte,
+ *                                           (launches - 1) * kernel_next)
  *       t_fixed: the kernel's own fixed time per job (ktune t_fixed, fitted by
  *       calibration with r; 0 without a per-kernel r): what one job costs beyond its
  *       launches' fixed time and its operations (multi-launch set-up, small clears);
@@ -54,6 +55,15 @@
  *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
  *       The enqueue-to-start latency (`launch`) is outside that span and outside the
  *       measured execution time, so it is not charged here.
+ *       kernel_next: the launch pipeline's rate, calibrated as the interval of
+ *       back-to-back empty kernels on one queue (first START to last END over their
+ *       count): on the H100 13.1 us against 5.6 us for one launch's START->END. Short
+ *       launches cannot go faster (sort at n = 131072: 17 launches in 0.26 ms, 15 us
+ *       each); longer ones hide it (n = 3.1 M: 57 launches in 1.8 ms), hence the max.
+ *       Without it every launch costs kernel_fixed (older profiles), which made
+ *       calibration fit sort's 17..80 launches into a 232 us t_fixed (+33 % at
+ *       n = 131072); charging kernel_next on top of the work instead overcharged large
+ *       sorts (+27 % at n = 2.7 M).
  *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
  *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
  *       spans units) and runs `resident` of them at once; with fewer it still takes
@@ -387,6 +397,24 @@ static double commands(params_t *p, uint32_t n, int first, int next)
     return f + (double)(n > 1u ? n - 1u : 0u) * g;
 }
 
+/* A job's kernel span from its work (operations and memory terms, all launches
+ * together) and its `launches` (fractional for the rest of a preempted job): with
+ * kernel_next calibrated, the first launch adds kernel_fixed and the further ones run
+ * no faster than one per kernel_next — the device's launch pipeline hides a launch's
+ * fixed cost behind the one before it when that one is longer, so the span is
+ * kernel_fixed + max(work, (launches - 1) * kernel_next); without it (older profiles)
+ * every launch adds kernel_fixed. */
+static double kernel_span(params_t *p, double work, double launches)
+{
+    const double f = param(p, RTM_DEV_P_kernel_fixed, false);
+    if (!(launches > 0.0))
+        return work;
+    if (!p->have[RTM_DEV_P_kernel_next])
+        return work + launches * f;
+    const double first = launches < 1.0 ? launches : 1.0;
+    return first * f + max2(work, (launches - first) * param(p, RTM_DEV_P_kernel_next, false));
+}
+
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
  * per-command transfers. */
 static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const work_t *w,
@@ -398,7 +426,6 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
     const double resident = param(&p, RTM_DEV_P_resident, true);
-    const double kfixed = param(&p, RTM_DEV_P_kernel_fixed, false);
     const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
     const double per_cu = ceil_pos(w->blocks / cus);
     const double t_wave = resident * ops_block * r * cus / units;
@@ -429,7 +456,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double rb = rk > 0.0 ? kernel_term(d->ktune, j->kernel,
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
-    const double kernel = tf + compute + w->bytes_dev * rb + w->launches * kfixed;
+    const double kernel = tf + kernel_span(&p, compute + w->bytes_dev * rb, w->launches);
     finish(t, &p, ws, kernel, wr, setup);
 }
 

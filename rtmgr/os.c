@@ -4,6 +4,7 @@
 #include "os.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 static atomic_int fifo_refused;   /* errno of the first refused SCHED_FIFO, 0 = none */
 static atomic_int mlock_refused;  /* errno of a refused mlockall */
 static atomic_int affinity_refused;
+static atomic_int latency_refused; /* errno of a refused /dev/cpu_dma_latency request */
+static int latency_fd = -1;        /* the held PM QoS request (init/shutdown only) */
+static int32_t latency_us = -1;
 
 int64_t rtm_os_now_ns(void)
 {
@@ -133,12 +137,48 @@ rtm_status_t rtm_os_lock_memory(void)
     return RTM_E_OS_PERM;
 }
 
+rtm_status_t rtm_os_hold_cpu_latency(int32_t us)
+{
+    if (us < 0)
+        return RTM_E_ARG;
+    if (latency_fd < 0)
+        latency_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    if (latency_fd < 0) {
+        note(&latency_refused, errno);
+        return RTM_E_OS_PERM;
+    }
+    /* the binary form: a 32-bit value; it holds while the file stays open */
+    if (write(latency_fd, &us, sizeof(us)) != (ssize_t)sizeof(us)) {
+        note(&latency_refused, errno ? errno : EIO);
+        rtm_os_release_cpu_latency();
+        return RTM_E_OS_PERM;
+    }
+    latency_us = us;
+    return RTM_OK;
+}
+
+void rtm_os_release_cpu_latency(void)
+{
+    if (latency_fd >= 0)
+        close(latency_fd);
+    latency_fd = -1;
+    latency_us = -1;
+}
+
+int32_t rtm_os_cpu_latency_held(void) { return latency_us; }
+
 bool rtm_os_rt_warning(FILE *f)
 {
     const int ef = atomic_load(&fifo_refused), em = atomic_load(&mlock_refused),
-              ea = atomic_load(&affinity_refused);
+              ea = atomic_load(&affinity_refused), el = atomic_load(&latency_refused);
+    if (el)
+        fprintf(f, "rtmgr: warning: CPU wake-up latency not held (/dev/cpu_dma_latency: %s): "
+                   "idle cores may sleep in deep C-states, and the host then notices a GPU "
+                   "job's end tens of microseconds late (run as root, or give the service "
+                   "write access to /dev/cpu_dma_latency)\n",
+                strerror(el));
     if (!ef && !em && !ea)
-        return false;
+        return el != 0;
     /* A refused thread inherits the policy of the thread that started it: under a service
      * manager that starts rtmgr SCHED_FIFO (systemd's CPUSchedulingPolicy=fifo) that is
      * real time at the service's one priority, not normal scheduling. Say which. */
@@ -166,6 +206,7 @@ void rtm_os_rt_reset(void)
     atomic_store(&fifo_refused, 0);
     atomic_store(&mlock_refused, 0);
     atomic_store(&affinity_refused, 0);
+    atomic_store(&latency_refused, 0);
 }
 
 int rtm_os_cpu_count(void)

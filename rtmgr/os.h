@@ -52,6 +52,19 @@ void rtm_os_thread_join(rtm_os_thread_t *t);
  * warning). Init only. */
 rtm_status_t rtm_os_lock_memory(void);
 
+/* Keeps every CPU out of power states whose wake-up takes longer than `us`
+ * microseconds while rtmgr runs (the kernel's PM QoS request: /dev/cpu_dma_latency
+ * held open with the value written, as cyclictest does). A deep C-state's exit costs
+ * tens of microseconds: on the H100 machine the host noticed an aborted kernel's end
+ * 20 us after it at 1 ms kernels and 50-66 us after it at 100 ms - 1 s kernels, the
+ * longer the idle the deeper the sleep. RTM_E_OS_PERM when refused (remembered for the
+ * warning; not root or no such device). A second call replaces the value. Init only. */
+rtm_status_t rtm_os_hold_cpu_latency(int32_t us);
+/* Drops the request (closes the file). Shutdown only. */
+void rtm_os_release_cpu_latency(void);
+/* The value held, or -1 when none. */
+int32_t rtm_os_cpu_latency_held(void);
+
 /* Prints one line to `f` when any real-time request was refused since start-up and
  * returns true; prints nothing and returns false otherwise. Init and shutdown only. */
 bool rtm_os_rt_warning(FILE *f);

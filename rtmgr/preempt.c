@@ -27,6 +27,9 @@
 #include "rng.h"
 #include "stats.h"
 
+/* After the end mark landed, how long the wait goes on watching the event's status for
+ * the breakdown (event_lag_s) before it stops looking. */
+#define MARK_LAG_MAX_S 500e-6
 /* Busy-wait for a kernel's end this long before blocking in clWaitForEvents. */
 #define SPIN_LIMIT_S 0.25
 
@@ -333,8 +336,9 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed. On a CPU device the waiting thread yields, since it shares the cores with the
  * kernel. */
-static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
-                             double *seen, double *landed)
+static rtm_status_t wait_end(cl_event ev, cl_event raise, volatile const cl_uint *mark,
+                             bool yield, bool block, double t0, double *seen, double *landed,
+                             double *event_lag, bool *marked)
 {
     rtm_status_t st = RTM_OK;
     if (block) { /* the driver's own wait; the flag's landing is then known only after */
@@ -344,6 +348,7 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
             *landed = *seen;
         return st;
     }
+    double by_mark = -1.0;
     for (;;) {
         if (raise && *landed < 0.0) {
             const int r = event_state(raise, &st);
@@ -352,11 +357,30 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
             if (r == 1)
                 *landed = rtm_os_now_s();
         }
+        if (mark && by_mark < 0.0 && __atomic_load_n(mark, __ATOMIC_ACQUIRE) != 0u)
+            by_mark = rtm_os_now_s(); /* the kernels and what followed them are done */
         const int s = event_state(ev, &st);
         if (s < 0)
             return st;
-        if (s == 1)
-            break;
+        if (s == 1) {
+            const double now = rtm_os_now_s();
+            if (by_mark >= 0.0) {
+                *event_lag = now - by_mark;
+                *seen = by_mark;
+                *marked = true;
+                return RTM_OK;
+            }
+            *seen = now;
+            return RTM_OK;
+        }
+        /* the mark first: the end is known; the event's lag is measured while it stays
+         * short (a benchmark's breakdown), never waited for long */
+        if (by_mark >= 0.0 && rtm_os_now_s() - by_mark > MARK_LAG_MAX_S) {
+            *event_lag = -1.0;
+            *seen = by_mark;
+            *marked = true;
+            return RTM_OK;
+        }
         if (yield)
             sched_yield();
         if (rtm_os_now_s() - t0 > SPIN_LIMIT_S) {
@@ -444,12 +468,23 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
+    double lag = -1.0;
     if (job->last_ev) {
-        st = wait_end(job->last_ev, x->flag.raise_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0,
-                      x->opts.wait_end > 0, t0, &t1, &landed);
+        /* the end mark behind the kernels: the host sees their end in its own memory
+         * (the driver's event status lags it; the flag has already gone) */
+        const bool mark = x->end_mark && x->opts.wait_end <= 0;
+        if (mark) {
+            st = rtm_kexec_mark_end(x);
+            if (st != RTM_OK)
+                return st;
+        }
+        st = wait_end(job->last_ev, x->flag.raise_ev, mark ? x->end_seen : NULL,
+                      (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0, x->opts.wait_end > 0, t0,
+                      &t1, &landed, &lag, &out->by_mark);
         if (st != RTM_OK)
             return st;
     }
+    out->event_lag_s = lag;
     out->response_s = t1 - t0;
     RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
     if (x->flag.raise_ev && landed < 0.0) { /* landed after the kernel ended */
@@ -976,6 +1011,33 @@ const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i)
     return i < sizeof(loop_kernels) / sizeof(loop_kernels[0])
                ? rtm_kernel_find(loop_kernels[i].kernel)
                : NULL;
+}
+
+double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s)
+{
+    if (!bd || !k || !k->kernel || !(kernel_s > 0.0) || !bd->have[RTM_DEV_P_units])
+        return 0.0;
+    double blocks = 0.0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        blocks += (double)kl.blocks;
+    }
+    const double wg = k->tune.wg ? (double)k->tune.wg : 1.0;
+    const double slots = bd->param[RTM_DEV_P_units] / wg;
+    if (!(blocks > 0.0) || !(slots > 0.0))
+        return 0.0;
+    const double waves = blocks / slots;
+    return waves > 1.0 ? kernel_s / waves : kernel_s;
+}
+
+double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
+                             rtm_kexec_opts_t *o)
+{
+    const double t = rtm_preempt_block_s(bd, k, kernel_s);
+    if (t > RTM_PREEMPT_PERSIST_MAX_BLOCK_S && o)
+        o->groups = RTM_KEXEC_GROUPS_ALL;
+    return t;
 }
 
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,

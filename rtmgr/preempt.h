@@ -70,6 +70,11 @@ typedef struct {
      * start_call_s        the start call's duration;
      * raise_at_s          start call entered -> flag raised */
     double dev_kernel_s, dev_raise_queued_s, dev_raise_end_s, start_call_s, raise_at_s;
+    /* the end seen: by_mark = through the end mark (rtm_kexec_mark_end) before the
+     * driver's event said so; event_lag_s = the event's status came that much later
+     * (-1 = not known: no mark, or the event first) */
+    bool by_mark;
+    double event_lag_s;
 } rtm_preempt_stop_t;
 
 typedef struct {
@@ -258,6 +263,27 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
                                           double period_s, double max_pct, uint32_t runs,
                                           uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out);
+
+/* Blocks longer than this run on a plain grid (one work-group per block), whatever the
+ * grid's size: on the H100 the persistent loop itself (no in-loop polls) cost 58 %,
+ * 80 % and 98 % on matrix_mov / matrix_loop_add / matrix_mul at n = 4000 (blocks of
+ * 420-550 us; static stride 24-69 %, half the groups 197-255 %), while such blocks answer
+ * an abort through their in-loop polls and the blocks not yet started drain through
+ * their entry checks at about 0.6 ns each (40 us for 65 536). Shorter blocks keep the
+ * automatic choice (persistent groups past RTM_KEXEC_PERSIST_MIN_BLOCKS). */
+#define RTM_PREEMPT_PERSIST_MAX_BLOCK_S 10e-6
+
+/* A block's predicted duration (seconds) of instance k on device bd when its kernels
+ * take kernel_s in all: kernel_s over the waves of blocks the device holds at once
+ * (units / wg work-groups; one wave at least). 0 when unknown. Safe anywhere. */
+double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s);
+
+/* Sets o's launch shape from the predicted block time: a plain grid for blocks longer
+ * than RTM_PREEMPT_PERSIST_MAX_BLOCK_S (o->groups = RTM_KEXEC_GROUPS_ALL), else leaves
+ * o as it is. Returns the block time used (0 when unknown: o left as it is). Safe
+ * anywhere. */
+double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
+                             rtm_kexec_opts_t *o);
 
 /* Sets o's poll period from the board profile's calibration of `kernel` on bd (leaves
  * the default when none was calibrated). Safe anywhere. */

@@ -438,6 +438,44 @@ static void test_past_cache_size(void **state)
     assert_int_equal(rtm_calib_past_cache(kern, kern->tune_default, 0.0, &lim, 1, size), -1);
 }
 
+/* Bug (session 3): the record's notes stopped silently at 16 KiB, so the H100 profile
+ * lost the GPU's per-kernel lines. Notes past the record's room are counted, and the
+ * saved profile says how many were dropped. */
+static void test_notes_overflow_counted(void **state)
+{
+    (void)state;
+    rtm_calib_record_t *rec = calloc(1, sizeof(*rec));
+    assert_non_null(rec);
+    char line[200];
+    memset(line, 'x', sizeof(line) - 1);
+    line[sizeof(line) - 1] = '\0';
+    const uint32_t lines = (uint32_t)(RTM_CALIB_NOTES_MAX / 100);
+    for (uint32_t i = 0; i < lines; i++)
+        rtm_calib_note(rec, "%u %s", i, line);
+    assert_true(rec->notes_len < sizeof(rec->notes));
+    assert_true(rec->notes_dropped > 0);
+    /* only whole lines are kept: the last kept one ends in its newline */
+    assert_int_equal(rec->notes[rec->notes_len - 1], '\n');
+    assert_int_equal(strlen(rec->notes), rec->notes_len);
+    rtm_board_t *b = calloc(1, sizeof(*b));
+    assert_non_null(b);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/notes.yaml", dir);
+    assert_int_equal(rtm_calib_save(b, rec, "test", path), RTM_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[RTM_CALIB_NOTES_MAX * 2];
+    const size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char want[96];
+    snprintf(want, sizeof(want), "%u notes dropped", rec->notes_dropped);
+    assert_non_null(strstr(text, want));
+    unlink(path);
+    free(b);
+    free(rec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_fit_knee_at_cache),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_past_cache_size),
+        cmocka_unit_test(test_notes_overflow_counted),
         cmocka_unit_test(test_quick_profile_complete),
         cmocka_unit_test(test_validate_json),
         cmocka_unit_test(test_stale_driver),

@@ -248,6 +248,45 @@ static void test_gpu_extended_transfer_commands(void **state)
     assert_ns(p.paper.in_ns, 0);
 }
 
+/* Multi-launch jobs: the first launch adds kernel_fixed; with kernel_next calibrated the
+ * further launches run no faster than one per kernel_next (span = kernel_fixed +
+ * max(work, (launches - 1) * kernel_next)); without it every launch adds kernel_fixed
+ * (older profiles). The paper model has no launch term. */
+static void test_gpu_extended_launches(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const int64_t one = (int64_t)p.ext.kernel_ns;
+    /* 15 launches, no kernel_next: 14 more kernel_fixed of 5 us */
+    j.cost.launches = 15;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, one + 14 * 5000);
+    const int64_t paper = (int64_t)p.paper.kernel_ns;
+    /* kernel_next: the work (one - 5 us) against 14 launches at kernel_next */
+    const int64_t work = one - 5000;
+    dev_set(&d, RTM_DEV_P_kernel_next, 13e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 5000 + (work > 14 * 13000 ? work : 14 * 13000));
+    assert_ns(p.paper.kernel_ns, paper);
+    /* launch-bound: kernel_next far above the work per launch */
+    dev_set(&d, RTM_DEV_P_kernel_next, (double)work * 1e-9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 5000 + 14 * work);
+    /* work-bound: kernel_next tiny, the launches hidden */
+    dev_set(&d, RTM_DEV_P_kernel_next, 1e-9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, one);
+    /* one launch: kernel_next plays no part */
+    j.cost.launches = 1;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, one);
+}
+
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
  * partial waves in proportion; a per-kernel r gets no memory roofline. */
 static void test_gpu_extended_waves(void **state)
@@ -684,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_gpu_paper),
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
+        cmocka_unit_test(test_gpu_extended_launches),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_cpu_paper),

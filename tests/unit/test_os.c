@@ -112,11 +112,47 @@ static void test_normal_process_is_reported(void **state)
     rtm_os_rt_reset();
 }
 
+/* The CPU wake-up latency request: held while the file is open (the kernel reads the
+ * value back from /dev/cpu_dma_latency), dropped on release; without permission it is
+ * refused and the warning names it. */
+static void test_cpu_latency_hold(void **state)
+{
+    (void)state;
+    rtm_os_rt_reset();
+    const rtm_status_t st = rtm_os_hold_cpu_latency(0);
+    if (st == RTM_OK) {
+        assert_int_equal(rtm_os_cpu_latency_held(), 0);
+        int32_t v = -1;
+        FILE *f = fopen("/dev/cpu_dma_latency", "rb");
+        if (f) { /* the request in force: the smallest held, ours is 0 */
+            assert_int_equal(fread(&v, sizeof(v), 1, f), 1);
+            fclose(f);
+            assert_int_equal(v, 0);
+        }
+        assert_int_equal(rtm_os_hold_cpu_latency(20), RTM_OK);
+        assert_int_equal(rtm_os_cpu_latency_held(), 20);
+        rtm_os_release_cpu_latency();
+        assert_int_equal(rtm_os_cpu_latency_held(), -1);
+    } else {
+        assert_int_equal(st, RTM_E_OS_PERM);
+        assert_int_equal(rtm_os_cpu_latency_held(), -1);
+        char buf[1024] = "";
+        FILE *f = fmemopen(buf, sizeof(buf), "w");
+        assert_non_null(f);
+        assert_true(rtm_os_rt_warning(f));
+        fclose(f);
+        assert_non_null(strstr(buf, "cpu_dma_latency"));
+    }
+    assert_int_equal(rtm_os_hold_cpu_latency(-1), RTM_E_ARG);
+    rtm_os_rt_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
+        cmocka_unit_test(test_cpu_latency_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,8 @@
  * the transport measurement; the rules of kernels/rtm_block.h in every .cl file. Every
  * kernel of the catalogue is aborted and resumed in
  * tests/integration/test_preempt_kernels.c. */
+#include <math.h>
+
 #include "tests/preempt_fixture.h"
 
 
@@ -462,6 +464,76 @@ static void test_block_rules_in_sources(void **state)
     }
 }
 
+/* Launch shape from the predicted block time: spin with 400 blocks of 32 work-items on
+ * a device of 1024 work-items in flight (32 groups at once: 12.5 waves) that takes 25 ms
+ * has blocks of 2 ms: a plain grid; at 25 us its blocks take 2 us: the automatic choice
+ * is left alone. No units or no time: unknown. */
+static void test_grid_opts(void **state)
+{
+    (void)state;
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, rtm_kernel_find("spin"));
+    k.size[0] = 400;
+    k.tune.wg = 32;
+    assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+    assert_int_equal(k.plan.blocks_max, 400);
+    rtm_board_dev_t bd;
+    memset(&bd, 0, sizeof(bd));
+    bd.param[RTM_DEV_P_units] = 1024;
+    bd.have[RTM_DEV_P_units] = true;
+    assert_true(fabs(rtm_preempt_block_s(&bd, &k, 25e-3) - 2e-3) < 1e-12);
+    rtm_kexec_opts_t o = {0};
+    rtm_preempt_grid_opts(&bd, &k, 25e-3, &o);
+    assert_int_equal(o.groups, RTM_KEXEC_GROUPS_ALL);
+    o.groups = 0;
+    assert_true(fabs(rtm_preempt_grid_opts(&bd, &k, 25e-6, &o) - 2e-6) < 1e-15);
+    assert_int_equal(o.groups, 0);
+    /* fewer blocks than a wave: the whole time is one block's */
+    k.size[0] = 8;
+    assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+    assert_true(fabs(rtm_preempt_block_s(&bd, &k, 5e-6) - 5e-6) < 1e-15);
+    bd.have[RTM_DEV_P_units] = false;
+    assert_true(rtm_preempt_block_s(&bd, &k, 25e-3) == 0.0);
+    assert_true(rtm_preempt_grid_opts(&bd, &k, 25e-3, &o) == 0.0);
+    assert_int_equal(o.groups, 0);
+}
+
+/* The end mark (the GPU default; forced on here for PoCL): an abort's end is seen
+ * through the pinned word the mark is read into, or through the event if that was
+ * first; either way the word holds 1 after the abort, the stop is consistent and the
+ * resumed job gives the uninterrupted result. Off: no mark buffers. */
+static void test_end_mark(void **state)
+{
+    (void)state;
+    fixture_t f;
+    const rtm_kexec_opts_t on = {.end_mark = 1};
+    fixture_open(&f, rtm_kernel_find("spin"), 20000, &on, 0);
+    assert_true(f.x.end_mark && f.x.end_seen);
+    const double t = run_whole(&f);
+    fixture_reset(&f);
+    assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+    sleep_s(t / 4);
+    rtm_preempt_stop_t s;
+    assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+    assert_int_equal(*f.x.end_seen, 1u);
+    assert_true(s.response_s >= 0.0);
+    if (!s.by_mark)
+        assert_true(s.event_lag_s < 0.0);
+    assert_consistent(&f.job);
+    if (!s.finished)
+        assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+    if (f.job.state == RTM_PREEMPT_RUNNING)
+        assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+    assert_same_result(&f);
+    assert_once(&f.job);
+    fixture_close(&f);
+    const rtm_kexec_opts_t off = {.end_mark = -1};
+    fixture_open(&f, rtm_kernel_find("spin"), 2000, &off, 0);
+    assert_false(f.x.end_mark);
+    assert_null(f.x.end_seen);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +549,8 @@ int main(void)
         cmocka_unit_test(test_repeated_preemption),
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
+        cmocka_unit_test(test_grid_opts),
+        cmocka_unit_test(test_end_mark),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
