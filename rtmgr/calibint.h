@@ -98,4 +98,56 @@ int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double c
  * the model-error log records for the CPU. */
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);
 
+/* ---- the device's last-level cache, measured (calib.c's dev_llc) ---------------------
+ * A read sweep (rtm_calib_sweep in calib.c's probe source) over working sets S from
+ * min_bytes to max_bytes in steps of sqrt(2): each launch reads about launch_bytes
+ * (passes = launch_bytes / S, at least 1) with up to cus * 2048 work-items, each reading
+ * at least 4 uint4 per pass; one warm-up launch, then `reps` event-profiled launches
+ * (START->END) per size, the median kept: seconds per byte read, t(S). Init-time
+ * tooling only (allocates, builds, blocks on the device). */
+#define RTM_CALIB_LLC_MAX 32 /* sizes of one curve at most */
+
+typedef struct {
+    double min_bytes, max_bytes; /* working-set range (max clipped to the device's limits) */
+    double launch_bytes;         /* bytes one launch reads */
+    uint32_t reps;               /* timed launches per size (after one warm-up), >= 1 */
+    bool shared;                 /* each pass moves every line to another work-group (a
+                                  * line read by many compute units, as matrix_mul's B),
+                                  * else each work-item reads the same lines every pass */
+} rtm_calib_llc_opts_t;
+
+/* The curve: size[i] bytes (increasing, each a whole number of uint4 per work-item),
+ * t[i] seconds per byte (median), spread[i] of its launches, wall seconds it took. */
+typedef struct {
+    uint32_t n;
+    double size[RTM_CALIB_LLC_MAX];
+    double t[RTM_CALIB_LLC_MAX];
+    double spread[RTM_CALIB_LLC_MAX];
+    double seconds;
+} rtm_calib_llc_curve_t;
+
+/* calibrate's options on a GPU: 1 MiB .. 512 MiB, 1 GiB a launch, 5 reps, shared lines. */
+rtm_calib_llc_opts_t rtm_calib_llc_defaults(void);
+
+/* Measures the curve on device d with its program `probe` (calib.c's probe source
+ * built for d; NULL: builds it here). Errors: the OpenCL call's status (the caller
+ * keeps the reported cache size, loudly). */
+rtm_status_t rtm_calib_llc_curve(rtm_ocl_dev_t *d, cl_program probe, const rtm_calib_llc_opts_t *o,
+                                 rtm_calib_llc_curve_t *out);
+
+/* The cache a curve shows. t_fast = the smallest t, t_slow = t at the largest size;
+ * when t_slow / t_fast < RTM_CALIB_LLC_STEP there is no visible cache (false). Else the
+ * cache is where t crosses t_mid = sqrt(t_fast * t_slow) (the geometric midpoint: the
+ * same in time per byte and in bytes per second, and below the arithmetic one, so it
+ * marks the cliff's start rather than its end): the largest size still below t_mid
+ * (lo) and the next one (hi = lo + 1, at or above it), interpolated geometrically in S
+ * (linearly in log t against log S). Pure function; sizes increasing. */
+#define RTM_CALIB_LLC_STEP 1.25
+typedef struct {
+    double cache;                 /* bytes */
+    double t_fast, t_slow, t_mid; /* seconds per byte */
+    uint32_t lo, hi;              /* the sizes straddling the cliff (indices) */
+} rtm_calib_llc_knee_t;
+bool rtm_calib_llc_knee(const double *size, const double *t, uint32_t n, rtm_calib_llc_knee_t *out);
+
 #endif

@@ -44,6 +44,8 @@ for s in $steps; do
     # the program cache is cold: the summary line says how much of the time was builds.
     /usr/bin/time -f "calibrate wall %e s" ./build/rtmgr calibrate -o board/h100.yaml > "$out/calibrate.txt" 2>&1
     tail -3 "$out/calibrate.txt"; grep -E "^#   [a-z0-9]+: time " board/h100.yaml
+    # the GPU's last-level cache, measured (the read sweep's result and curves)
+    grep -E "cache (measured|read sweep)|knee at" board/h100.yaml
     cp board/h100.yaml "$out/h100.yaml" ;;
   calibrate-warm)
     # The same again, after `calibrate`: the programs come from the binary cache.
