@@ -430,38 +430,6 @@ __attribute__((format(printf, 2, 3))) static void fallback(cal_t *c, const char 
     note(c, "FALLBACK: %s", text);
 }
 
-/* Weighted least squares y = a + b x with weights 1/y^2 (relative error). */
-static void fit_affine(const double *x, const double *y, size_t n, double *a, double *b)
-{
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double w = y[i] > 0 ? 1.0 / (y[i] * y[i]) : 0.0;
-        sw += w;
-        sx += w * x[i];
-        sy += w * y[i];
-        sxx += w * x[i] * x[i];
-        sxy += w * x[i] * y[i];
-    }
-    const double det = sw * sxx - sx * sx;
-    if (n < 2 || !(fabs(det) > 0)) {
-        *a = 0.0;
-        *b = n && x[0] > 0 ? y[0] / x[0] : 0.0;
-        return;
-    }
-    *b = (sw * sxy - sx * sy) / det;
-    *a = (sy - *b * sx) / sw;
-}
-
-/* Largest relative residual of y = a + b x. */
-static double fit_resid(const double *x, const double *y, size_t n, double a, double b)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if (y[i] > 0)
-            worst = fmax(worst, fabs(a + b * x[i] - y[i]) / y[i]);
-    return worst;
-}
-
 /* Solves the 3 x 3 system A x = t (Cramer); false when singular. */
 static bool solve3(const double A[3][3], const double t[3], double x[3])
 {
@@ -2775,7 +2743,7 @@ static rtm_pool_t cal_pool;
 static rtm_status_t noop_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
     p->n_bufs = 0;
-    p->launches = 1;
+    p->launches = (uint32_t)k->size[1];
     p->blocks_max = (uint32_t)k->size[0];
     return RTM_OK;
 }
@@ -2806,8 +2774,8 @@ static void noop_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
 static void noop_cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->li = (double)k->size[0];
-    c->launches = 1;
+    c->li = (double)k->size[0] * (double)k->size[1];
+    c->launches = (uint32_t)k->size[1];
 }
 static size_t noop_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
 {
@@ -2821,8 +2789,9 @@ static const rtm_kernel_t noop_kernel = {
     .name = "calib_noop",
     .source = "",
     .entries = {NULL},
-    .keys = {{"blocks", 1, 1 << 22, 1, "blocks"}},
-    .n_keys = 1,
+    .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},
+             {"launches", 1, 4096, 1, "launches per job"}},
+    .n_keys = 2,
     .vec_allowed = 1u << 1,
     .tune_default = {1, 1},
     .plan = noop_plan,
@@ -2976,57 +2945,101 @@ static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
     return RTM_OK;
 }
 
-/* Pool overheads: a run of B no-op blocks takes cw + ceil(B / n) * dispatch. */
+bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t_multi,
+                        uint32_t launches, double *cw, double *dispatch)
+{
+    if (n < 2 || launches == 0 || !(per[n - 1] > per[n - 2]))
+        return false;
+    const double d = (t[n - 1] - t[n - 2]) / (per[n - 1] - per[n - 2]);
+    const double w = t_multi / launches - d;
+    if (!(d > 0) || !(w > 0))
+        return false;
+    *cw = w;
+    *dispatch = d;
+    return true;
+}
+
+/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
+ * after one warm-up. */
+static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
+{
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, &noop_kernel);
+    k.size[0] = blocks;
+    k.size[1] = launches;
+    rtm_status_t st = rtm_kinst_plan(&k);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t f;
+    *t = rtm_calib_summary(samp + 1, REPS, &f);
+    *spread = fmax(*spread, f.spread);
+    return RTM_OK;
+}
+
+/* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
+ * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
+ * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
+ * job of MULTI_LAUNCHES back-to-back launches (grid_path runs 128 a job). The runs of 1
+ * to 256 blocks per worker alone (the fit before) put dispatch at 894 ns and cw at
+ * 82 us on the H100 host (residual 82 %): there one worker runs most blocks of a short
+ * run alone while the others still wake. */
+#define MULTI_LAUNCHES 16
 static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
 {
-    static const uint32_t per[] = {1, 4, 16, 64, 256};
-    const size_t np = c->o->quick ? 4 : 5;
-    double xs[5], ys[5], spread = 0;
+    static const uint32_t per[] = {1, 16, 128, 512, 2048};
+    const size_t np = N_OF(per);
+    double xs[N_OF(per)], ys[N_OF(per)], spread = 0, multi = 0;
     for (size_t i = 0; i < np; i++) {
-        rtm_kinst_t k;
-        rtm_kinst_init(&k, &noop_kernel);
-        k.size[0] = (int64_t)n * per[i];
-        rtm_status_t st = rtm_kinst_plan(&k);
-        double samp[REPS + 1];
-        for (int r = 0; r <= REPS && st == RTM_OK; r++)
-            st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+        const rtm_status_t st = noop_time(n * per[i], 1, &ys[i], &spread);
         if (st != RTM_OK)
             return st;
-        rtm_calib_fig_t f;
-        ys[i] = rtm_calib_summary(samp + 1, REPS, &f);
         xs[i] = per[i];
-        spread = fmax(spread, f.spread);
     }
-    double a, bb;
-    fit_affine(xs, ys, np, &a, &bb);
-    /* The slope comes from the whole range, but the intercept of an unweighted fit is at
-     * the mercy of the largest runs' noise (one H100-host calibration gave cw 208 us
-     * against 39 us the run before, and every small CPU job then predicted slower than
-     * measured): the smallest run measures wake + one block per worker + join directly. */
-    if (bb > 0 && ys[0] - bb * xs[0] > 0)
-        a = ys[0] - bb * xs[0];
-    const double resid = fit_resid(xs, ys, np, fmax(a, 0.0), fmax(bb, 0.0));
+    rtm_status_t st = noop_time(n, MULTI_LAUNCHES, &multi, &spread);
+    if (st != RTM_OK)
+        return st;
+    double cw = 0, disp = 0;
+    const bool ok = rtm_calib_pool_fit(xs, ys, (uint32_t)np, multi, MULTI_LAUNCHES, &cw, &disp);
     /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
-     * transfer (w), a run's wake-up and join at least one barrier round */
-    const bool tilted = !(a > 0) || !(bb > 0);
-    cpu_param(b, RTM_CPU_P_cw, a > 0 ? a : c->barrier_s);
-    cpu_param(b, RTM_CPU_P_dispatch, bb > 0 ? bb : b->cpu_param[RTM_CPU_P_w]);
-    if (tilted)
-        fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s "
-                    "taken from %s",
-                 !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
+     * transfer (w), a launch's wake-up and join at least one barrier round */
+    if (!ok) {
+        cw = c->barrier_s;
+        disp = b->cpu_param[RTM_CPU_P_w];
+        fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): cw "
+                    "taken from the barrier round, dispatch from w");
+    }
+    cpu_param(b, RTM_CPU_P_cw, cw);
+    cpu_param(b, RTM_CPU_P_dispatch, disp);
+    /* how far the one-launch runs lie from cw + B/n * dispatch (the short ones: the
+     * wake-up ramp) */
+    double resid = 0;
+    for (size_t i = 0; i < np; i++)
+        resid = fmax(resid, fabs(cw + disp * xs[i] - ys[i]) / ys[i]);
     const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
     for (int i = 0; i < 2; i++) {
         rtm_calib_fig_t *f = cfig(c, ids[i]);
         f->median = b->cpu_param[ids[i]];
         f->spread = spread;
         f->resid = resid;
-        f->n = (uint32_t)(np * REPS);
+        f->n = (uint32_t)((np + 1) * REPS);
         f->kept = f->n;
     }
-    note(c, "cpu: pool run of B no-op blocks on %u workers, B/n = 1..%u: cw (wake + join) "
-            "%.4gus, dispatch %.4gns per block",
-         n, per[np - 1], b->cpu_param[RTM_CPU_P_cw] * 1e6, b->cpu_param[RTM_CPU_P_dispatch] * 1e9);
+    char runs[256];
+    size_t used = 0;
+    runs[0] = '\0';
+    for (size_t i = 0; i < np; i++) {
+        const int m = snprintf(runs + used, sizeof(runs) - used, "%s%u:%.4gus", i ? " " : "",
+                               per[i], ys[i] * 1e6);
+        if (m > 0 && used + (size_t)m < sizeof(runs))
+            used += (size_t)m;
+    }
+    note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
+            "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
+            "dispatch %.4gns per block (slope of the two longest runs)",
+         n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9);
     return RTM_OK;
 }
 

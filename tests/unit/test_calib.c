@@ -416,6 +416,31 @@ static void test_fit_failure_reported(void **state)
     assert_false(rtm_calib_fit(p, 3, 0.0, &o));
 }
 
+/* The pool's overheads: dispatch from the two longest no-op runs (every worker contends
+ * there, as in a job of thousands of blocks), cw per launch from back-to-back launches.
+ * A short run is partly one worker's alone while the others still wake (cheaper per
+ * block, dearer at its start): on the H100 host the old fit over 1..256 blocks per
+ * worker gave dispatch 894 ns and cw 82 us (residual 82 %), the empty kernel at 245..2197
+ * blocks per worker measured 0.43 us a block and about 55 us a launch (predicted +88 to
+ * +105 %), and grid_path's 128 launches alone were charged 10.5 ms against 7.5 measured. */
+static void test_pool_fit(void **state)
+{
+    (void)state;
+    const double cw0 = 55e-6, d0 = 0.43e-6;
+    const double per[] = {1, 16, 128, 512, 2048};
+    double t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = per[i] >= 128 ? cw0 + per[i] * d0 : 1.6 * cw0 + 0.2 * per[i] * d0;
+    double cw = 0, d = 0;
+    assert_true(rtm_calib_pool_fit(per, t, 5, 16 * (cw0 + d0), 16, &cw, &d));
+    assert_true(fabs(d - d0) < 1e-3 * d0);
+    assert_true(fabs(cw - cw0) < 1e-3 * cw0);
+    /* a run slower per block at the short end than the long: no positive cw */
+    assert_false(rtm_calib_pool_fit(per, t, 5, 16 * d0 * 0.5, 16, &cw, &d));
+    /* too few runs */
+    assert_false(rtm_calib_pool_fit(per, t, 1, 16 * (cw0 + d0), 16, &cw, &d));
+}
+
 /* The point past the cache: the smallest odd first key whose buffers exceed it.
  * matrix_mul holds 3 n^2 floats: past 4 MiB from n = 592, odd: 593. */
 static void test_past_cache_size(void **state)
@@ -444,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_size_parity),
         cmocka_unit_test(test_fit_knee_at_cache),
         cmocka_unit_test(test_fit_failure_reported),
+        cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_past_cache_size),
         cmocka_unit_test(test_quick_profile_complete),
         cmocka_unit_test(test_validate_json),
