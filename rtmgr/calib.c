@@ -638,6 +638,7 @@ typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
+    uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -653,9 +654,14 @@ typedef struct {
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
+    /* optional (NULL: none): the whole job's time estimated from runs of its first
+     * `part` blocks per worker (one-launch kernels whose whole job is too long) */
+    rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                 double *t, rtm_calib_fig_t *f);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
+    double workers;  /* the pool's workers (CPU; measure_part's blocks are per worker) */
     rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
     double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
 } kfit_t;
@@ -664,8 +670,12 @@ typedef struct {
  * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
 #define POINT_BUDGET_S 0.5
 #define EXTRA_MIN_REPS 3
-/* Longest predicted job of an extra (seed-000 validation-range) point. */
+/* Longest predicted job of an extra (seed-000 validation-range) point. Where the
+ * executor can run part of a job (the CPU pool), a longer one is measured on its first
+ * blocks, about PART_S of them, and scaled to the whole job. */
 #define EXTRA_MAX_S 0.4
+#define PART_S 0.05
+#define PART_REPS 5
 /* Longest predicted job of the point past the cache (--quick: PAST_MAX_QUICK_S), and its
  * repetitions: as many as fit in POINT_BUDGET_S, at least one after the warm-up. */
 #define PAST_MAX_S 1.0
@@ -674,14 +684,23 @@ typedef struct {
  * what they can add to a run. */
 #define PAST_SECTION_S 2.5
 
-/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs. */
+/* Blocks of a one-launch kernel's job (launch 0). */
+static uint32_t extra_blocks(const rtm_kinst_t *k)
+{
+    rtm_klaunch_t kl = {0, 0};
+    k->kernel->launch(k, 0, &kl);
+    return kl.blocks;
+}
+
+/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
+ * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
-                                 int reps, kpoint_t *pt, double *per_job)
+                                 int reps, uint32_t part, kpoint_t *pt, double *per_job)
 {
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
         st = RTM_E_MODEL;
@@ -694,7 +713,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         pt->x = kf->cpu ? cost.li * (cost.z[RTM_LOC_SCALAR] + cost.z[RTM_LOC_UNIT] +
                                      cost.z[RTM_LOC_STRIDED])
                         : cost.Z * cost.li;
-        st = kf->measure(kf->ctx, &in, reps, &pt->t, &f);
+        st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
+                  : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
     rtm_calib_inst_free(&in);
     pt->spread = f.spread;
@@ -795,6 +815,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             break;
         int64_t key;
         int reps = REPS;
+        uint32_t part = 0; /* blocks per worker of a partial job, 0: the whole job */
         const uint64_t seed = 3 + j;
         if (extra_j) {
             /* an extra size: when it fits, is not too long, and extends the range */
@@ -805,9 +826,23 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             rtm_kinst_t k;
             if (!beyond || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
                 continue;
-            const double pt = kf->pred(kf->pred_ctx, &k);
-            if (!(pt > 0) || pt > EXTRA_MAX_S)
+            double pt = kf->pred(kf->pred_ctx, &k);
+            if (!(pt > 0))
                 continue;
+            /* too long a job: its first blocks, where the executor can run part of one
+             * (the H100 host's matrix_mul took 9.4 s a job at n = 3000, and with points
+             * up to n = 1673 only its time per operation was 40 % under there) */
+            part = 0;
+            if (pt > EXTRA_MAX_S) {
+                const double per = ceil((double)extra_blocks(&k) / kf->workers);
+                if (!kf->measure_part || k.plan.launches != 1 || !(per > 0))
+                    continue;
+                part = (uint32_t)fmax(4.0, floor(PART_S / (pt / per)));
+                if (part >= per)
+                    part = 0;
+                else
+                    pt = pt * part / per;
+            }
             /* past the kernel's time, only a cheap one (they reach the sizes validation
              * measures: the H100's matrix_mul had no point past its L2 without 3001) */
             if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)
@@ -816,6 +851,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             memcpy(size, k.size, sizeof(size));
             const double want = POINT_BUDGET_S / pt;
             reps = want >= REPS ? REPS : want <= EXTRA_MIN_REPS ? EXTRA_MIN_REPS : (int)want;
+            if (part && reps > PART_REPS)
+                reps = PART_REPS;
         } else {
             const size_t jj = j < first_extra ? j : j - ne;
             const size_t i = order[jj];
@@ -849,7 +886,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         }
         kpoint_t pt;
         double per_job = 0;
-        st = kernel_point(kf, size, key, seed, reps, &pt, &per_job);
+        st = kernel_point(kf, size, key, seed, reps, part, &pt, &per_job);
         if (st != RTM_OK)
             break;
         keys[*n] = key;
@@ -895,7 +932,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             kpoint_t pt_past;
             double per_job = 0;
             const double t_past = rtm_calib_now();
-            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, &pt_past, &per_job);
+            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, 0, &pt_past, &per_job);
             c->past_s += rtm_calib_now() - t_past;
             if (st == RTM_OK)
                 pts[(*n)++] = pt_past;
@@ -1085,11 +1122,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
-        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS};
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
@@ -1126,8 +1163,9 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
     size_t used = 0;
     ks[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
-        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s", i ? " " : "",
+        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s%s", i ? " " : "",
                                (long long)pts[i].key, pts[i].t * 1e3,
+                               pts[i].part ? "(first blocks)" : "",
                                pts[i].reps < REPS ? "(few reps)" : "");
         if (m > 0 && used + (size_t)m < sizeof(ks))
             used += (size_t)m;
@@ -2860,6 +2898,60 @@ static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
     return st;
 }
 
+rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, uint32_t part,
+                                      double *seconds)
+{
+    const uint32_t n = pool->n_workers;
+    const uint64_t m = (uint64_t)part * n;
+    if (!k || k->plan.launches != 1 || n == 0 || part == 0 || m > extra_blocks(k))
+        return RTM_E_ARG;
+    uint32_t *idx = malloc(sizeof(*idx) * (size_t)m);
+    if (!idx)
+        return RTM_E_NOMEM;
+    for (uint32_t i = 0; i < (uint32_t)m; i++)
+        idx[i] = i;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = rtm_pool_run(pool, k, 0, idx, (uint32_t)m, NULL, NULL, NULL);
+    *seconds = rtm_calib_now() - t0;
+    free(idx);
+    return st;
+}
+
+double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
+                            uint32_t part)
+{
+    if (workers == 0 || part == 0)
+        return t_part;
+    const double per = ceil((double)blocks / workers);
+    return cw + fmax(t_part - cw, 0.0) * per / part;
+}
+
+/* The whole job's time from runs of its first `part` blocks per worker (one launch):
+ * the run's time less one launch's cw is its workers' share of part blocks each, the
+ * whole job's is ceil(blocks / n) each (the same blocks in the same order: the first
+ * ones of the job, handed out as in the whole job), plus cw. Calibration only: the index
+ * list is allocated here. */
+static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                    double *t, rtm_calib_fig_t *f)
+{
+    const cpred_t *p = ctx;
+    const uint32_t n = cal_pool.n_workers, blocks = extra_blocks(&in->k);
+    const uint64_t m64 = (uint64_t)part * n;
+    if (in->k.plan.launches != 1 || n == 0 || part == 0 || m64 >= blocks)
+        return ck_measure(ctx, in, reps, t, f);
+    double samp[REPS + 1];
+    rtm_status_t st = RTM_OK;
+    if (reps > REPS)
+        reps = REPS;
+    for (int r = 0; r <= reps && st == RTM_OK; r++)
+        st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    const double sub = rtm_calib_summary(samp + 1, (size_t)reps, f);
+    *t = rtm_calib_part_scale(sub, p->b->cpu_param[RTM_CPU_P_cw], blocks, n, part);
+    return RTM_OK;
+}
+
 static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
 
 /* Micro-kernel figures of eq. 1. */
@@ -3054,7 +3146,9 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
-                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p, .cpu = true,
+                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure,
+                 .measure_part = ck_measure_part, .workers = cal_pool.n_workers, .ctx = &p,
+                 .cpu = true,
                  .kpred = cpu_pred, .kpred_ctx = &p, .cache = c->cpu_knee,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];

@@ -104,4 +104,15 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
  * the model-error log records for the CPU. */
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);
 
+/* Wall time of a run of the first part * n blocks (n = the pool's workers) of one-launch
+ * job k on the pool: part blocks per worker, handed out as in the whole job. Allocates
+ * (calibration only). RTM_E_ARG for a multi-launch job or more blocks than it has. */
+rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, uint32_t part,
+                                      double *seconds);
+
+/* The whole job's time from such a run's t_part: cw + (t_part - cw) * ceil(blocks /
+ * workers) / part (one launch's wake and join once, the workers' blocks in proportion). */
+double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
+                            uint32_t part);
+
 #endif
