@@ -2940,10 +2940,14 @@ static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, u
     if (in->k.plan.launches != 1 || n == 0 || part == 0 || m64 >= blocks)
         return ck_measure(ctx, in, reps, t, f);
     double samp[REPS + 1];
-    rtm_status_t st = RTM_OK;
     if (reps > REPS)
         reps = REPS;
-    for (int r = 0; r <= reps && st == RTM_OK; r++)
+    /* the warm-up run tells what a run takes: a kernel whose time per block grows past
+     * the prediction (matrix_loop_add's 5x from n = 1000 to 3000) gets fewer runs */
+    rtm_status_t st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[0]);
+    if (st == RTM_OK && samp[0] > 0 && samp[0] * reps > POINT_BUDGET_S)
+        reps = (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / samp[0]);
+    for (int r = 1; r <= reps && st == RTM_OK; r++)
         st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
     if (st != RTM_OK)
         return st;
