@@ -674,8 +674,8 @@ typedef struct {
  * executor can run part of a job (the CPU pool), a longer one is measured on its first
  * blocks, about PART_S of them, and scaled to the whole job. */
 #define EXTRA_MAX_S 0.4
-#define PART_S 0.05
-#define PART_REPS 5
+#define PART_S 0.03
+#define PART_REPS 3
 /* Longest predicted job of the point past the cache (--quick: PAST_MAX_QUICK_S), and its
  * repetitions: as many as fit in POINT_BUDGET_S, at least one after the warm-up. */
 #define PAST_MAX_S 1.0
