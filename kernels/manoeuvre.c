@@ -47,9 +47,11 @@
  *   log2(wg) rounds of 7 (two tests, up to 4 moves, barrier); final store 5.
  * Launch 1 per work-item: nav_manoeuvre 10, per tile 7 (load, 2 tests, 4 selects),
  * nav_deviation 8, store 1.
- * li = work-items of both launches; Z = all operations / li. CPU classes: the path load
- * of each step is unit stride (z_unit = steps per launch-0 item + 5 target loads), the
- * rest register arithmetic. md = 6 floats per target. Bytes in = 64 + 24 targets, out =
+ * li = work-items of both launches; Z = all operations / li. CPU classes count what the
+ * twin runs (eq. 1's z: CPU operations per li): per block its own path once (steps * 84
+ * + head), per live target (not per padded work-item: a partial tile's padding is
+ * skipped) 200 + steps * 23 + tail + 2 compares, plus launch 1; the path load of each
+ * step and the 5 target loads are unit stride (z_unit), the rest register arithmetic. md = 6 floats per target. Bytes in = 64 + 24 targets, out =
  * 16 per manoeuvre; device traffic = every block reads its tile (24 B per target, so
  * 24 targets * manoeuvres) + partials written and read (16 B each) + outputs. */
 #include <math.h>
@@ -259,12 +261,18 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     const double items0 = man * tiles * wg, items1 = red_blocks(k) * wg;
     const double per0 = Z_HEAD + ceil(steps / wg) * Z_OWNPOINT + 1 + Z_TARGET + steps * Z_STEP +
                         Z_TAIL + log2(wg) * Z_ROUND;
-    const double ops = items0 * per0 + man * (Z_RED_HEAD + tiles * Z_RED_TILE);
+    const double red = man * (Z_RED_HEAD + tiles * Z_RED_TILE);
+    const double ops = items0 * per0 + red;
+    /* the twin: each block's own path once (one thread), then only the live targets of
+     * its tile (the padded items of a partial tile are skipped), two compares each */
+    const double live = man * (double)n_tgt(k);
+    const double twin = man * tiles * (Z_HEAD + steps * Z_OWNPOINT) +
+                        live * (Z_TARGET + steps * Z_STEP + Z_TAIL + 2.0) + red;
     memset(c, 0, sizeof(*c));
     c->li = items0 + items1;
     c->Z = ops / c->li;
-    c->z[RTM_LOC_UNIT] = items0 * (steps + 5.0) / c->li;
-    c->z[RTM_LOC_SCALAR] = c->Z - c->z[RTM_LOC_UNIT];
+    c->z[RTM_LOC_UNIT] = live * (steps + 5.0) / c->li;
+    c->z[RTM_LOC_SCALAR] = twin / c->li - c->z[RTM_LOC_UNIT];
     c->md = 6.0;
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n_tgt(k);
     c->bytes_out = 16.0 * man;

@@ -465,38 +465,6 @@ __attribute__((format(printf, 2, 3))) static void fallback(cal_t *c, const char 
     note(c, "FALLBACK: %s", text);
 }
 
-/* Weighted least squares y = a + b x with weights 1/y^2 (relative error). */
-static void fit_affine(const double *x, const double *y, size_t n, double *a, double *b)
-{
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double w = y[i] > 0 ? 1.0 / (y[i] * y[i]) : 0.0;
-        sw += w;
-        sx += w * x[i];
-        sy += w * y[i];
-        sxx += w * x[i] * x[i];
-        sxy += w * x[i] * y[i];
-    }
-    const double det = sw * sxx - sx * sx;
-    if (n < 2 || !(fabs(det) > 0)) {
-        *a = 0.0;
-        *b = n && x[0] > 0 ? y[0] / x[0] : 0.0;
-        return;
-    }
-    *b = (sw * sxy - sx * sy) / det;
-    *a = (sy - *b * sx) / sw;
-}
-
-/* Largest relative residual of y = a + b x. */
-static double fit_resid(const double *x, const double *y, size_t n, double a, double b)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if (y[i] > 0)
-            worst = fmax(worst, fabs(a + b * x[i] - y[i]) / y[i]);
-    return worst;
-}
-
 /* Solves the 3 x 3 system A x = t (Cramer); false when singular. */
 static bool solve3(const double A[3][3], const double t[3], double x[3])
 {
@@ -705,6 +673,7 @@ typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
+    uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -720,9 +689,14 @@ typedef struct {
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
+    /* optional (NULL: none): the whole job's time estimated from runs of its first
+     * `part` blocks per worker (one-launch kernels whose whole job is too long) */
+    rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                 double *t, rtm_calib_fig_t *f);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
+    double workers;  /* the pool's workers (CPU; measure_part's blocks are per worker) */
     rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
     double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
 } kfit_t;
@@ -731,8 +705,12 @@ typedef struct {
  * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
 #define POINT_BUDGET_S 0.5
 #define EXTRA_MIN_REPS 3
-/* Longest predicted job of an extra (seed-000 validation-range) point. */
+/* Longest predicted job of an extra (seed-000 validation-range) point. Where the
+ * executor can run part of a job (the CPU pool), a longer one is measured on its first
+ * blocks, about PART_S of them, and scaled to the whole job. */
 #define EXTRA_MAX_S 0.4
+#define PART_S 0.03
+#define PART_REPS 3
 /* Longest predicted job of the point past the cache (--quick: PAST_MAX_QUICK_S), and its
  * repetitions: as many as fit in POINT_BUDGET_S, at least one after the warm-up. */
 #define PAST_MAX_S 1.0
@@ -741,14 +719,23 @@ typedef struct {
  * what they can add to a run. */
 #define PAST_SECTION_S 2.5
 
-/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs. */
+/* Blocks of a one-launch kernel's job (launch 0). */
+static uint32_t extra_blocks(const rtm_kinst_t *k)
+{
+    rtm_klaunch_t kl = {0, 0};
+    k->kernel->launch(k, 0, &kl);
+    return kl.blocks;
+}
+
+/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
+ * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
-                                 int reps, kpoint_t *pt, double *per_job)
+                                 int reps, uint32_t part, kpoint_t *pt, double *per_job)
 {
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
         st = RTM_E_MODEL;
@@ -761,7 +748,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         pt->x = kf->cpu ? cost.li * (cost.z[RTM_LOC_SCALAR] + cost.z[RTM_LOC_UNIT] +
                                      cost.z[RTM_LOC_STRIDED])
                         : cost.Z * cost.li;
-        st = kf->measure(kf->ctx, &in, reps, &pt->t, &f);
+        st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
+                  : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
     rtm_calib_inst_free(&in);
     pt->spread = f.spread;
@@ -862,6 +850,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             break;
         int64_t key;
         int reps = REPS;
+        uint32_t part = 0; /* blocks per worker of a partial job, 0: the whole job */
         const uint64_t seed = 3 + j;
         if (extra_j) {
             /* an extra size: when it fits, is not too long, and extends the range */
@@ -872,9 +861,23 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             rtm_kinst_t k;
             if (!beyond || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
                 continue;
-            const double pt = kf->pred(kf->pred_ctx, &k);
-            if (!(pt > 0) || pt > EXTRA_MAX_S)
+            double pt = kf->pred(kf->pred_ctx, &k);
+            if (!(pt > 0))
                 continue;
+            /* too long a job: its first blocks, where the executor can run part of one
+             * (the H100 host's matrix_mul took 9.4 s a job at n = 3000, and with points
+             * up to n = 1673 only its time per operation was 40 % under there) */
+            part = 0;
+            if (pt > EXTRA_MAX_S) {
+                const double per = ceil((double)extra_blocks(&k) / kf->workers);
+                if (!kf->measure_part || k.plan.launches != 1 || !(per > 0))
+                    continue;
+                part = (uint32_t)fmax(4.0, floor(PART_S / (pt / per)));
+                if (part >= per)
+                    part = 0;
+                else
+                    pt = pt * part / per;
+            }
             /* past the kernel's time, only a cheap one (they reach the sizes validation
              * measures: the H100's matrix_mul had no point past its L2 without 3001) */
             if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)
@@ -883,6 +886,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             memcpy(size, k.size, sizeof(size));
             const double want = POINT_BUDGET_S / pt;
             reps = want >= REPS ? REPS : want <= EXTRA_MIN_REPS ? EXTRA_MIN_REPS : (int)want;
+            if (part && reps > PART_REPS)
+                reps = PART_REPS;
         } else {
             const size_t jj = j < first_extra ? j : j - ne;
             const size_t i = order[jj];
@@ -916,7 +921,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         }
         kpoint_t pt;
         double per_job = 0;
-        st = kernel_point(kf, size, key, seed, reps, &pt, &per_job);
+        st = kernel_point(kf, size, key, seed, reps, part, &pt, &per_job);
         if (st != RTM_OK)
             break;
         keys[*n] = key;
@@ -962,7 +967,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             kpoint_t pt_past;
             double per_job = 0;
             const double t_past = rtm_calib_now();
-            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, &pt_past, &per_job);
+            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, 0, &pt_past, &per_job);
             c->past_s += rtm_calib_now() - t_past;
             if (st == RTM_OK)
                 pts[(*n)++] = pt_past;
@@ -1152,11 +1157,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
-        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS};
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
@@ -1193,8 +1198,9 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
     size_t used = 0;
     ks[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
-        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s", i ? " " : "",
+        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s%s", i ? " " : "",
                                (long long)pts[i].key, pts[i].t * 1e3,
+                               pts[i].part ? "(first blocks)" : "",
                                pts[i].reps < REPS ? "(few reps)" : "");
         if (m > 0 && used + (size_t)m < sizeof(ks))
             used += (size_t)m;
@@ -3112,7 +3118,7 @@ static rtm_pool_t cal_pool;
 static rtm_status_t noop_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
     p->n_bufs = 0;
-    p->launches = 1;
+    p->launches = (uint32_t)k->size[1];
     p->blocks_max = (uint32_t)k->size[0];
     return RTM_OK;
 }
@@ -3143,8 +3149,8 @@ static void noop_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
 static void noop_cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->li = (double)k->size[0];
-    c->launches = 1;
+    c->li = (double)k->size[0] * (double)k->size[1];
+    c->launches = (uint32_t)k->size[1];
 }
 static size_t noop_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
 {
@@ -3158,8 +3164,9 @@ static const rtm_kernel_t noop_kernel = {
     .name = "calib_noop",
     .source = "",
     .entries = {NULL},
-    .keys = {{"blocks", 1, 1 << 22, 1, "blocks"}},
-    .n_keys = 1,
+    .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},
+             {"launches", 1, 4096, 1, "launches per job"}},
+    .n_keys = 2,
     .vec_allowed = 1u << 1,
     .tune_default = {1, 1},
     .plan = noop_plan,
@@ -3226,6 +3233,64 @@ static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
     if (st == RTM_OK)
         *t = rtm_calib_summary(samp + 1, (size_t)reps, f);
     return st;
+}
+
+rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, uint32_t part,
+                                      double *seconds)
+{
+    const uint32_t n = pool->n_workers;
+    const uint64_t m = (uint64_t)part * n;
+    if (!k || k->plan.launches != 1 || n == 0 || part == 0 || m > extra_blocks(k))
+        return RTM_E_ARG;
+    uint32_t *idx = malloc(sizeof(*idx) * (size_t)m);
+    if (!idx)
+        return RTM_E_NOMEM;
+    for (uint32_t i = 0; i < (uint32_t)m; i++)
+        idx[i] = i;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = rtm_pool_run(pool, k, 0, idx, (uint32_t)m, NULL, NULL, NULL);
+    *seconds = rtm_calib_now() - t0;
+    free(idx);
+    return st;
+}
+
+double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
+                            uint32_t part)
+{
+    if (workers == 0 || part == 0)
+        return t_part;
+    const double per = ceil((double)blocks / workers);
+    return cw + fmax(t_part - cw, 0.0) * per / part;
+}
+
+/* The whole job's time from runs of its first `part` blocks per worker (one launch):
+ * the run's time less one launch's cw is its workers' share of part blocks each, the
+ * whole job's is ceil(blocks / n) each (the same blocks in the same order: the first
+ * ones of the job, handed out as in the whole job), plus cw. Calibration only: the index
+ * list is allocated here. */
+static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                    double *t, rtm_calib_fig_t *f)
+{
+    const cpred_t *p = ctx;
+    const uint32_t n = cal_pool.n_workers, blocks = extra_blocks(&in->k);
+    const uint64_t m64 = (uint64_t)part * n;
+    if (in->k.plan.launches != 1 || n == 0 || part == 0 || m64 >= blocks)
+        return ck_measure(ctx, in, reps, t, f);
+    double samp[REPS + 1];
+    if (reps > REPS)
+        reps = REPS;
+    /* the warm-up run tells what a run takes: a kernel whose time per block grows past
+     * the prediction (matrix_loop_add's 5x from n = 1000 to 3000) gets fewer runs */
+    rtm_status_t st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[0]);
+    if (st == RTM_OK && samp[0] > 0 && samp[0] * reps > POINT_BUDGET_S)
+        reps = (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / samp[0]);
+    for (int r = 1; r <= reps && st == RTM_OK; r++)
+        st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    const double sub = rtm_calib_summary(samp + 1, (size_t)reps, f);
+    *t = rtm_calib_part_scale(sub, p->b->cpu_param[RTM_CPU_P_cw], blocks, n, part);
+    return RTM_OK;
 }
 
 static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
@@ -3313,57 +3378,101 @@ static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
     return RTM_OK;
 }
 
-/* Pool overheads: a run of B no-op blocks takes cw + ceil(B / n) * dispatch. */
+bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t_multi,
+                        uint32_t launches, double *cw, double *dispatch)
+{
+    if (n < 2 || launches == 0 || !(per[n - 1] > per[n - 2]))
+        return false;
+    const double d = (t[n - 1] - t[n - 2]) / (per[n - 1] - per[n - 2]);
+    const double w = t_multi / launches - d;
+    if (!(d > 0) || !(w > 0))
+        return false;
+    *cw = w;
+    *dispatch = d;
+    return true;
+}
+
+/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
+ * after one warm-up. */
+static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
+{
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, &noop_kernel);
+    k.size[0] = blocks;
+    k.size[1] = launches;
+    rtm_status_t st = rtm_kinst_plan(&k);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t f;
+    *t = rtm_calib_summary(samp + 1, REPS, &f);
+    *spread = fmax(*spread, f.spread);
+    return RTM_OK;
+}
+
+/* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
+ * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
+ * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
+ * job of MULTI_LAUNCHES back-to-back launches (grid_path runs 128 a job). The runs of 1
+ * to 256 blocks per worker alone (the fit before) put dispatch at 894 ns and cw at
+ * 82 us on the H100 host (residual 82 %): there one worker runs most blocks of a short
+ * run alone while the others still wake. */
+#define MULTI_LAUNCHES 16
 static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
 {
-    static const uint32_t per[] = {1, 4, 16, 64, 256};
-    const size_t np = c->o->quick ? 4 : 5;
-    double xs[5], ys[5], spread = 0;
+    static const uint32_t per[] = {1, 16, 128, 512, 2048};
+    const size_t np = N_OF(per);
+    double xs[N_OF(per)], ys[N_OF(per)], spread = 0, multi = 0;
     for (size_t i = 0; i < np; i++) {
-        rtm_kinst_t k;
-        rtm_kinst_init(&k, &noop_kernel);
-        k.size[0] = (int64_t)n * per[i];
-        rtm_status_t st = rtm_kinst_plan(&k);
-        double samp[REPS + 1];
-        for (int r = 0; r <= REPS && st == RTM_OK; r++)
-            st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+        const rtm_status_t st = noop_time(n * per[i], 1, &ys[i], &spread);
         if (st != RTM_OK)
             return st;
-        rtm_calib_fig_t f;
-        ys[i] = rtm_calib_summary(samp + 1, REPS, &f);
         xs[i] = per[i];
-        spread = fmax(spread, f.spread);
     }
-    double a, bb;
-    fit_affine(xs, ys, np, &a, &bb);
-    /* The slope comes from the whole range, but the intercept of an unweighted fit is at
-     * the mercy of the largest runs' noise (one H100-host calibration gave cw 208 us
-     * against 39 us the run before, and every small CPU job then predicted slower than
-     * measured): the smallest run measures wake + one block per worker + join directly. */
-    if (bb > 0 && ys[0] - bb * xs[0] > 0)
-        a = ys[0] - bb * xs[0];
-    const double resid = fit_resid(xs, ys, np, fmax(a, 0.0), fmax(bb, 0.0));
+    rtm_status_t st = noop_time(n, MULTI_LAUNCHES, &multi, &spread);
+    if (st != RTM_OK)
+        return st;
+    double cw = 0, disp = 0;
+    const bool ok = rtm_calib_pool_fit(xs, ys, (uint32_t)np, multi, MULTI_LAUNCHES, &cw, &disp);
     /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
-     * transfer (w), a run's wake-up and join at least one barrier round */
-    const bool tilted = !(a > 0) || !(bb > 0);
-    cpu_param(b, RTM_CPU_P_cw, a > 0 ? a : c->barrier_s);
-    cpu_param(b, RTM_CPU_P_dispatch, bb > 0 ? bb : b->cpu_param[RTM_CPU_P_w]);
-    if (tilted)
-        fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): %s "
-                    "taken from %s",
-                 !(a > 0) ? "cw" : "dispatch", !(a > 0) ? "the barrier round" : "w");
+     * transfer (w), a launch's wake-up and join at least one barrier round */
+    if (!ok) {
+        cw = c->barrier_s;
+        disp = b->cpu_param[RTM_CPU_P_w];
+        fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): cw "
+                    "taken from the barrier round, dispatch from w");
+    }
+    cpu_param(b, RTM_CPU_P_cw, cw);
+    cpu_param(b, RTM_CPU_P_dispatch, disp);
+    /* how far the one-launch runs lie from cw + B/n * dispatch (the short ones: the
+     * wake-up ramp) */
+    double resid = 0;
+    for (size_t i = 0; i < np; i++)
+        resid = fmax(resid, fabs(cw + disp * xs[i] - ys[i]) / ys[i]);
     const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
     for (int i = 0; i < 2; i++) {
         rtm_calib_fig_t *f = cfig(c, ids[i]);
         f->median = b->cpu_param[ids[i]];
         f->spread = spread;
         f->resid = resid;
-        f->n = (uint32_t)(np * REPS);
+        f->n = (uint32_t)((np + 1) * REPS);
         f->kept = f->n;
     }
-    note(c, "cpu: pool run of B no-op blocks on %u workers, B/n = 1..%u: cw (wake + join) "
-            "%.4gus, dispatch %.4gns per block",
-         n, per[np - 1], b->cpu_param[RTM_CPU_P_cw] * 1e6, b->cpu_param[RTM_CPU_P_dispatch] * 1e9);
+    char runs[256];
+    size_t used = 0;
+    runs[0] = '\0';
+    for (size_t i = 0; i < np; i++) {
+        const int m = snprintf(runs + used, sizeof(runs) - used, "%s%u:%.4gus", i ? " " : "",
+                               per[i], ys[i] * 1e6);
+        if (m > 0 && used + (size_t)m < sizeof(runs))
+            used += (size_t)m;
+    }
+    note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
+            "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
+            "dispatch %.4gns per block (slope of the two longest runs)",
+         n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9);
     return RTM_OK;
 }
 
@@ -3378,7 +3487,9 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
-                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure, .ctx = &p, .cpu = true,
+                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure,
+                 .measure_part = ck_measure_part, .workers = cal_pool.n_workers, .ctx = &p,
+                 .cpu = true,
                  .kpred = cpu_pred, .kpred_ctx = &p, .cache = c->cpu_knee,
                  .deadline = rtm_calib_now() + kernel_budget(c, left)};
     kpoint_t pts[16];

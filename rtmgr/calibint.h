@@ -94,6 +94,17 @@ bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_cal
 int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
                              const rtm_calib_lim_t *lim, int parity, int64_t *size);
 
+/* The CPU pool's overheads from no-op runs: t[i] the time of one launch of per[i] * n
+ * no-op blocks (n workers; per ascending), t_multi the time of one job of `launches`
+ * back-to-back launches of n blocks. dispatch (per block a worker runs) = the slope
+ * between the two longest runs, where every worker contends for the next block as in a
+ * job of thousands of blocks (a short run is partly one worker's alone while the others
+ * still wake); cw (per launch) = t_multi / launches - dispatch, the wake and join as
+ * multi-launch jobs and back-to-back jobs see them. False, outputs unset, with fewer
+ * than two runs or when either comes out <= 0. */
+bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t_multi,
+                        uint32_t launches, double *cw, double *dispatch);
+
 /* Wall time of one whole job of k on the pool (monotonic clock around the run): what
  * the model-error log records for the CPU. */
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);
@@ -149,5 +160,16 @@ typedef struct {
     uint32_t lo, hi;              /* the sizes straddling the cliff (indices) */
 } rtm_calib_llc_knee_t;
 bool rtm_calib_llc_knee(const double *size, const double *t, uint32_t n, rtm_calib_llc_knee_t *out);
+
+/* Wall time of a run of the first part * n blocks (n = the pool's workers) of one-launch
+ * job k on the pool: part blocks per worker, handed out as in the whole job. Allocates
+ * (calibration only). RTM_E_ARG for a multi-launch job or more blocks than it has. */
+rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, uint32_t part,
+                                      double *seconds);
+
+/* The whole job's time from such a run's t_part: cw + (t_part - cw) * ceil(blocks /
+ * workers) / part (one launch's wake and join once, the workers' blocks in proportion). */
+double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
+                            uint32_t part);
 
 #endif
