@@ -705,6 +705,8 @@ typedef struct {
  * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
 #define POINT_BUDGET_S 0.5
 #define EXTRA_MIN_REPS 3
+/* An extra point is skipped within this fraction of a size already measured. */
+#define EXTRA_APART 0.15
 /* Longest predicted job of an extra (seed-000 validation-range) point. Where the
  * executor can run part of a job (the CPU pool), a longer one is measured on its first
  * blocks, about PART_S of them, and scaled to the whole job. */
@@ -820,7 +822,7 @@ static double emp_pred(const void *ctx, const rtm_kinst_t *k)
 /* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
  * smallest target first, then the middle one, then the largest (so that the points span
  * the range even when time runs short), then the seed-000 kernels' extra sizes near
- * validation's that lie beyond the largest size measured, then the other targets in
+ * validation's that are not near a size measured already, then the other targets in
  * between; from the fourth point on only while the kernel's time lasts. Points come
  * back sorted by size. */
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
@@ -853,13 +855,16 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         uint32_t part = 0; /* blocks per worker of a partial job, 0: the whole job */
         const uint64_t seed = 3 + j;
         if (extra_j) {
-            /* an extra size: when it fits, is not too long, and extends the range */
+            /* an extra size: when it fits, is not too long, and is not within EXTRA_APART
+             * of a size measured already (it extends the range, or fills a gap: the
+             * H100's top target put matrix_loop_add at n = 861 and 3201 with nothing
+             * between, where its cliff is, and the fit had no regime) */
             const int64_t ek = extra[j - first_extra];
-            bool beyond = true;
+            bool apart = true;
             for (uint32_t i = 0; i < *n; i++)
-                beyond = beyond && keys[i] < ek;
+                apart = apart && fabs((double)keys[i] - (double)ek) > EXTRA_APART * (double)ek;
             rtm_kinst_t k;
-            if (!beyond || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
+            if (!apart || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
                 continue;
             double pt = kf->pred(kf->pred_ctx, &k);
             if (!(pt > 0))
