@@ -705,7 +705,9 @@ typedef struct {
  * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
 #define POINT_BUDGET_S 0.5
 #define EXTRA_MIN_REPS 3
-/* An extra point is skipped within this fraction of a size already measured. */
+/* On an OpenCL device an extra point is skipped within this fraction of a size already
+ * measured; on the CPU pool it is taken only beyond the sizes measured (gap points there
+ * gave the H100 host's matrix_add a second regime slower below its knee than above). */
 #define EXTRA_APART 0.15
 /* Longest predicted job of an extra (seed-000 validation-range) point. Where the
  * executor can run part of a job (the CPU pool), a longer one is measured on its first
@@ -862,7 +864,9 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             const int64_t ek = extra[j - first_extra];
             bool apart = true;
             for (uint32_t i = 0; i < *n; i++)
-                apart = apart && fabs((double)keys[i] - (double)ek) > EXTRA_APART * (double)ek;
+                apart = apart && (kf->cpu ? keys[i] < ek /* the pool: beyond only */
+                                          : fabs((double)keys[i] - (double)ek) >
+                                                EXTRA_APART * (double)ek);
             rtm_kinst_t k;
             if (!apart || !size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
                 continue;
