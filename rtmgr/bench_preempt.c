@@ -453,9 +453,9 @@ static void section_overhead(bench_t *b)
         if (!b->o.poll)
             pr.poll_every = poll_k_for(blk_s / steps);
         pr.no_poll = !polls;
-        /* as the executive: long blocks on a plain grid (rtm_preempt_grid_opts) */
-        if (!b->o.groups && blk_s > RTM_PREEMPT_PERSIST_MAX_BLOCK_S)
-            pr.groups = RTM_KEXEC_GROUPS_ALL;
+        /* as the executive: long blocks on a plain grid (unless --groups says) */
+        if (!b->o.groups)
+            rtm_preempt_grid_for_block(blk_s, &pr);
         double best[V_COUNT];
         uint32_t groups = 0;
         if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)

@@ -428,6 +428,25 @@ void rtm_calib_note(rtm_calib_record_t *rec, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Appends one formatted item to buf (len bytes, *used taken) when it fits whole, else
+ * leaves buf as it was (the notes' lists: sizes and times, curves, candidates). */
+__attribute__((format(printf, 4, 5))) static bool appendf(char *buf, size_t len, size_t *used,
+                                                          const char *fmt, ...)
+{
+    if (*used >= len)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    const int m = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (m < 0 || (size_t)m >= len - *used) {
+        buf[*used] = '\0';
+        return false;
+    }
+    *used += (size_t)m;
+    return true;
+}
+
 __attribute__((format(printf, 2, 3))) static void note(cal_t *c, const char *fmt, ...)
 {
     va_list ap;
@@ -723,14 +742,6 @@ typedef struct {
  * what they can add to a run. */
 #define PAST_SECTION_S 2.5
 
-/* Blocks of a one-launch kernel's job (launch 0). */
-static uint32_t extra_blocks(const rtm_kinst_t *k)
-{
-    rtm_klaunch_t kl = {0, 0};
-    k->kernel->launch(k, 0, &kl);
-    return kl.blocks;
-}
-
 /* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
  * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
@@ -878,7 +889,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
              * up to n = 1673 only its time per operation was 40 % under there) */
             part = 0;
             if (pt > EXTRA_MAX_S) {
-                const double per = ceil((double)extra_blocks(&k) / kf->workers);
+                const double per = ceil((double)rtm_kinst_blocks(&k) / kf->workers);
                 if (!kf->measure_part || k.plan.launches != 1 || !(per > 0))
                     continue;
                 part = (uint32_t)fmax(4.0, floor(PART_S / (pt / per)));
@@ -1206,23 +1217,19 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
     char ks[384];
     size_t used = 0;
     ks[0] = '\0';
-    for (uint32_t i = 0; i < n; i++) {
-        const int m = snprintf(ks + used, sizeof(ks) - used, "%s%lld:%.4gms%s%s", i ? " " : "",
-                               (long long)pts[i].key, pts[i].t * 1e3,
-                               pts[i].part ? "(first blocks)" : "",
-                               pts[i].reps < REPS ? "(few reps)" : "");
-        if (m > 0 && used + (size_t)m < sizeof(ks))
-            used += (size_t)m;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        (void)appendf(ks, sizeof(ks), &used, "%s%lld:%.4gms%s%s", i ? " " : "",
+                      (long long)pts[i].key, pts[i].t * 1e3, pts[i].part ? "(first blocks)" : "",
+                      pts[i].reps < REPS ? "(few reps)" : "");
     char big[128] = "";
-    int used_b = 0;
+    size_t used_b = 0;
     if (o.r_byte > 0)
-        used_b = snprintf(big, sizeof(big), ", r_byte %.4gns/KiB", o.r_byte * 1e9 * KIB);
-    if (o.r_big > 0 && used_b >= 0 && (size_t)used_b < sizeof(big))
-        used_b += snprintf(big + used_b, sizeof(big) - (size_t)used_b,
-                           ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9, o.knee / MIB);
-    if (o.p_ops > 0 && used_b >= 0 && (size_t)used_b < sizeof(big))
-        snprintf(big + used_b, sizeof(big) - (size_t)used_b, ", ops^%.2f", 1.0 + o.p_ops);
+        (void)appendf(big, sizeof(big), &used_b, ", r_byte %.4gns/KiB", o.r_byte * 1e9 * KIB);
+    if (o.r_big > 0)
+        (void)appendf(big, sizeof(big), &used_b, ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9,
+                      o.knee / MIB);
+    if (o.p_ops > 0)
+        (void)appendf(big, sizeof(big), &used_b, ", ops^%.2f", 1.0 + o.p_ops);
     note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual %.1f%%)",
          owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,
          o.r * 1e9, o.t_fixed * 1e6, big, o.resid * 100);
@@ -1505,10 +1512,8 @@ static rtm_status_t dev_transfers(devcal_t *x)
         for (size_t i = 0; i < ns; i++) {
             if (!(y[i] > 0))
                 continue;
-            const int m = snprintf(curve[k] + used, sizeof(curve[k]) - used, "%s%.0fK:%.4gus",
-                                   used ? " " : "", xs[i] / KIB, y[i] * 1e6);
-            if (m > 0 && used + (size_t)m < sizeof(curve[k]))
-                used += (size_t)m;
+            (void)appendf(curve[k], sizeof(curve[k]), &used, "%s%.0fK:%.4gus", used ? " " : "",
+                          xs[i] / KIB, y[i] * 1e6);
         }
     }
     note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
@@ -1597,16 +1602,18 @@ static rtm_status_t dev_memrate(devcal_t *x)
     return RTM_OK;
 }
 
-static rtm_status_t build_probe(devcal_t *x)
+/* Builds the calibration-only kernels (probe_src) for device d into *out (NULL on
+ * failure). */
+static rtm_status_t build_probe(rtm_ocl_dev_t *d, cl_program *out)
 {
     cl_int err = CL_SUCCESS;
     const char *src = probe_src;
-    x->probe = clCreateProgramWithSource(x->d->ctx, 1, &src, NULL, &err);
+    *out = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
     RTM_CL_CHECK(err, "clCreateProgramWithSource(probe)");
-    err = clBuildProgram(x->probe, 1, &x->d->info.id, "", NULL, NULL);
+    err = clBuildProgram(*out, 1, &d->info.id, "", NULL, NULL);
     if (err != CL_SUCCESS) {
-        clReleaseProgram(x->probe);
-        x->probe = NULL;
+        clReleaseProgram(*out);
+        *out = NULL;
         return rtm_ocl_fail("clBuildProgram(probe)", err, __FILE__, __LINE__);
     }
     return RTM_OK;
@@ -1782,15 +1789,10 @@ static rtm_status_t dev_occupancy(devcal_t *x)
         *dfig(x, ids[i]) = f1;
         dfig(x, ids[i])->median = x->bd->param[ids[i]];
     }
-    char curve[256];
+    char curve[256] = "";
     size_t used = 0;
-    for (uint32_t i = 0; i < n_m && used < sizeof(curve); i++) {
-        const int n = snprintf(curve + used, sizeof(curve) - used, "%s%u:%.3g", i ? " " : "",
-                               ms[i], tm[i] / tm[0]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
+    for (uint32_t i = 0; i < n_m; i++)
+        (void)appendf(curve, sizeof(curve), &used, "%s%u:%.3g", i ? " " : "", ms[i], tm[i] / tm[0]);
     note(c, "%s: occupancy probe (dependent mad chain of %u steps, wg %u): time of cus*m "
             "groups / time of cus groups, by m: %s -> resident %u, units = %u cus * %u * %u = "
             "%.0f; one dependent op %.4gns",
@@ -1874,14 +1876,9 @@ rtm_status_t rtm_calib_llc_curve(rtm_ocl_dev_t *d, cl_program probe, const rtm_c
     cl_int err = CL_SUCCESS;
     cl_program prog = probe;
     if (!prog) {
-        const char *src = probe_src;
-        prog = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
-        RTM_CL_CHECK(err, "clCreateProgramWithSource(probe)");
-        err = clBuildProgram(prog, 1, &info->id, "", NULL, NULL);
-        if (err != CL_SUCCESS) {
-            clReleaseProgram(prog);
-            return rtm_ocl_fail("clBuildProgram(probe)", err, __FILE__, __LINE__);
-        }
+        const rtm_status_t st = build_probe(d, &prog);
+        if (st != RTM_OK)
+            return st;
     }
     cl_kernel k = clCreateKernel(prog, "rtm_calib_sweep", &err);
     if (err != CL_SUCCESS) {
@@ -2011,13 +2008,9 @@ static void llc_text(char *buf, size_t len, const rtm_calib_llc_curve_t *cv)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < cv->n && used < len; i++) {
-        const int w = snprintf(buf + used, len - used, "%s%.3gM:%.4g", i ? " " : "",
-                               cv->size[i] / MIB, 1e-9 / cv->t[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
+    for (uint32_t i = 0; i < cv->n; i++)
+        (void)appendf(buf, len, &used, "%s%.3gM:%.4g", i ? " " : "", cv->size[i] / MIB,
+                      1e-9 / cv->t[i]);
 }
 
 /* The device's last-level cache (a non-CPU device), measured by the read sweep with
@@ -2676,10 +2669,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
             }
             if (st != RTM_OK || !(ks > 0))
                 continue;
-            const int n = snprintf(log + used, sizeof(log) - used, " %u/%u:%.3gms", t.wg, t.vec,
-                                   ks * 1e3);
-            if (n > 0 && used + (size_t)n < sizeof(log))
-                used += (size_t)n;
+            (void)appendf(log, sizeof(log), &used, " %u/%u:%.3gms", t.wg, t.vec, ks * 1e3);
             if (ks < best_t) {
                 best_t = ks;
                 best = t;
@@ -2935,7 +2925,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     if (st == RTM_OK)
         st = dev_memrate(&x);
     if (st == RTM_OK)
-        st = build_probe(&x);
+        st = build_probe(x.d, &x.probe);
     if (st == RTM_OK)
         st = dev_occupancy(&x);
     if (st == RTM_OK)
@@ -3249,7 +3239,7 @@ rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, ui
 {
     const uint32_t n = pool->n_workers;
     const uint64_t m = (uint64_t)part * n;
-    if (!k || k->plan.launches != 1 || n == 0 || part == 0 || m > extra_blocks(k))
+    if (!k || k->plan.launches != 1 || n == 0 || part == 0 || m > rtm_kinst_blocks(k))
         return RTM_E_ARG;
     uint32_t *idx = malloc(sizeof(*idx) * (size_t)m);
     if (!idx)
@@ -3281,7 +3271,7 @@ static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, u
                                     double *t, rtm_calib_fig_t *f)
 {
     const cpred_t *p = ctx;
-    const uint32_t n = cal_pool.n_workers, blocks = extra_blocks(&in->k);
+    const uint32_t n = cal_pool.n_workers, blocks = (uint32_t)rtm_kinst_blocks(&in->k);
     const uint64_t m64 = (uint64_t)part * n;
     if (in->k.plan.launches != 1 || n == 0 || part == 0 || m64 >= blocks)
         return ck_measure(ctx, in, reps, t, f);
@@ -3472,12 +3462,8 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     char runs[256];
     size_t used = 0;
     runs[0] = '\0';
-    for (size_t i = 0; i < np; i++) {
-        const int m = snprintf(runs + used, sizeof(runs) - used, "%s%u:%.4gus", i ? " " : "",
-                               per[i], ys[i] * 1e6);
-        if (m > 0 && used + (size_t)m < sizeof(runs))
-            used += (size_t)m;
-    }
+    for (size_t i = 0; i < np; i++)
+        (void)appendf(runs, sizeof(runs), &used, "%s%u:%.4gus", i ? " " : "", per[i], ys[i] * 1e6);
     note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
             "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
             "dispatch %.4gns per block (slope of the two longest runs)",

@@ -161,11 +161,7 @@ static rtm_status_t preempt_init(rtm_exec_t *x)
             const rtm_kinst_t *k = tk->inst[d];
             if (tk->predict_ns[d] < 0 || !k)
                 continue;
-            for (uint32_t l = 0; l < k->plan.launches; l++) {
-                rtm_klaunch_t kl;
-                k->kernel->launch(k, l, &kl);
-                x->blocks_total[t][d] += kl.blocks;
-            }
+            x->blocks_total[t][d] += rtm_kinst_blocks(k);
             for (uint32_t b = 0; b < k->plan.n_bufs; b++) {
                 const double n = (double)k->plan.buf[b].bytes;
                 const unsigned dir = k->plan.buf[b].dir;

@@ -97,6 +97,17 @@ size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)
     return need;
 }
 
+uint64_t rtm_kinst_blocks(const rtm_kinst_t *k)
+{
+    uint64_t blocks = 0;
+    for (uint32_t l = 0; l < k->plan.launches; l++) {
+        rtm_klaunch_t kl = {0, 0};
+        k->kernel->launch(k, l, &kl);
+        blocks += kl.blocks;
+    }
+    return blocks;
+}
+
 void rtm_kinst_run_cpu(const rtm_kinst_t *k)
 {
     for (uint32_t l = 0; l < k->plan.launches; l++) {

@@ -193,6 +193,8 @@ size_t rtm_kinst_bytes(const rtm_kinst_t *k);
 /* Test and tool helper: plans k and points its buffers into `arena` (>= rtm_kinst_bytes,
  * each buffer 64-byte aligned). Returns the bytes used, 0 if `arena_bytes` is short. */
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes);
+/* Blocks of k's job: every launch's together (after planning). Safe anywhere. */
+uint64_t rtm_kinst_blocks(const rtm_kinst_t *k);
 /* Runs every block of every launch on the calling thread (CPU twin reference). */
 void rtm_kinst_run_cpu(const rtm_kinst_t *k);
 

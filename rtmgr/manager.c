@@ -313,13 +313,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
             return st;
         memcpy(m->inout_init[t][d][b], k->host[b], k->plan.buf[b].bytes);
     }
-    uint32_t blocks = 0;
-    for (uint32_t l = 0; l < k->plan.launches; l++) {
-        rtm_klaunch_t kl;
-        k->kernel->launch(k, l, &kl);
-        blocks += kl.blocks;
-    }
-    m->blocks[t][d] = blocks;
+    m->blocks[t][d] = (uint32_t)rtm_kinst_blocks(k);
     /* predictions: both models; placement uses the board's choice, warm (without setup) */
     rtm_model_job_t mj;
     rtm_status_t ms = rtm_model_job_make(k, &mj);

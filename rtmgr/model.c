@@ -605,12 +605,7 @@ rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
         return RTM_E_ARG;
     memset(job, 0, sizeof(*job));
     k->kernel->cost(k, &job->cost);
-    uint64_t blocks = 0;
-    for (uint32_t l = 0; l < k->plan.launches; l++) {
-        rtm_klaunch_t kl = {0, 0};
-        k->kernel->launch(k, l, &kl);
-        blocks += kl.blocks;
-    }
+    const uint64_t blocks = rtm_kinst_blocks(k);
     if (blocks == 0 || blocks > UINT32_MAX)
         return RTM_E_ARG;
     job->blocks = (uint32_t)blocks;

@@ -982,12 +982,7 @@ double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, doub
 {
     if (!bd || !k || !k->kernel || !(kernel_s > 0.0) || !bd->have[RTM_DEV_P_units])
         return 0.0;
-    double blocks = 0.0;
-    for (uint32_t l = 0; l < k->plan.launches; l++) {
-        rtm_klaunch_t kl = {0, 0};
-        k->kernel->launch(k, l, &kl);
-        blocks += (double)kl.blocks;
-    }
+    const double blocks = (double)rtm_kinst_blocks(k);
     const double wg = k->tune.wg ? (double)k->tune.wg : 1.0;
     const double slots = bd->param[RTM_DEV_P_units] / wg;
     if (!(blocks > 0.0) || !(slots > 0.0))
@@ -996,12 +991,17 @@ double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, doub
     return waves > 1.0 ? kernel_s / waves : kernel_s;
 }
 
+void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o)
+{
+    if (block_s > RTM_PREEMPT_PERSIST_MAX_BLOCK_S && o)
+        o->groups = RTM_KEXEC_GROUPS_ALL;
+}
+
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o)
 {
     const double t = rtm_preempt_block_s(bd, k, kernel_s);
-    if (t > RTM_PREEMPT_PERSIST_MAX_BLOCK_S && o)
-        o->groups = RTM_KEXEC_GROUPS_ALL;
+    rtm_preempt_grid_for_block(t, o);
     return t;
 }
 

@@ -273,10 +273,14 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
  * (units / wg work-groups; one wave at least). 0 when unknown. Safe anywhere. */
 double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s);
 
-/* Sets o's launch shape from the predicted block time: a plain grid for blocks longer
- * than RTM_PREEMPT_PERSIST_MAX_BLOCK_S (o->groups = RTM_KEXEC_GROUPS_ALL), else leaves
- * o as it is. Returns the block time used (0 when unknown: o left as it is). Safe
- * anywhere. */
+/* Sets o's launch shape from a block's duration: a plain grid for blocks longer than
+ * RTM_PREEMPT_PERSIST_MAX_BLOCK_S (o->groups = RTM_KEXEC_GROUPS_ALL), else leaves o as
+ * it is. Safe anywhere. */
+void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
+
+/* rtm_preempt_grid_for_block with the block time predicted from the model
+ * (rtm_preempt_block_s). Returns the block time used (0 when unknown: o left as it
+ * is). Safe anywhere. */
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o);
 

@@ -16,6 +16,7 @@
 
 #include "rtmgr/calibint.h"
 #include "rtmgr/ocl.h"
+#include "tests/ocl_fixture.h"
 
 #define MIB (1024.0 * 1024.0)
 #define N 19 /* 1 MiB .. 512 MiB by sqrt(2), as calibrate's */
@@ -133,11 +134,8 @@ static void test_knee_gradual(void **state)
 static void test_sweep_on_opencl(void **state)
 {
     (void)state;
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
     rtm_ocl_dev_t dev;
-    assert_int_equal(rtm_ocl_open(&dev, &infos[0]), RTM_OK);
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
     const rtm_calib_llc_opts_t def = rtm_calib_llc_defaults();
     assert_true(def.min_bytes == MIB && def.max_bytes == 512 * MIB && def.reps >= 3);
     rtm_calib_llc_opts_t o = {.min_bytes = 64 * 1024, .max_bytes = MIB, .launch_bytes = 4 * MIB,

@@ -11,15 +11,13 @@
 #include <cmocka.h>
 
 #include "rtmgr/kexec.h"
+#include "tests/ocl_fixture.h"
 
 static void test_matrix_add_on_opencl(void **state)
 {
     (void)state;
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
     rtm_ocl_dev_t dev;
-    assert_int_equal(rtm_ocl_open(&dev, &infos[0]), RTM_OK);
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
 
     rtm_kinst_t gpu, cpu;
     rtm_kinst_init(&gpu, rtm_kernel_find("matrix_add"));

@@ -20,17 +20,14 @@
 #include "rtmgr/kexec.h"
 #include "rtmgr/rng.h"
 #include "rtmgr/traffic.h"
+#include "tests/ocl_fixture.h"
 
 static rtm_ocl_dev_t dev;
 
 static int setup(void **state)
 {
     (void)state;
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
-        return -1;
-    return rtm_ocl_open(&dev, &infos[0]) == RTM_OK ? 0 : -1;
+    return ocl_open_first(&dev) == RTM_OK ? 0 : -1;
 }
 
 static int teardown(void **state)

@@ -13,15 +13,13 @@
 
 #include "rtmgr/kexec.h"
 #include "rtmgr/pinned.h"
+#include "tests/ocl_fixture.h"
 
 static void test_instance_in_pinned_memory(void **state)
 {
     (void)state;
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
     rtm_ocl_dev_t dev;
-    assert_int_equal(rtm_ocl_open(&dev, &infos[0]), RTM_OK);
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
 
     rtm_kinst_t gpu, cpu;
     rtm_kinst_init(&gpu, rtm_kernel_find("matrix_add"));
@@ -68,11 +66,8 @@ static void test_refusals(void **state)
     rtm_pinned_t pin;
     assert_int_equal(rtm_pinned_create(&pin, NULL, 64), RTM_E_ARG);
     assert_null(pin.mem);
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
     rtm_ocl_dev_t dev;
-    assert_int_equal(rtm_ocl_open(&dev, &infos[0]), RTM_OK);
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
     assert_int_equal(rtm_pinned_create(&pin, &dev, 0), RTM_E_ARG);
     assert_null(pin.host);
     rtm_ocl_close(&dev);

@@ -304,6 +304,22 @@ static void test_split(void **state)
     free(b);
 }
 
+/* A raised flag: settled, every copy reads 1; cleared (and, ctrl, the control queue
+ * finished too), every copy reads 0. */
+static void lands_then_clears(rtm_abortflag_t *f, bool ctrl)
+{
+    int v = -1;
+    assert_int_equal(rtm_abortflag_settle(f), RTM_OK);
+    assert_int_equal(rtm_abortflag_read(f, &v), RTM_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(rtm_abortflag_clear(f), RTM_OK);
+    assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
+    if (ctrl)
+        assert_int_equal(clFinish(dev.ctrl), CL_SUCCESS);
+    assert_int_equal(rtm_abortflag_read(f, &v), RTM_OK);
+    assert_int_equal(v, 0);
+}
+
 /* Both transports raise, read and clear the flag as kernels see it, every copy of it. */
 static void test_flag_transports(void **state)
 {
@@ -322,32 +338,19 @@ static void test_flag_transports(void **state)
         assert_int_equal(v, 0);
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK); /* twice before settling */
-        assert_int_equal(rtm_abortflag_settle(&f), RTM_OK);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 1);
-        assert_int_equal(rtm_abortflag_clear(&f), RTM_OK);
-        assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 0);
+        lands_then_clears(&f, false);
         assert_true(f.raised_at > 0);
         rtm_abortflag_destroy(&f);
     }
     /* every raise path of the write flag lands every copy */
     for (int m = 0; m < RTM_RAISE_MODES; m++) {
         rtm_abortflag_t f;
-        int v = -1;
         assert_int_equal(rtm_abortflag_create_ex(&f, &dev, RTM_ABORT_WRITE, 32), RTM_OK);
         rtm_abortflag_set_raise(&f, (rtm_abort_raise_t)m);
         assert_int_equal(f.raise_mode, m);
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
         assert_true(f.raise_call_s >= 0.0);
-        assert_int_equal(rtm_abortflag_settle(&f), RTM_OK);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 1);
-        assert_int_equal(rtm_abortflag_clear(&f), RTM_OK);
-        assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 0);
+        lands_then_clears(&f, false);
         rtm_abortflag_destroy(&f);
     }
     /* armed: the held write enqueued by clear goes by as a no-op when not raised (jobs
@@ -367,14 +370,7 @@ static void test_flag_transports(void **state)
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK);
         assert_null(f.arm_gate);
         assert_int_equal(rtm_abortflag_raise(&f), RTM_OK); /* twice before settling */
-        assert_int_equal(rtm_abortflag_settle(&f), RTM_OK);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 1);
-        assert_int_equal(rtm_abortflag_clear(&f), RTM_OK);
-        assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
-        assert_int_equal(clFinish(dev.ctrl), CL_SUCCESS);
-        assert_int_equal(rtm_abortflag_read(&f, &v), RTM_OK);
-        assert_int_equal(v, 0);
+        lands_then_clears(&f, true);
         rtm_abortflag_destroy(&f); /* armed at destroy: released cleanly */
     }
     assert_string_equal(rtm_abortflag_raise_name(RTM_RAISE_FILL), "fill");

@@ -19,6 +19,7 @@
 
 #include "rtmgr/kexec.h"
 #include "rtmgr/program.h"
+#include "tests/ocl_fixture.h"
 
 static rtm_ocl_dev_t dev;
 static char cache[64];
@@ -26,9 +27,7 @@ static char cache[64];
 static int setup(void **state)
 {
     (void)state;
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK || rtm_ocl_open(&dev, &infos[0]) != RTM_OK)
+    if (ocl_open_first(&dev) != RTM_OK)
         return -1;
     snprintf(cache, sizeof(cache), "/tmp/rtm-test-cache-XXXXXX");
     return mkdtemp(cache) ? 0 : -1;
