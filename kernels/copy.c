@@ -56,15 +56,19 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
     snprintf(buf, len, "-DRTM_ITEMS=%u", items(k));
 }
 
+static void fill_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
+{
+    rtm_kinst_t *k = ctx;
+    uint32_t *src = k->host[SRC];
+    const size_t e = elems(k);
+    for (size_t i = lo; i < hi; i++)
+        src[i] = i < e ? (uint32_t)rtm_rng_next(r) : 0u;
+}
+
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
-    rtm_rng_t r;
-    rtm_rng_seed(&r, seed);
-    const size_t n = k->plan.buf[SRC].bytes / sizeof(uint32_t);
-    uint32_t *src = k->host[SRC];
-    for (size_t i = 0; i < n; i++)
-        src[i] = i < elems(k) ? (uint32_t)rtm_rng_next(&r) : 0u;
-    memset(k->host[DST], 0, k->plan.buf[DST].bytes);
+    rtm_rng_fill(k->plan.buf[SRC].bytes / sizeof(uint32_t), seed, fill_chunk, k);
+    rtm_rng_zero(k->host[DST], k->plan.buf[DST].bytes);
 }
 
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)

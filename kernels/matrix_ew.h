@@ -70,17 +70,22 @@ static inline void ew_options(const rtm_kinst_t *k, char *buf, size_t len)
     snprintf(buf, len, "-DRTM_ITEMS=%u", ew_items(k));
 }
 
+/* A and B uniform in [-1, 1) (padding 0), in parallel chunks (rtm_rng_fill). */
+static inline void ew_fill_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
+{
+    rtm_kinst_t *k = ctx;
+    float *a = k->host[EW_A], *b = k->host[EW_B];
+    const size_t elems = (size_t)ew_elems(k);
+    for (size_t i = lo; i < hi; i++) {
+        a[i] = i < elems ? (float)rtm_rng_uniform(r, -1.0, 1.0) : 0.0f;
+        b[i] = i < elems ? (float)rtm_rng_uniform(r, -1.0, 1.0) : 0.0f;
+    }
+}
+
 static inline void ew_fill(rtm_kinst_t *k, uint64_t seed)
 {
-    rtm_rng_t r;
-    rtm_rng_seed(&r, seed);
-    const size_t n = k->plan.buf[EW_A].bytes / sizeof(float);
-    float *a = k->host[EW_A], *b = k->host[EW_B];
-    for (size_t i = 0; i < n; i++) {
-        a[i] = i < ew_elems(k) ? (float)rtm_rng_uniform(&r, -1.0, 1.0) : 0.0f;
-        b[i] = i < ew_elems(k) ? (float)rtm_rng_uniform(&r, -1.0, 1.0) : 0.0f;
-    }
-    memset(k->host[EW_C], 0, k->plan.buf[EW_C].bytes);
+    rtm_rng_fill(k->plan.buf[EW_A].bytes / sizeof(float), seed, ew_fill_chunk, k);
+    rtm_rng_zero(k->host[EW_C], k->plan.buf[EW_C].bytes);
 }
 
 static inline size_t ew_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)

@@ -108,18 +108,23 @@ static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_M
 }
 
 /* Keys with many duplicates (a third of them from 16 values), values the input index. */
+/* Keys: a quarter of them from 16 repeated values (ties), the rest random; value = the
+ * pair's index. In parallel chunks (rtm_rng_fill). */
+static void fill_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
+{
+    uint64_t *in = ((rtm_kinst_t *)ctx)->host[IN];
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t x = rtm_rng_next(r);
+        const uint32_t key = (x >> 62) == 0 ? (uint32_t)(x & 15u) * 0x10000001u : (uint32_t)(x >> 20);
+        in[i] = (uint64_t)key << 32 | (uint32_t)i;
+    }
+}
+
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
-    rtm_rng_t r;
-    rtm_rng_seed(&r, seed);
-    uint64_t *in = k->host[IN];
-    for (uint32_t i = 0; i < n_of(k); i++) {
-        const uint64_t x = rtm_rng_next(&r);
-        const uint32_t key = (x >> 62) == 0 ? (uint32_t)(x & 15u) * 0x10000001u : (uint32_t)(x >> 20);
-        in[i] = (uint64_t)key << 32 | i;
-    }
+    rtm_rng_fill(n_of(k), seed, fill_chunk, k);
     for (uint32_t b = OUT; b <= TOT; b++)
-        memset(k->host[b], 0, k->plan.buf[b].bytes);
+        rtm_rng_zero(k->host[b], k->plan.buf[b].bytes);
 }
 
 static uint64_t pair_at(const uint64_t *src, uint32_t i, uint32_t valid)

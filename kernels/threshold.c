@@ -78,21 +78,25 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
     snprintf(buf, len, "-DRTM_ITEMS=%u", items(k));
 }
 
-static void fill(rtm_kinst_t *k, uint64_t seed)
+static void fill_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
 {
-    rtm_rng_t r;
-    rtm_rng_seed(&r, seed);
-    unsigned char *in = k->host[IN];
-    const size_t n = (size_t)pixels(k);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const uint64_t x = rtm_rng_next(&r);
+    unsigned char *in = ((rtm_kinst_t *)ctx)->host[IN];
+    size_t i = lo;
+    for (; i + 8 <= hi; i += 8) {
+        const uint64_t x = rtm_rng_next(r);
         memcpy(in + i, &x, 8);
     }
-    for (; i < n; i++)
-        in[i] = (unsigned char)rtm_rng_next(&r);
+    for (; i < hi; i++)
+        in[i] = (unsigned char)rtm_rng_next(r);
+}
+
+static void fill(rtm_kinst_t *k, uint64_t seed)
+{
+    unsigned char *in = k->host[IN];
+    const size_t n = (size_t)pixels(k);
+    rtm_rng_fill(n, seed, fill_chunk, k);
     memset(in + n, 0, k->plan.buf[IN].bytes - n);
-    memset(k->host[OUT], 0, k->plan.buf[OUT].bytes);
+    rtm_rng_zero(k->host[OUT], k->plan.buf[OUT].bytes);
 }
 
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)

@@ -718,6 +718,7 @@ typedef struct {
     double workers;  /* the pool's workers (CPU; measure_part's blocks are per worker) */
     rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
     double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
+    double inst_s;   /* out: seconds spent making and freeing the points' instances */
 } kfit_t;
 
 /* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
@@ -750,6 +751,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
+    kf->inst_s += rtm_calib_now() - t0;
     *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
@@ -766,7 +768,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
                   : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
+    const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
+    kf->inst_s += rtm_calib_now() - tf;
     pt->spread = f.spread;
     *per_job = (rtm_calib_now() - t0) / (reps + 1);
     return st;
@@ -838,6 +842,58 @@ static double emp_pred(const void *ctx, const rtm_kinst_t *k)
  * validation's that are not near a size measured already, then the other targets in
  * between; from the fourth point on only while the kernel's time lasts. Points come
  * back sorted by size. */
+/* A point past the cache's edge when none is (the sizes chosen by job time all fit
+ * in it on a large cache), or one in front of it: */
+#define EDGE_FROM 0.25
+#define EDGE_AT 0.75
+
+/* Measures kf's kernel at the smallest odd size whose buffers exceed `bytes`, when its
+ * job takes at most PAST_MAX_S (PAST_MAX_QUICK_S with --quick) and, unless `first`,
+ * the section's PAST_SECTION_S for such points is not spent; appends it to pts/keys.
+ * `what` names it in the note written when it is not taken. */
+static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, uint64_t seed,
+                                kpoint_t *pts, int64_t *keys, uint32_t *n, uint32_t max,
+                                const char *what)
+{
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    rtm_kinst_t pk;
+    if (*n >= max || *n >= 16)
+        return RTM_OK;
+    const int64_t pkey = rtm_calib_past_cache(kf->kern, kf->tune, bytes, kf->lim, 1, size);
+    if (pkey < 0 || !size_plan(kf->kern, pkey, kf->tune, kf->lim, &pk))
+        return RTM_OK;
+    for (uint32_t i = 0; i < *n; i++)
+        if (keys[i] == pkey)
+            return RTM_OK;
+    const double pt = kf->pred(kf->pred_ctx, &pk);
+    const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
+    const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
+    const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+    /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
+     * kernels (`first`: validation measures them at n = 1000..3000, past most caches)
+     * before the others */
+    const bool in_time = first || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
+    if (!(pt > 0) || pt > cap || !in_time) {
+        note(c, "%s: %s: no point %s the cache (%.4gMiB): the smallest size past %.4gMiB, "
+                "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
+             kf->cpu ? "cpu" : "device", kf->kern->name, strcmp(what, "past") == 0 ? "past"
+                                                                                 : "at the edge of",
+             kf->cache / MIB, bytes / MIB, kf->kern->keys[0].name, (long long)pkey, pt, cap,
+             in_time ? "" : "; this section's time for such points is spent");
+        return RTM_OK;
+    }
+    kpoint_t point;
+    double per_job = 0;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = kernel_point(kf, size, pkey, seed, reps, 0, &point, &per_job);
+    c->past_s += rtm_calib_now() - t0;
+    if (st == RTM_OK) {
+        keys[*n] = pkey;
+        pts[(*n)++] = point;
+    }
+    return st;
+}
+
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
@@ -967,38 +1023,24 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     bool past = false;
     for (uint32_t i = 0; i < *n; i++)
         past = past || pts[i].ws > kf->cache;
-    rtm_kinst_t pk;
-    int64_t pkey = -1;
-    if (st == RTM_OK && *n > 0 && *n < max && *n < N_OF(keys) && !past && kf->cache > 0)
-        pkey = rtm_calib_past_cache(kf->kern, kf->tune, kf->cache, kf->lim, 1, size);
-    if (pkey >= 0 && size_plan(kf->kern, pkey, kf->tune, kf->lim, &pk)) {
-        const double pt = kf->pred(kf->pred_ctx, &pk);
-        const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
-        bool taken = false;
-        for (uint32_t i = 0; i < *n; i++)
-            taken = taken || keys[i] == pkey;
-        const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
-        const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
-        /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
-         * kernels (ne > 0: validation measures them at n = 1000..3000, past most
-         * caches) before the others */
-        const bool in_time = ne > 0 || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
-        if (pt > 0 && pt <= cap && in_time && !taken) {
-            kpoint_t pt_past;
-            double per_job = 0;
-            const double t_past = rtm_calib_now();
-            st = kernel_point(kf, size, pkey, 3 + nt + ne, reps, 0, &pt_past, &per_job);
-            c->past_s += rtm_calib_now() - t_past;
-            if (st == RTM_OK)
-                pts[(*n)++] = pt_past;
-        } else if (!taken) {
-            note(c, "%s: %s: no point past the cache (%.4gMiB): the smallest size past it, "
-                    "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
-                 kf->cpu ? "cpu" : "device", kf->kern->name, kf->cache / MIB,
-                 kf->kern->keys[0].name, (long long)pkey, pt, cap,
-                 in_time ? "" : "; this section's time for such points is spent");
-        }
+    if (st == RTM_OK && *n > 0 && !past && kf->cache > 0)
+        st = cache_point(c, kf, kf->cache, ne > 0, 3 + nt + ne, pts, keys, n, max, "past");
+    /* one point at the cache's edge (the smallest odd size whose buffers pass 3/4 of
+     * it) on an OpenCL device when a point is past the cache and those below it stop
+     * short of a quarter of it: sort on the H100 was measured at n = 430001 (6.9 MiB)
+     * and 17000001 with nothing between, and validation's n = 2700000, in the 64 MiB L2,
+     * came out 43 % over (the fit had no in-cache point whose work outweighs its
+     * launches, and with three points no second regime) */
+    double below = 0.0;
+    past = false;
+    for (uint32_t i = 0; i < *n; i++) {
+        past = past || pts[i].ws > kf->cache;
+        if (pts[i].ws <= kf->cache)
+            below = fmax(below, pts[i].ws);
     }
+    if (st == RTM_OK && !kf->cpu && past && below > 0 && below < EDGE_FROM * kf->cache)
+        st = cache_point(c, kf, EDGE_AT * kf->cache, false, 4 + nt + ne, pts, keys, n, max,
+                         "edge");
     /* by size, for the fit and its record */
     for (uint32_t i = 1; i < *n; i++)
         for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
@@ -1256,6 +1298,8 @@ typedef struct {
     uint32_t n_built, n_loaded, n_pre;
     int ocl_index;         /* the device's index in rtm_ocl_discover's order */
     uint32_t pre_procs;    /* worker processes the prebuilds used (0: threads) */
+    uint32_t pre_failed;   /* of them, those that exited with an error */
+    bool procs_broken;     /* every worker failed once: prebuild in threads */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -2369,13 +2413,17 @@ typedef struct {
     bool started;
 } prebuild_t;
 
-static void *prebuild_run(void *arg)
+static rtm_status_t prebuild_one(prebuild_t *p)
 {
-    prebuild_t *p = arg;
     /* the options dev_measure's rtm_kexec_create_cached uses */
     const rtm_kexec_opts_t o = {
         .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = p->cache};
-    (void)rtm_kexec_prebuild(p->d, &p->k, &o); /* a failure shows again when measured */
+    return rtm_kexec_prebuild(p->d, &p->k, &o);
+}
+
+static void *prebuild_run(void *arg)
+{
+    (void)prebuild_one(arg); /* a failure shows again when measured */
     return NULL;
 }
 
@@ -2507,9 +2555,11 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
     if (pipe_saved)
         sigaction(SIGPIPE, &old_pipe, NULL);
     for (uint32_t w = 0; w < started; w++) {
-        int status;
+        int status = 0;
         while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
         }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            x->pre_failed++;
     }
     /* entries of workers that did not start: built here */
     for (uint32_t w = started; w < np && started > 0; w++)
@@ -2538,11 +2588,17 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
     /* a worker costs a start (discovery, the device opened: a CUDA context): worth it
      * when the batch's builds one after another would take longer (PoCL's c on the H100
      * host 0.24 s, NVIDIA's 0.05 s) */
-    if (mode == PRE_PROCS && n >= 2 && n * x->bd->param[RTM_DEV_P_build] >= PROCS_MIN_S &&
+    if (mode == PRE_PROCS && !x->procs_broken && n >= 2 &&
+        n * x->bd->param[RTM_DEV_P_build] >= PROCS_MIN_S &&
         (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
-        x->pre_s += rtm_calib_now() - t0;
-        x->n_pre += n;
-        return;
+        if (x->pre_failed < x->pre_procs) {
+            x->pre_s += rtm_calib_now() - t0;
+            x->n_pre += n;
+            return;
+        }
+        /* no worker could open the device (the H100 machine's NVIDIA platform shows
+         * no device to a second process while this one holds it): threads, from now on */
+        x->procs_broken = true;
     }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
@@ -2810,11 +2866,18 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
-    x->pre_procs = 0;
+    x->pre_procs = x->pre_failed = 0;
     prebuild_many(x, pb, n);
+    const double pre_s = rtm_calib_now() - t0;
+    const rtm_kexec_opts_t o = {
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = x->cache};
+    uint32_t cached = 0;
+    for (uint32_t i = 0; i < n; i++)
+        cached += rtm_kexec_cached(x->d, &pb[i].k, &o);
     note(c, "%s: prebuild: %u programs (sweep candidates, first sizes), %u not in the cache "
-            "built in parallel in %.2fs, %u worker processes",
-         x->bd->name, n, x->n_pre - pre0, rtm_calib_now() - t0, x->pre_procs);
+            "built in parallel in %.2fs, %u worker processes (%u failed); %u of %u in the "
+            "cache after",
+         x->bd->name, n, x->n_pre - pre0, pre_s, x->pre_procs, x->pre_failed, cached, n);
     free(pb);
 }
 
@@ -2883,8 +2946,9 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
     char points_t[160];
     phase_fmt(points_t, sizeof(points_t), x, &m1);
-    note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s", x->bd->name,
-         kern->name, rtm_calib_now() - start, budget, sweep_t, n, points_t);
+    note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s, instances made and "
+            "freed %.2fs", x->bd->name, kern->name, rtm_calib_now() - start, budget, sweep_t, n,
+         points_t, kf.inst_s);
     if (st != RTM_OK || n == 0) {
         fallback(c, "%s: kernel %s not calibrated (%s): no per-kernel terms; the device's "
                     "generic r_op and mem_rate predict it",
@@ -2909,7 +2973,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -3919,12 +3983,17 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
     if (st != RTM_OK)
         return st;
-    if ((uint32_t)device >= n)
+    if ((uint32_t)device >= n) {
+        fprintf(stderr, "rtmgr: calibrate: prebuild worker: no device %d (%u found)\n", device, n);
         return RTM_E_CL_NODEV;
+    }
     rtm_ocl_dev_t d;
     st = rtm_ocl_open(&d, &infos[device]);
-    if (st != RTM_OK)
+    if (st != RTM_OK) {
+        fprintf(stderr, "rtmgr: calibrate: prebuild worker: device %d: %s\n", device,
+                rtm_strerror(st));
         return st;
+    }
     char line[512];
     while (fgets(line, sizeof(line), in)) {
         char *save = NULL;
@@ -3946,8 +4015,12 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
             if (ok)
                 pb.k.size[j] = strtoll(v, NULL, 10);
         }
-        if (ok && rtm_kinst_plan(&pb.k) == RTM_OK)
-            prebuild_run(&pb);
+        if (ok && rtm_kinst_plan(&pb.k) == RTM_OK) {
+            const rtm_status_t bst = prebuild_one(&pb);
+            if (bst != RTM_OK)
+                fprintf(stderr, "rtmgr: calibrate: prebuild worker (device %d): %s: %s\n",
+                        device, kern->name, rtm_strerror(bst));
+        }
     }
     rtm_ocl_close(&d);
     return RTM_OK;

@@ -65,6 +65,24 @@ void rtm_os_release_cpu_latency(void);
 /* The value held, or -1 when none. */
 int32_t rtm_os_cpu_latency_held(void);
 
+/* Keeps every online CPU out of idle while rtmgr runs: one thread per CPU, pinned to
+ * it, at SCHED_IDLE (it runs only when nothing else on that CPU can), spinning on a
+ * flag. Where the PM QoS request has no effect — a guest without a cpuidle driver
+ * idles with HLT, and waking a halted virtual CPU costs tens of microseconds (on the
+ * H100 machine the host noticed an aborted kernel's end 50-66 us after it at
+ * 100 ms - 1 s kernels) — this is the only way to keep wake-ups short. The cost: the
+ * CPUs never idle (power), and a spinner shares its core's pipeline with the other
+ * hyperthread. Returns the number of spinners started (0: none; a second call starts
+ * none). Init only. */
+int rtm_os_keep_awake(void);
+/* Stops and joins the spinners. Shutdown only. */
+void rtm_os_release_awake(void);
+/* Spinners running (0: none). */
+int rtm_os_awake_count(void);
+/* True when the kernel has no cpuidle driver (/sys/devices/system/cpu/cpuidle/
+ * current_driver reads "none" or is absent): idle is HLT and PM QoS cannot shorten it. */
+bool rtm_os_idle_unmanaged(void);
+
 /* Prints one line to `f` when any real-time request was refused since start-up and
  * returns true; prints nothing and returns false otherwise. Init and shutdown only. */
 bool rtm_os_rt_warning(FILE *f);

@@ -1,6 +1,10 @@
 /* rng.c — xoshiro256** seeded by splitmix64 (see rng.h). */
 #include "rng.h"
 
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -9,31 +13,10 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 void rtm_rng_seed(rtm_rng_t *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&seed);
-}
-
-uint64_t rtm_rng_next(rtm_rng_t *r)
-{
-    uint64_t *s = r->s;
-    const uint64_t result = rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-double rtm_rng_uniform(rtm_rng_t *r, double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(rtm_rng_next(r) >> 11) * 0x1.0p-53);
 }
 
 uint64_t rtm_rng_below(rtm_rng_t *r, uint64_t n)
@@ -51,4 +34,60 @@ uint64_t rtm_rng_below(rtm_rng_t *r, uint64_t n)
         }
     }
     return (uint64_t)(m >> 64);
+}
+
+/* ---- parallel fills ---------------------------------------------------------------- */
+
+#define FILL_THREADS_MAX 32
+
+typedef struct {
+    size_t n, chunks;
+    uint64_t seed;
+    rtm_rng_fill_fn fn;
+    void *ctx;
+    size_t next; /* atomic: the next chunk to fill */
+} fill_t;
+
+static void *fill_worker(void *arg)
+{
+    fill_t *f = arg;
+    for (;;) {
+        const size_t c = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
+        if (c >= f->chunks)
+            return NULL;
+        rtm_rng_t r;
+        rtm_rng_seed(&r, f->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(c + 1)));
+        const size_t lo = c * RTM_RNG_CHUNK;
+        f->fn(f->ctx, lo, lo + RTM_RNG_CHUNK < f->n ? lo + RTM_RNG_CHUNK : f->n, &r);
+    }
+}
+
+void rtm_rng_fill(size_t n, uint64_t seed, rtm_rng_fill_fn fn, void *ctx)
+{
+    fill_t f = {n, (n + RTM_RNG_CHUNK - 1) / RTM_RNG_CHUNK, seed, fn, ctx, 0};
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cores > 1 ? (size_t)cores - 1 : 0; /* this thread is one more */
+    if (nt > FILL_THREADS_MAX - 1)
+        nt = FILL_THREADS_MAX - 1;
+    if (nt + 1 > f.chunks)
+        nt = f.chunks > 0 ? f.chunks - 1 : 0;
+    pthread_t th[FILL_THREADS_MAX];
+    size_t started = 0;
+    while (started < nt && pthread_create(&th[started], NULL, fill_worker, &f) == 0)
+        started++;
+    fill_worker(&f); /* this thread too (all of it when none started) */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+static void zero_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
+{
+    (void)r;
+    memset((unsigned char *)ctx + lo, 0, hi - lo);
+}
+
+void rtm_rng_zero(void *p, size_t bytes)
+{
+    if (bytes)
+        rtm_rng_fill(bytes, 0, zero_chunk, p);
 }
