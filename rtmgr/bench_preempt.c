@@ -56,7 +56,6 @@ typedef struct {
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
-    bool awake;          /* --awake on: idle spinners on every CPU (rtm_os_keep_awake) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -1261,7 +1260,6 @@ static int usage(void)
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
-            "                           [--awake on|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1269,8 +1267,6 @@ static int usage(void)
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
             "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
             "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
-            "  --awake on: an idle spinner on every CPU while it runs, so that no CPU\n"
-            "          halts (`rtmgr run --keep-awake`); default off\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
             "  --read  when a job's outputs are enqueued: behind its kernels at the start\n"
             "          (eager: the old way, whose large pageable reads block the start on\n"
@@ -1315,10 +1311,6 @@ int rtm_bench_preempt(int argc, char **argv)
                 b.o.cpu_latency = (int)u;
             else
                 return usage();
-        } else if (strcmp(a, "--awake") == 0 && v && ++i) {
-            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-                return usage();
-            b.o.awake = strcmp(v, "on") == 0;
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
@@ -1389,7 +1381,6 @@ int rtm_bench_preempt(int argc, char **argv)
     const bool held = b.o.cpu_latency >= 0 && rtm_os_hold_cpu_latency(b.o.cpu_latency) == RTM_OK;
     if (b.o.cpu_latency >= 0 && !held)
         (void)rtm_os_rt_warning(stderr);
-    const int awake = b.o.awake ? rtm_os_keep_awake() : 0;
     const double t_start = rtm_os_now_s();
     b.have_pool = rtm_pool_start(&b.pool, 0, 0, NULL) == RTM_OK;
     if (!b.o.json)
@@ -1400,9 +1391,6 @@ int rtm_bench_preempt(int argc, char **argv)
                held ? "held at the value below (PM QoS)" : "not held (idle cores may sleep deeply)");
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
-    if (!b.o.json)
-        printf("idle spinners: %d (--awake %s; cpuidle driver: %s)\n", awake,
-               b.o.awake ? "on" : "off", rtm_os_idle_unmanaged() ? "none" : "present");
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */
@@ -1472,7 +1460,6 @@ int rtm_bench_preempt(int argc, char **argv)
                (unsigned long long)b.reexec);
     }
     fflush(stdout);
-    rtm_os_release_awake();
     if (b.have_pool)
         rtm_pool_stop(&b.pool);
     free(b.pool_samples);

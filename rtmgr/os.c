@@ -20,15 +20,6 @@ static atomic_int latency_refused; /* errno of a refused /dev/cpu_dma_latency re
 static int latency_fd = -1;        /* the held PM QoS request (init/shutdown only) */
 static int32_t latency_us = -1;
 
-/* Idle spinners (rtm_os_keep_awake): init/shutdown only, but `awake_stop` is read by
- * the spinners while they run. */
-#define AWAKE_MAX 256
-static pthread_t awake_th[AWAKE_MAX];
-static int awake_n;
-static atomic_int awake_stop;
-static atomic_int awake_running; /* spinners that run at SCHED_IDLE */
-static atomic_int awake_settled; /* spinners that have tried to */
-
 int64_t rtm_os_now_ns(void)
 {
     struct timespec ts;
@@ -175,86 +166,6 @@ void rtm_os_release_cpu_latency(void)
 }
 
 int32_t rtm_os_cpu_latency_held(void) { return latency_us; }
-
-static void *awake_spin(void *arg)
-{
-    (void)arg;
-    /* SCHED_IDLE, set here (pthread attributes accept only OTHER, FIFO and RR); a
-     * spinner that cannot have it would steal its CPU, so it stops */
-    const struct sched_param sp = {.sched_priority = 0};
-    const bool idle = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0;
-    if (idle)
-        atomic_fetch_add(&awake_running, 1);
-    atomic_fetch_add(&awake_settled, 1);
-    if (!idle)
-        return NULL;
-    /* no pause instruction: in a guest a pause loop exits to the hypervisor */
-    while (!atomic_load_explicit(&awake_stop, memory_order_relaxed)) {
-        for (int i = 0; i < 256; i++)
-            __asm__ volatile("" ::: "memory");
-    }
-    return NULL;
-}
-
-int rtm_os_keep_awake(void)
-{
-    if (awake_n > 0)
-        return 0;
-    atomic_store(&awake_stop, 0);
-    atomic_store(&awake_running, 0);
-    atomic_store(&awake_settled, 0);
-    cpu_set_t mine; /* the CPUs this process may run on (cpusets, isolcpus respected) */
-    if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
-        return 0;
-    for (int c = 0; c < CPU_SETSIZE && awake_n < AWAKE_MAX; c++) {
-        if (!CPU_ISSET(c, &mine))
-            continue;
-        pthread_attr_t a;
-        if (pthread_attr_init(&a) != 0)
-            break;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(c, &set);
-        int e = pthread_attr_setaffinity_np(&a, sizeof(set), &set);
-        if (e == 0)
-            e = pthread_create(&awake_th[awake_n], &a, awake_spin, NULL);
-        pthread_attr_destroy(&a);
-        if (e != 0)
-            break;
-        pthread_setname_np(awake_th[awake_n], "rtm-awake");
-        awake_n++;
-    }
-    /* each spinner says whether it runs at SCHED_IDLE (those that cannot have returned) */
-    const int64_t until = rtm_os_now_ns() + 100000000LL;
-    while (atomic_load(&awake_settled) < awake_n && rtm_os_now_ns() < until)
-        rtm_os_sleep_until(rtm_os_now_ns() + 100000LL);
-    return atomic_load(&awake_running);
-}
-
-void rtm_os_release_awake(void)
-{
-    atomic_store(&awake_stop, 1);
-    for (int i = 0; i < awake_n; i++)
-        pthread_join(awake_th[i], NULL);
-    awake_n = 0;
-    atomic_store(&awake_running, 0);
-}
-
-int rtm_os_awake_count(void) { return atomic_load(&awake_running); }
-
-bool rtm_os_idle_unmanaged(void)
-{
-    char buf[32] = "";
-    const int fd = open("/sys/devices/system/cpu/cpuidle/current_driver", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true;
-    const ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return true;
-    buf[n] = '\0';
-    return strncmp(buf, "none", 4) == 0;
-}
 
 bool rtm_os_rt_warning(FILE *f)
 {

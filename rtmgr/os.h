@@ -58,30 +58,17 @@ rtm_status_t rtm_os_lock_memory(void);
  * tens of microseconds: on the H100 machine the host noticed an aborted kernel's end
  * 20 us after it at 1 ms kernels and 50-66 us after it at 100 ms - 1 s kernels, the
  * longer the idle the deeper the sleep. RTM_E_OS_PERM when refused (remembered for the
- * warning; not root or no such device). A second call replaces the value. Init only. */
+ * warning; not root or no such device). A second call replaces the value. Init only.
+ * Where the kernel has no cpuidle driver (the H100 machine's guest) this changes
+ * nothing; keeping the CPUs out of idle by other means was measured there and made the
+ * notice worse: a SCHED_IDLE spinner per CPU took response p99 from 127 us to 3.8 ms
+ * (CFS still gives it slices of a busy-polling SCHED_OTHER thread's CPU), a 20 us
+ * ticker per CPU to 1.8 ms (docs/preempt.md). */
 rtm_status_t rtm_os_hold_cpu_latency(int32_t us);
 /* Drops the request (closes the file). Shutdown only. */
 void rtm_os_release_cpu_latency(void);
 /* The value held, or -1 when none. */
 int32_t rtm_os_cpu_latency_held(void);
-
-/* Keeps every online CPU out of idle while rtmgr runs: one thread per CPU, pinned to
- * it, at SCHED_IDLE (it runs only when nothing else on that CPU can), spinning on a
- * flag. Where the PM QoS request has no effect — a guest without a cpuidle driver
- * idles with HLT, and waking a halted virtual CPU costs tens of microseconds (on the
- * H100 machine the host noticed an aborted kernel's end 50-66 us after it at
- * 100 ms - 1 s kernels) — this is the only way to keep wake-ups short. The cost: the
- * CPUs never idle (power), and a spinner shares its core's pipeline with the other
- * hyperthread. Returns the number of spinners started (0: none; a second call starts
- * none). Init only. */
-int rtm_os_keep_awake(void);
-/* Stops and joins the spinners. Shutdown only. */
-void rtm_os_release_awake(void);
-/* Spinners running (0: none). */
-int rtm_os_awake_count(void);
-/* True when the kernel has no cpuidle driver (/sys/devices/system/cpu/cpuidle/
- * current_driver reads "none" or is absent): idle is HLT and PM QoS cannot shorten it. */
-bool rtm_os_idle_unmanaged(void);
 
 /* Prints one line to `f` when any real-time request was refused since start-up and
  * returns true; prints nothing and returns false otherwise. Init and shutdown only. */

@@ -17,9 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,43 +147,12 @@ static void test_cpu_latency_hold(void **state)
     rtm_os_rt_reset();
 }
 
-/* Policy of thread `tid` of this process, from /proc (sched_getscheduler on a tid). */
-static int policy_of_tid(pid_t tid) { return sched_getscheduler(tid); }
-
-/* The idle spinners: one per CPU this process may run on, each at SCHED_IDLE (never
- * above another thread of the CPU), none after the release, none twice. */
-static void test_keep_awake(void **state)
-{
-    (void)state;
-    cpu_set_t mine;
-    assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
-    const int want = CPU_COUNT(&mine);
-    assert_int_equal(rtm_os_awake_count(), 0);
-    assert_int_equal(rtm_os_keep_awake(), want);
-    assert_int_equal(rtm_os_awake_count(), want);
-    assert_int_equal(rtm_os_keep_awake(), 0); /* already running */
-    /* every thread of the process but this one is a spinner: all SCHED_IDLE */
-    DIR *d = opendir("/proc/self/task");
-    assert_non_null(d);
-    int idle = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        const pid_t tid = (pid_t)atoi(e->d_name);
-        if (tid > 0 && tid != (pid_t)syscall(SYS_gettid))
-            idle += policy_of_tid(tid) == SCHED_IDLE;
-    }
-    closedir(d);
-    assert_int_equal(idle, want);
-    rtm_os_release_awake();
-    assert_int_equal(rtm_os_awake_count(), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
         cmocka_unit_test(test_cpu_latency_hold),
-        cmocka_unit_test(test_keep_awake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
