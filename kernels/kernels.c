@@ -4,6 +4,20 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "rtmgr/rng.h"
+
+static void pairs_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
+{
+    uint64_t *in = ctx;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t x = rtm_rng_next(r);
+        const uint32_t key = (x >> 62) == 0 ? (uint32_t)(x & 15u) * 0x10000001u : (uint32_t)(x >> 20);
+        in[i] = (uint64_t)key << 32 | (uint32_t)i;
+    }
+}
+
+void rtm_pairs_fill(uint64_t *in, size_t n, uint64_t seed) { rtm_rng_fill(n, seed, pairs_chunk, in); }
+
 size_t rtm_compare_floats(const float *x, const float *y, size_t n, float tol, char *why,
                           size_t len)
 {

@@ -39,6 +39,10 @@ RTM_KERNEL_LIST(RTM_KERNEL_DECLARE)
  * writes the first difference into `why`. */
 size_t rtm_compare_floats(const float *x, const float *y, size_t n, float tol, char *why,
                           size_t len);
+/* sort / radix_sort input: n (key, value) pairs, key << 32 | value, value = the pair's
+ * index; a quarter of the keys from 16 repeated values (ties), the rest random. Filled
+ * in parallel chunks (rtm_rng_fill). */
+void rtm_pairs_fill(uint64_t *in, size_t n, uint64_t seed);
 /* Counts elements that differ; writes the first difference into `why`. */
 size_t rtm_compare_u32(const unsigned *x, const unsigned *y, size_t n, char *why, size_t len);
 

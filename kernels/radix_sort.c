@@ -107,22 +107,10 @@ static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_M
     }
 }
 
-/* Keys with many duplicates (a third of them from 16 values), values the input index. */
-/* Keys: a quarter of them from 16 repeated values (ties), the rest random; value = the
- * pair's index. In parallel chunks (rtm_rng_fill). */
-static void fill_chunk(void *ctx, size_t lo, size_t hi, rtm_rng_t *r)
-{
-    uint64_t *in = ((rtm_kinst_t *)ctx)->host[IN];
-    for (size_t i = lo; i < hi; i++) {
-        const uint64_t x = rtm_rng_next(r);
-        const uint32_t key = (x >> 62) == 0 ? (uint32_t)(x & 15u) * 0x10000001u : (uint32_t)(x >> 20);
-        in[i] = (uint64_t)key << 32 | (uint32_t)i;
-    }
-}
-
+/* Keys with many duplicates, values the input index (rtm_pairs_fill). */
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
-    rtm_rng_fill(n_of(k), seed, fill_chunk, k);
+    rtm_pairs_fill(k->host[IN], n_of(k), seed);
     for (uint32_t b = OUT; b <= TOT; b++)
         rtm_rng_zero(k->host[b], k->plan.buf[b].bytes);
 }

@@ -842,22 +842,37 @@ static double emp_pred(const void *ctx, const rtm_kinst_t *k)
  * validation's that are not near a size measured already, then the other targets in
  * between; from the fourth point on only while the kernel's time lasts. Points come
  * back sorted by size. */
-/* A point past the cache's edge when none is (the sizes chosen by job time all fit
- * in it on a large cache), or one in front of it: */
+/* The point at the cache's edge: taken when those below the cache stop short of
+ * EDGE_FROM of it, at buffers just past EDGE_AT of it. */
 #define EDGE_FROM 0.25
 #define EDGE_AT 0.75
 
+/* The largest buffers (ws) of the points at or below `cache` (0: none); *past: whether
+ * any point is beyond it. */
+static double ws_below(const kpoint_t *pts, uint32_t n, double cache, bool *past)
+{
+    double below = 0.0;
+    *past = false;
+    for (uint32_t i = 0; i < n; i++) {
+        *past = *past || pts[i].ws > cache;
+        if (pts[i].ws <= cache)
+            below = fmax(below, pts[i].ws);
+    }
+    return below;
+}
+
 /* Measures kf's kernel at the smallest odd size whose buffers exceed `bytes`, when its
  * job takes at most PAST_MAX_S (PAST_MAX_QUICK_S with --quick) and, unless `first`,
- * the section's PAST_SECTION_S for such points is not spent; appends it to pts/keys.
- * `what` names it in the note written when it is not taken. */
+ * the section's PAST_SECTION_S for such points is not spent; appends it to pts/keys
+ * (room for `max`). `where` ("past", "at the edge of") names it in the note written
+ * when it is not taken. */
 static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, uint64_t seed,
                                 kpoint_t *pts, int64_t *keys, uint32_t *n, uint32_t max,
-                                const char *what)
+                                const char *where)
 {
     int64_t size[RTM_SIZE_KEYS_MAX];
     rtm_kinst_t pk;
-    if (*n >= max || *n >= 16)
+    if (*n >= max)
         return RTM_OK;
     const int64_t pkey = rtm_calib_past_cache(kf->kern, kf->tune, bytes, kf->lim, 1, size);
     if (pkey < 0 || !size_plan(kf->kern, pkey, kf->tune, kf->lim, &pk))
@@ -876,9 +891,7 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
     if (!(pt > 0) || pt > cap || !in_time) {
         note(c, "%s: %s: no point %s the cache (%.4gMiB): the smallest size past %.4gMiB, "
                 "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
-             kf->cpu ? "cpu" : "device", kf->kern->name, strcmp(what, "past") == 0 ? "past"
-                                                                                 : "at the edge of",
-             kf->cache / MIB, bytes / MIB, kf->kern->keys[0].name, (long long)pkey, pt, cap,
+             kf->cpu ? "cpu" : "device", kf->kern->name, where, kf->cache / MIB, bytes / MIB, kf->kern->keys[0].name, (long long)pkey, pt, cap,
              in_time ? "" : "; this section's time for such points is spent");
         return RTM_OK;
     }
@@ -1020,27 +1033,21 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
      * and matrix_mul / matrix_loop_add at validation's 2000 and 3000 came out 20-80 %
      * under): the smallest odd size past it, when its job is not too long; measured
      * whatever the kernel's time left, since no other point can stand in for it */
+    const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);
     bool past = false;
-    for (uint32_t i = 0; i < *n; i++)
-        past = past || pts[i].ws > kf->cache;
+    (void)ws_below(pts, *n, kf->cache, &past);
     if (st == RTM_OK && *n > 0 && !past && kf->cache > 0)
-        st = cache_point(c, kf, kf->cache, ne > 0, 3 + nt + ne, pts, keys, n, max, "past");
+        st = cache_point(c, kf, kf->cache, ne > 0, 3 + nt + ne, pts, keys, n, room, "past");
     /* one point at the cache's edge (the smallest odd size whose buffers pass 3/4 of
      * it) on an OpenCL device when a point is past the cache and those below it stop
      * short of a quarter of it: sort on the H100 was measured at n = 430001 (6.9 MiB)
      * and 17000001 with nothing between, and validation's n = 2700000, in the 64 MiB L2,
      * came out 43 % over (the fit had no in-cache point whose work outweighs its
      * launches, and with three points no second regime) */
-    double below = 0.0;
-    past = false;
-    for (uint32_t i = 0; i < *n; i++) {
-        past = past || pts[i].ws > kf->cache;
-        if (pts[i].ws <= kf->cache)
-            below = fmax(below, pts[i].ws);
-    }
+    const double below = ws_below(pts, *n, kf->cache, &past);
     if (st == RTM_OK && !kf->cpu && past && below > 0 && below < EDGE_FROM * kf->cache)
-        st = cache_point(c, kf, EDGE_AT * kf->cache, false, 4 + nt + ne, pts, keys, n, max,
-                         "edge");
+        st = cache_point(c, kf, EDGE_AT * kf->cache, false, 4 + nt + ne, pts, keys, n, room,
+                         "at the edge of");
     /* by size, for the fit and its record */
     for (uint32_t i = 1; i < *n; i++)
         for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
@@ -2413,11 +2420,17 @@ typedef struct {
     bool started;
 } prebuild_t;
 
+/* The options dev_measure's rtm_kexec_create_cached uses: what a prebuild builds and
+ * what the cache is asked for. */
+static rtm_kexec_opts_t prebuild_opts(const char *cache)
+{
+    return (rtm_kexec_opts_t){
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache};
+}
+
 static rtm_status_t prebuild_one(prebuild_t *p)
 {
-    /* the options dev_measure's rtm_kexec_create_cached uses */
-    const rtm_kexec_opts_t o = {
-        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = p->cache};
+    const rtm_kexec_opts_t o = prebuild_opts(p->cache);
     return rtm_kexec_prebuild(p->d, &p->k, &o);
 }
 
@@ -2576,8 +2589,7 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         return;
     /* what the cache already holds (a second calibration on this machine) needs no
      * build, nor a worker to start for it */
-    const rtm_kexec_opts_t o = {
-        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = x->cache};
+    const rtm_kexec_opts_t o = prebuild_opts(x->cache);
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
         if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
@@ -2869,8 +2881,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
     x->pre_procs = x->pre_failed = 0;
     prebuild_many(x, pb, n);
     const double pre_s = rtm_calib_now() - t0;
-    const rtm_kexec_opts_t o = {
-        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = x->cache};
+    const rtm_kexec_opts_t o = prebuild_opts(x->cache);
     uint32_t cached = 0;
     for (uint32_t i = 0; i < n; i++)
         cached += rtm_kexec_cached(x->d, &pb[i].k, &o);
