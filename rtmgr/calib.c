@@ -48,6 +48,7 @@ extern char **environ;
 #include "pool.h"
 #include "preempt.h"
 #include "program.h"
+#include "rng.h"
 #include "stats.h"
 #include "units.h"
 
@@ -151,11 +152,18 @@ bool rtm_calib_wanted(const char *list, const char *name)
 
 void rtm_calib_inst_free(rtm_calib_inst_t *in)
 {
-    if (in->pin.mem)
+    if (in->borrowed)
+        ; /* the arena's */
+    else if (in->pin.mem)
         rtm_pinned_destroy(&in->pin);
     else
         free(in->mem);
     memset(in, 0, sizeof(*in));
+}
+
+void rtm_calib_arena_free(rtm_calib_arena_t *a)
+{
+    rtm_pinned_destroy(&a->pin);
 }
 
 rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
@@ -164,32 +172,74 @@ rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
     return rtm_calib_inst_make_on(in, kern, size, tune, seed, NULL);
 }
 
-rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
-                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
-                                    rtm_ocl_dev_t *dev)
+/* Plans `in` (kern at size, tune) and sets in->bytes. */
+static rtm_status_t inst_plan(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                              const int64_t *size, rtm_tune_t tune)
 {
     memset(in, 0, sizeof(*in));
     rtm_kinst_init(&in->k, kern);
     for (uint32_t i = 0; i < kern->n_keys; i++)
         in->k.size[i] = size[i];
     in->k.tune = tune;
-    rtm_status_t st = rtm_kinst_plan(&in->k);
-    if (st != RTM_OK)
-        return st;
+    const rtm_status_t st = rtm_kinst_plan(&in->k);
     const size_t bytes = rtm_kinst_bytes(&in->k);
     in->bytes = bytes ? bytes : 64;
+    return st;
+}
+
+/* Binds in->mem (in->bytes, planned) and fills the inputs from `seed`. */
+static rtm_status_t inst_fill(rtm_calib_inst_t *in, uint64_t seed)
+{
+    if (!in->mem)
+        return RTM_E_NOMEM;
+    if (rtm_kinst_bind(&in->k, in->mem, in->bytes) == 0 && rtm_kinst_bytes(&in->k)) {
+        rtm_calib_inst_free(in);
+        return RTM_E_NOMEM;
+    }
+    in->k.kernel->fill(&in->k, seed);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
+                                    rtm_ocl_dev_t *dev)
+{
+    const rtm_status_t st = inst_plan(in, kern, size, tune);
+    if (st != RTM_OK)
+        return st;
     if (dev && rtm_pinned_create(&in->pin, dev, (in->bytes + 63) & ~(size_t)63) == RTM_OK)
         in->mem = in->pin.host;
     else
         in->mem = aligned_alloc(64, (in->bytes + 63) & ~(size_t)63);
-    if (!in->mem)
-        return RTM_E_NOMEM;
-    if (rtm_kinst_bind(&in->k, in->mem, in->bytes) == 0 && bytes) {
-        rtm_calib_inst_free(in);
-        return RTM_E_NOMEM;
+    return inst_fill(in, seed);
+}
+
+/* An arena grows in steps of this many bytes (fewer re-pinnings as the points grow). */
+#define ARENA_STEP ((size_t)64 << 20)
+
+rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
+                                    rtm_calib_arena_t *a)
+{
+    const rtm_status_t st = inst_plan(in, kern, size, tune);
+    if (st != RTM_OK)
+        return st;
+    const size_t need = (in->bytes + 63) & ~(size_t)63;
+    if (a->pin.bytes < need) {
+        rtm_pinned_destroy(&a->pin);
+        if (rtm_pinned_create(&a->pin, a->dev, (need + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP) !=
+            RTM_OK)
+            (void)rtm_pinned_create(&a->pin, a->dev, need);
+    } else {
+        rtm_rng_zero(a->pin.host, need); /* as a fresh pinned instance is */
     }
-    kern->fill(&in->k, seed);
-    return RTM_OK;
+    if (a->pin.bytes >= need) {
+        in->mem = a->pin.host;
+        in->borrowed = true;
+    } else {
+        in->mem = aligned_alloc(64, need);
+    }
+    return inst_fill(in, seed);
 }
 
 /* Plans kernel `kern` at first key `key0` (other keys at their defaults) and `tune`.
@@ -712,11 +762,14 @@ typedef struct {
      * `part` blocks per worker (one-launch kernels whose whole job is too long) */
     rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
                                  double *t, rtm_calib_fig_t *f);
+    /* optional: builds the programs of points at these sizes ahead, together */
+    void (*prebuild)(void *ctx, int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
-    double workers;  /* the pool's workers (CPU; measure_part's blocks are per worker) */
-    rtm_ocl_dev_t *pin; /* host buffers pinned on this device, as the runtime's (or NULL) */
+    double workers;  /* groups run at once: the pool's workers, a device's resident groups
+                      * (measure_part's blocks are per worker) */
+    rtm_calib_arena_t *arena; /* host buffers pinned on a device, as the runtime's (or NULL) */
     double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
     double inst_s;   /* out: seconds spent making and freeing the points' instances */
 } kfit_t;
@@ -742,6 +795,9 @@ typedef struct {
 /* Time all the points past the cache of one device (or of the CPU) may take, seconds:
  * what they can add to a run. */
 #define PAST_SECTION_S 2.5
+/* A point past the cache whose job is predicted longer than this is measured on its
+ * first blocks where the executor can run part of a job (part_for). */
+#define PAST_PART_S 0.15
 
 /* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
  * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
@@ -750,7 +806,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
 {
     const double t0 = rtm_calib_now();
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make_on(&in, kf->kern, size, kf->tune, seed, kf->pin);
+    rtm_status_t st =
+        kf->arena ? rtm_calib_inst_make_in(&in, kf->kern, size, kf->tune, seed, kf->arena)
+                  : rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
     kf->inst_s += rtm_calib_now() - t0;
     *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
     rtm_calib_fig_t f = {0};
@@ -861,6 +919,24 @@ static double ws_below(const kpoint_t *pts, uint32_t n, double cache, bool *past
     return below;
 }
 
+/* A partial job for instance k whose whole job is predicted to take *pt: the blocks
+ * per worker (*part) whose run takes about PART_S, *pt then the part's predicted time;
+ * *part 0 when the whole job is hardly longer. False when kf's executor cannot run part
+ * of k (no measure_part, several launches). */
+static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_t *part)
+{
+    const double per = ceil((double)rtm_kinst_blocks(k) / kf->workers);
+    *part = 0;
+    if (!kf->measure_part || k->plan.launches != 1 || !(per > 0) || !(*pt > 0))
+        return false;
+    const uint32_t p = (uint32_t)fmax(4.0, floor(PART_S / (*pt / per)));
+    if (p < per) {
+        *part = p;
+        *pt = *pt * p / per;
+    }
+    return true;
+}
+
 /* Measures kf's kernel at the smallest odd size whose buffers exceed `bytes`, when its
  * job takes at most PAST_MAX_S (PAST_MAX_QUICK_S with --quick) and, unless `first`,
  * the section's PAST_SECTION_S for such points is not spent; appends it to pts/keys
@@ -880,31 +956,73 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
     for (uint32_t i = 0; i < *n; i++)
         if (keys[i] == pkey)
             return RTM_OK;
-    const double pt = kf->pred(kf->pred_ctx, &pk);
+    const double whole = kf->pred(kf->pred_ctx, &pk);
     const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
+    /* a long job on its first blocks where the executor can run part of one (PoCL on
+     * the H100 host: matrix_mul's point past the cache, predicted under 1 s, took 2.7 s
+     * a job, 5.4 s with its warm-up); the limit then bounds the whole job no more */
+    double pt = whole;
+    uint32_t part = 0;
+    const bool can_part = pt > PAST_PART_S && part_for(kf, &pk, &pt, &part);
     const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
-    const int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+    int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+    if (part && reps > PART_REPS)
+        reps = PART_REPS;
     /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
      * kernels (`first`: validation measures them at n = 1000..3000, past most caches)
      * before the others */
     const bool in_time = first || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
-    if (!(pt > 0) || pt > cap || !in_time) {
+    if (!(pt > 0) || (!can_part && pt > cap) || !in_time) {
         note(c, "%s: %s: no point %s the cache (%.4gMiB): the smallest size past %.4gMiB, "
                 "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
-             kf->cpu ? "cpu" : "device", kf->kern->name, where, kf->cache / MIB, bytes / MIB, kf->kern->keys[0].name, (long long)pkey, pt, cap,
+             kf->cpu ? "cpu" : "device", kf->kern->name, where, kf->cache / MIB, bytes / MIB,
+             kf->kern->keys[0].name, (long long)pkey, whole, cap,
              in_time ? "" : "; this section's time for such points is spent");
         return RTM_OK;
     }
     kpoint_t point;
     double per_job = 0;
     const double t0 = rtm_calib_now();
-    const rtm_status_t st = kernel_point(kf, size, pkey, seed, reps, 0, &point, &per_job);
+    const rtm_status_t st = kernel_point(kf, size, pkey, seed, reps, part, &point, &per_job);
     c->past_s += rtm_calib_now() - t0;
     if (st == RTM_OK) {
         keys[*n] = pkey;
         pts[(*n)++] = point;
     }
     return st;
+}
+
+/* The first key (and sizes) of kf's point for calibration target i given the n points
+ * measured: the largest target at least 1.5x the smallest size, so that the points span
+ * a range, the others just distinct; from two points on, with `emp`, sized by the
+ * measurements (emp_pred). -1 when no size fits or the size lands next to one measured
+ * (a target below the smallest size's time: nothing new). */
+static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoint_t *pts,
+                          const int64_t *keys, uint32_t n, bool emp, int64_t *size)
+{
+    const size_t nt = c->n_targets;
+    const int64_t min_key = i == nt - 1 && n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
+    epred_t ep = {kf, 0, 0, 0, 0};
+    for (uint32_t q = 0; q < n; q++) {
+        const double xq = (double)keys[q];
+        if (xq > ep.x2) {
+            ep.x1 = ep.x2, ep.t1 = ep.t2;
+            ep.x2 = xq, ep.t2 = pts[q].t;
+        } else if (xq > ep.x1) {
+            ep.x1 = xq, ep.t1 = pts[q].t;
+        }
+    }
+    emp = emp && n >= 2 && kf->kpred && kf->kern->n_keys > 0;
+    const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
+                                           emp ? emp_pred : kf->pred,
+                                           emp ? (const void *)&ep : kf->pred_ctx, kf->lim, 1,
+                                           min_key, keys, n, size);
+    if (key < 0)
+        return -1;
+    for (uint32_t q = 0; q < n; q++)
+        if (llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2))
+            return -1;
+    return key;
 }
 
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
@@ -927,6 +1045,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         if (i != nt / 2)
             order[no++] = i;
     const size_t first_extra = nt > 2 ? 3 : nt;
+    /* targets sized ahead (their programs built together): first key, sizes; 0 = none */
+    int64_t planned[16] = {0}, planned_size[16][RTM_SIZE_KEYS_MAX];
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
         const bool extra_j = j >= first_extra && j < first_extra + ne;
@@ -957,16 +1077,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
              * (the H100 host's matrix_mul took 9.4 s a job at n = 3000, and with points
              * up to n = 1673 only its time per operation was 40 % under there) */
             part = 0;
-            if (pt > EXTRA_MAX_S) {
-                const double per = ceil((double)rtm_kinst_blocks(&k) / kf->workers);
-                if (!kf->measure_part || k.plan.launches != 1 || !(per > 0))
-                    continue;
-                part = (uint32_t)fmax(4.0, floor(PART_S / (pt / per)));
-                if (part >= per)
-                    part = 0;
-                else
-                    pt = pt * part / per;
-            }
+            if (pt > EXTRA_MAX_S && !part_for(kf, &k, &pt, &part))
+                continue;
             /* past the kernel's time, only a cheap one (they reach the sizes validation
              * measures: the H100's matrix_mul had no point past its L2 without 3001) */
             if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)
@@ -980,32 +1092,13 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         } else {
             const size_t jj = j < first_extra ? j : j - ne;
             const size_t i = order[jj];
-            /* the largest target at least 1.5x the smallest size, so that the points
-             * span a range; the others just distinct */
-            const int64_t min_key = i == nt - 1 && *n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
-            /* from two sizes on, sized by the measurements (emp_pred) */
-            epred_t ep = {kf, 0, 0, 0, 0};
-            for (uint32_t q = 0; q < *n; q++) {
-                const double xq = (double)keys[q];
-                if (xq > ep.x2) {
-                    ep.x1 = ep.x2, ep.t1 = ep.t2;
-                    ep.x2 = xq, ep.t2 = pts[q].t;
-                } else if (xq > ep.x1) {
-                    ep.x1 = xq, ep.t1 = pts[q].t;
-                }
+            if (planned[i] > 0) { /* sized when its program was built ahead */
+                key = planned[i];
+                memcpy(size, planned_size[i], sizeof(size));
+            } else {
+                key = target_key(c, kf, i, pts, keys, *n, true, size);
             }
-            const bool emp = *n >= 2 && kf->kpred && kf->kern->n_keys > 0;
-            key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
-                                     emp ? emp_pred : kf->pred, emp ? (const void *)&ep
-                                                                    : kf->pred_ctx,
-                                     kf->lim, 1, min_key, keys, *n, size);
             if (key < 0)
-                continue;
-            /* a target below the smallest size's time lands next to it: nothing new */
-            bool near = false;
-            for (uint32_t q = 0; q < *n; q++)
-                near = near || llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2);
-            if (near)
                 continue;
         }
         kpoint_t pt;
@@ -1022,6 +1115,24 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             largest = largest && keys[i] < key;
         if (pt.t > pt.b && largest)
             *kf->r_est = (pt.t - pt.b) / pt.a;
+        /* a kernel built for its size (its options carry it: the navigation kernels'
+         * NAV_N, NAV_STEPS): the middle and largest targets sized from the first point
+         * alone, and their programs built together now (PoCL on the H100 host built
+         * them one after the other in the points, 0.7 s each, 6 s of ocl0's 37 s) */
+        if (*n == 1 && j == 0 && kf->kern->options && kf->prebuild && nt > 2) {
+            int64_t ahead[2][RTM_SIZE_KEYS_MAX];
+            uint32_t na = 0;
+            for (size_t q = 1; q < 3; q++) {
+                const int64_t pk = target_key(c, kf, order[q], pts, keys, *n, false,
+                                              planned_size[order[q]]);
+                if (pk > 0) {
+                    planned[order[q]] = pk;
+                    memcpy(ahead[na++], planned_size[order[q]], sizeof(ahead[0]));
+                }
+            }
+            if (na > 0)
+                kf->prebuild(kf->ctx, ahead, na);
+        }
         /* a job far longer than the targets (instance set-up, a slow CPU twin): the
          * smallest size and one larger one only */
         const bool is_extra = j >= first_extra && j < first_extra + ne;
@@ -1307,6 +1418,7 @@ typedef struct {
     uint32_t pre_procs;    /* worker processes the prebuilds used (0: threads) */
     uint32_t pre_failed;   /* of them, those that exited with an error */
     bool procs_broken;     /* every worker failed once: prebuild in threads */
+    rtm_calib_arena_t arena; /* the points' pinned host memory */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -2311,6 +2423,30 @@ static rtm_status_t kernel_only(rtm_kexec_t *ex, double *kernel_s)
     return st;
 }
 
+/* The kexec of instance `in` for dev_measure / dev_measure_part, with the build or cache
+ * load counted; RTM_E_RANGE when the program cannot run the instance's work-group. */
+static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
+{
+    const double t0 = rtm_calib_now();
+    rtm_status_t st = rtm_kexec_create_cached(ex, x->d, &in->k, x->cache);
+    if (st != RTM_OK)
+        return st;
+    if (ex->prog.from_cache) {
+        x->load_s += ex->prog.build_s;
+        x->n_loaded++;
+    } else {
+        x->build_s += ex->prog.build_s;
+        x->n_built++;
+    }
+    x->run_s -= t0 + ex->prog.build_s; /* the rest of the caller's time: buffers, runs */
+    if (kexec_max_wg(ex, x->d->info.id) < in->k.tune.wg) {
+        x->run_s += rtm_calib_now();
+        rtm_kexec_destroy(ex);
+        return RTM_E_RANGE;
+    }
+    return RTM_OK;
+}
+
 /* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
  * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
  * read and written by the kernel (its inputs stay as uploaded), the runs after the
@@ -2322,23 +2458,9 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
                                 rtm_calib_fig_t *fig)
 {
     rtm_kexec_t ex;
-    const double t0 = rtm_calib_now();
-    rtm_status_t st = rtm_kexec_create_cached(&ex, x->d, &in->k, x->cache);
+    rtm_status_t st = dev_kexec(x, in, &ex);
     if (st != RTM_OK)
         return st;
-    if (ex.prog.from_cache) {
-        x->load_s += ex.prog.build_s;
-        x->n_loaded++;
-    } else {
-        x->build_s += ex.prog.build_s;
-        x->n_built++;
-    }
-    x->run_s -= t0 + ex.prog.build_s; /* the rest of this call: buffers, runs */
-    if (kexec_max_wg(&ex, x->d->info.id) < in->k.tune.wg) {
-        x->run_s += rtm_calib_now();
-        rtm_kexec_destroy(&ex);
-        return RTM_E_RANGE;
-    }
     bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
     for (uint32_t i = 0; i < in->k.plan.n_bufs; i++)
         alone = alone && (in->k.plan.buf[i].dir & RTM_BUF_IN && in->k.plan.buf[i].dir & RTM_BUF_OUT) == 0;
@@ -2358,6 +2480,67 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     x->run_s += rtm_calib_now();
     if (st == RTM_OK)
         *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig);
+    return st;
+}
+
+/* Work-groups the device runs at once at work-group size wg: what a partial job's
+ * blocks per worker count in (dev_measure_part). */
+static double dev_workers(const devcal_t *x, uint32_t wg)
+{
+    const double cus = fmax(x->bd->param[RTM_DEV_P_cus], 1.0);
+    return fmax(cus, wg ? floor(x->bd->param[RTM_DEV_P_units] / wg) : cus);
+}
+
+/* The whole job's kernel time from runs of its first `part` blocks per resident group
+ * (one-launch kernels, through the block map, as a resume runs them): the inputs
+ * uploaded once, then a warm-up and `reps` runs of block control cleared + the mapped
+ * launch, each event-profiled; scaled by the waves, ceil(blocks / workers) / part. The
+ * steady state of a long job (the workers on neighbouring blocks, the data they share
+ * in the caches) is that of its first blocks; a point past the cache on PoCL (matrix_mul
+ * at n = 1673 on the H100 host, 2.7 s a job) then costs a few tenths of a second. The
+ * warm-up run tells what a run takes: a longer one than predicted gets fewer runs. */
+static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                     double *kernel_s, rtm_calib_fig_t *fig)
+{
+    const double workers = dev_workers(x, in->k.tune.wg);
+    const uint64_t blocks = rtm_kinst_blocks(&in->k);
+    const uint64_t m64 = (uint64_t)(part * workers);
+    if (in->k.plan.launches != 1 || part == 0 || m64 == 0 || m64 >= blocks)
+        return dev_measure(x, in, reps, kernel_s, fig);
+    uint32_t *map = malloc(sizeof(*map) * (size_t)m64);
+    if (!map)
+        return RTM_E_NOMEM;
+    for (uint32_t i = 0; i < (uint32_t)m64; i++)
+        map[i] = i;
+    rtm_kexec_t ex;
+    rtm_status_t st = dev_kexec(x, in, &ex);
+    if (st != RTM_OK) {
+        free(map);
+        return st;
+    }
+    st = rtm_kexec_write_inputs(&ex, NULL, NULL);
+    if (reps > REPS)
+        reps = REPS;
+    double samp[REPS + 1];
+    for (int r = 0; r <= reps && st == RTM_OK; r++) {
+        cl_event ev = NULL;
+        st = rtm_kexec_clear(&ex, NULL, NULL);
+        if (st == RTM_OK)
+            st = rtm_kexec_enqueue(&ex, 0, map, (uint32_t)m64, &ev);
+        const cl_int err = clFinish(ex.dev->exec);
+        if (st == RTM_OK && err != CL_SUCCESS)
+            st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+        samp[r] = st == RTM_OK ? span_s(ev, ev) : 0.0;
+        release_ev(&ev);
+        if (r == 0 && st == RTM_OK && samp[0] * reps > POINT_BUDGET_S)
+            reps = (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / samp[0]);
+    }
+    rtm_kexec_destroy(&ex);
+    x->run_s += rtm_calib_now();
+    free(map);
+    if (st == RTM_OK)
+        *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig) *
+                    ceil((double)blocks / workers) / part;
     return st;
 }
 
@@ -2754,6 +2937,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
 typedef struct {
     devcal_t *x;
     int ki;
+    rtm_tune_t tune; /* the points' tuning */
 } dkctx_t;
 
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
@@ -2767,6 +2951,26 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
 {
     dkctx_t *d = ctx;
     return dev_measure(d->x, in, reps, t, f);
+}
+
+/* Points' programs built ahead: kernel d->ki at its calibration tuning, these sizes. */
+static void dk_prebuild(void *ctx, int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n)
+{
+    dkctx_t *d = ctx;
+    prebuild_t pb[4];
+    uint32_t m = 0;
+    if (!d->x->cache || !prebuild_on())
+        return;
+    for (uint32_t i = 0; i < n && m < N_OF(pb); i++)
+        m += prebuild_entry(d->x, rtm_kernel_at((uint32_t)d->ki), sizes[i], d->tune, &pb[m]);
+    prebuild_many(d->x, pb, m);
+}
+
+static rtm_status_t dk_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                    double *t, rtm_calib_fig_t *f)
+{
+    dkctx_t *d = ctx;
+    return dev_measure_part(d->x, in, reps, part, t, f);
 }
 
 /* Kernel ki's starting tuning and sizing prediction on the device; true when a sweep
@@ -2944,14 +3148,16 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         }
     }
     const phase_t m1 = phase_mark(x);
-    dkctx_t dk = {x, (int)ki};
+    dkctx_t dk = {x, (int)ki, tune};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
     pt.total = true;
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
-                 .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure, .ctx = &dk,
-                 .deadline = start + budget, .pin = x->d, .cache = x->knee};
+                 .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
+                 .measure_part = dk_measure_part, .prebuild = dk_prebuild, .ctx = &dk,
+                 .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
+                 .cache = x->knee};
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -2984,7 +3190,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, {0}}};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -3089,6 +3295,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     c->n_prebuilt += x.n_pre;
     if (x.probe)
         clReleaseProgram(x.probe);
+    rtm_calib_arena_free(&x.arena);
     rtm_ocl_close(&dev);
     say(c, "%s: done (%.1fs)", bd->name, rtm_calib_now() - t0);
     return st;

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "tests/cli_fixture.h"
+#include "tests/ocl_fixture.h"
 
 #include "rtmgr/board.h"
 #include "rtmgr/calib.h"
@@ -483,6 +484,46 @@ static void test_pool_part(void **state)
     assert_true(fabs(rtm_calib_part_scale(0.1, 0.01, 1000, 10, 10) - (0.01 + 0.09 * 10)) < 1e-12);
 }
 
+/* Instances in a device's calibration arena: the arena grows in 64 MiB steps and is
+ * reused while large enough, and an instance made in it (over another's data) holds the
+ * bytes of one made in memory of its own from the same seed. */
+static void check_arena_inst(rtm_calib_arena_t *a, const char *kernel, int64_t key,
+                             uint64_t seed)
+{
+    const rtm_kernel_t *k = rtm_kernel_find(kernel);
+    const int64_t size[RTM_SIZE_KEYS_MAX] = {key};
+    rtm_calib_inst_t in, own;
+    assert_int_equal(rtm_calib_inst_make_in(&in, k, size, k->tune_default, seed, a), RTM_OK);
+    assert_int_equal(rtm_calib_inst_make(&own, k, size, k->tune_default, seed), RTM_OK);
+    assert_true(in.borrowed);
+    assert_ptr_equal(in.mem, a->pin.host);
+    assert_true(a->pin.bytes >= in.bytes && a->pin.bytes % ((size_t)64 << 20) == 0);
+    assert_int_equal(in.bytes, own.bytes);
+    assert_int_equal(memcmp(in.mem, own.mem, in.bytes), 0);
+    rtm_calib_inst_free(&in);
+    assert_non_null(a->pin.host); /* the arena keeps its memory */
+    rtm_calib_inst_free(&own);
+}
+
+static void test_inst_arena(void **state)
+{
+    (void)state;
+    rtm_ocl_dev_t dev;
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
+    rtm_calib_arena_t a = {&dev, {0}};
+    check_arena_inst(&a, "matrix_add", 701, 3);
+    const void *first = a.pin.host;
+    assert_int_equal(a.pin.bytes, (size_t)64 << 20);
+    check_arena_inst(&a, "sort", 100001, 4); /* smaller: same memory, old data beneath */
+    assert_ptr_equal(a.pin.host, first);
+    check_arena_inst(&a, "matrix_add", 2701, 5); /* 83 MiB: grown to 128 MiB */
+    assert_int_equal(a.pin.bytes, (size_t)128 << 20);
+    check_arena_inst(&a, "copy", 1001, 6);
+    rtm_calib_arena_free(&a);
+    assert_null(a.pin.mem);
+    rtm_ocl_close(&dev);
+}
+
 /* The point past the cache: the smallest odd first key whose buffers exceed it.
  * matrix_mul holds 3 n^2 floats: past 4 MiB from n = 592, odd: 593. */
 static void test_past_cache_size(void **state)
@@ -551,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
+        cmocka_unit_test(test_inst_arena),
         cmocka_unit_test(test_past_cache_size),
         cmocka_unit_test(test_notes_overflow_counted),
         cmocka_unit_test(test_quick_profile_complete),
