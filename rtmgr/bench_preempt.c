@@ -55,6 +55,7 @@ typedef struct {
     bool copies_set;
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
+    const char *cl_extra; /* --cl-opts: build options appended to every variant */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
@@ -152,6 +153,7 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.transport_set = true;
     o.poll_every = b->poll_k;
     o.poll_lanes = b->o.lanes;
+    o.cl_extra = b->o.cl_extra;
     o.groups = b->o.groups;
     o.static_fetch = b->o.static_fetch;
     o.raise_mode = b->raise_mode;
@@ -1256,6 +1258,7 @@ static int usage(void)
             "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
             "                           [--part overhead|response|resume|poll|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
+            "                           [--cl-opts 'OPTIONS']\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
@@ -1272,7 +1275,9 @@ static int usage(void)
             "          (eager: the old way, whose large pageable reads block the start on\n"
             "          NVIDIA) or after its last kernel ended (late); default: auto\n"
             "  --wait  how an abort waits for the kernels' end: polling the event's status\n"
-            "          (poll, the default) or the driver's clWaitForEvents (block)\n");
+            "          (poll, the default) or the driver's clWaitForEvents (block)\n"
+            "  --cl-opts build options appended to every kernel variant (experiments with\n"
+            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_STRIP_CONST=1)\n");
     return RTM_EXIT_USAGE;
 }
 
@@ -1319,6 +1324,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.poll = u;
         else if (strcmp(a, "--lanes") == 0 && parse_u32(v, &u) && ++i)
             b.o.lanes = u;
+        else if (strcmp(a, "--cl-opts") == 0 && v && ++i)
+            b.o.cl_extra = v;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
         else if (strcmp(a, "--copies") == 0 && parse_u32(v, &u) && u >= 1 &&

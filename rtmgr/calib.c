@@ -226,10 +226,16 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
         return st;
     const size_t need = (in->bytes + 63) & ~(size_t)63;
     if (a->pin.bytes < need) {
+        const double t0 = rtm_calib_now();
+        size_t want = need > 2 * a->pin.bytes ? need : 2 * a->pin.bytes;
+        want = (want + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP;
+        if (a->cap && want > a->cap)
+            want = a->cap > need ? a->cap : need;
         rtm_pinned_destroy(&a->pin);
-        if (rtm_pinned_create(&a->pin, a->dev, (need + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP) !=
-            RTM_OK)
+        if (rtm_pinned_create(&a->pin, a->dev, want) != RTM_OK)
             (void)rtm_pinned_create(&a->pin, a->dev, need);
+        a->grows++;
+        a->grow_s += rtm_calib_now() - t0;
     } else {
         rtm_rng_zero(a->pin.host, need); /* as a fresh pinned instance is */
     }
@@ -762,8 +768,6 @@ typedef struct {
      * `part` blocks per worker (one-launch kernels whose whole job is too long) */
     rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
                                  double *t, rtm_calib_fig_t *f);
-    /* optional: builds the programs of points at these sizes ahead, together */
-    void (*prebuild)(void *ctx, int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
@@ -994,11 +998,11 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
 
 /* The first key (and sizes) of kf's point for calibration target i given the n points
  * measured: the largest target at least 1.5x the smallest size, so that the points span
- * a range, the others just distinct; from two points on, with `emp`, sized by the
- * measurements (emp_pred). -1 when no size fits or the size lands next to one measured
- * (a target below the smallest size's time: nothing new). */
+ * a range, the others just distinct; from two points on sized by the measurements
+ * (emp_pred). -1 when no size fits or the size lands next to one measured (a target
+ * below the smallest size's time: nothing new). */
 static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoint_t *pts,
-                          const int64_t *keys, uint32_t n, bool emp, int64_t *size)
+                          const int64_t *keys, uint32_t n, int64_t *size)
 {
     const size_t nt = c->n_targets;
     const int64_t min_key = i == nt - 1 && n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
@@ -1012,7 +1016,7 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
             ep.x1 = xq, ep.t1 = pts[q].t;
         }
     }
-    emp = emp && n >= 2 && kf->kpred && kf->kern->n_keys > 0;
+    const bool emp = n >= 2 && kf->kpred && kf->kern->n_keys > 0;
     const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
                                            emp ? emp_pred : kf->pred,
                                            emp ? (const void *)&ep : kf->pred_ctx, kf->lim, 1,
@@ -1045,8 +1049,6 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         if (i != nt / 2)
             order[no++] = i;
     const size_t first_extra = nt > 2 ? 3 : nt;
-    /* targets sized ahead (their programs built together): first key, sizes; 0 = none */
-    int64_t planned[16] = {0}, planned_size[16][RTM_SIZE_KEYS_MAX];
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
         const bool extra_j = j >= first_extra && j < first_extra + ne;
@@ -1091,13 +1093,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
                 reps = PART_REPS;
         } else {
             const size_t jj = j < first_extra ? j : j - ne;
-            const size_t i = order[jj];
-            if (planned[i] > 0) { /* sized when its program was built ahead */
-                key = planned[i];
-                memcpy(size, planned_size[i], sizeof(size));
-            } else {
-                key = target_key(c, kf, i, pts, keys, *n, true, size);
-            }
+            key = target_key(c, kf, order[jj], pts, keys, *n, size);
             if (key < 0)
                 continue;
         }
@@ -1115,24 +1111,6 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
             largest = largest && keys[i] < key;
         if (pt.t > pt.b && largest)
             *kf->r_est = (pt.t - pt.b) / pt.a;
-        /* a kernel built for its size (its options carry it: the navigation kernels'
-         * NAV_N, NAV_STEPS): the middle and largest targets sized from the first point
-         * alone, and their programs built together now (PoCL on the H100 host built
-         * them one after the other in the points, 0.7 s each, 6 s of ocl0's 37 s) */
-        if (*n == 1 && j == 0 && kf->kern->options && kf->prebuild && nt > 2) {
-            int64_t ahead[2][RTM_SIZE_KEYS_MAX];
-            uint32_t na = 0;
-            for (size_t q = 1; q < 3; q++) {
-                const int64_t pk = target_key(c, kf, order[q], pts, keys, *n, false,
-                                              planned_size[order[q]]);
-                if (pk > 0) {
-                    planned[order[q]] = pk;
-                    memcpy(ahead[na++], planned_size[order[q]], sizeof(ahead[0]));
-                }
-            }
-            if (na > 0)
-                kf->prebuild(kf->ctx, ahead, na);
-        }
         /* a job far longer than the targets (instance set-up, a slow CPU twin): the
          * smallest size and one larger one only */
         const bool is_extra = j >= first_extra && j < first_extra + ne;
@@ -2937,7 +2915,6 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
 typedef struct {
     devcal_t *x;
     int ki;
-    rtm_tune_t tune; /* the points' tuning */
 } dkctx_t;
 
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
@@ -2951,19 +2928,6 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
 {
     dkctx_t *d = ctx;
     return dev_measure(d->x, in, reps, t, f);
-}
-
-/* Points' programs built ahead: kernel d->ki at its calibration tuning, these sizes. */
-static void dk_prebuild(void *ctx, int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n)
-{
-    dkctx_t *d = ctx;
-    prebuild_t pb[4];
-    uint32_t m = 0;
-    if (!d->x->cache || !prebuild_on())
-        return;
-    for (uint32_t i = 0; i < n && m < N_OF(pb); i++)
-        m += prebuild_entry(d->x, rtm_kernel_at((uint32_t)d->ki), sizes[i], d->tune, &pb[m]);
-    prebuild_many(d->x, pb, m);
 }
 
 static rtm_status_t dk_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
@@ -3148,14 +3112,14 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         }
     }
     const phase_t m1 = phase_mark(x);
-    dkctx_t dk = {x, (int)ki, tune};
+    dkctx_t dk = {x, (int)ki};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
     pt.total = true;
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
-                 .measure_part = dk_measure_part, .prebuild = dk_prebuild, .ctx = &dk,
+                 .measure_part = dk_measure_part, .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
                  .cache = x->knee};
     kpoint_t pts[16];
@@ -3190,10 +3154,11 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, {0}}};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, 0, {0}, 0, 0.0}};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
+    x.arena.cap = (size_t)x.lim.max_total;
     const double t0 = rtm_calib_now();
     double tp[8] = {t0}; /* phase ends: transfers, memory..launch, build figure, matrix_mov,
                           * prebuild, catalogue, abort */
@@ -3283,10 +3248,12 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     note(c, "%s: time %.2fs of budget %.2fs: transfers %.2fs, memory/occupancy/launch %.2fs, "
             "build-time figure c %.2fs, cache sweep %.2fs, matrix_mov %.2fs, prebuild %.2fs "
             "(%u programs), catalogue %.2fs, abort %.2fs; in kexecs %u programs compiled "
-            "%.2fs, %u loaded from the cache %.2fs, runs %.2fs",
+            "%.2fs, %u loaded from the cache %.2fs, runs %.2fs; points' pinned memory made "
+            "%u times (%.0fMiB at the end) in %.2fs",
          bd->name, tp[7] - t0, c->deadline - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2],
          llc_s, tp[4] - tp[3] - llc_s, tp[5] - tp[4], x.n_pre, tp[6] - tp[5], tp[7] - tp[6],
-         x.n_built, x.build_s, x.n_loaded, x.load_s, x.run_s);
+         x.n_built, x.build_s, x.n_loaded, x.load_s, x.run_s, x.arena.grows,
+         (double)x.arena.pin.bytes / MIB, x.arena.grow_s);
     c->build_s += x.build_s;
     c->load_s += x.load_s;
     c->prebuild_s += x.pre_s;
@@ -3314,6 +3281,15 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
 static void dev_poll(devcal_t *x)
 {
     rtm_board_dev_t *bd = x->bd;
+    /* a CPU device: every candidate period is a program build of its own (PoCL on the
+     * H100 host: about 0.7 s each, one at a time), and the 2 s budget ran out inside the
+     * first kernel in every calibration there; the polls read host memory the core
+     * caches, and the default period stays */
+    if (x->d->info.type & CL_DEVICE_TYPE_CPU) {
+        note(x->c, "%s: poll periods not calibrated on a CPU device (a program build per "
+                   "candidate): default", bd->name);
+        return;
+    }
     const double deadline = rtm_calib_now() + POLL_BUDGET_S;
     const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
                                    .cache_dir = x->cache};

@@ -37,12 +37,16 @@ typedef struct {
 } rtm_calib_inst_t;
 
 /* Pinned host memory of one device that its calibration points' instances use one
- * after another, grown when a point needs more: pinning, mapping and zeroing up to
- * 1.3 GB afresh for every point was most of the H100's per-kernel calibration time
- * ("instances made and freed" 5.5 s of its 9.4 s). Zeroed struct = empty. */
+ * after another, grown when a point needs more (to twice its size at least, within
+ * `cap`): pinning, mapping and zeroing up to 1.3 GB afresh for every point was most of
+ * the H100's per-kernel calibration time ("instances made and freed" 5.5 s of its
+ * 9.4 s). Zeroed struct (but dev) = empty. */
 typedef struct {
     rtm_ocl_dev_t *dev;
+    size_t cap;        /* it grows to at most this (0: what a point needs, no more) */
     rtm_pinned_t pin;
+    uint32_t grows;    /* times it was (re)made, and the seconds that took (notes) */
+    double grow_s;
 } rtm_calib_arena_t;
 void rtm_calib_arena_free(rtm_calib_arena_t *a);
 

@@ -89,6 +89,8 @@ typedef struct {
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
+    const char *cl_extra; /* more build options, appended (benchmarks: rtm_block.h's
+                           * experiment switches such as -DRTM_POLL_NOLOAD=1); NULL = none */
 } rtm_kexec_opts_t;
 
 typedef struct {

@@ -497,7 +497,9 @@ static void check_arena_inst(rtm_calib_arena_t *a, const char *kernel, int64_t k
     assert_int_equal(rtm_calib_inst_make(&own, k, size, k->tune_default, seed), RTM_OK);
     assert_true(in.borrowed);
     assert_ptr_equal(in.mem, a->pin.host);
-    assert_true(a->pin.bytes >= in.bytes && a->pin.bytes % ((size_t)64 << 20) == 0);
+    assert_true(a->pin.bytes >= in.bytes);
+    assert_true(a->pin.bytes % ((size_t)64 << 20) == 0 || a->pin.bytes == a->cap ||
+                a->pin.bytes == ((in.bytes + 63) & ~(size_t)63));
     assert_int_equal(in.bytes, own.bytes);
     assert_int_equal(memcmp(in.mem, own.mem, in.bytes), 0);
     rtm_calib_inst_free(&in);
@@ -510,17 +512,26 @@ static void test_inst_arena(void **state)
     (void)state;
     rtm_ocl_dev_t dev;
     assert_int_equal(ocl_open_first(&dev), RTM_OK);
-    rtm_calib_arena_t a = {&dev, {0}};
+    rtm_calib_arena_t a = {&dev, 0, {0}, 0, 0.0};
     check_arena_inst(&a, "matrix_add", 701, 3);
     const void *first = a.pin.host;
     assert_int_equal(a.pin.bytes, (size_t)64 << 20);
     check_arena_inst(&a, "sort", 100001, 4); /* smaller: same memory, old data beneath */
     assert_ptr_equal(a.pin.host, first);
-    check_arena_inst(&a, "matrix_add", 2701, 5); /* 83 MiB: grown to 128 MiB */
+    check_arena_inst(&a, "matrix_add", 2701, 5); /* 83 MiB: twice the 64, 128 MiB */
     assert_int_equal(a.pin.bytes, (size_t)128 << 20);
     check_arena_inst(&a, "copy", 1001, 6);
+    assert_int_equal(a.grows, 2);
     rtm_calib_arena_free(&a);
     assert_null(a.pin.mem);
+    /* within a cap: no more than it, but what a point needs when that is more */
+    rtm_calib_arena_t b = {&dev, (size_t)96 << 20, {0}, 0, 0.0};
+    check_arena_inst(&b, "matrix_add", 2701, 7);
+    assert_int_equal(b.pin.bytes, (size_t)96 << 20);
+    b.cap = (size_t)32 << 20;
+    check_arena_inst(&b, "matrix_add", 3001, 8); /* 103 MiB */
+    assert_true(b.pin.bytes < (size_t)104 << 20); /* exactly its need, not doubled */
+    rtm_calib_arena_free(&b);
     rtm_ocl_close(&dev);
 }
 
