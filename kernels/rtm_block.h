@@ -78,12 +78,11 @@
  *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
  *   RTM_HIDE_LATENCY=0|1  1 (GPUs): look-ahead loads in registers; 0 (CPU devices): read
  *                         where used (see RTM_PEEK_FLAG_)
- * Experiment switches (bench preempt --cl-opts; RTM_POLL_FOR with RTM_HIDE_LATENCY):
+ * Experiment switch (bench preempt --cl-opts; RTM_POLL_FOR with RTM_HIDE_LATENCY):
  *   RTM_POLL_NOLOAD=1     strips without the flag load (a raise is never seen): the
  *                         strip-mined loop's own cost, apart from the load's
- *   RTM_POLL_STRIP_CONST=1 every strip runs exactly RTM_POLL_EVERY steps, each guarded
- *                         by i < hi (a constant trip count the compiler can unroll
- *                         fully, instead of min(K, hi - s))
+ *                         (docs/preempt.md: the H100's +poll split, and the variants
+ *                         measured and not kept)
  *
  * Standard arguments (RTM_BLOCK_ARGS, first in every entry point, set by kexec):
  *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped;
@@ -128,9 +127,6 @@
 #endif
 #ifndef RTM_POLL_NOLOAD
 #define RTM_POLL_NOLOAD 0
-#endif
-#ifndef RTM_POLL_STRIP_CONST
-#define RTM_POLL_STRIP_CONST 0
 #endif
 #ifndef RTM_WG_CHECK
 #define RTM_WG_CHECK 0
@@ -434,15 +430,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 /* The inner loop's init moves rtm_s_ to the strip's end at once (i starts from the old
  * value), so the strip's end and the next strip's start are one register, and a `break`
  * in the body still goes on with the next strip. */
-#if RTM_HIDE_LATENCY && RTM_POLL_STRIP_CONST
-#define RTM_POLL_FOR(i, lo, hi)                                                     \
-    for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
-         rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);     \
-         rtm_s_ += RTM_POLL_EVERY)                                                  \
-        for (uint i = rtm_s_, rtm_j_ = rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);        \
-             rtm_j_ < RTM_POLL_EVERY; rtm_j_++, i++)                                \
-            if (i < rtm_h_)
-#elif RTM_HIDE_LATENCY
+#if RTM_HIDE_LATENCY
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
          rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);)   \

@@ -1277,7 +1277,7 @@ static int usage(void)
             "  --wait  how an abort waits for the kernels' end: polling the event's status\n"
             "          (poll, the default) or the driver's clWaitForEvents (block)\n"
             "  --cl-opts build options appended to every kernel variant (experiments with\n"
-            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_STRIP_CONST=1)\n");
+            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_NOLOAD=1)\n");
     return RTM_EXIT_USAGE;
 }
 
