@@ -288,10 +288,10 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     k->kernel->launch(k, launch, &kl);
     if (kl.entry >= x->prog.n_kern)
         return RTM_E_RANGE;
-    if (launch >= x->launches || (nmap && (!map_host || nmap > k->plan.blocks_max)))
+    if (launch >= x->launches || (nmap && nmap > (map_host ? k->plan.blocks_max : kl.blocks)))
         return RTM_E_RANGE;
     cl_kernel kern = x->prog.kern[kl.entry];
-    const cl_uint mapped = nmap ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
+    const cl_uint mapped = nmap && map_host ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
     const cl_uint doff = launch * x->done_stride;
     if (x->fetch_dirty[launch]) { /* enqueued before (an aborted run): reset its counter */
         const cl_uint zero = 0;
@@ -300,7 +300,7 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
                      "clEnqueueFillBuffer(next)");
     }
     x->fetch_dirty[launch] = 1;
-    if (nmap) {
+    if (mapped) {
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
