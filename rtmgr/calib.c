@@ -229,7 +229,7 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
         const double t0 = rtm_calib_now();
         size_t want = need > 2 * a->pin.bytes ? need : 2 * a->pin.bytes;
         want = (want + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP;
-        if (a->cap && want > a->cap)
+        if (a->cap && (want > a->cap || a->eager))
             want = a->cap > need ? a->cap : need;
         rtm_pinned_destroy(&a->pin);
         if (rtm_pinned_create(&a->pin, a->dev, want) != RTM_OK)
@@ -3152,11 +3152,12 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, 0, {0}, 0, 0.0}};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, 0, false, {0}, 0, 0.0}};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
     x.arena.cap = (size_t)x.lim.max_total;
+    x.arena.eager = !(info->type & CL_DEVICE_TYPE_CPU); /* PoCL's: plain memory, grown */
     const double t0 = rtm_calib_now();
     double tp[8] = {t0}; /* phase ends: transfers, memory..launch, build figure, matrix_mov,
                           * prebuild, catalogue, abort */

@@ -512,7 +512,7 @@ static void test_inst_arena(void **state)
     (void)state;
     rtm_ocl_dev_t dev;
     assert_int_equal(ocl_open_first(&dev), RTM_OK);
-    rtm_calib_arena_t a = {&dev, 0, {0}, 0, 0.0};
+    rtm_calib_arena_t a = {&dev, 0, false, {0}, 0, 0.0};
     check_arena_inst(&a, "matrix_add", 701, 3);
     const void *first = a.pin.host;
     assert_int_equal(a.pin.bytes, (size_t)64 << 20);
@@ -525,13 +525,20 @@ static void test_inst_arena(void **state)
     rtm_calib_arena_free(&a);
     assert_null(a.pin.mem);
     /* within a cap: no more than it, but what a point needs when that is more */
-    rtm_calib_arena_t b = {&dev, (size_t)96 << 20, {0}, 0, 0.0};
+    rtm_calib_arena_t b = {&dev, (size_t)96 << 20, false, {0}, 0, 0.0};
     check_arena_inst(&b, "matrix_add", 2701, 7);
     assert_int_equal(b.pin.bytes, (size_t)96 << 20);
     b.cap = (size_t)32 << 20;
     check_arena_inst(&b, "matrix_add", 3001, 8); /* 103 MiB */
     assert_true(b.pin.bytes < (size_t)104 << 20); /* exactly its need, not doubled */
     rtm_calib_arena_free(&b);
+    /* eager: the first make takes the whole cap, and no point regrows it */
+    rtm_calib_arena_t e = {&dev, (size_t)128 << 20, true, {0}, 0, 0.0};
+    check_arena_inst(&e, "matrix_add", 701, 9);
+    assert_int_equal(e.pin.bytes, (size_t)128 << 20);
+    check_arena_inst(&e, "matrix_add", 2701, 10);
+    assert_int_equal(e.grows, 1);
+    rtm_calib_arena_free(&e);
     rtm_ocl_close(&dev);
 }
 
