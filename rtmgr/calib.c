@@ -964,9 +964,10 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
             return RTM_OK;
     const double whole = kf->pred(kf->pred_ctx, &pk);
     const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
-    /* a long job on its first blocks where the executor can run part of one (PoCL on
-     * the H100 host: matrix_mul's point past the cache, predicted under 1 s, took 2.7 s
-     * a job, 5.4 s with its warm-up); the limit then bounds the whole job no more */
+    /* a long job on its first blocks where the executor can run part of one (the CPU
+     * pool, GPUs: predictions past a cache run short; PoCL's matrix_mul there,
+     * predicted under 1 s, took 2.7 s a job); the limit then bounds the whole job no
+     * more */
     double pt = whole;
     uint32_t part = 0;
     const bool can_part = pt > PAST_PART_S && part_for(kf, &pk, &pt, &part);
