@@ -152,13 +152,14 @@ bool rtm_calib_wanted(const char *list, const char *name)
 
 void rtm_calib_inst_free(rtm_calib_inst_t *in)
 {
-    if (in->borrowed)
-        ; /* the arena's */
-    else if (in->pin.mem)
-        rtm_pinned_destroy(&in->pin);
-    else
+    if (!in->borrowed) /* else the arena's */
         free(in->mem);
     memset(in, 0, sizeof(*in));
+}
+
+void rtm_calib_arena_init(rtm_calib_arena_t *a, rtm_ocl_dev_t *dev, size_t cap)
+{
+    *a = (rtm_calib_arena_t){dev, cap, !(dev->info.type & CL_DEVICE_TYPE_CPU), {0}, 0, 0.0};
 }
 
 void rtm_calib_arena_free(rtm_calib_arena_t *a)
@@ -166,15 +167,9 @@ void rtm_calib_arena_free(rtm_calib_arena_t *a)
     rtm_pinned_destroy(&a->pin);
 }
 
-rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
-                                 const int64_t *size, rtm_tune_t tune, uint64_t seed)
-{
-    return rtm_calib_inst_make_on(in, kern, size, tune, seed, NULL);
-}
-
-/* Plans `in` (kern at size, tune) and sets in->bytes. */
+/* Plans `in` (kern at size, tune); *need: its memory, in->bytes rounded up to 64. */
 static rtm_status_t inst_plan(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
-                              const int64_t *size, rtm_tune_t tune)
+                              const int64_t *size, rtm_tune_t tune, size_t *need)
 {
     memset(in, 0, sizeof(*in));
     rtm_kinst_init(&in->k, kern);
@@ -184,6 +179,7 @@ static rtm_status_t inst_plan(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
     const rtm_status_t st = rtm_kinst_plan(&in->k);
     const size_t bytes = rtm_kinst_bytes(&in->k);
     in->bytes = bytes ? bytes : 64;
+    *need = (in->bytes + 63) & ~(size_t)63;
     return st;
 }
 
@@ -200,17 +196,14 @@ static rtm_status_t inst_fill(rtm_calib_inst_t *in, uint64_t seed)
     return RTM_OK;
 }
 
-rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
-                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
-                                    rtm_ocl_dev_t *dev)
+rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                 const int64_t *size, rtm_tune_t tune, uint64_t seed)
 {
-    const rtm_status_t st = inst_plan(in, kern, size, tune);
+    size_t need;
+    const rtm_status_t st = inst_plan(in, kern, size, tune, &need);
     if (st != RTM_OK)
         return st;
-    if (dev && rtm_pinned_create(&in->pin, dev, (in->bytes + 63) & ~(size_t)63) == RTM_OK)
-        in->mem = in->pin.host;
-    else
-        in->mem = aligned_alloc(64, (in->bytes + 63) & ~(size_t)63);
+    in->mem = aligned_alloc(64, need);
     return inst_fill(in, seed);
 }
 
@@ -221,10 +214,10 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
                                     const int64_t *size, rtm_tune_t tune, uint64_t seed,
                                     rtm_calib_arena_t *a)
 {
-    const rtm_status_t st = inst_plan(in, kern, size, tune);
+    size_t need;
+    const rtm_status_t st = inst_plan(in, kern, size, tune, &need);
     if (st != RTM_OK)
         return st;
-    const size_t need = (in->bytes + 63) & ~(size_t)63;
     if (a->pin.bytes < need) {
         const double t0 = rtm_calib_now();
         size_t want = need > 2 * a->pin.bytes ? need : 2 * a->pin.bytes;
@@ -792,6 +785,16 @@ typedef struct {
 #define EXTRA_MAX_S 0.4
 #define PART_S 0.03
 #define PART_REPS 3
+
+/* Runs of a partial-job point after its warm-up run took first_s: the warm-up tells
+ * what a run takes, and one longer than predicted (matrix_loop_add's 5x from n = 1000
+ * to 3000 on the CPU) gets fewer, at least EXTRA_MIN_REPS. */
+static int reps_after_warmup(double first_s, int reps)
+{
+    return first_s > 0 && first_s * reps > POINT_BUDGET_S
+               ? (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / first_s)
+               : reps;
+}
 /* Longest predicted job of the point past the cache measured whole (--quick:
  * PAST_MAX_QUICK_S), and its repetitions: as many as fit in POINT_BUDGET_S, at least one
  * after the warm-up. Predictions there run short (the H100 host's grid_path on the CPU:
@@ -2380,14 +2383,15 @@ static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
 }
 
 /* One kernel-only run of a job whose inputs are already on the device: the block
- * control cleared, every launch, clFinish; the kernel span. */
-static rtm_status_t kernel_only(rtm_kexec_t *ex, double *kernel_s)
+ * control cleared, every launch (with `first` > 0: each launch's first `first` blocks
+ * alone, unmapped), clFinish; the kernel span. */
+static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_s)
 {
     cl_event k0 = NULL, k1 = NULL;
     rtm_status_t st = rtm_kexec_clear(ex, NULL, NULL);
     for (uint32_t l = 0; st == RTM_OK && l < ex->k->plan.launches; l++) {
         cl_event ev = NULL;
-        st = rtm_kexec_enqueue(ex, l, NULL, 0, &ev);
+        st = rtm_kexec_enqueue(ex, l, NULL, first, &ev);
         if (ev && !k0) {
             k0 = ev;
         } else if (ev) {
@@ -2450,7 +2454,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     double samp[REPS + 1];
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
         if (r > 0 && alone) {
-            st = kernel_only(&ex, &samp[r]);
+            st = kernel_only(&ex, 0, &samp[r]);
             continue;
         }
         rtm_kexec_timing_t t;
@@ -2497,23 +2501,15 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
         reps = REPS;
     double samp[REPS + 1];
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
-        cl_event ev = NULL;
-        st = rtm_kexec_clear(&ex, NULL, NULL);
-        if (st == RTM_OK)
-            st = rtm_kexec_enqueue(&ex, 0, NULL, (uint32_t)m64, &ev);
-        const cl_int err = clFinish(ex.dev->exec);
-        if (st == RTM_OK && err != CL_SUCCESS)
-            st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
-        samp[r] = st == RTM_OK ? span_s(ev, ev) : 0.0;
-        release_ev(&ev);
-        if (r == 0 && st == RTM_OK && samp[0] * reps > POINT_BUDGET_S)
-            reps = (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / samp[0]);
+        st = kernel_only(&ex, (uint32_t)m64, &samp[r]);
+        if (r == 0 && st == RTM_OK)
+            reps = reps_after_warmup(samp[0], reps);
     }
     rtm_kexec_destroy(&ex);
     x->run_s += rtm_calib_now();
     if (st == RTM_OK)
-        *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig) *
-                    ceil((double)blocks / workers) / part;
+        *kernel_s = rtm_calib_part_scale(rtm_calib_summary(samp + 1, (size_t)reps, fig), 0.0,
+                                         (uint32_t)blocks, (uint32_t)workers, part);
     return st;
 }
 
@@ -3153,12 +3149,11 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {&dev, 0, false, {0}, 0, 0.0}};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {0}};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
-    x.arena.cap = (size_t)x.lim.max_total;
-    x.arena.eager = !(info->type & CL_DEVICE_TYPE_CPU); /* PoCL's: plain memory, grown */
+    rtm_calib_arena_init(&x.arena, &dev, (size_t)x.lim.max_total);
     const double t0 = rtm_calib_now();
     double tp[8] = {t0}; /* phase ends: transfers, memory..launch, build figure, matrix_mov,
                           * prebuild, catalogue, abort */
@@ -3536,11 +3531,9 @@ static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, u
     double samp[REPS + 1];
     if (reps > REPS)
         reps = REPS;
-    /* the warm-up run tells what a run takes: a kernel whose time per block grows past
-     * the prediction (matrix_loop_add's 5x from n = 1000 to 3000) gets fewer runs */
     rtm_status_t st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[0]);
-    if (st == RTM_OK && samp[0] > 0 && samp[0] * reps > POINT_BUDGET_S)
-        reps = (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / samp[0]);
+    if (st == RTM_OK)
+        reps = reps_after_warmup(samp[0], reps);
     for (int r = 1; r <= reps && st == RTM_OK; r++)
         st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
     if (st != RTM_OK)

@@ -26,21 +26,20 @@ __attribute__((format(printf, 2, 3))) void rtm_calib_note(rtm_calib_record_t *re
 /* True when `name` is in the comma-separated `list` (NULL or "" = everything). */
 bool rtm_calib_wanted(const char *list, const char *name);
 
-/* A kernel instance with its own host memory: ordinary, or pinned on a device as the
- * runtime's instances of that device are (pinned.h). */
+/* A kernel instance with its host memory: its own (ordinary), or a device arena's
+ * (pinned, as the runtime's instances of that device are: pinned.h). */
 typedef struct {
     rtm_kinst_t k;
     void *mem;
     size_t bytes;
-    rtm_pinned_t pin; /* mem is pin.host when pin.mem is set */
-    bool borrowed;    /* mem is an arena's (rtm_calib_inst_make_in): not freed here */
+    bool borrowed; /* mem is an arena's (rtm_calib_inst_make_in): not freed here */
 } rtm_calib_inst_t;
 
-/* Pinned host memory of one device that its calibration points' instances use one
- * after another, grown when a point needs more (to twice its size at least, within
- * `cap`): pinning, mapping and zeroing up to 1.3 GB afresh for every point was most of
- * the H100's per-kernel calibration time ("instances made and freed" 5.5 s of its
- * 9.4 s). Zeroed struct (but dev) = empty. */
+/* Pinned host memory of one device that calibration's and validation's instances use
+ * one after another, grown when an instance needs more (to twice its size at least,
+ * within `cap`): pinning, mapping and zeroing up to 1.3 GB afresh for every point was
+ * most of the H100's per-kernel calibration time ("instances made and freed" 5.5 s of
+ * its 9.4 s). */
 typedef struct {
     rtm_ocl_dev_t *dev;
     size_t cap;        /* it grows to at most this (0: what a point needs, no more) */
@@ -50,18 +49,16 @@ typedef struct {
     uint32_t grows;    /* times it was (re)made, and the seconds that took (notes) */
     double grow_s;
 } rtm_calib_arena_t;
+/* An empty arena of device `dev` growing to `cap` bytes; eager on all but CPU devices
+ * (PoCL's "pinned" memory is plain memory: grown as needed). */
+void rtm_calib_arena_init(rtm_calib_arena_t *a, rtm_ocl_dev_t *dev, size_t cap);
 void rtm_calib_arena_free(rtm_calib_arena_t *a);
 
 /* Plans kernel `kern` at `size` (by key index) and `tune`, allocates and binds its
- * buffers and fills the inputs from `seed`. Free with rtm_calib_inst_free even on
- * failure. */
+ * buffers (ordinary memory) and fills the inputs from `seed`. Free with
+ * rtm_calib_inst_free even on failure. */
 rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
                                  const int64_t *size, rtm_tune_t tune, uint64_t seed);
-/* The same with the host buffers in pinned memory of device `dev` (NULL: ordinary
- * memory; a device that refuses pinned memory also gets ordinary memory). */
-rtm_status_t rtm_calib_inst_make_on(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
-                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
-                                    rtm_ocl_dev_t *dev);
 /* The same in arena a's memory (zeroed, then filled as a fresh instance is; ordinary
  * memory of its own when the arena cannot grow). */
 rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *kern,

@@ -158,8 +158,9 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
  * map is written first, non-blocking: map_host must stay unchanged until the launch has
  * started), or with map_host NULL the launch's first nmap blocks, unmapped (a partial
- * job as calibration times one: the kernel's code path exactly as in the whole job). A launch enqueued again since the last clear (a resume) gets its block-fetch
- * counter reset first. `ev` gets the kernel's event (may be NULL). Real-time safe. */
+ * job as calibration times one: the kernel's code path exactly as in the whole job).
+ * A launch enqueued again since the last clear (a resume) gets its block-fetch counter
+ * reset first. `ev` gets the kernel's event (may be NULL). Real-time safe. */
 rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *map_host,
                                uint32_t nmap, cl_event *ev);
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */

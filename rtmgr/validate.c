@@ -269,11 +269,12 @@ static double vpred_dev(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static rtm_status_t measure_dev(val_t *v, rtm_ocl_dev_t *d, const rtm_board_dev_t *bd,
+static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_dev_t *bd,
                                 const rtm_kernel_t *kern, const int64_t *size, rtm_tune_t tune)
 {
+    rtm_ocl_dev_t *d = a->dev;
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make_on(&in, kern, size, tune, 101, d);
+    rtm_status_t st = rtm_calib_inst_make_in(&in, kern, size, tune, 101, a);
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     if (st == RTM_OK)
@@ -326,6 +327,8 @@ static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm
     const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 2048.0 * 1024 * 1024;
     const rtm_calib_lim_t lim = {fmin((double)info->max_alloc, cap),
                                  fmin((double)info->global_mem / 2.0, cap)};
+    rtm_calib_arena_t arena; /* the instances' pinned memory, as calibration's */
+    rtm_calib_arena_init(&arena, &dev, (size_t)lim.max_total);
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (!rtm_calib_wanted(v->o->kernels, kern->name))
@@ -335,7 +338,7 @@ static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm
         int64_t sizes[8][RTM_SIZE_KEYS_MAX];
         const uint32_t ns = plan_sizes(v, kern, tune, vpred_dev, &p, &lim, sizes, 8);
         for (uint32_t s = 0; s < ns && st == RTM_OK; s++) {
-            st = measure_dev(v, &dev, bd, kern, sizes[s], tune);
+            st = measure_dev(v, &arena, bd, kern, sizes[s], tune);
             if (st != RTM_OK && st != RTM_E_NOMEM) {
                 fprintf(stderr, "rtmgr: validate: %s on %s: %s (skipped)\n", kern->name, bd->name,
                         rtm_strerror(st));
@@ -344,6 +347,7 @@ static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm
             }
         }
     }
+    rtm_calib_arena_free(&arena);
     rtm_ocl_close(&dev);
     return st;
 }

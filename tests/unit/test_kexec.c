@@ -14,76 +14,84 @@
 #include "rtmgr/kexec.h"
 #include "tests/ocl_fixture.h"
 
+/* matrix_add at n = 300 (wg 64, vec 4) twice from one seed: gpu's inputs to run on the
+ * device, cpu's already run by its twin. */
+typedef struct {
+    rtm_ocl_dev_t dev;
+    rtm_kinst_t gpu, cpu;
+    void *ag, *ac;
+} pair_t;
+
+static void pair_make(pair_t *p, uint64_t seed)
+{
+    assert_int_equal(ocl_open_first(&p->dev), RTM_OK);
+    rtm_kinst_init(&p->gpu, rtm_kernel_find("matrix_add"));
+    p->gpu.size[0] = 300;
+    p->gpu.tune = (rtm_tune_t){64, 4};
+    p->cpu = p->gpu;
+    assert_int_equal(rtm_kinst_plan(&p->gpu), RTM_OK);
+    const size_t bytes = rtm_kinst_bytes(&p->gpu);
+    p->ag = aligned_alloc(64, bytes);
+    p->ac = aligned_alloc(64, bytes);
+    assert_int_equal(rtm_kinst_bind(&p->gpu, p->ag, bytes), bytes);
+    assert_int_equal(rtm_kinst_bind(&p->cpu, p->ac, bytes), bytes);
+    p->gpu.kernel->fill(&p->gpu, seed);
+    p->cpu.kernel->fill(&p->cpu, seed);
+    rtm_kinst_run_cpu(&p->cpu);
+}
+
+static void pair_free(pair_t *p)
+{
+    rtm_ocl_close(&p->dev);
+    free(p->ag);
+    free(p->ac);
+}
+
+/* The completed-block array of launch 0 (blocks_max bytes) into done. */
+static void read_done(rtm_kexec_t *x, const rtm_kinst_t *k, unsigned char *done, size_t len)
+{
+    assert_true(k->plan.blocks_max <= len);
+    assert_int_equal(clEnqueueReadBuffer(x->dev->exec, x->done, CL_TRUE, 0, k->plan.blocks_max,
+                                         done, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
 static void test_matrix_add_on_opencl(void **state)
 {
     (void)state;
-    rtm_ocl_dev_t dev;
-    assert_int_equal(ocl_open_first(&dev), RTM_OK);
-
-    rtm_kinst_t gpu, cpu;
-    rtm_kinst_init(&gpu, rtm_kernel_find("matrix_add"));
-    gpu.size[0] = 300;
-    gpu.tune = (rtm_tune_t){64, 4};
-    cpu = gpu;
-    assert_int_equal(rtm_kinst_plan(&gpu), RTM_OK);
-    const size_t bytes = rtm_kinst_bytes(&gpu);
-    void *ag = aligned_alloc(64, bytes), *ac = aligned_alloc(64, bytes);
-    assert_int_equal(rtm_kinst_bind(&gpu, ag, bytes), bytes);
-    assert_int_equal(rtm_kinst_bind(&cpu, ac, bytes), bytes);
-    gpu.kernel->fill(&gpu, 11);
-    cpu.kernel->fill(&cpu, 11);
-    rtm_kinst_run_cpu(&cpu);
-
+    pair_t p;
+    pair_make(&p, 11);
     rtm_kexec_t x;
-    assert_int_equal(rtm_kexec_create(&x, &dev, &gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_create(&x, &p.dev, &p.gpu), RTM_OK);
     rtm_kexec_timing_t t;
     assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
     char why[128] = "";
-    assert_int_equal(gpu.kernel->compare(&gpu, &cpu, why, sizeof(why)), 0);
+    assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
     assert_true(t.kernel_s > 0.0);
     assert_true(t.wall_s >= t.kernel_s);
 
     unsigned char done[4096];
-    assert_true(gpu.plan.blocks_max <= sizeof(done));
-    assert_int_equal(clEnqueueReadBuffer(dev.exec, x.done, CL_TRUE, 0, gpu.plan.blocks_max, done,
-                                         0, NULL, NULL),
-                     CL_SUCCESS);
-    for (uint32_t b = 0; b < gpu.plan.blocks_max; b++)
+    read_done(&x, &p.gpu, done, sizeof(done));
+    for (uint32_t b = 0; b < p.gpu.plan.blocks_max; b++)
         assert_int_equal(done[b], 1);
-
     rtm_kexec_destroy(&x);
-    rtm_ocl_close(&dev);
-    free(ag);
-    free(ac);
+    pair_free(&p);
 }
 
 static void test_first_blocks_unmapped(void **state)
 {
     (void)state;
-    rtm_ocl_dev_t dev;
-    assert_int_equal(ocl_open_first(&dev), RTM_OK);
-    rtm_kinst_t gpu, cpu;
-    rtm_kinst_init(&gpu, rtm_kernel_find("matrix_add"));
-    gpu.size[0] = 300;
-    gpu.tune = (rtm_tune_t){64, 4};
-    cpu = gpu;
-    assert_int_equal(rtm_kinst_plan(&gpu), RTM_OK);
-    const size_t bytes = rtm_kinst_bytes(&gpu);
-    void *ag = aligned_alloc(64, bytes), *ac = aligned_alloc(64, bytes);
-    assert_int_equal(rtm_kinst_bind(&gpu, ag, bytes), bytes);
-    assert_int_equal(rtm_kinst_bind(&cpu, ac, bytes), bytes);
-    gpu.kernel->fill(&gpu, 12);
-    cpu.kernel->fill(&cpu, 12);
-    rtm_kinst_run_cpu(&cpu);
+    pair_t p;
+    pair_make(&p, 12);
     uint32_t out = 0;
-    for (uint32_t i = 0; i < gpu.plan.n_bufs; i++)
-        if (gpu.plan.buf[i].dir == RTM_BUF_OUT)
+    for (uint32_t i = 0; i < p.gpu.plan.n_bufs; i++)
+        if (p.gpu.plan.buf[i].dir == RTM_BUF_OUT)
             out = i;
 
     rtm_kexec_t x;
-    assert_int_equal(rtm_kexec_create(&x, &dev, &gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_create(&x, &p.dev, &p.gpu), RTM_OK);
     rtm_klaunch_t kl;
-    gpu.kernel->launch(&gpu, 0, &kl);
+    p.gpu.kernel->launch(&p.gpu, 0, &kl);
     const uint32_t m = kl.blocks / 3; /* a block: wg * vec = 256 of the 90000 sums */
     assert_true(m > 0);
     assert_int_equal(rtm_kexec_enqueue(&x, 0, NULL, kl.blocks + 1, NULL), RTM_E_RANGE);
@@ -91,17 +99,14 @@ static void test_first_blocks_unmapped(void **state)
     cl_event ev = NULL;
     assert_int_equal(rtm_kexec_enqueue(&x, 0, NULL, m, &ev), RTM_OK);
     assert_int_equal(rtm_kexec_read_outputs(&x, NULL, NULL), RTM_OK);
-    assert_int_equal(clFinish(dev.exec), CL_SUCCESS);
+    assert_int_equal(clFinish(p.dev.exec), CL_SUCCESS);
     assert_non_null(ev);
     clReleaseEvent(ev);
 
     unsigned char done[4096];
-    assert_true(gpu.plan.blocks_max <= sizeof(done));
-    assert_int_equal(clEnqueueReadBuffer(dev.exec, x.done, CL_TRUE, 0, gpu.plan.blocks_max, done,
-                                         0, NULL, NULL),
-                     CL_SUCCESS);
-    const float *g = gpu.host[out], *c = cpu.host[out];
-    const size_t per = (size_t)gpu.tune.wg * gpu.tune.vec;
+    read_done(&x, &p.gpu, done, sizeof(done));
+    const float *g = p.gpu.host[out], *c = p.cpu.host[out];
+    const size_t per = (size_t)p.gpu.tune.wg * p.gpu.tune.vec;
     for (uint32_t b = 0; b < kl.blocks; b++) {
         assert_int_equal(done[b], b < m ? 1 : 0);
         /* the first blocks' sums as the twin's (the others' are whatever the device
@@ -110,9 +115,7 @@ static void test_first_blocks_unmapped(void **state)
             assert_true(g[e] == c[e]);
     }
     rtm_kexec_destroy(&x);
-    rtm_ocl_close(&dev);
-    free(ag);
-    free(ac);
+    pair_free(&p);
 }
 
 int main(void)
