@@ -125,9 +125,11 @@ int rtm_cmd_run(int argc, char **argv)
         return st <= RTM_E_CFG_IO && st >= RTM_E_CFG_PERM ? RTM_EXIT_CONFIG : RTM_EXIT_RUNTIME;
     }
     if (!o.quiet)
-        fprintf(stderr, "rtmgr: running %s (policy %s%s), status: rtmgr status --name %s\n", path,
-                rtm_place_policy_name(o.policy), duration > 0 ? "" : ", until SIGINT/SIGTERM",
-                rtm_manager_status_name(m));
+        fprintf(stderr,
+                "rtmgr: running %s (policy %s%s), status: rtmgr status --name %s, log clock "
+                "origin %.6f s\n",
+                path, rtm_place_policy_name(o.policy), duration > 0 ? "" : ", until SIGINT/SIGTERM",
+                rtm_manager_status_name(m), (double)rtm_manager_t0_ns(m) / 1e9);
     rtm_manager_run(m, duration);
     st = rtm_manager_stop(m);
     rtm_manager_summary(m, stdout);

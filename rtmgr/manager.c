@@ -968,6 +968,8 @@ uint32_t rtm_manager_verify(rtm_manager_t *m, FILE *f, uint32_t *checked)
 
 rtm_exec_t *rtm_manager_exec(rtm_manager_t *m) { return m->x_ok ? m->x : NULL; }
 
+int64_t rtm_manager_t0_ns(const rtm_manager_t *m) { return m->t0_ns; }
+
 const char *rtm_manager_status_name(const rtm_manager_t *m) { return m->shm.name; }
 
 const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t d)

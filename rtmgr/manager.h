@@ -83,6 +83,9 @@ void rtm_manager_destroy(rtm_manager_t *m);
 /* Read access for tests and tools (valid after allocate). */
 rtm_exec_t *rtm_manager_exec(rtm_manager_t *m);
 const char *rtm_manager_status_name(const rtm_manager_t *m);
+/* The monotonic time (CLOCK_MONOTONIC, ns) the model-error log's release_ms counts
+ * from: the first release. Valid after start. */
+int64_t rtm_manager_t0_ns(const rtm_manager_t *m);
 /* The instance of task t on executive device d (0 = host CPU), NULL when none. */
 const rtm_kinst_t *rtm_manager_inst(const rtm_manager_t *m, uint32_t t, uint32_t d);
 /* Executive devices: 0 is the host CPU, then the board's OpenCL devices found. */

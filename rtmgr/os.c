@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -213,6 +214,25 @@ int rtm_os_cpu_count(void)
 {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+bool rtm_os_cpu_times(rtm_os_cpu_times_t *t)
+{
+    memset(t, 0, sizeof(*t));
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return false;
+    unsigned long long v[8] = {0}; /* user nice system idle iowait irq softirq steal */
+    const int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                         &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (n < 4 || hz <= 0)
+        return false;
+    t->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
+    t->idle_s = (double)(v[3] + v[4]) / (double)hz;
+    t->steal_s = (double)v[7] / (double)hz;
+    return true;
 }
 
 rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m)

@@ -80,6 +80,15 @@ void rtm_os_rt_reset(void);
 /* Online CPUs. */
 int rtm_os_cpu_count(void);
 
+/* The machine's CPU time since boot, summed over its CPUs (/proc/stat's first line), in
+ * seconds: busy (user, nice, system, irq, softirq), idle (idle, iowait) and stolen (time
+ * the hypervisor ran something else while a CPU of this machine wanted to run). Two
+ * readings tell how contended the machine was between them. False where unreadable. */
+typedef struct {
+    double busy_s, idle_s, steal_s;
+} rtm_os_cpu_times_t;
+bool rtm_os_cpu_times(rtm_os_cpu_times_t *t);
+
 /* A mutex with priority inheritance (falls back to a plain one where unsupported). */
 rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m);
 /* A condition variable whose timed waits use CLOCK_MONOTONIC. */

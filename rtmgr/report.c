@@ -28,10 +28,10 @@
 
 /* Columns read; the first REQUIRED of them must be present. */
 enum { C_TASK, C_JOB, C_DEVICE, C_PRED, C_MEAS, C_DEADLINE, C_MET, REQUIRED,
-       C_PAPER = REQUIRED, C_EXT, C_MODEL, C_PREEMPTED, N_COLS };
+       C_PAPER = REQUIRED, C_EXT, C_MODEL, C_PREEMPTED, C_RELEASE, C_RESPONSE, N_COLS };
 static const char *const col_name[N_COLS] = {
     "task", "job", "device", "predicted_ms", "measured_ms", "deadline_ms", "met",
-    "predicted_paper_ms", "predicted_ext_ms", "model", "preempted",
+    "predicted_paper_ms", "predicted_ext_ms", "model", "preempted", "release_ms", "response_ms",
 };
 
 /* Fills the diagnostic (`diag` and `name` in scope) and gives RTM_E_PARSE. */
@@ -304,18 +304,19 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
                       RTM_NAME_MAX - 1);
             break;
         }
-        double job = 0.0, deadline = 0.0, met = 0.0, preempted = 0.0;
+        double job = 0.0, met = 0.0, preempted = 0.0;
         const struct {
             int c;
             bool empty_ok;
             double *out;
         } num[] = {
             {C_JOB, false, &job},         {C_PRED, true, &w->pred},
-            {C_MEAS, true, &w->meas},     {C_DEADLINE, false, &deadline},
+            {C_MEAS, true, &w->meas},     {C_DEADLINE, false, &w->deadline},
             {C_MET, false, &met},         {C_PAPER, true, &w->paper},
             {C_EXT, true, &w->ext},       {C_PREEMPTED, false, &preempted},
+            {C_RELEASE, true, &w->release}, {C_RESPONSE, true, &w->response},
         };
-        w->paper = w->ext = -1.0;
+        w->paper = w->ext = w->release = w->response = -1.0;
         for (size_t i = 0; st == RTM_OK && i < sizeof(num) / sizeof(num[0]); i++) {
             if (col[num[i].c] < 0)
                 continue;

@@ -26,6 +26,8 @@ typedef struct {
     uint64_t job;
     double pred, meas;  /* predicted_ms, measured_ms */
     double paper, ext;  /* predicted_paper_ms, predicted_ext_ms (or -1) */
+    double deadline;    /* deadline_ms */
+    double release, response; /* release_ms, response_ms (-1 when absent or empty) */
     bool met;
     bool preempted;  /* preempted > 0 */
     /* derived: `scored` = pred >= 0, meas > 0 and not preempted; then: */

@@ -1,7 +1,9 @@
 /* test_exec.c — the executive on real OpenCL (PoCL here): periodic tasks placed on the
  * CPU and the OpenCL device, one record per released job, results equal to the CPU
  * twin, firm jobs aborted at their deadline, and a preemption of a long GPU job by an
- * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c). */
+ * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c). The tight time
+ * bounds allow what the machine itself stalled inside the job (stallprobe.h): on a
+ * shared VM the hypervisor holds a CPU for tens of ms. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rtmgr/exec.h"
+#include "rtmgr/stallprobe.h"
 
 #define MS 1000000LL
 
@@ -193,6 +196,15 @@ static void test_periodic_run(void **state)
         free_task(&t[i]);
 }
 
+/* Met its deadline, or late by no more than the machine stalled inside the job. */
+static bool on_time(const rtm_stallprobe_t *probe, const rtm_exec_rec_t *r)
+{
+    if (r->outcome == RTM_JOB_MET)
+        return true;
+    return r->outcome == RTM_JOB_LATE &&
+           rtm_stallprobe_explains(probe, r->release_ns, r->end_ns, r->end_ns - r->deadline_ns);
+}
+
 /* A long preemptible GPU job (predicted 400 ms) and an urgent hard GPU job released
  * while it runs: placement must preempt, the urgent job meet its deadline, the long
  * job be resumed and complete. */
@@ -212,10 +224,14 @@ static void test_preemption(void **state)
                            .sink = sink};
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
+    rtm_stallprobe_t *probe = NULL;
+    assert_int_equal(rtm_stallprobe_start(&probe), RTM_OK);
     assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
     assert_int_equal(rtm_exec_start(x), RTM_OK);
     rtm_os_sleep_until(rtm_os_now_ns() + 1500 * MS);
     rtm_exec_stop(x);
+    rtm_stallprobe_stop(probe);
+    rtm_stallprobe_print(probe, "");
     assert_int_equal(n_recs, 2);
     const rtm_exec_rec_t *lr = recs[0].task == 0 ? &recs[0] : &recs[1];
     const rtm_exec_rec_t *ur = recs[0].task == 1 ? &recs[0] : &recs[1];
@@ -226,7 +242,8 @@ static void test_preemption(void **state)
            (double)lr->exec_ns / 1e6, (double)lr->response_ns / 1e6);
     if (ur->reason != RTM_REASON_PREEMPT && lr->start_ns > ur->release_ns) {
         /* the machine was too busy to start the long job within 5 ms */
-        assert_int_equal(ur->outcome, RTM_JOB_MET);
+        assert_true(on_time(probe, ur));
+        rtm_stallprobe_free(probe);
         rtm_exec_destroy(x);
         free(x);
         for (int i = 0; i < 2; i++)
@@ -234,7 +251,8 @@ static void test_preemption(void **state)
         skip();
     }
     assert_int_equal(ur->reason, RTM_REASON_PREEMPT);
-    assert_int_equal(ur->outcome, RTM_JOB_MET);
+    assert_true(on_time(probe, ur));
+    rtm_stallprobe_free(probe);
     assert_true(lr->outcome == RTM_JOB_MET);
     /* whether the abort lands before the long kernel ends depends on the OpenCL runtime
      * running the flag write beside the kernel (seed 002); on PoCL it usually does */
@@ -282,10 +300,13 @@ static void test_cpu_watchdog(void **state)
                            .max_jobs = 8, .margin = 0.1, .sink = sink, .cpu_run = slow_pool};
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
+    rtm_stallprobe_t *probe = NULL;
+    assert_int_equal(rtm_stallprobe_start(&probe), RTM_OK);
     assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
     assert_int_equal(rtm_exec_start(x), RTM_OK);
     rtm_os_sleep_until(rtm_os_now_ns() + 220 * MS);
     rtm_exec_stop(x);
+    rtm_stallprobe_stop(probe);
     uint32_t firm = 0, soft = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -298,8 +319,10 @@ static void test_cpu_watchdog(void **state)
                 continue; /* watchdog starved (no SCHED_FIFO here) */
             firm++;
             assert_int_equal(r->outcome, RTM_JOB_ABORTED);
-            /* stopped within a block or two of the deadline */
-            assert_true(r->end_ns - r->deadline_ns < 2 * MS);
+            /* stopped within a block or two of the deadline, or the machine stalled */
+            assert_true(r->end_ns - r->deadline_ns < 2 * MS ||
+                        rtm_stallprobe_explains(probe, r->deadline_ns, r->end_ns,
+                                                r->end_ns - r->deadline_ns - 2 * MS));
         } else {
             soft++;
             assert_int_equal(r->outcome, RTM_JOB_LATE);
@@ -307,6 +330,8 @@ static void test_cpu_watchdog(void **state)
         }
     }
     printf("watchdog: %u firm jobs aborted at their deadline, %u soft jobs completed late\n", firm, soft);
+    rtm_stallprobe_print(probe, "");
+    rtm_stallprobe_free(probe);
     assert_true(firm >= 2 && soft >= 3);
     rtm_exec_destroy(x);
     free(x);

@@ -147,9 +147,31 @@ static void test_cpu_latency_hold(void **state)
     rtm_os_rt_reset();
 }
 
+/* /proc/stat's CPU times: read, consistent with the CPU count, never going back; a
+ * 100 ms spin of this thread shows as busy time (the machine may add other busy time). */
+static void test_cpu_times(void **state)
+{
+    (void)state;
+    rtm_os_cpu_times_t a, b;
+    const int64_t t0 = rtm_os_now_ns();
+    assert_true(rtm_os_cpu_times(&a));
+    assert_true(a.busy_s > 0.0 && a.idle_s >= 0.0 && a.steal_s >= 0.0);
+    const int64_t until = rtm_os_now_ns() + 100000000LL;
+    while (rtm_os_now_ns() < until) {
+    }
+    assert_true(rtm_os_cpu_times(&b));
+    const double wall = (double)(rtm_os_now_ns() - t0) / 1e9;
+    assert_true(b.busy_s >= a.busy_s && b.idle_s >= a.idle_s && b.steal_s >= a.steal_s);
+    const double all = (b.busy_s - a.busy_s) + (b.idle_s - a.idle_s) + (b.steal_s - a.steal_s);
+    /* over the wall time, the CPUs' times add to about that each (ticks of up to 10 ms) */
+    assert_true(all <= (wall + 0.02) * rtm_os_cpu_count());
+    assert_true(b.busy_s - a.busy_s >= 0.02); /* the spin, less what a hypervisor stole */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_times),
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
         cmocka_unit_test(test_cpu_latency_hold),
