@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -222,10 +223,19 @@ bool rtm_os_cpu_times(rtm_os_cpu_times_t *t)
     FILE *f = fopen("/proc/stat", "r");
     if (!f)
         return false;
-    unsigned long long v[8] = {0}; /* user nice system idle iowait irq softirq steal */
-    const int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                         &v[3], &v[4], &v[5], &v[6], &v[7]);
+    char line[256];
+    const bool got = fgets(line, sizeof(line), f) != NULL;
     fclose(f);
+    if (!got || strncmp(line, "cpu ", 4) != 0)
+        return false;
+    unsigned long long v[8] = {0}; /* user nice system idle iowait irq softirq steal */
+    int n = 0;
+    for (char *p = line + 4, *end = NULL; n < 8; p = end, n++) {
+        errno = 0;
+        v[n] = strtoull(p, &end, 10);
+        if (end == p || errno)
+            break;
+    }
     const long hz = sysconf(_SC_CLK_TCK);
     if (n < 4 || hz <= 0)
         return false;

@@ -104,7 +104,7 @@ static void host_begin(host_t *h)
 static void host_end(host_t *h)
 {
     rtm_os_cpu_times_t c;
-    h->ok = h->ok && rtm_os_cpu_times(&c);
+    h->ok = rtm_os_cpu_times(&c) && h->ok;
     h->t_ns = now_ns() - h->t_ns;
     h->self_s = rusage_s(RUSAGE_SELF) - h->self_s;
     h->child_s = rusage_s(RUSAGE_CHILDREN) - h->child_s;
@@ -383,8 +383,12 @@ static int64_t log_origin_ns(const char *rtmgr_log)
     char *text = slurp(rtmgr_log);
     const char *at = text ? strstr(text, "log clock origin ") : NULL;
     double s = -1.0;
-    if (at && sscanf(at, "log clock origin %lf s", &s) != 1)
-        s = -1.0;
+    if (at) {
+        char *end;
+        s = strtod(at + strlen("log clock origin "), &end);
+        if (end == at + strlen("log clock origin ") || strncmp(end, " s", 2) != 0)
+            s = -1.0;
+    }
     free(text);
     return s > 0 ? (int64_t)(s * 1e9) : -1;
 }
