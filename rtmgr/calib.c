@@ -3990,7 +3990,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     }
     /* the GPUs first, the CPU-type devices after them; with both, the CPU-type devices'
      * build-time figures are measured meanwhile on helper threads (bahead_t) */
-    uint32_t order[RTM_MAX_DEVICES], n_order = 0, n_gpu = 0;
+    uint32_t order[RTM_MAX_DEVICES] = {0}, n_order = 0, n_gpu = 0;
     for (int cpu_type = 0; cpu_type < 2; cpu_type++)
         for (uint32_t i = 0; st == RTM_OK && i < n; i++)
             if ((opts->device == -1 || (int)i == opts->device) &&

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
+
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
 
 enum { PRIO_RELEASE = 80, PRIO_GPU = 70, PRIO_CPU = 60 };
@@ -376,12 +378,10 @@ static void rec_finish(rtm_exec_t *x, int32_t slot, rtm_exec_rec_t *r)
             const double e = (double)(r->exec_ns - r->predicted_ns);
             s->ape_sum += (e < 0 ? -e : e) / (double)r->exec_ns;
             s->ape_n++;
-            if (x->p.adapt > 0.0 && r->device >= 0) {
-                double ratio = (double)r->exec_ns / (double)r->predicted_ns;
-                ratio = ratio < 0.1 ? 0.1 : ratio > 10.0 ? 10.0 : ratio;
-                double *c = &s->corr[r->device];
-                *c += x->p.adapt * (ratio - *c);
-            }
+            if (x->p.adapt > 0.0 && r->device >= 0)
+                s->corr[r->device] = rtm_model_correct(s->corr[r->device], x->p.adapt,
+                                                       (double)r->exec_ns,
+                                                       (double)r->predicted_ns);
         }
     }
     if (x->p.sink)

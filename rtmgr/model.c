@@ -622,3 +622,14 @@ const char *rtm_model_name(rtm_model_kind_t kind)
 {
     return kind == RTM_MODEL_EXTENDED ? "extended" : "paper";
 }
+
+double rtm_model_correct(double f, double a, double measured, double predicted)
+{
+    if (!(predicted > 0.0))
+        return f;
+    double r = measured / predicted;
+    r = r < 1.0 / RTM_MODEL_CORR_MAX ? 1.0 / RTM_MODEL_CORR_MAX
+        : r > RTM_MODEL_CORR_MAX     ? RTM_MODEL_CORR_MAX
+                                     : r;
+    return (1.0 - a) * f + a * r;
+}

@@ -112,4 +112,12 @@ rtm_status_t rtm_model_predict_cpu_rest(const rtm_model_job_t *job, const rtm_bo
 /* "paper" or "extended". Safe anywhere. */
 const char *rtm_model_name(rtm_model_kind_t kind);
 
+/* The online correction of one (task, device) after a completed job: returns
+ * (1 - a) f + a r, where r = measured / predicted clamped to [1 / RTM_MODEL_CORR_MAX,
+ * RTM_MODEL_CORR_MAX], so that one job the machine stalled moves f by a bounded step;
+ * f unchanged without a prediction (predicted <= 0). The executive multiplies
+ * placement's predictions by f; `rtmgr report` replays it on the log (its EWMA). */
+#define RTM_MODEL_CORR_MAX 10.0
+double rtm_model_correct(double f, double a, double measured, double predicted);
+
 #endif

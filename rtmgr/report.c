@@ -12,9 +12,10 @@
  *   misses  = rows with met = 0;
  *   paper / extended MAPE: the same APE with predicted_paper_ms / predicted_ext_ms;
  *   EWMA    = online correction, per task and device in log order: the prediction is
- *             multiplied by f before it is scored, then f <- (1 - a) f + a * meas/pred
- *             (a = RTM_REPORT_EWMA_ALPHA, f starts at 1). It uses only earlier rows,
- *             as the manager would at run time, and is reported apart from the raw error.
+ *             multiplied by f before it is scored, then f <- rtm_model_correct(f, a,
+ *             meas, pred) (a = RTM_REPORT_EWMA_ALPHA, f starts at 1; meas/pred clamped
+ *             to 1/10..10, as the executive does). It uses only earlier rows, as the
+ *             manager would at run time, and is reported apart from the raw error.
  * Malformed input (wrong field count, a number that is not one, met not 0/1, a required
  * column missing) is an error with its line number; nothing is skipped silently. */
 #include "report.h"
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "stats.h"
 
 /* Columns read; the first REQUIRED of them must be present. */
@@ -177,8 +179,7 @@ static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
         double *f = &ewma[w->dev * nt + w->task];
         w->pe = 100.0 * (w->pred - w->meas) / w->meas;
         w->pe_corr = 100.0 * (w->pred * *f - w->meas) / w->meas;
-        if (w->pred > 0.0)
-            *f = (1.0 - RTM_REPORT_EWMA_ALPHA) * *f + RTM_REPORT_EWMA_ALPHA * w->meas / w->pred;
+        *f = rtm_model_correct(*f, RTM_REPORT_EWMA_ALPHA, w->meas, w->pred);
     }
     /* group order: by device, first appearance of tasks, then the device's aggregate */
     size_t ng = 0;

@@ -11,7 +11,8 @@
 #include "os.h"
 
 #define PERIOD_NS 1000000LL
-#define GAPS 4096 /* stalls kept per CPU; a longer run counts the excess only */
+#define GAPS 16384 /* stalls kept per CPU (256 KiB); later ones are counted, not kept, and
+                    * explain no miss */
 
 typedef struct {
     int64_t from, to;
@@ -114,6 +115,13 @@ bool rtm_stallprobe_explains(const rtm_stallprobe_t *p, int64_t from_ns, int64_t
     return late_ns <= 0 || rtm_stallprobe_stalled(p, from_ns, to_ns, NULL) >= late_ns;
 }
 
+double rtm_stallprobe_share(const rtm_stallprobe_t *p, int64_t from_ns, int64_t to_ns)
+{
+    if (to_ns <= from_ns)
+        return 0.0;
+    return (double)rtm_stallprobe_stalled(p, from_ns, to_ns, NULL) / (double)(to_ns - from_ns);
+}
+
 void rtm_stallprobe_summary(const rtm_stallprobe_t *p, rtm_stallprobe_summary_t *s)
 {
     *s = (rtm_stallprobe_summary_t){0};
@@ -133,11 +141,11 @@ void rtm_stallprobe_print(const rtm_stallprobe_t *p, const char *indent)
 {
     rtm_stallprobe_summary_t s;
     rtm_stallprobe_summary(p, &s);
-    printf("%sstall probe on %d CPUs (%s): %llu stalls of %lld ms or more, %.0f ms in all; "
+    printf("%sstall probe on %d CPUs (%s): %llu stalls of %.0f ms or more, %.0f ms in all; "
            "the latest wake-up %.1f ms late\n",
            indent, s.cpus, s.cpus && s.fifo == s.cpus ? "SCHED_FIFO 99" : "not all real-time",
-           (unsigned long long)s.stalls, RTM_STALLPROBE_MIN_NS / 1000000, (double)s.total_ns / 1e6,
-           (double)s.longest_ns / 1e6);
+           (unsigned long long)s.stalls, (double)RTM_STALLPROBE_MIN_NS / 1e6,
+           (double)s.total_ns / 1e6, (double)s.longest_ns / 1e6);
 }
 
 void rtm_stallprobe_free(rtm_stallprobe_t *p)

@@ -19,7 +19,9 @@
 #include "status.h"
 
 #define RTM_STALLPROBE_CPUS 64
-#define RTM_STALLPROBE_MIN_NS 10000000LL /* a wake-up this late is a stall */
+/* A wake-up this late is a stall: above a SCHED_FIFO 99 thread's wake-up latency on an
+ * idle VM (under 0.1 ms here), below the smallest lateness a test bounds (2 ms). */
+#define RTM_STALLPROBE_MIN_NS 1000000LL
 
 typedef struct rtm_stallprobe rtm_stallprobe_t;
 
@@ -42,6 +44,8 @@ int64_t rtm_stallprobe_stalled(const rtm_stallprobe_t *p, int64_t from_ns, int64
 /* Whether the machine's stalls explain a lateness of late_ns in [from_ns, to_ns]. */
 bool rtm_stallprobe_explains(const rtm_stallprobe_t *p, int64_t from_ns, int64_t to_ns,
                              int64_t late_ns);
+/* The largest share of [from_ns, to_ns] that one CPU stalled, 0..1 (0 for NULL). */
+double rtm_stallprobe_share(const rtm_stallprobe_t *p, int64_t from_ns, int64_t to_ns);
 void rtm_stallprobe_summary(const rtm_stallprobe_t *p, rtm_stallprobe_summary_t *s);
 /* One line: "stall probe on N CPUs (SCHED_FIFO 99): ..." with `indent` before it. */
 void rtm_stallprobe_print(const rtm_stallprobe_t *p, const char *indent);

@@ -26,6 +26,8 @@
 #include <cmocka.h>
 
 #include "rtmgr/exec.h"
+#include "rtmgr/stallprobe.h"
+#include "stallcheck.h"
 
 #define MS 1000000LL
 
@@ -34,6 +36,9 @@
 #define NDEV 3 /* cpu, ocl0, ocl1 (the same PoCL device opened twice) */
 
 static rtm_ocl_dev_t ocl[2];
+/* The machine's stalls during the last run_exec (stallcheck.h), and its window. */
+static rtm_stallprobe_t *probe;
+static int64_t run_t0, run_t1;
 
 /* One task: an instance per device (0: CPU twin, 1: ocl0, 2: ocl1) and the reference. */
 typedef struct {
@@ -171,6 +176,8 @@ static int teardown(void **state)
     (void)state;
     for (int i = 0; i < 2; i++)
         rtm_ocl_close(&ocl[i]);
+    rtm_stallprobe_free(probe);
+    probe = NULL;
     return 0;
 }
 
@@ -249,12 +256,18 @@ static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *p
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
     assert_int_equal(rtm_exec_init(x, &p, d, NDEV, et, n_tasks), RTM_OK);
+    rtm_stallprobe_free(probe);
+    assert_int_equal(rtm_stallprobe_start(&probe), RTM_OK);
+    run_t0 = rtm_os_now_ns();
     assert_int_equal(rtm_exec_start(x), RTM_OK);
     atomic_store(&alloc_calls, 0);
     atomic_store(&alloc_counting, true);
     rtm_os_sleep_until(rtm_os_now_ns() + run_ms * MS);
     rtm_exec_stop(x);
     atomic_store(&alloc_counting, false);
+    run_t1 = rtm_os_now_ns();
+    rtm_stallprobe_stop(probe);
+    rtm_stallprobe_print(probe, "");
     printf("allocator calls of rtmgr's code between start and stop: %lu\n",
            atomic_load(&alloc_calls));
     assert_int_equal(atomic_load(&alloc_calls), 0);
@@ -313,7 +326,7 @@ static void test_resume_same_device_twice(void **state)
     check_long(s.lr, &t[0], 1, x);
     /* at 50 and 170 ms the job (predicted 800 ms, about 400 ms uninterrupted; longer
      * when the machine is loaded) still runs: aborted at least twice */
-    assert_true(s.lr->preemptions >= 2);
+    assert_timing(probe, run_t0, run_t1, s.lr->preemptions >= 2);
     assert_int_equal(s.lr->resume_reason, RTM_REASON_ONLY_DEVICE);
     assert_true(s.urgent_done == s.urgent && s.urgent >= 2);
     rtm_exec_destroy(x);

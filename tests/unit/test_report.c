@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rtmgr/errlog.h"
+#include "rtmgr/model.h"
 #include "rtmgr/report.h"
 
 #define assert_near(a, b) assert_true(fabs_((a) - (b)) < 1e-9)
@@ -181,6 +182,34 @@ static void test_known_errors(void **state)
     fclose(out);
     assert_non_null(strstr(text, "MAPE"));
     free(text);
+    rtm_report_free(&r);
+}
+
+/* One job the machine stalled (measured 1000x its prediction, as a 0.04 ms CPA job
+ * measured at 231 ms on a shared VM) moves the online correction by the executive's
+ * bounded step (measured/predicted clamped to 10), not to 200x: found in a HIL report
+ * whose EWMA column said 797 % against a raw MAPE of 52 %. */
+static void test_ewma_outlier(void **state)
+{
+    (void)state;
+    const char *path = path_in("outlier.csv");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", rtm_errlog_header());
+    const double meas[4] = {1.0, 1000.0, 1.0, 1.0};
+    for (unsigned k = 0; k < 4; k++)
+        row(f, "d", k, "cpu", 1.0, -1, meas[k], 1);
+    fclose(f);
+    rtm_report_t r;
+    rtm_diag_t diag;
+    assert_int_equal(rtm_report_load(path, &r, &diag), RTM_OK);
+    const rtm_report_group_t *g = group(&r, "d", "cpu");
+    /* f = 1, 1, 1 + 0.2 (10 - 1) = 2.8, 0.8 * 2.8 + 0.2 = 2.44 -> APE 0, 99.9, 180, 144 */
+    assert_near(g->mape_ewma, (0.0 + 99.9 + 180.0 + 144.0) / 4.0);
+    assert_near(g->ewma_factor, 0.8 * 2.44 + 0.2);
+    assert_near(rtm_model_correct(1.0, 0.2, 1000.0, 1.0), 2.8);
+    assert_near(rtm_model_correct(1.0, 0.2, 1.0, 1000.0), 0.8 + 0.2 * 0.1);
+    assert_near(rtm_model_correct(1.5, 0.2, 3.0, 0.0), 1.5); /* no prediction: unchanged */
     rtm_report_free(&r);
 }
 
@@ -378,6 +407,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_errors),
+        cmocka_unit_test(test_ewma_outlier),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_errlog_roundtrip),
