@@ -4245,7 +4245,15 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
     if (st != RTM_OK)
         return st;
     if ((uint32_t)device >= n) {
-        fprintf(stderr, "rtmgr: calibrate: prebuild worker: no device %d (%u found)\n", device, n);
+        /* which platforms this process saw (on the H100 machine a worker that calibration
+         * starts lists PoCL alone, one started from a shell both) */
+        char seen[512] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < n && used < sizeof(seen); i++)
+            used += (size_t)snprintf(seen + used, sizeof(seen) - used, "%s%s on %s",
+                                     i ? ", " : ": ", infos[i].name, infos[i].platform_name);
+        fprintf(stderr, "rtmgr: calibrate: prebuild worker: no device %d (%u found%s)\n", device,
+                n, seen);
         return RTM_E_CL_NODEV;
     }
     rtm_ocl_dev_t d;

@@ -70,11 +70,26 @@ static void test_no_platform_exits_3(void **state)
     rmdir(dir);
 }
 
+/* A calibration prebuild worker asked for a device it cannot see says which it saw (on
+ * the H100 machine calibration's workers saw PoCL alone: the message is the evidence). */
+static void test_prebuild_worker_names_what_it_saw(void **state)
+{
+    (void)state;
+    static char out[8192];
+    assert_int_equal(run(RTM_TEST_RTMGR " calibrate --prebuild-worker 7 --cache /tmp < /dev/null",
+                         out, sizeof(out)),
+                     3);
+    assert_non_null(strstr(out, "prebuild worker: no device 7 ("));
+    assert_non_null(strstr(out, " found: "));
+    assert_non_null(strstr(out, " on Portable Computing Language"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists_pocl),
         cmocka_unit_test(test_no_platform_exits_3),
+        cmocka_unit_test(test_prebuild_worker_names_what_it_saw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
