@@ -2283,6 +2283,9 @@ typedef struct {
     double tb[REPS], tl[REPS];
 } bfig_t;
 
+/* Builds for the figure c: REPS, 5 with --quick. */
+static int build_reps(const rtm_calib_opts_t *o) { return o->quick ? 5 : REPS; }
+
 static void build_figs(rtm_ocl_dev_t *d, uint32_t wg, int reps, bfig_t *f)
 {
     *f = (bfig_t){.st = RTM_OK, .reps = reps};
@@ -2361,7 +2364,7 @@ static rtm_status_t dev_build(devcal_t *x, bahead_t *ahead)
         ahead->started = false;
         f = &ahead->f;
     } else {
-        build_figs(x->d, x->wg_probe, c->o->quick ? 5 : REPS, f);
+        build_figs(x->d, x->wg_probe, build_reps(c->o), f);
     }
     if (f->st != RTM_OK)
         return f->st;
@@ -4004,7 +4007,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     for (uint32_t j = n_gpu; st == RTM_OK && n_gpu > 0 && j < n_order; j++) {
         bahead_t *b = &ahead[order[j]];
         b->info = infos[order[j]];
-        b->reps = opts->quick ? 5 : REPS;
+        b->reps = build_reps(opts);
         b->started = pthread_create(&b->th, NULL, bahead_run, b) == 0;
     }
     for (uint32_t oi = 0; st == RTM_OK && oi < n_order; oi++) {

@@ -21,7 +21,7 @@ typedef struct {
 typedef struct {
     rtm_os_thread_t th;
     atomic_bool stop;
-    bool ran, fifo;
+    bool ran, fifo; /* the thread started; under SCHED_FIFO */
     size_t n;
     uint64_t stalls;
     int64_t longest_ns, total_ns;
@@ -68,8 +68,12 @@ rtm_status_t rtm_stallprobe_start(rtm_stallprobe_t **out)
     if (!p)
         return RTM_E_NOMEM;
     p->n = n;
-    for (int c = 0; c < n; c++)
-        (void)rtm_os_thread_start(&p->cpu[c].th, "stall-probe", 99, c, probe_main, &p->cpu[c]);
+    for (int c = 0; c < n; c++) {
+        cpu_probe_t *q = &p->cpu[c];
+        q->ran = rtm_os_thread_start(&q->th, "stall-probe", 99, c, probe_main, q) == RTM_OK &&
+                 q->th.started;
+        q->fifo = q->ran && q->th.fifo;
+    }
     return RTM_OK;
 }
 
@@ -78,8 +82,6 @@ void rtm_stallprobe_stop(rtm_stallprobe_t *p)
     if (!p || p->stopped)
         return;
     for (int c = 0; c < p->n; c++) {
-        p->cpu[c].ran = p->cpu[c].th.started;
-        p->cpu[c].fifo = p->cpu[c].th.started && p->cpu[c].th.fifo;
         atomic_store(&p->cpu[c].stop, true);
         rtm_os_thread_join(&p->cpu[c].th);
     }
@@ -127,9 +129,8 @@ void rtm_stallprobe_summary(const rtm_stallprobe_t *p, rtm_stallprobe_summary_t 
     *s = (rtm_stallprobe_summary_t){0};
     for (int c = 0; p && c < p->n; c++) {
         const cpu_probe_t *q = &p->cpu[c];
-        const bool ran = p->stopped ? q->ran : q->th.started;
-        s->cpus += ran;
-        s->fifo += ran && (p->stopped ? q->fifo : q->th.fifo);
+        s->cpus += q->ran;
+        s->fifo += q->fifo;
         s->stalls += q->stalls;
         s->total_ns += q->total_ns;
         if (q->longest_ns > s->longest_ns)

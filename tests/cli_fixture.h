@@ -1,7 +1,8 @@
 /* cli_fixture.h — runs the built rtmgr binary (RTM_TEST_RTMGR) as a separate process for
  * the tests of its commands: arguments in, exit code out, stdout and stderr captured into
  * the caller's buffers through temporary files (so output of any size never blocks the
- * child on a pipe). Include after <cmocka.h>. */
+ * child on a pipe); or a shell command line, its stdout captured through a pipe
+ * (cli_shell). Include after <cmocka.h>. */
 #ifndef RTM_TEST_CLI_FIXTURE_H
 #define RTM_TEST_CLI_FIXTURE_H
 
@@ -22,6 +23,18 @@ static inline void cli_slurp(const char *path, char *buf, size_t len)
     buf[n] = '\0';
     fclose(f);
     unlink(path);
+}
+
+/* Runs the shell command line `cmd` (popen); its stdout goes to buf (NUL-terminated,
+ * truncated to len - 1). Returns its exit status, 128 when it did not exit. */
+static inline int cli_shell(const char *cmd, char *buf, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    const size_t n = fread(buf, 1, len - 1, p);
+    buf[n] = '\0';
+    const int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 /* Runs rtmgr with `args` (NULL-terminated, without the program name, at most 30); its

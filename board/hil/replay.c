@@ -685,12 +685,14 @@ int main(int argc, char **argv)
             continue;
         /* the machine's stall inside the job's window, against its lateness */
         int64_t stalled = -1;
+        bool machine = false;
         const double late_ms = w->response - w->deadline;
         if (origin > 0 && w->release >= 0 && w->response >= 0) {
             const int64_t from = origin + (int64_t)(w->release * 1e6);
             const int64_t to = from + (int64_t)(w->response * 1e6);
             stalled = rtm_stallprobe_stalled(probe, from, to, NULL);
-            excused += rtm_stallprobe_explains(probe, from, to, (int64_t)(late_ms * 1e6));
+            machine = rtm_stallprobe_explains(probe, from, to, (int64_t)(late_ms * 1e6));
+            excused += machine;
         }
         if (wused < sizeof(late_text))
             wused += (size_t)snprintf(
@@ -699,7 +701,7 @@ int main(int argc, char **argv)
                 rep.task[w->task], (unsigned long long)w->job, rep.dev[w->dev], late_ms,
                 stalled < 0 ? "no release time to compare, stall" : "a CPU stalled for",
                 (double)(stalled < 0 ? 0 : stalled) / 1e6,
-                stalled >= 0 && (double)stalled / 1e6 >= late_ms ? ": the machine's stall" : "");
+                machine ? ": the machine's stall" : "");
     }
     const uint64_t hard_missed = missed[RTM_CRIT_HARD];
     const bool dl_ok = rst == RTM_OK && jobs[RTM_CRIT_HARD] > 0 &&

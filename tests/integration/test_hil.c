@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "rtmgr/limits.h"
+#include "tests/cli_fixture.h"
 
 #define LOG_GUERNSEY RTM_TEST_SHARED_DIR "/data/ais/Go_to_Guernesey.nmea"
 #define CONFIG RTM_TEST_SOURCE_DIR "/config/hil-pocl.yaml"
@@ -97,17 +98,6 @@ static void test_corrupt(void **state)
     assert_int_equal(run(cmd), 0);
 }
 
-/* Output of a shell command, NUL-terminated, in buf; returns its exit status. */
-static int capture(const char *cmd, char *buf, size_t len)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    const size_t n = fread(buf, 1, len - 1, p);
-    buf[n] = '\0';
-    const int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static void test_freeze(void **state)
 {
     (void)state;
@@ -119,7 +109,7 @@ static void test_freeze(void **state)
              "--excuse-stalls --freeze 600 --out hil-freeze 2>&1",
              replay, LOG_GUERNSEY, CONFIG);
     static char out[16384];
-    const int rc = capture(cmd, out, sizeof(out));
+    const int rc = cli_shell(cmd, out, sizeof(out));
     print_message("$ %s\n%s", cmd, out);
     assert_int_equal(rc, 1);
     const char *dl = strstr(out, "  deadlines  hard ");
@@ -197,7 +187,7 @@ static void test_status(void **state)
     char cmd[RTM_PATH_MAX + 64];
     snprintf(cmd, sizeof(cmd), "'%s' status --name %s 2>&1", RTM_TEST_RTMGR, seg);
     for (int i = 0; i < 600; i++) { /* up to 60 s for the first program builds */
-        (void)capture(cmd, out, sizeof(out));
+        (void)cli_shell(cmd, out, sizeof(out));
         if (strstr(out, open_line))
             break;
         usleep(100000);
@@ -224,7 +214,7 @@ static void test_status(void **state)
     fclose(f);
     close(s);
     usleep(1500000); /* a picture, a cpa job, a report */
-    (void)capture(cmd, out, sizeof(out));
+    (void)cli_shell(cmd, out, sizeof(out));
     print_message("%s", strstr(out, "NMEA input") ? strstr(out, "NMEA input") : out);
     assert_non_null(strstr(out, "bytes, 400 sentences")); /* every line arrived */
     assert_non_null(strstr(out, "errors 0"));      /* the start of the log is clean */
@@ -234,7 +224,7 @@ static void test_status(void **state)
     assert_int_equal(waitpid(pid, &st, 0), pid);
     status_pid = -1;
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    (void)capture("cat hil-status.log", out, sizeof(out));
+    (void)cli_shell("cat hil-status.log", out, sizeof(out));
     assert_non_null(strstr(out, "rtmgr: input: errors=0 in.reads=40 "));
     assert_non_null(strstr(out, "rtmgr: output: reports="));
 }

@@ -11,40 +11,15 @@
 
 #include <cmocka.h>
 
-#include "rtmgr/kexec.h"
-#include "tests/ocl_fixture.h"
+#include "kcheck.h"
 
-/* matrix_add at n = 300 (wg 64, vec 4) twice from one seed: gpu's inputs to run on the
- * device, cpu's already run by its twin. */
-typedef struct {
-    rtm_ocl_dev_t dev;
-    rtm_kinst_t gpu, cpu;
-    void *ag, *ac;
-} pair_t;
-
-static void pair_make(pair_t *p, uint64_t seed)
+/* matrix_add at n = 300 (wg 64, vec 4) twice from one seed (kcheck.h): gpu's inputs to
+ * run on the device, cpu's already run by its twin. */
+static void pair_make(kc_pair_t *p, uint64_t seed)
 {
-    assert_int_equal(ocl_open_first(&p->dev), RTM_OK);
-    rtm_kinst_init(&p->gpu, rtm_kernel_find("matrix_add"));
-    p->gpu.size[0] = 300;
-    p->gpu.tune = (rtm_tune_t){64, 4};
-    p->cpu = p->gpu;
-    assert_int_equal(rtm_kinst_plan(&p->gpu), RTM_OK);
-    const size_t bytes = rtm_kinst_bytes(&p->gpu);
-    p->ag = aligned_alloc(64, bytes);
-    p->ac = aligned_alloc(64, bytes);
-    assert_int_equal(rtm_kinst_bind(&p->gpu, p->ag, bytes), bytes);
-    assert_int_equal(rtm_kinst_bind(&p->cpu, p->ac, bytes), bytes);
-    p->gpu.kernel->fill(&p->gpu, seed);
-    p->cpu.kernel->fill(&p->cpu, seed);
+    kc_setup(p, "matrix_add", 64, 4, seed, (const char *const[]){"n", NULL},
+             (const int64_t[]){300});
     rtm_kinst_run_cpu(&p->cpu);
-}
-
-static void pair_free(pair_t *p)
-{
-    rtm_ocl_close(&p->dev);
-    free(p->ag);
-    free(p->ac);
 }
 
 /* The completed-block array of launch 0 (blocks_max bytes) into done. */
@@ -59,10 +34,10 @@ static void read_done(rtm_kexec_t *x, const rtm_kinst_t *k, unsigned char *done,
 static void test_matrix_add_on_opencl(void **state)
 {
     (void)state;
-    pair_t p;
+    kc_pair_t p;
     pair_make(&p, 11);
     rtm_kexec_t x;
-    assert_int_equal(rtm_kexec_create(&x, &p.dev, &p.gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
     rtm_kexec_timing_t t;
     assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
     char why[128] = "";
@@ -75,13 +50,13 @@ static void test_matrix_add_on_opencl(void **state)
     for (uint32_t b = 0; b < p.gpu.plan.blocks_max; b++)
         assert_int_equal(done[b], 1);
     rtm_kexec_destroy(&x);
-    pair_free(&p);
+    kc_free(&p);
 }
 
 static void test_first_blocks_unmapped(void **state)
 {
     (void)state;
-    pair_t p;
+    kc_pair_t p;
     pair_make(&p, 12);
     uint32_t out = 0;
     for (uint32_t i = 0; i < p.gpu.plan.n_bufs; i++)
@@ -89,7 +64,7 @@ static void test_first_blocks_unmapped(void **state)
             out = i;
 
     rtm_kexec_t x;
-    assert_int_equal(rtm_kexec_create(&x, &p.dev, &p.gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
     rtm_klaunch_t kl;
     p.gpu.kernel->launch(&p.gpu, 0, &kl);
     const uint32_t m = kl.blocks / 3; /* a block: wg * vec = 256 of the 90000 sums */
@@ -99,7 +74,7 @@ static void test_first_blocks_unmapped(void **state)
     cl_event ev = NULL;
     assert_int_equal(rtm_kexec_enqueue(&x, 0, NULL, m, &ev), RTM_OK);
     assert_int_equal(rtm_kexec_read_outputs(&x, NULL, NULL), RTM_OK);
-    assert_int_equal(clFinish(p.dev.exec), CL_SUCCESS);
+    assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
     assert_non_null(ev);
     clReleaseEvent(ev);
 
@@ -115,7 +90,7 @@ static void test_first_blocks_unmapped(void **state)
             assert_true(g[e] == c[e]);
     }
     rtm_kexec_destroy(&x);
-    pair_free(&p);
+    kc_free(&p);
 }
 
 int main(void)
@@ -124,5 +99,5 @@ int main(void)
         cmocka_unit_test(test_matrix_add_on_opencl),
         cmocka_unit_test(test_first_blocks_unmapped),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }

@@ -17,6 +17,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/nav.h"
+#include "tests/cli_fixture.h"
 #include "rtmgr/kexec.h"
 #include "rtmgr/rng.h"
 #include "rtmgr/traffic.h"
@@ -701,16 +702,6 @@ static void test_costs(void **state)
 
 /* ---- rtmgr eval through the binary ---- */
 
-static int run_cmd(const char *cmd, char *out, size_t len)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    const size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    const int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_eval_cpa_tcpa_binary(void **state)
 {
     (void)state;
@@ -745,7 +736,7 @@ static void test_eval_cpa_tcpa_binary(void **state)
         char cmd[1024], out[4096];
         snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --device %s --in %s", RTM_TEST_RTMGR,
                  devices[d], path);
-        assert_int_equal(run_cmd(cmd, out, sizeof(out)), 0);
+        assert_int_equal(cli_shell(cmd, out, sizeof(out)), 0);
         assert_true(strncmp(out, "target,cpa_nm,tcpa_s\n", 21) == 0);
         const char *s = strchr(out, '\n') + 1;
         for (int i = 0; i < 4; i++) {
@@ -761,18 +752,18 @@ static void test_eval_cpa_tcpa_binary(void **state)
     }
     char cmd[1024], out[4096];
     snprintf(cmd, sizeof(cmd), "%s eval no_such_kernel --in %s 2>/dev/null", RTM_TEST_RTMGR, path);
-    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 1);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
     snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --in /nonexistent.csv 2>/dev/null",
              RTM_TEST_RTMGR);
-    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 1);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
     snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --device 99 --in %s 2>/dev/null",
              RTM_TEST_RTMGR, path);
-    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 3);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 3);
     f = fopen(path, "w");
     fputs("lat,lon\n1,2,3\n", f);
     fclose(f);
     snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --in %s 2>/dev/null", RTM_TEST_RTMGR, path);
-    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 1);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
     remove(path);
 }
 
