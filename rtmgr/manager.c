@@ -64,7 +64,7 @@ struct rtm_manager {
     int64_t predict_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     int64_t warm_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     uint32_t blocks[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
-    atomic_int last_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* last job there completed */
+    atomic_int last_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* last job that ran there completed */
     /* CPU worker pool (the host device's executor) */
     rtm_pool_t pool;
     bool pool_on;
@@ -678,7 +678,8 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
         row.measured_out_ns = r->out_ns;
         row.measured_ns = row.measured_in_ns + row.measured_kernel_ns + row.measured_out_ns;
     }
-    if (placed)
+    if (placed && r->ran) /* a job that never ran (cancelled in the queue) left the
+                             instance as the last one that ran there */
         atomic_store(&m->last_ok[r->task][r->device], completed ? 1 : 0);
     if (completed && r->device == 0 && r->first_device > 0 && (uint32_t)r->first_device < m->n_devs)
         atomic_store(&m->last_ok[r->task][r->first_device], 1); /* resumed on the CPU: the
