@@ -57,6 +57,7 @@ typedef struct {
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
     const char *cl_extra; /* --cl-opts: build options appended to every variant */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
+    int prewake_us;      /* --prewake: spin before each raise (us) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -1263,11 +1264,14 @@ static int usage(void)
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
+            "                           [--prewake US]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
+            "  --prewake    the response part's thread spins this long before each raise\n"
+            "               instead of sleeping (default 200)\n"
             "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
             "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
@@ -1298,6 +1302,7 @@ int rtm_bench_preempt(int argc, char **argv)
     b.o.transport = -1;
     b.o.raise = -1;
     b.o.parts = PART_ALL;
+    b.o.prewake_us = 200;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint32_t u = 0;
@@ -1316,6 +1321,9 @@ int rtm_bench_preempt(int argc, char **argv)
                 b.o.cpu_latency = (int)u;
             else
                 return usage();
+        } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
+            rtm_preempt_series_prewake((double)u * 1e-6);
+            b.o.prewake_us = (int)u;
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
@@ -1398,6 +1406,9 @@ int rtm_bench_preempt(int argc, char **argv)
                held ? "held at the value below (PM QoS)" : "not held (idle cores may sleep deeply)");
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
+    if (!b.o.json)
+        printf("before each raise the thread spins %d us (--prewake)\n",
+               b.o.prewake_us);
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

@@ -4242,6 +4242,10 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
 {
     if (device < 0 || !cache_dir || !*cache_dir || !in)
         return RTM_E_ARG;
+    /* the descriptors calibration's process had open when it spawned this one, its GPU
+     * drivers' device files among them: with them the NVIDIA driver saw no device here
+     * (the ICD loader listed PoCL alone); this process opens its own */
+    const int inherited = rtm_os_close_inherited(3);
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
@@ -4255,8 +4259,10 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
         for (uint32_t i = 0; i < n && used < sizeof(seen); i++)
             used += (size_t)snprintf(seen + used, sizeof(seen) - used, "%s%s on %s",
                                      i ? ", " : ": ", infos[i].name, infos[i].platform_name);
-        fprintf(stderr, "rtmgr: calibrate: prebuild worker: no device %d (%u found%s)\n", device,
-                n, seen);
+        fprintf(stderr,
+                "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %d inherited "
+                "descriptors closed)\n",
+                device, n, seen, inherited);
         return RTM_E_CL_NODEV;
     }
     rtm_ocl_dev_t d;

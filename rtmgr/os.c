@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include "os.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -50,9 +51,11 @@ double rtm_os_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void rtm_os_sleep_until_s(double t)
+void rtm_os_sleep_until_s(double t) { rtm_os_sleep_spin_until_s(t, 200e-6); }
+
+void rtm_os_sleep_spin_until_s(double t, double spin_s)
 {
-    const double slack = t - rtm_os_now_s() - 200e-6;
+    const double slack = t - rtm_os_now_s() - spin_s;
     if (slack > 0) {
         struct timespec ts = {(time_t)slack, (long)((slack - (double)(time_t)slack) * 1e9)};
         nanosleep(&ts, NULL);
@@ -278,4 +281,24 @@ bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns)
     }
     const struct timespec ts = to_ts(t_ns);
     return pthread_cond_timedwait(c, m, &ts) == ETIMEDOUT;
+}
+
+int rtm_os_close_inherited(int from)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return -1;
+    int fds[1024], n = 0, closed = 0;
+    const int self = dirfd(dir);
+    for (struct dirent *e = readdir(dir); e && n < (int)(sizeof(fds) / sizeof(fds[0]));
+         e = readdir(dir)) {
+        char *end = NULL;
+        const long fd = strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && fd >= from && fd != self && fd <= 0x7fffffff)
+            fds[n++] = (int)fd; /* closed after the listing, which they would disturb */
+    }
+    closedir(dir);
+    for (int i = 0; i < n; i++)
+        closed += close(fds[i]) == 0;
+    return closed;
 }

@@ -26,6 +26,9 @@ double rtm_os_now_s(void);
 /* Waits until monotonic time t (seconds) precisely: sleeps to 200 us before it, then
  * spins (an abort raised at a chosen instant, a benchmark's sample point). */
 void rtm_os_sleep_until_s(double t);
+/* Same, spinning for the last `spin_s` seconds (a thread and its CPU awake that long
+ * before the instant). */
+void rtm_os_sleep_spin_until_s(double t, double spin_s);
 
 typedef struct {
     pthread_t th;
@@ -88,6 +91,11 @@ typedef struct {
     double busy_s, idle_s, steal_s;
 } rtm_os_cpu_times_t;
 bool rtm_os_cpu_times(rtm_os_cpu_times_t *t);
+
+/* Closes every open descriptor numbered `from` or above (a spawned process's inheritance:
+ * device files its parent's drivers opened without O_CLOEXEC). Returns how many it
+ * closed, -1 when the list of descriptors cannot be read. */
+int rtm_os_close_inherited(int from);
 
 /* A mutex with priority inheritance (falls back to a plain one where unsupported). */
 rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m);

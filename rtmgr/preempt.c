@@ -716,6 +716,10 @@ uint32_t rtm_preempt_split(rtm_kinst_t *k, uint32_t min_blocks)
     return f;
 }
 
+static double series_prewake_s = 200e-6;
+
+void rtm_preempt_series_prewake(double spin_s) { series_prewake_s = spin_s; }
+
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
@@ -758,7 +762,8 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         const double t1 = rtm_os_now_s();
         if (st != RTM_OK)
             break;
-        rtm_os_sleep_until_s(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s);
+        rtm_os_sleep_spin_until_s(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s,
+                                  series_prewake_s);
         rtm_preempt_stop_t s;
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)

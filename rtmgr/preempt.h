@@ -194,6 +194,9 @@ typedef struct {
  * the job early (*n of them); *missed counts aborts that came after it had finished;
  * *kernel_s is its uninterrupted kernel time. The instance's launches must leave their
  * inputs unchanged (inputs are uploaded once; spin with one launch does). Init only. */
+/* How long before each raise instant the abort series' thread stops sleeping and spins
+ * (default 200 us; bench preempt --prewake). */
+void rtm_preempt_series_prewake(double spin_s);
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);

@@ -3,7 +3,7 @@
 # there. Usage (from the repository root, .debs/ carried): board/h100/bench.sh [STEP...]
 # Steps: build test devices kernels kernels-bw nav calibrate calibrate-warm calibrate-threads
 # validate placement run preempt
-# (quick) preempt-overhead preempt-response preempt-resume preempt-poll preempt-json preempt-eager
+# (quick) preempt-overhead preempt-response preempt-resume preempt-prewake preempt-poll preempt-json preempt-eager
 # (quick response part with the old eager output reads: reproduces the missed aborts).
 # Results go to $OUT (or ./h100-out).
 set -u
@@ -72,6 +72,11 @@ for s in $steps; do
   preempt)
     # quick, all parts (< 3 min); the full parts are their own steps (each < 9 min)
     RTM_PLATFORM=NVIDIA timeout 500 ./build/rtmgr bench preempt --device 0 --quick > "$out/preempt-quick.txt" 2>&1; echo "rc=$?"; tail -30 "$out/preempt-quick.txt" ;;
+  preempt-prewake)
+    # the response part with the series' thread spinning 5 ms before each raise (against
+    # preempt-response's default 200 us): does a host core kept awake shorten the
+    # response at kernels of 100 ms and more?
+    RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --part response --prewake 5000 > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -40 "$out/$s.txt" ;;
   preempt-overhead|preempt-response|preempt-resume)
     RTM_PLATFORM=NVIDIA timeout 530 ./build/rtmgr bench preempt --device 0 --part "${s#preempt-}" > "$out/$s.txt" 2>&1; echo "rc=$?"; tail -40 "$out/$s.txt" ;;
   preempt-poll)

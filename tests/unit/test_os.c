@@ -9,6 +9,7 @@
  * where SCHED_FIFO or setuid are not permitted (not root, or a restricted container). */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,6 +150,38 @@ static void test_cpu_latency_hold(void **state)
 
 /* /proc/stat's CPU times: read, consistent with the CPU count, never going back; a
  * 100 ms spin of this thread shows as busy time (the machine may add other busy time). */
+/* A process spawned by another inherits every descriptor its parent opened without
+ * O_CLOEXEC (a GPU driver's device files among them: a calibration build worker that kept
+ * its parent's found no NVIDIA device). rtm_os_close_inherited closes all from `from` up
+ * and leaves those below. */
+static void test_close_inherited(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const int hi = fcntl(p[0], F_DUPFD, 40);
+    assert_true(hi >= 40);
+    const int lo = dup(p[1]);
+    assert_true(lo >= 0);
+    int from = lo > p[0] ? lo : p[0];
+    from = (from > p[1] ? from : p[1]) + 1;
+    assert_true(from <= hi);
+    const int closed = rtm_os_close_inherited(from);
+    printf("closed %d descriptors from %d\n", closed, from);
+    assert_true(closed >= 1);
+    assert_int_equal(fcntl(hi, F_GETFD), -1); /* closed */
+    assert_int_equal(errno, EBADF);
+    assert_true(fcntl(p[0], F_GETFD) >= 0); /* below `from`: kept */
+    assert_true(fcntl(p[1], F_GETFD) >= 0);
+    assert_true(fcntl(lo, F_GETFD) >= 0);
+    /* the kept ones still work */
+    assert_int_equal(write(lo, "x", 1), 1);
+    char c = 0;
+    assert_int_equal(read(p[0], &c, 1), 1);
+    assert_int_equal(c, 'x');
+    close(p[0]), close(p[1]), close(lo);
+}
+
 static void test_cpu_times(void **state)
 {
     (void)state;
@@ -172,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_times),
+        cmocka_unit_test(test_close_inherited),
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
         cmocka_unit_test(test_cpu_latency_hold),
