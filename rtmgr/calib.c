@@ -769,7 +769,15 @@ typedef struct {
     rtm_calib_arena_t *arena; /* host buffers pinned on a device, as the runtime's (or NULL) */
     double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
     double inst_s;   /* out: seconds spent making and freeing the points' instances */
+    /* first keys whose programs were prebuilt for this kernel's later targets (size-built
+     * programs): a target takes one whose predicted time is within PREBUILT_RATIO of it */
+    const int64_t *pre_keys;
+    uint32_t n_pre_keys;
 } kfit_t;
+
+/* How far (as a ratio of times) a prebuilt size may be from a target's own and still be
+ * measured for it: the points span the same range, and no compile lands on the path. */
+#define PREBUILT_RATIO 1.8
 
 /* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
  * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
@@ -1023,12 +1031,33 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
         }
     }
     const bool emp = n >= 2 && kf->kpred && kf->kern->n_keys > 0;
-    const int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
-                                           emp ? emp_pred : kf->pred,
+    int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
+                                     emp ? emp_pred : kf->pred,
                                            emp ? (const void *)&ep : kf->pred_ctx, kf->lim, 1,
                                            min_key, keys, n, size);
     if (key < 0)
         return -1;
+    /* a prebuilt size near the target in time, if any (its program is in the cache) */
+    double best = PREBUILT_RATIO;
+    bool prebuilt = false;
+    for (uint32_t j = 0; j < kf->n_pre_keys; j++)
+        prebuilt = prebuilt || kf->pre_keys[j] == key;
+    for (uint32_t j = 0; !prebuilt && j < kf->n_pre_keys; j++) {
+        const int64_t pk = kf->pre_keys[j];
+        bool near = pk < min_key;
+        for (uint32_t q = 0; q < n && !near; q++)
+            near = llabs(keys[q] - pk) <= (pk / 20 > 2 ? pk / 20 : 2);
+        rtm_kinst_t k;
+        if (near || !size_plan(kf->kern, pk, kf->tune, kf->lim, &k))
+            continue;
+        const double t = emp ? emp_pred(&ep, &k) : kf->pred(kf->pred_ctx, &k);
+        const double r = t > c->targets[i] ? t / c->targets[i] : c->targets[i] / fmax(t, 1e-12);
+        if (t > 0 && r < best) {
+            best = r;
+            key = pk;
+            memcpy(size, k.size, sizeof(k.size));
+        }
+    }
     for (uint32_t q = 0; q < n; q++)
         if (llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2))
             return -1;
@@ -1383,6 +1412,12 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
 
 /* ---- OpenCL device ------------------------------------------------------------------ */
 
+/* Later calibration targets whose sizes are prebuilt for kernels with size-built programs
+ * (the next two in kernel_points' order: the middle target and the last). */
+#define PRE_TARGETS_MAX 2
+/* Host cores from which they are prebuilt (dev_prebuild_all) */
+#define PRE_LATER_CORES 8
+
 typedef struct {
     cal_t *c;
     rtm_ocl_dev_t *d;
@@ -1403,6 +1438,9 @@ typedef struct {
     uint32_t pre_failed;   /* of them, those that exited with an error */
     bool procs_broken;     /* every worker failed once: prebuild in threads */
     rtm_calib_arena_t arena; /* the points' pinned host memory */
+    /* size-built programs prebuilt for later targets: their first keys, by kernel */
+    int64_t pre_key[RTM_MAX_KERNELS][PRE_TARGETS_MAX];
+    uint32_t n_pre_key[RTM_MAX_KERNELS];
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -3052,12 +3090,33 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
+/* True when kern's program differs between first sizes a and b (its build options
+ * hold the size: the navigation kernels' target counts, an image's width). */
+static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, const int64_t *a,
+                       const int64_t *b)
+{
+    if (!kern->options)
+        return false;
+    rtm_kinst_t ka, kb;
+    rtm_kinst_init(&ka, kern);
+    rtm_kinst_init(&kb, kern);
+    memcpy(ka.size, a, sizeof(ka.size));
+    memcpy(kb.size, b, sizeof(kb.size));
+    ka.tune = kb.tune = tune;
+    if (rtm_kinst_plan(&ka) != RTM_OK || rtm_kinst_plan(&kb) != RTM_OK)
+        return false;
+    char oa[512] = "", ob[512] = "";
+    kern->options(&ka, oa, sizeof(oa));
+    kern->options(&kb, ob, sizeof(ob));
+    return strcmp(oa, ob) != 0;
+}
+
 static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
 {
     cal_t *c = x->c;
     if (!x->cache || !prebuild_on())
         return;
-    const uint32_t max = rtm_kernel_count() * 2;
+    const uint32_t max = rtm_kernel_count() * (2 + PRE_TARGETS_MAX);
     prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
     if (!pb)
         return;
@@ -3066,6 +3125,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
      * builds one at a time: PoCL's LLVM work is serialised): a sweep they will not run
      * gets no build here */
     const uint32_t nk = kernels_wanted(c);
+    const bool later_ok = host_cores() >= PRE_LATER_CORES;
     const double pre_est = nk * 2 * x->bd->param[RTM_DEV_P_build] /
                            ((x->d->info.type & CL_DEVICE_TYPE_CPU) ? 1.0 : host_cores());
     const double kbudget =
@@ -3089,9 +3149,31 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
         }
         dpred_t pt = p;
         pt.total = true;
-        if (n < max && rtm_calib_size_for(kern, tune, c->targets[0], dev_pred, &pt, &x->lim, 1,
-                                          0, NULL, 0, size) >= 0)
+        const int64_t k0 = rtm_calib_size_for(kern, tune, c->targets[0], dev_pred, &pt, &x->lim,
+                                              1, 0, NULL, 0, size);
+        if (n < max && k0 >= 0)
             n += prebuild_entry(x, kern, size, tune, &pb[n]);
+        /* a program built with its size in the options: the later targets' sizes too (by
+         * the same prediction; kernel_points measures one of them when it is near), on a
+         * host of PRE_LATER_CORES cores or more, where a few more parallel builds cost
+         * little wall time (this 2-core VM: PoCL's 11 more builds took 7.3 s more in
+         * parallel and saved 3.2 s of the 7.4 s compiled on the path) */
+        const size_t later[PRE_TARGETS_MAX] = {c->n_targets > 2 ? c->n_targets / 2 : 0,
+                                               c->n_targets - 1};
+        x->n_pre_key[ki] = 0;
+        for (uint32_t j = 0; later_ok && k0 >= 0 && j < PRE_TARGETS_MAX && n < max; j++) {
+            if (later[j] == 0 || (j > 0 && later[j] == later[j - 1]))
+                continue;
+            int64_t s2[RTM_SIZE_KEYS_MAX];
+            const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]], dev_pred, &pt,
+                                                  &x->lim, 1, k0 + (k0 + 1) / 2, NULL, 0, s2);
+            if (kj < 0 || kj == k0 || !size_built(kern, tune, size, s2))
+                continue;
+            if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
+                n++;
+                x->pre_key[ki][x->n_pre_key[ki]++] = kj;
+            }
+        }
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
@@ -3165,7 +3247,8 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
     pt.total = true;
-    kfit_t kf = {.kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
+    kfit_t kf = {.pre_keys = x->pre_key[ki], .n_pre_keys = x->n_pre_key[ki],
+                 .kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
                  /* not on a CPU device: PoCL 5 on the H100 host put matrix_mul's and
@@ -3207,7 +3290,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
     devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {0}};
+                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {0}, {{0}}, {0}};
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
