@@ -656,7 +656,7 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
         return fail(b, "cannot allocate", x->k->kernel->name, NULL);
     const rtm_status_t st = rtm_preempt_abort_series_ex(x, aborts, rtm_rng_next(&b->rng), samples,
                                                         stops, &out->n, &out->missed,
-                                                        &out->kernel_s);
+                                                        &out->kernel_s, b->o.prewake_us * 1e-6);
     stop_summary(stops, out->n, out);
     if (aborts)
         missed_summary(stops + (aborts - out->missed), out->missed, out);
@@ -1302,7 +1302,7 @@ int rtm_bench_preempt(int argc, char **argv)
     b.o.transport = -1;
     b.o.raise = -1;
     b.o.parts = PART_ALL;
-    b.o.prewake_us = 200;
+    b.o.prewake_us = (int)(RTM_OS_SPIN_S * 1e6 + 0.5);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint32_t u = 0;
@@ -1322,7 +1322,6 @@ int rtm_bench_preempt(int argc, char **argv)
             else
                 return usage();
         } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
-            rtm_preempt_series_prewake((double)u * 1e-6);
             b.o.prewake_us = (int)u;
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;

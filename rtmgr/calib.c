@@ -241,6 +241,15 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
     return inst_fill(in, seed);
 }
 
+/* True when one of keys[0..n) is key. */
+static bool key_in(const int64_t *keys, uint32_t n, int64_t key)
+{
+    for (uint32_t q = 0; q < n; q++)
+        if (keys[q] == key)
+            return true;
+    return false;
+}
+
 /* Plans kernel `kern` at first key `key0` (other keys at their defaults) and `tune`.
  * True when it plans and fits the limits. */
 static bool size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
@@ -359,10 +368,7 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
             const int64_t v = cand[c];
             if (v < lo || v > hi || (parity >= 0 && (v & 1) != parity))
                 continue;
-            bool taken = false;
-            for (uint32_t i = 0; i < navoid; i++)
-                taken = taken || avoid[i] == v;
-            if (!taken && size_plan(kern, v, tune, lim, &k)) {
+            if (!key_in(avoid, navoid, v) && size_plan(kern, v, tune, lim, &k)) {
                 memcpy(size, k.size, sizeof(k.size));
                 return v;
             }
@@ -1010,6 +1016,16 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
     return st;
 }
 
+/* True when one of the n measured keys lies within 5 % (at least 2) of key: a point
+ * there would measure nothing new. */
+static bool key_near(const int64_t *keys, uint32_t n, int64_t key)
+{
+    for (uint32_t q = 0; q < n; q++)
+        if (llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2))
+            return true;
+    return false;
+}
+
 /* The first key (and sizes) of kf's point for calibration target i given the n points
  * measured: the largest target at least 1.5x the smallest size, so that the points span
  * a range, the others just distinct; from two points on sized by the measurements
@@ -1039,16 +1055,12 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
         return -1;
     /* a prebuilt size near the target in time, if any (its program is in the cache) */
     double best = PREBUILT_RATIO;
-    bool prebuilt = false;
-    for (uint32_t j = 0; j < kf->n_pre_keys; j++)
-        prebuilt = prebuilt || kf->pre_keys[j] == key;
-    for (uint32_t j = 0; !prebuilt && j < kf->n_pre_keys; j++) {
+    const bool own_prebuilt = key_in(kf->pre_keys, kf->n_pre_keys, key);
+    for (uint32_t j = 0; !own_prebuilt && j < kf->n_pre_keys; j++) {
         const int64_t pk = kf->pre_keys[j];
-        bool near = pk < min_key;
-        for (uint32_t q = 0; q < n && !near; q++)
-            near = llabs(keys[q] - pk) <= (pk / 20 > 2 ? pk / 20 : 2);
         rtm_kinst_t k;
-        if (near || !size_plan(kf->kern, pk, kf->tune, kf->lim, &k))
+        if (pk < min_key || key_near(keys, n, pk) ||
+            !size_plan(kf->kern, pk, kf->tune, kf->lim, &k))
             continue;
         const double t = emp ? emp_pred(&ep, &k) : kf->pred(kf->pred_ctx, &k);
         const double r = t > c->targets[i] ? t / c->targets[i] : c->targets[i] / fmax(t, 1e-12);
@@ -1058,10 +1070,7 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
             memcpy(size, k.size, sizeof(k.size));
         }
     }
-    for (uint32_t q = 0; q < n; q++)
-        if (llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2))
-            return -1;
-    return key;
+    return key_near(keys, n, key) ? -1 : key;
 }
 
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
@@ -3090,20 +3099,13 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
-/* True when kern's program differs between first sizes a and b (its build options
- * hold the size: the navigation kernels' target counts, an image's width). */
-static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, const int64_t *a,
-                       const int64_t *b)
+/* True when kern's program differs between first keys a and b (its build options hold
+ * the size: the navigation kernels' target counts, an image's width). */
+static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a, int64_t b)
 {
-    if (!kern->options)
-        return false;
     rtm_kinst_t ka, kb;
-    rtm_kinst_init(&ka, kern);
-    rtm_kinst_init(&kb, kern);
-    memcpy(ka.size, a, sizeof(ka.size));
-    memcpy(kb.size, b, sizeof(kb.size));
-    ka.tune = kb.tune = tune;
-    if (rtm_kinst_plan(&ka) != RTM_OK || rtm_kinst_plan(&kb) != RTM_OK)
+    if (!kern->options || !size_plan(kern, a, tune, NULL, &ka) ||
+        !size_plan(kern, b, tune, NULL, &kb))
         return false;
     char oa[512] = "", ob[512] = "";
     kern->options(&ka, oa, sizeof(oa));
@@ -3167,7 +3169,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
             int64_t s2[RTM_SIZE_KEYS_MAX];
             const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]], dev_pred, &pt,
                                                   &x->lim, 1, k0 + (k0 + 1) / 2, NULL, 0, s2);
-            if (kj < 0 || kj == k0 || !size_built(kern, tune, size, s2))
+            if (kj < 0 || kj == k0 || !size_built(kern, tune, k0, kj))
                 continue;
             if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
                 n++;

@@ -51,7 +51,7 @@ double rtm_os_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void rtm_os_sleep_until_s(double t) { rtm_os_sleep_spin_until_s(t, 200e-6); }
+void rtm_os_sleep_until_s(double t) { rtm_os_sleep_spin_until_s(t, RTM_OS_SPIN_S); }
 
 void rtm_os_sleep_spin_until_s(double t, double spin_s)
 {

@@ -23,8 +23,9 @@ int64_t rtm_os_now_ns(void);
 void rtm_os_sleep_until(int64_t t_ns);
 /* CLOCK_MONOTONIC in seconds (measurement code: benchmarks, calibration). */
 double rtm_os_now_s(void);
-/* Waits until monotonic time t (seconds) precisely: sleeps to 200 us before it, then
- * spins (an abort raised at a chosen instant, a benchmark's sample point). */
+/* Waits until monotonic time t (seconds) precisely: sleeps to RTM_OS_SPIN_S before it,
+ * then spins (an abort raised at a chosen instant, a benchmark's sample point). */
+#define RTM_OS_SPIN_S 200e-6
 void rtm_os_sleep_until_s(double t);
 /* Same, spinning for the last `spin_s` seconds (a thread and its CPU awake that long
  * before the instant). */

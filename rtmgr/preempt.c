@@ -716,20 +716,18 @@ uint32_t rtm_preempt_split(rtm_kinst_t *k, uint32_t min_blocks)
     return f;
 }
 
-static double series_prewake_s = 200e-6;
-
-void rtm_preempt_series_prewake(double spin_s) { series_prewake_s = spin_s; }
-
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
 {
-    return rtm_preempt_abort_series_ex(x, aborts, seed, samples, NULL, n, missed, kernel_s);
+    return rtm_preempt_abort_series_ex(x, aborts, seed, samples, NULL, n, missed, kernel_s,
+                                       RTM_OS_SPIN_S);
 }
 
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
-                                         uint32_t *n, uint32_t *missed, double *kernel_s)
+                                         uint32_t *n, uint32_t *missed, double *kernel_s,
+                                         double prewake_s)
 {
     *n = *missed = 0;
     *kernel_s = 0.0;
@@ -763,7 +761,7 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         if (st != RTM_OK)
             break;
         rtm_os_sleep_spin_until_s(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s,
-                                  series_prewake_s);
+                                  prewake_s);
         rtm_preempt_stop_t s;
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)

@@ -194,18 +194,18 @@ typedef struct {
  * the job early (*n of them); *missed counts aborts that came after it had finished;
  * *kernel_s is its uninterrupted kernel time. The instance's launches must leave their
  * inputs unchanged (inputs are uploaded once; spin with one launch does). Init only. */
-/* How long before each raise instant the abort series' thread stops sleeping and spins
- * (default 200 us; bench preempt --prewake). */
-void rtm_preempt_series_prewake(double spin_s);
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);
 /* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record
  * (its response breakdown), in the order of samples[], and each missed abort's record
- * from the end: stops[aborts - 1 - m] for the m-th missed one. Init only. */
+ * from the end: stops[aborts - 1 - m] for the m-th missed one; the thread spins the
+ * last prewake_s before each raise instead of sleeping (rtm_preempt_abort_series: RTM_OS_SPIN_S;
+ * bench preempt --prewake). Init only. */
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
-                                         uint32_t *n, uint32_t *missed, double *kernel_s);
+                                         uint32_t *n, uint32_t *missed, double *kernel_s,
+                                         double prewake_s);
 
 /* In-loop poll period calibration (RTM_POLL_EVERY) on the spin kernel of `grid` blocks
  * (about 10 ms): for each candidate K, overhead vs the original build (min of `runs`
