@@ -119,6 +119,15 @@ rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
         m->o = *opts;
     else
         rtm_manager_defaults(&m->o);
+    /* signals: blocked before any thread exists, so that every thread inherits the mask:
+     * the OpenCL runtimes start their own when validate opens the devices, and a thread
+     * that does not block SIGTERM would take it by its default action (death) */
+    sigemptyset(&m->sigs);
+    sigaddset(&m->sigs, SIGINT);
+    sigaddset(&m->sigs, SIGTERM);
+    sigaddset(&m->sigs, SIGUSR1);
+    if (pthread_sigmask(SIG_BLOCK, &m->sigs, &m->old_sigs) == 0)
+        m->sigs_blocked = true;
     return m;
 }
 
@@ -411,14 +420,6 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     if (m->phase != PH_VALID)
         return RTM_E_STATE;
     m->alloc_start_ns = now_ns();
-    /* signals: blocked before any thread exists (OpenCL runtimes start their own) */
-    sigemptyset(&m->sigs);
-    sigaddset(&m->sigs, SIGINT);
-    sigaddset(&m->sigs, SIGTERM);
-    sigaddset(&m->sigs, SIGUSR1);
-    if (pthread_sigmask(SIG_BLOCK, &m->sigs, &m->old_sigs) == 0)
-        m->sigs_blocked = true;
-
     const rtm_config_t *c = &m->cfg;
     if (c->input.kind == RTM_INPUT_SCENARIO && c->input.targets > 0) {
         const rtm_status_t st = rtm_scenario_init(&m->scenario, c->input.targets, c->input.seed,
