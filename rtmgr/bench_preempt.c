@@ -58,6 +58,7 @@ typedef struct {
     const char *cl_extra; /* --cl-opts: build options appended to every variant */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
     int prewake_us;      /* --prewake: spin before each raise (us) */
+    rtm_preempt_poke_t poke; /* --poke: what the spin does besides */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
@@ -654,9 +655,10 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     rtm_preempt_stop_t *stops = calloc(aborts ? aborts : 1, sizeof(*stops));
     if (!stops)
         return fail(b, "cannot allocate", x->k->kernel->name, NULL);
+    const rtm_preempt_wake_t wake = {b->o.prewake_us * 1e-6, b->o.poke};
     const rtm_status_t st = rtm_preempt_abort_series_ex(x, aborts, rtm_rng_next(&b->rng), samples,
                                                         stops, &out->n, &out->missed,
-                                                        &out->kernel_s, b->o.prewake_us * 1e-6);
+                                                        &out->kernel_s, &wake);
     stop_summary(stops, out->n, out);
     if (aborts)
         missed_summary(stops + (aborts - out->missed), out->missed, out);
@@ -1264,7 +1266,7 @@ static int usage(void)
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
-            "                           [--prewake US]\n"
+            "                           [--prewake US] [--poke none|poll|write]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1272,6 +1274,9 @@ static int usage(void)
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
             "  --prewake    the response part's thread spins this long before each raise\n"
             "               instead of sleeping (default 200)\n"
+            "  --poke       what that spin does besides: nothing (none, the default), ask\n"
+            "               the driver for the job's status (poll), or write 4 bytes to\n"
+            "               the device every 20 us (write: traffic on the link)\n"
             "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
             "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
@@ -1323,6 +1328,15 @@ int rtm_bench_preempt(int argc, char **argv)
                 return usage();
         } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
             b.o.prewake_us = (int)u;
+        } else if (strcmp(a, "--poke") == 0 && v && ++i) {
+            if (strcmp(v, "none") == 0)
+                b.o.poke = RTM_PREEMPT_POKE_NONE;
+            else if (strcmp(v, "poll") == 0)
+                b.o.poke = RTM_PREEMPT_POKE_POLL;
+            else if (strcmp(v, "write") == 0)
+                b.o.poke = RTM_PREEMPT_POKE_WRITE;
+            else
+                return usage();
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
@@ -1406,8 +1420,11 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
     if (!b.o.json)
-        printf("before each raise the thread spins %d us (--prewake)\n",
-               b.o.prewake_us);
+        printf("before each raise the thread spins %d us (--prewake)%s\n", b.o.prewake_us,
+               b.o.poke == RTM_PREEMPT_POKE_POLL    ? ", asking for the job's status (--poke poll)"
+               : b.o.poke == RTM_PREEMPT_POKE_WRITE ? ", writing 4 bytes to the device every "
+                                                      "20 us (--poke write)"
+                                                    : "");
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -281,6 +282,16 @@ bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns)
     }
     const struct timespec ts = to_ts(t_ns);
     return pthread_cond_timedwait(c, m, &ts) == ETIMEDOUT;
+}
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
+
+double rtm_os_self_cpu_s(void)
+{
+    struct rusage self, kids;
+    if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0)
+        return 0.0;
+    return tv_s(self.ru_utime) + tv_s(self.ru_stime) + tv_s(kids.ru_utime) + tv_s(kids.ru_stime);
 }
 
 int rtm_os_close_inherited(int from)

@@ -93,6 +93,10 @@ typedef struct {
 } rtm_os_cpu_times_t;
 bool rtm_os_cpu_times(rtm_os_cpu_times_t *t);
 
+/* CPU time this process used (every thread) plus that of its children it has waited for,
+ * in seconds (getrusage). With rtm_os_cpu_times: what other processes used. */
+double rtm_os_self_cpu_s(void);
+
 /* Closes every open descriptor numbered `from` or above (a spawned process's inheritance:
  * device files its parent's drivers opened without O_CLOEXEC). Returns how many it
  * closed, -1 when the list of descriptors cannot be read. */

@@ -720,14 +720,46 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
 {
+    const rtm_preempt_wake_t wake = {RTM_OS_SPIN_S, RTM_PREEMPT_POKE_NONE};
     return rtm_preempt_abort_series_ex(x, aborts, seed, samples, NULL, n, missed, kernel_s,
-                                       RTM_OS_SPIN_S);
+                                       &wake);
+}
+
+/* Sleeps until t - wake->prewake_s, then spins until t, poking as wake->poke says. */
+static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
+                               const rtm_preempt_wake_t *wake)
+{
+    if (wake->poke == RTM_PREEMPT_POKE_NONE) {
+        rtm_os_sleep_spin_until_s(t, wake->prewake_s);
+        return RTM_OK;
+    }
+    rtm_os_sleep_spin_until_s(t - wake->prewake_s, 0.0);
+    static const cl_uint word = 0;
+    double next = 0.0;
+    for (double now = rtm_os_now_s(); now < t; now = rtm_os_now_s()) {
+        if (now < next)
+            continue;
+        next = now + RTM_PREEMPT_POKE_S;
+        if (wake->poke == RTM_PREEMPT_POKE_POLL) {
+            bool fin = false;
+            const rtm_status_t st = rtm_preempt_poll(job, &fin);
+            if (st != RTM_OK || fin)
+                return st;
+        } else {
+            cl_command_queue q = job->x->dev->ctrl;
+            RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0,
+                                              NULL, NULL),
+                         "clEnqueueWriteBuffer(poke)");
+            RTM_CL_CHECK(clFlush(q), "clFlush(poke)");
+        }
+    }
+    return RTM_OK;
 }
 
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
                                          uint32_t *n, uint32_t *missed, double *kernel_s,
-                                         double prewake_s)
+                                         const rtm_preempt_wake_t *wake)
 {
     *n = *missed = 0;
     *kernel_s = 0.0;
@@ -737,6 +769,13 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
     rtm_preempt_job_t job;
     memset(&job, 0, sizeof(job));
     rtm_status_t st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, x->count != NULL) : RTM_E_NOMEM;
+    cl_mem scratch = NULL;
+    if (st == RTM_OK && wake->poke == RTM_PREEMPT_POKE_WRITE) {
+        cl_int err = CL_SUCCESS;
+        scratch = clCreateBuffer(x->dev->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+        if (err != CL_SUCCESS)
+            st = rtm_ocl_fail("clCreateBuffer(poke)", err, __FILE__, __LINE__);
+    }
     /* where the kernels start after a restart, and how long they run, from profiling */
     double lat = 0.0;
     if (st == RTM_OK)
@@ -760,8 +799,10 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         const double t1 = rtm_os_now_s();
         if (st != RTM_OK)
             break;
-        rtm_os_sleep_spin_until_s(t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s,
-                                  prewake_s);
+        st = wake_until(&job, scratch, t0 + lat + rtm_rng_uniform(&r, 0.05, 0.9) * *kernel_s,
+                        wake);
+        if (st != RTM_OK)
+            break;
         rtm_preempt_stop_t s;
         st = rtm_preempt_abort(&job, false, &s);
         if (st != RTM_OK)
@@ -779,6 +820,10 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         }
     }
     rtm_preempt_job_release(&job);
+    if (scratch) {
+        clFinish(x->dev->ctrl);
+        clReleaseMemObject(scratch);
+    }
     free(jm);
     return st;
 }

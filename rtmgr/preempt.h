@@ -197,15 +197,26 @@ typedef struct {
 rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s);
+/* What the series' thread does in the last prewake_s before each raise, besides spinning
+ * (bench preempt --poke): nothing, ask the driver for the job's event status, or write
+ * 4 bytes to a scratch buffer on the control queue every RTM_PREEMPT_POKE_S (traffic to
+ * the device, as a link or engine kept awake would need). */
+typedef enum { RTM_PREEMPT_POKE_NONE, RTM_PREEMPT_POKE_POLL, RTM_PREEMPT_POKE_WRITE } rtm_preempt_poke_t;
+#define RTM_PREEMPT_POKE_S 20e-6
+typedef struct {
+    double prewake_s;         /* spin this long before each raise (RTM_OS_SPIN_S) */
+    rtm_preempt_poke_t poke;
+} rtm_preempt_wake_t;
+
 /* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record
  * (its response breakdown), in the order of samples[], and each missed abort's record
- * from the end: stops[aborts - 1 - m] for the m-th missed one; the thread spins the
- * last prewake_s before each raise instead of sleeping (rtm_preempt_abort_series: RTM_OS_SPIN_S;
- * bench preempt --prewake). Init only. */
+ * from the end: stops[aborts - 1 - m] for the m-th missed one; before each raise the
+ * thread wakes as `wake` says (rtm_preempt_abort_series: RTM_OS_SPIN_S, no poke;
+ * bench preempt --prewake, --poke). Init only. */
 rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64_t seed,
                                          double *samples, rtm_preempt_stop_t *stops,
                                          uint32_t *n, uint32_t *missed, double *kernel_s,
-                                         double prewake_s);
+                                         const rtm_preempt_wake_t *wake);
 
 /* In-loop poll period calibration (RTM_POLL_EVERY) on the spin kernel of `grid` blocks
  * (about 10 ms): for each candidate K, overhead vs the original build (min of `runs`

@@ -201,10 +201,34 @@ static void test_cpu_times(void **state)
     assert_true(b.busy_s - a.busy_s >= 0.02); /* the spin, less what a hypervisor stole */
 }
 
+/* A spin of this thread and a child that spins, once waited for, both count. */
+static void test_self_cpu(void **state)
+{
+    (void)state;
+    const double a = rtm_os_self_cpu_s();
+    const int64_t until = rtm_os_now_ns() + 60000000LL;
+    while (rtm_os_now_ns() < until) {
+    }
+    const double b = rtm_os_self_cpu_s();
+    assert_true(b >= a + 0.01); /* 60 ms of spin, less what a hypervisor stole */
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int64_t end = rtm_os_now_ns() + 60000000LL;
+        while (rtm_os_now_ns() < end) {
+        }
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(rtm_os_self_cpu_s() >= b + 0.01);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_times),
+        cmocka_unit_test(test_self_cpu),
         cmocka_unit_test(test_close_inherited),
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
