@@ -82,6 +82,12 @@ static void test_prebuild_worker_names_what_it_saw(void **state)
     assert_non_null(strstr(out, "prebuild worker: no device 7 ("));
     assert_non_null(strstr(out, " found: "));
     assert_non_null(strstr(out, " on Portable Computing Language"));
+    /* and starts afresh twice before it gives up (a platform missing only while many
+     * workers start together would be found by a later try) */
+    assert_non_null(strstr(out, "try 1 of 3)"));
+    assert_non_null(strstr(out, "try 2 of 3)"));
+    assert_non_null(strstr(out, "try 3 of 3)"));
+    assert_null(strstr(out, "try 4 of"));
 }
 
 int main(void)
