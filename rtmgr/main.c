@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "os.h"
 
 typedef struct {
     const char *name;
@@ -42,6 +43,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    rtm_os_keep_environ();
     if (argc < 2) {
         usage(stderr);
         return RTM_EXIT_USAGE;

@@ -284,6 +284,24 @@ bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns)
     return pthread_cond_timedwait(c, m, &ts) == ETIMEDOUT;
 }
 
+extern char **environ;
+static char *initial_env[RTM_OS_ENV_MAX + 1];
+static bool initial_kept;
+
+void rtm_os_keep_environ(void)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    if (n > RTM_OS_ENV_MAX)
+        return;
+    memcpy(initial_env, environ, n * sizeof(*initial_env));
+    initial_env[n] = NULL;
+    initial_kept = true;
+}
+
+char **rtm_os_initial_environ(void) { return initial_kept ? initial_env : environ; }
+
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
 double rtm_os_self_cpu_s(void)

@@ -93,6 +93,15 @@ typedef struct {
 } rtm_os_cpu_times_t;
 bool rtm_os_cpu_times(rtm_os_cpu_times_t *t);
 
+/* Keeps the environment this process started with (call first thing in main): drivers
+ * set variables in their process as they start (PoCL sets HWLOC_PLUGINS_PATH=/dev/null),
+ * and a process rtmgr spawns should start from what the user gave, not from those.
+ * rtm_os_initial_environ() returns it (the current environ before the call, or when the
+ * environment had more than RTM_OS_ENV_MAX entries). */
+#define RTM_OS_ENV_MAX 1024
+void rtm_os_keep_environ(void);
+char **rtm_os_initial_environ(void);
+
 /* CPU time this process used (every thread) plus that of its children it has waited for,
  * in seconds (getrusage). With rtm_os_cpu_times: what other processes used. */
 double rtm_os_self_cpu_s(void);

@@ -224,11 +224,30 @@ static void test_self_cpu(void **state)
     assert_true(rtm_os_self_cpu_s() >= b + 0.01);
 }
 
+/* What rtmgr spawns starts from the environment rtmgr started with, not from the
+ * variables its drivers set since (PoCL sets HWLOC_PLUGINS_PATH=/dev/null). */
+static void test_initial_environ(void **state)
+{
+    (void)state;
+    assert_null(getenv("RTM_TEST_LATER"));
+    rtm_os_keep_environ();
+    assert_int_equal(setenv("RTM_TEST_LATER", "1", 1), 0);
+    bool later = false, path = false;
+    for (char **e = rtm_os_initial_environ(); *e; e++) {
+        later = later || strncmp(*e, "RTM_TEST_LATER=", 15) == 0;
+        path = path || strncmp(*e, "PATH=", 5) == 0;
+    }
+    assert_false(later);
+    assert_true(path);
+    unsetenv("RTM_TEST_LATER");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_times),
         cmocka_unit_test(test_self_cpu),
+        cmocka_unit_test(test_initial_environ),
         cmocka_unit_test(test_close_inherited),
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
