@@ -4466,7 +4466,7 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
          * once per process): whether the H100 machine's NVIDIA platform is missing only
          * while 16 workers start together */
         const char *tries_env = getenv(WORKER_TRY_ENV);
-        const int tries = tries_env ? atoi(tries_env) : 0;
+        const int tries = tries_env ? (int)strtol(tries_env, NULL, 10) : 0;
         fprintf(stderr,
                 "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %d inherited "
                 "descriptors closed; try %d of %d)\n",

@@ -291,7 +291,9 @@ static bool initial_kept;
 void rtm_os_keep_environ(void)
 {
     size_t n = 0;
-    while (environ && environ[n])
+    if (!environ)
+        return;
+    while (environ[n])
         n++;
     if (n > RTM_OS_ENV_MAX)
         return;

@@ -736,7 +736,10 @@ static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
     rtm_os_sleep_spin_until_s(t - wake->prewake_s, 0.0);
     static const cl_uint word = 0;
     double next = 0.0;
-    for (double now = rtm_os_now_s(); now < t; now = rtm_os_now_s()) {
+    for (;;) {
+        const double now = rtm_os_now_s();
+        if (now >= t)
+            break;
         if (now < next)
             continue;
         next = now + RTM_PREEMPT_POKE_S;
