@@ -1255,6 +1255,10 @@ static void section_kpoll(bench_t *b)
     }
 }
 
+/* --poke's values, by rtm_preempt_poke_t */
+static const char *const poke_name[] = {"none", "poll", "write"};
+#define N_POKES (sizeof(poke_name) / sizeof(poke_name[0]))
+
 static int usage(void)
 {
     fprintf(stderr,
@@ -1329,14 +1333,13 @@ int rtm_bench_preempt(int argc, char **argv)
         } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
             b.o.prewake_us = (int)u;
         } else if (strcmp(a, "--poke") == 0 && v && ++i) {
-            if (strcmp(v, "none") == 0)
-                b.o.poke = RTM_PREEMPT_POKE_NONE;
-            else if (strcmp(v, "poll") == 0)
-                b.o.poke = RTM_PREEMPT_POKE_POLL;
-            else if (strcmp(v, "write") == 0)
-                b.o.poke = RTM_PREEMPT_POKE_WRITE;
-            else
+            int p = -1;
+            for (int m = 0; m < (int)N_POKES; m++)
+                if (strcmp(v, poke_name[m]) == 0)
+                    p = m;
+            if (p < 0)
                 return usage();
+            b.o.poke = (rtm_preempt_poke_t)p;
         } else if (strcmp(a, "--kernels") == 0 && v && ++i)
             b.o.kernels = v;
         else if (strcmp(a, "--device") == 0 && parse_u32(v, &u) && ++i)
@@ -1420,11 +1423,8 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
     if (!b.o.json)
-        printf("before each raise the thread spins %d us (--prewake)%s\n", b.o.prewake_us,
-               b.o.poke == RTM_PREEMPT_POKE_POLL    ? ", asking for the job's status (--poke poll)"
-               : b.o.poke == RTM_PREEMPT_POKE_WRITE ? ", writing 4 bytes to the device every "
-                                                      "20 us (--poke write)"
-                                                    : "");
+        printf("before each raise the thread spins %d us (--prewake) and pokes: %s (--poke)\n",
+               b.o.prewake_us, poke_name[b.o.poke]);
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

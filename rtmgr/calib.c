@@ -1116,6 +1116,11 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
     return key_near(keys, n, key) ? -1 : key;
 }
 
+/* The inputs' seed of a kernel's first point (the j-th gets POINT_SEED0 + j). */
+#define POINT_SEED0 3
+
+/* Measures the smallest of the n points again (same size, seed and repetitions) and
+ * keeps the lower of its two times (see kernel_points). */
 static rtm_status_t remeasure_smallest(kfit_t *kf, kpoint_t *pts, const int64_t *keys, uint32_t n)
 {
     uint32_t s = 0;
@@ -1130,7 +1135,7 @@ static rtm_status_t remeasure_smallest(kfit_t *kf, kpoint_t *pts, const int64_t 
     kpoint_t again;
     double per_job = 0;
     const rtm_status_t st =
-        kernel_point(kf, k.size, keys[s], 3, pts[s].reps, 0, &again, &per_job);
+        kernel_point(kf, k.size, keys[s], POINT_SEED0, pts[s].reps, 0, &again, &per_job);
     if (st == RTM_OK && again.t > 0 && again.t < pts[s].t)
         pts[s] = again;
     return st;
@@ -1164,7 +1169,7 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
         int64_t key;
         int reps = REPS;
         uint32_t part = 0; /* blocks per worker of a partial job, 0: the whole job */
-        const uint64_t seed = 3 + j;
+        const uint64_t seed = POINT_SEED0 + j;
         if (extra_j) {
             /* an extra size: when it fits, is not too long, and is not within EXTRA_APART
              * of a size measured already (it extends the range, or fills a gap: the
@@ -2837,6 +2842,29 @@ static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
     return n;
 }
 
+/* A prebuild worker's command line: this executable, `calibrate --prebuild-worker DEV
+ * --cache DIR`, and `--try N` for a worker's N-th fresh start (rtm_calib_prebuild_worker).
+ * The strings live in the struct. False when this executable's path cannot be read. */
+typedef struct {
+    char exe[RTM_PATH_MAX], dev[16], tries[16];
+    char *argv[9];
+} worker_cmd_t;
+
+static bool worker_cmd(worker_cmd_t *w, int device, const char *cache, int tries)
+{
+    const ssize_t el = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
+    if (el <= 0)
+        return false;
+    w->exe[el] = '\0';
+    snprintf(w->dev, sizeof(w->dev), "%d", device);
+    snprintf(w->tries, sizeof(w->tries), "%d", tries);
+    char *const a[] = {w->exe,    (char *)"calibrate", (char *)"--prebuild-worker",
+                       w->dev,    (char *)"--cache",   (char *)cache,
+                       tries ? (char *)"--try" : NULL, w->tries, NULL};
+    memcpy(w->argv, a, sizeof(a));
+    return true;
+}
+
 /* The builds of pb[0..n) in worker processes (`rtmgr calibrate --prebuild-worker`), as
  * many as the host has cores, entries dealt round-robin. Drivers serialise their
  * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
@@ -2845,23 +2873,19 @@ static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
  * from it. Returns the number of workers started (0: none, the caller uses threads). */
 static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
-    char exe[RTM_PATH_MAX];
-    const ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (el <= 0 || !x->cache)
+    worker_cmd_t cmd;
+    if (!x->cache || !worker_cmd(&cmd, x->ocl_index, x->cache, 0))
         return 0;
-    exe[el] = '\0';
     uint32_t np = host_cores();
     np = np > n ? n : np > 32 ? 32 : np;
     pid_t pids[32];
     uint32_t started = 0;
-    char idx[16];
     /* a worker that exits before reading its share (it cannot open the device) must not
      * take calibration down with SIGPIPE: the write fails instead */
     struct sigaction ign = {0}, old_pipe;
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     const bool pipe_saved = sigaction(SIGPIPE, &ign, &old_pipe) == 0;
-    snprintf(idx, sizeof(idx), "%d", x->ocl_index);
     for (uint32_t w = 0; w < np; w++) {
         int fds[2];
         if (pipe(fds) != 0)
@@ -2886,10 +2910,9 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         posix_spawnattr_setsigmask(&sa, &none);
         posix_spawnattr_setsigdefault(&sa, &pipe_only);
         posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        char *const argv[] = {exe, (char *)"calibrate", (char *)"--prebuild-worker", idx,
-                              (char *)"--cache", (char *)x->cache, NULL};
         pid_t pid;
-        const int rc = posix_spawn(&pid, exe, &fa, &sa, argv, rtm_os_initial_environ());
+        const int rc =
+            posix_spawn(&pid, cmd.exe, &fa, &sa, cmd.argv, rtm_os_initial_environ());
         posix_spawnattr_destroy(&sa);
         posix_spawn_file_actions_destroy(&fa);
         close(fds[0]);
@@ -4436,14 +4459,12 @@ static rtm_status_t prewarm_one(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, cons
     return st;
 }
 
-/* A worker that finds no device starts afresh this many times in all; the count of
- * tries so far travels in the environment. */
+/* A worker that finds no device starts afresh this many times in all (`--try N`). */
 #define WORKER_TRIES 3
-#define WORKER_TRY_ENV "RTM_PREBUILD_TRY"
 
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in)
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tries, FILE *in)
 {
-    if (device < 0 || !cache_dir || !*cache_dir || !in)
+    if (device < 0 || tries < 0 || !cache_dir || !*cache_dir || !in)
         return RTM_E_ARG;
     /* the descriptors calibration's process had open when it spawned this one, its GPU
      * drivers' device files among them: with them the NVIDIA driver saw no device here
@@ -4462,30 +4483,17 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
         for (uint32_t i = 0; i < n && used < sizeof(seen); i++)
             used += (size_t)snprintf(seen + used, sizeof(seen) - used, "%s%s on %s",
                                      i ? ", " : ": ", infos[i].name, infos[i].platform_name);
-        /* a fresh process tries again, a little later (the ICD loader reads its vendors
-         * once per process): whether the H100 machine's NVIDIA platform is missing only
-         * while 16 workers start together */
-        const char *tries_env = getenv(WORKER_TRY_ENV);
-        const int tries = tries_env ? (int)strtol(tries_env, NULL, 10) : 0;
         fprintf(stderr,
                 "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %d inherited "
                 "descriptors closed; try %d of %d)\n",
                 device, n, seen, inherited, tries + 1, WORKER_TRIES);
-        if (tries + 1 < WORKER_TRIES) {
-            char next[16], exe[RTM_PATH_MAX];
-            snprintf(next, sizeof(next), "%d", tries + 1);
-            const ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-            if (el > 0 && setenv(WORKER_TRY_ENV, next, 1) == 0) {
-                exe[el] = '\0';
-                char dev_s[16];
-                snprintf(dev_s, sizeof(dev_s), "%d", device);
-                char *const argv[] = {exe,        (char *)"calibrate", (char *)"--prebuild-worker",
-                                      dev_s,      (char *)"--cache",   (char *)cache_dir,
-                                      NULL};
-                const struct timespec pause = {0, (long)(50 + 50 * (getpid() % 4)) * 1000000L};
-                nanosleep(&pause, NULL);
-                execv(exe, argv);
-            }
+        /* a fresh process tries again, a little later (the ICD loader reads its vendors
+         * once per process), from the environment this one started with */
+        worker_cmd_t cmd;
+        if (tries + 1 < WORKER_TRIES && worker_cmd(&cmd, device, cache_dir, tries + 1)) {
+            const struct timespec pause = {0, (long)(50 + 50 * (getpid() % 4)) * 1000000L};
+            nanosleep(&pause, NULL);
+            execve(cmd.exe, cmd.argv, rtm_os_initial_environ());
         }
         return RTM_E_CL_NODEV;
     }

@@ -56,16 +56,25 @@ static void stem(const char *path, char *out, size_t len)
             *p = '_';
 }
 
+/* A whole decimal number in [0, below) into *out. */
+static bool small_count(const char *s, long below, long *out)
+{
+    char *end = NULL;
+    *out = strtol(s, &end, 10);
+    return end != s && *end == '\0' && *out >= 0 && *out < below;
+}
+
 int rtm_cmd_calibrate(int argc, char **argv)
 {
-    /* internal: calibration's own build workers (rtm_calib_prebuild_worker) */
-    if (argc == 5 && strcmp(argv[1], "--prebuild-worker") == 0 &&
-        strcmp(argv[3], "--cache") == 0) {
-        char *end = NULL;
-        const long dev = strtol(argv[2], &end, 10);
-        if (end == argv[2] || *end != '\0' || dev < 0 || dev >= RTM_MAX_DEVICES)
+    /* internal: calibration's own build workers (rtm_calib_prebuild_worker):
+     * --prebuild-worker DEV --cache DIR [--try N] */
+    if ((argc == 5 || (argc == 7 && strcmp(argv[5], "--try") == 0)) &&
+        strcmp(argv[1], "--prebuild-worker") == 0 && strcmp(argv[3], "--cache") == 0) {
+        long dev = 0, tries = 0;
+        if (!small_count(argv[2], RTM_MAX_DEVICES, &dev) ||
+            (argc == 7 && !small_count(argv[6], 100, &tries)))
             return RTM_EXIT_USAGE;
-        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], stdin);
+        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], (int)tries, stdin);
         return st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
     }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;

@@ -195,8 +195,8 @@ static void *sigterm_later(void *arg)
     return NULL;
 }
 
-/* A manager for `cfg` as it stands, allocated (log_path and shm_name set). */
-static rtm_manager_t *manager_for_cfg(rtm_policy_t policy)
+/* A manager for `cfg` as it stands, validated (its devices open), not allocated. */
+static rtm_manager_t *manager_validated(rtm_policy_t policy)
 {
     rtm_manager_opts_t o;
     rtm_manager_defaults(&o);
@@ -213,6 +213,13 @@ static rtm_manager_t *manager_for_cfg(rtm_policy_t policy)
     if (st != RTM_OK)
         fprintf(stderr, "validate: %s: %s\n", rtm_strerror(st), diag.text);
     assert_int_equal(st, RTM_OK);
+    return m;
+}
+
+/* A manager for `cfg` as it stands, allocated (log_path and shm_name set). */
+static rtm_manager_t *manager_for_cfg(rtm_policy_t policy)
+{
+    rtm_manager_t *m = manager_validated(policy);
     assert_int_equal(rtm_manager_allocate(m), RTM_OK);
     assert_int_equal(rtm_manager_devices(m), 2);
     return m;
@@ -264,16 +271,7 @@ static void test_threads_block_sigterm(void **state)
 {
     (void)state;
     name_and_config();
-    rtm_manager_opts_t o;
-    rtm_manager_defaults(&o);
-    o.rt = false;
-    o.quiet = true;
-    rtm_manager_t *m = rtm_manager_create(&o);
-    assert_non_null(m);
-    rtm_diag_t diag;
-    memset(&diag, 0, sizeof(diag));
-    assert_int_equal(rtm_manager_use(m, &cfg), RTM_OK);
-    assert_int_equal(rtm_manager_validate(m, &diag), RTM_OK); /* opens the devices */
+    rtm_manager_t *m = manager_validated(RTM_POLICY_MODEL); /* validate opens the devices */
     const int open = threads_not_blocking(SIGTERM);
     printf("threads that do not block SIGTERM after validate: %d\n", open);
     rtm_manager_destroy(m);
