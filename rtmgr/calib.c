@@ -2897,18 +2897,19 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
-        /* a worker starts as from a shell: SIGPIPE (ignored here, see above) back to its
-         * default action, no signal blocked, whatever this thread has, and the environment
-         * rtmgr started with, not the one its drivers left (16 concurrent `rtmgr devices`
-         * on the H100 machine all saw the H100; calibration's workers never did) */
+        /* a worker starts as from a shell: every signal at its default action (SIGPIPE
+         * is ignored here, see above; a driver may ignore others, and an ignored signal
+         * stays ignored across exec), none blocked, whatever this thread has, and the
+         * environment rtmgr started with, not the one its drivers left (16 concurrent
+         * `rtmgr devices` on the H100 machine all saw the H100; calibration's workers
+         * never did) */
         posix_spawnattr_t sa;
         posix_spawnattr_init(&sa);
-        sigset_t none, pipe_only;
+        sigset_t none, all;
         sigemptyset(&none);
-        sigemptyset(&pipe_only);
-        sigaddset(&pipe_only, SIGPIPE);
+        sigfillset(&all);
         posix_spawnattr_setsigmask(&sa, &none);
-        posix_spawnattr_setsigdefault(&sa, &pipe_only);
+        posix_spawnattr_setsigdefault(&sa, &all);
         posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         pid_t pid;
         const int rc =
@@ -2976,6 +2977,11 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         /* no worker could open the device (the H100 machine's NVIDIA platform shows
          * no device to a second process while this one holds it): threads, from now on */
         x->procs_broken = true;
+        char proc[256];
+        rtm_os_describe_process(proc, sizeof(proc));
+        note(x->c, "%s: no prebuild worker opened the device: builds in threads from now "
+                   "on (this process: %s)",
+             x->bd->name, proc);
     }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
@@ -4032,7 +4038,16 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online < 1)
         online = 1;
-    const uint32_t n = online > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : (uint32_t)online;
+    /* one core left to the executive's threads, the drivers and the OS from
+     * RTM_CALIB_SPARE_MIN_CORES cores up: on the H100 host (16 vCPUs, 0.4-2.3 cores stolen by
+     * its hypervisor) a pool of 16 validated at 24.7 and 26.2 % CPU MAPE, one of 15 at
+     * 17.3 and 19.3 % (alternating runs, board/h100/results/cpu-threads-s10-h100.txt) */
+    const long pool = online >= RTM_CALIB_SPARE_MIN_CORES ? online - 1 : online;
+    uint32_t n = pool > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : (uint32_t)pool;
+    if (c->o->threads > 0) /* --threads: the pool the manager will run */
+        n = c->o->threads < RTM_MAX_WORKERS ? c->o->threads : RTM_MAX_WORKERS;
+    else if (b->cores == (uint32_t)online && b->threads > 0 && b->threads < n)
+        n = b->threads; /* a base profile of this computer keeps its choice */
     if (b->cores == 0)
         b->cpu_model = RTM_MODEL_EXTENDED; /* a fresh profile (a base keeps its choice) */
     b->cores = (uint32_t)online;
@@ -4483,10 +4498,12 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tr
         for (uint32_t i = 0; i < n && used < sizeof(seen); i++)
             used += (size_t)snprintf(seen + used, sizeof(seen) - used, "%s%s on %s",
                                      i ? ", " : ": ", infos[i].name, infos[i].platform_name);
+        char proc[256];
+        rtm_os_describe_process(proc, sizeof(proc));
         fprintf(stderr,
                 "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %d inherited "
-                "descriptors closed; try %d of %d)\n",
-                device, n, seen, inherited, tries + 1, WORKER_TRIES);
+                "descriptors closed; %s; try %d of %d)\n",
+                device, n, seen, inherited, proc, tries + 1, WORKER_TRIES);
         /* a fresh process tries again, a little later (the ICD loader reads its vendors
          * once per process), from the environment this one started with */
         worker_cmd_t cmd;

@@ -28,6 +28,10 @@
 /* Bytes of free-text notes a calibration record keeps for the profile's comment. */
 #define RTM_CALIB_NOTES_MAX 65536
 
+/* Hosts of at least this many cores calibrate (and run) the CPU worker pool on all
+ * cores but one, unless told otherwise (opts.threads, or a base profile's choice). */
+#define RTM_CALIB_SPARE_MIN_CORES 4
+
 /* How a calibration run is done. */
 typedef struct {
     bool quick;           /* small sizes, no tuning sweep: for CI and `make run` */
@@ -37,6 +41,8 @@ typedef struct {
                            * NULL or "" = the whole catalogue */
     bool no_cpu;          /* leave the CPU section as it is (from the base profile) */
     FILE *log;            /* progress lines; NULL = silent */
+    uint32_t threads;     /* CPU worker threads to calibrate (and later run) with;
+                           * 0 = one per online core */
 } rtm_calib_opts_t;
 
 /* Robustness record of one figure: the summary of its repetitions. For a fitted

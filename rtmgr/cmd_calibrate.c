@@ -14,7 +14,7 @@
 
 static const char usage_text[] =
     "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all|none] [--quick] [-b EXISTING.yaml]\n"
-    "                       [--kernels A,B,...] [--no-cpu] [--quiet]\n"
+    "                       [--kernels A,B,...] [--no-cpu] [--threads N] [--quiet]\n"
     "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all|none]\n"
     "                       [--quick] [--kernels A,B,...] [--no-cpu] [--quiet]\n"
     "       rtmgr calibrate --check -b board/NAME.yaml\n"
@@ -25,6 +25,8 @@ static const char usage_text[] =
     "  --quick       small sizes and no tuning sweep (CI, `make run`)\n"
     "  --kernels     limit the per-kernel part to these catalogue kernels\n"
     "  --no-cpu      leave the CPU section alone\n"
+    "  --threads N   the CPU worker pool's threads, 1..64 (default: one per online core;\n"
+    "                fewer leaves cores to the executive, the drivers and the OS)\n"
     "  --device none no OpenCL device: the CPU section alone\n"
     "  --validate    predicted (paper and extended model) against measured transfer,\n"
     "                kernel and total times at sizes calibration did not use, and MAPE per\n"
@@ -81,6 +83,7 @@ int rtm_cmd_calibrate(int argc, char **argv)
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;
     bool check = false;
     int device = -1;
+    long threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has_value = i + 1 < argc;
@@ -109,6 +112,13 @@ int rtm_cmd_calibrate(int argc, char **argv)
             json_path = argv[++i];
         } else if (strcmp(a, "--kernels") == 0 && has_value) {
             kernels = argv[++i];
+        } else if (strcmp(a, "--threads") == 0 && has_value) {
+            const char *v = argv[++i];
+            if (!small_count(v, RTM_MAX_WORKERS + 1, &threads) || threads < 1) {
+                fprintf(stderr, "rtmgr: calibrate: --threads takes 1..%d (got '%s')\n",
+                        RTM_MAX_WORKERS, v);
+                return RTM_EXIT_USAGE;
+            }
         } else if (strcmp(a, "--quick") == 0) {
             quick = true;
         } else if (strcmp(a, "--validate") == 0) {
@@ -169,7 +179,8 @@ int rtm_cmd_calibrate(int argc, char **argv)
     }
     /* calibrate unless only validating (or checking) an existing profile */
     if (rc == RTM_EXIT_OK && !check && (out || !base)) {
-        const rtm_calib_opts_t o = {quick, device, kernels, no_cpu, quiet ? NULL : stderr};
+        const rtm_calib_opts_t o = {quick,   device, kernels, no_cpu, quiet ? NULL : stderr,
+                                    (uint32_t)threads};
         rtm_status_t st = rtm_calib_run(&o, board, rec);
         if (st == RTM_OK && out) {
             stem(out, board->name, sizeof(board->name));

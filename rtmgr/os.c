@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -312,6 +314,61 @@ double rtm_os_self_cpu_s(void)
     if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0)
         return 0.0;
     return tv_s(self.ru_utime) + tv_s(self.ru_stime) + tv_s(kids.ru_utime) + tv_s(kids.ru_stime);
+}
+
+uint64_t rtm_os_ignored_signals(void)
+{
+    uint64_t ign = 0;
+    for (int sig = 1; sig < 64 && sig <= SIGRTMAX; sig++) {
+        struct sigaction sa;
+        if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+            sa.sa_handler == SIG_IGN)
+            ign |= 1ull << sig;
+    }
+    return ign;
+}
+
+static size_t lim_word(char *buf, size_t len, const char *name, int res, bool bytes)
+{
+    struct rlimit r;
+    if (getrlimit(res, &r) != 0)
+        return (size_t)snprintf(buf, len, "%s ?, ", name);
+    if (r.rlim_cur == RLIM_INFINITY)
+        return (size_t)snprintf(buf, len, "%s -, ", name);
+    if (bytes)
+        return (size_t)snprintf(buf, len, "%s %lluKiB, ", name,
+                                (unsigned long long)(r.rlim_cur / 1024));
+    return (size_t)snprintf(buf, len, "%s %llu, ", name, (unsigned long long)r.rlim_cur);
+}
+
+void rtm_os_describe_process(char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    static const struct {
+        const char *name;
+        int res;
+        bool bytes;
+    } lims[] = {{"stack", RLIMIT_STACK, true},     {"as", RLIMIT_AS, true},
+                {"data", RLIMIT_DATA, true},       {"nofile", RLIMIT_NOFILE, false},
+                {"memlock", RLIMIT_MEMLOCK, true}, {"nproc", RLIMIT_NPROC, false}};
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]) && used < len; i++)
+        used += lim_word(buf + used, len - used, lims[i].name, lims[i].res, lims[i].bytes);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : -1;
+    errno = 0;
+    int nice_v = getpriority(PRIO_PROCESS, 0);
+    if (nice_v == -1 && errno != 0)
+        nice_v = 99; /* unknown */
+    const unsigned pers = (unsigned)personality(0xffffffffu);
+    const int policy = sched_getscheduler(0);
+    if (used < len)
+        snprintf(buf + used, len - used,
+                 "personality 0x%x, policy %d, nice %d, cpus %d, ignored signals 0x%llx", pers,
+                 policy, nice_v, cpus, (unsigned long long)rtm_os_ignored_signals());
 }
 
 int rtm_os_close_inherited(int from)

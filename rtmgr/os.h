@@ -111,6 +111,16 @@ double rtm_os_self_cpu_s(void);
  * closed, -1 when the list of descriptors cannot be read. */
 int rtm_os_close_inherited(int from);
 
+/* The signals (1..63) whose disposition is SIG_IGN here, bit s for signal s: what a
+ * spawned process inherits unless its spawn resets them. */
+uint64_t rtm_os_ignored_signals(void);
+
+/* What a process inherits across exec besides its environment and descriptors, in
+ * words ("stack 8MiB, as -, nofile 20000, memlock -, personality 0x0, policy 0, nice 0,
+ * cpus 16, ignored signals 0x0"; "-" = unlimited): to tell a spawned process's
+ * circumstances from a shell-started one's. Always NUL-terminated. */
+void rtm_os_describe_process(char *buf, size_t len);
+
 /* A mutex with priority inheritance (falls back to a plain one where unsupported). */
 rtm_status_t rtm_os_mutex_init(pthread_mutex_t *m);
 /* A condition variable whose timed waits use CLOCK_MONOTONIC. */

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -242,12 +243,52 @@ static void test_initial_environ(void **state)
     unsetenv("RTM_TEST_LATER");
 }
 
+/* Which signals a spawned process would inherit ignored: SIGUSR1 ignored here shows,
+ * a handled or default one does not. */
+static void on_usr2(int sig) { (void)sig; }
+
+static void test_ignored_signals(void **state)
+{
+    (void)state;
+    struct sigaction ign = {0}, handle = {0}, old1, old2;
+    ign.sa_handler = SIG_IGN;
+    handle.sa_handler = on_usr2;
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&handle.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &ign, &old1), 0);
+    assert_int_equal(sigaction(SIGUSR2, &handle, &old2), 0);
+    const uint64_t m = rtm_os_ignored_signals();
+    assert_true(m & (1ull << SIGUSR1));
+    assert_false(m & (1ull << SIGUSR2));
+    assert_false(m & (1ull << SIGTERM));
+    sigaction(SIGUSR1, &old1, NULL);
+    sigaction(SIGUSR2, &old2, NULL);
+    assert_false(rtm_os_ignored_signals() & (1ull << SIGUSR1));
+}
+
+/* The circumstances a spawned process inherits, in words; truncated safely. */
+static void test_describe_process(void **state)
+{
+    (void)state;
+    char buf[256], tiny[8];
+    rtm_os_describe_process(buf, sizeof(buf));
+    assert_non_null(strstr(buf, "stack "));
+    assert_non_null(strstr(buf, "nofile "));
+    assert_non_null(strstr(buf, "cpus "));
+    assert_non_null(strstr(buf, "ignored signals 0x"));
+    assert_null(strstr(buf, "nice 99"));
+    rtm_os_describe_process(tiny, sizeof(tiny));
+    assert_true(strlen(tiny) < sizeof(tiny));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_times),
         cmocka_unit_test(test_self_cpu),
         cmocka_unit_test(test_initial_environ),
+        cmocka_unit_test(test_ignored_signals),
+        cmocka_unit_test(test_describe_process),
         cmocka_unit_test(test_close_inherited),
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
