@@ -2620,8 +2620,8 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
  * kernel span is what is fitted, and large jobs' transfers would otherwise cost most of
  * calibration's time. On a CPU device, and for in-place kernels, whole jobs (there the
  * transfers also warm the caches the kernel then reads, as in a real job). */
-static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double *kernel_s,
-                                rtm_calib_fig_t *fig)
+static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
+                                double *kernel_s, rtm_calib_fig_t *fig)
 {
     rtm_kexec_t ex;
     rtm_status_t st = dev_kexec(x, in, &ex);
@@ -2633,8 +2633,21 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     if (reps > REPS)
         reps = REPS;
     double samp[REPS + 1];
-    for (int r = 0; r <= reps && st == RTM_OK; r++) {
-        if (r > 0 && alone) {
+    /* warm-up: one whole job, then (warm_s > 0) more until they have run warm_s */
+    double warmed = 0.0;
+    for (int w = 0; st == RTM_OK && (w == 0 || (warmed < warm_s && w < RTM_CALIB_WARM_MAX));
+         w++) {
+        rtm_kexec_timing_t t;
+        if (w > 0 && alone) {
+            st = kernel_only(&ex, 0, &samp[0]);
+            warmed += samp[0];
+        } else {
+            st = rtm_kexec_run(&ex, &t);
+            warmed += t.in_s + t.kernel_s + t.out_s;
+        }
+    }
+    for (int r = 1; r <= reps && st == RTM_OK; r++) {
+        if (alone) {
             st = kernel_only(&ex, 0, &samp[r]);
             continue;
         }
@@ -2672,7 +2685,7 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
     const uint64_t blocks = rtm_kinst_blocks(&in->k);
     const uint64_t m64 = (uint64_t)(part * workers);
     if (in->k.plan.launches != 1 || part == 0 || m64 == 0 || m64 >= blocks)
-        return dev_measure(x, in, reps, kernel_s, fig);
+        return dev_measure(x, in, reps, 0.0, kernel_s, fig);
     rtm_kexec_t ex;
     rtm_status_t st = dev_kexec(x, in, &ex);
     if (st != RTM_OK)
@@ -3099,7 +3112,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
                 continue;
             }
             double ks = 0;
-            const rtm_status_t st = dev_measure(x, &in, 5, &ks, NULL);
+            const rtm_status_t st = dev_measure(x, &in, 5, 0.0, &ks, NULL);
             if (own && !have_inst && st == RTM_OK) {
                 inst = in; /* kept for the others */
                 have_inst = true;
@@ -3137,7 +3150,9 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
                                rtm_calib_fig_t *f)
 {
     dkctx_t *d = ctx;
-    return dev_measure(d->x, in, reps, t, f);
+    /* a point follows its instance's set-up (an idle gap): a GPU warmed up by time */
+    const bool gpu = !(d->x->d->info.type & CL_DEVICE_TYPE_CPU);
+    return dev_measure(d->x, in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, t, f);
 }
 
 static rtm_status_t dk_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
@@ -4350,13 +4365,13 @@ static const char *const cpu_keys[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_KEY)};
 static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *rec)
 {
     fprintf(f, "\n# ---- calibration record (comments; rtmgr does not read them) ----\n"
-               "# Every figure: %d repetitions after one warm-up; samples farther than 3 x "
-               "1.4826 x MAD\n# from the median dropped (none when that would drop half); the "
-               "median kept.\n# spread = (max - min) / median of the kept samples. Fitted "
+               "# Every figure: %d repetitions after one warm-up (a GPU's kernel points: "
+               "warm-up jobs of %.0f ms);\n# samples farther than 3 x 1.4826 x MAD from the "
+               "median dropped (none when that would drop half);\n# the median kept. spread = (max - min) / median of the kept samples. Fitted "
                "parameters (transfers,\n# cw/dispatch, per-kernel r_op): spread = largest "
                "spread of the points fitted, fit\n# residual = largest relative misfit at "
                "those points. Run took %.1fs.\n",
-            REPS, rec->seconds);
+            REPS, RTM_CALIB_WARM_S * 1e3, rec->seconds);
     char what[160];
     bool any = false;
     for (int p = 0; p < RTM_CPU_P_COUNT; p++)

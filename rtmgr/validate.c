@@ -13,7 +13,9 @@
  * interleaved times; every first size key is even (calibration's are odd), so no
  * validation size was used to calibrate. Each point is the median of 3 to 10 jobs
  * (as many as fit in half a second, 0.2 s with --quick; 1 when a job takes over two
- * seconds) after one warm-up job. */
+ * seconds) after warm-up jobs: at least one, and more until they have run 20 ms together
+ * (RTM_CALIB_WARM_S, as calibration's GPU points): each point follows its instance's
+ * set-up, an idle gap after which the H100 ran its first jobs slow. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +246,12 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
 #define VAL_REPS_MAX 10
 #define POINT_S 0.5
 #define POINT_QUICK_S 0.2
+/* Another warm-up job? After w of them that ran warm_s seconds together. */
+static bool warm_more(int w, double warm_s)
+{
+    return w == 0 || (warm_s < RTM_CALIB_WARM_S && w < RTM_CALIB_WARM_MAX);
+}
+
 static int reps_for(const val_t *v, double warm_s)
 {
     if (warm_s > 2.0)
@@ -280,8 +288,12 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     if (st == RTM_OK)
         st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
     rtm_kexec_timing_t t;
-    if (st == RTM_OK)
-        st = rtm_kexec_run(&ex, &t); /* warm-up */
+    memset(&t, 0, sizeof(t));
+    double warm_s = 0.0;
+    for (int w = 0; st == RTM_OK && warm_more(w, warm_s); w++) {
+        st = rtm_kexec_run(&ex, &t);
+        warm_s += t.wall_s;
+    }
     const int reps = st == RTM_OK ? reps_for(v, t.wall_s) : 0;
     double parts[4][VAL_REPS_MAX];
     for (int r = 0; r < reps && st == RTM_OK; r++) {
@@ -376,9 +388,11 @@ static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_
 {
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
-    double warm = 0.0, samp[VAL_REPS_MAX];
-    if (st == RTM_OK)
+    double warm = 0.0, warm_s = 0.0, samp[VAL_REPS_MAX];
+    for (int w = 0; st == RTM_OK && warm_more(w, warm_s); w++) {
         st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
+        warm_s += warm;
+    }
     const int reps = st == RTM_OK ? reps_for(v, warm) : 0;
     for (int r = 0; r < reps && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&val_pool, &in.k, &samp[r]);
