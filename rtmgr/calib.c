@@ -135,6 +135,11 @@ double rtm_calib_summary(double *x, size_t n, rtm_calib_fig_t *fig)
     return s.median;
 }
 
+bool rtm_calib_warm_more(int w, double warmed, double warm_s)
+{
+    return w == 0 || (warmed < warm_s && w < RTM_CALIB_WARM_MAX);
+}
+
 bool rtm_calib_wanted(const char *list, const char *name)
 {
     if (!list || !*list)
@@ -2635,16 +2640,16 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     double samp[REPS + 1];
     /* warm-up: one whole job, then (warm_s > 0) more until they have run warm_s */
     double warmed = 0.0;
-    for (int w = 0; st == RTM_OK && (w == 0 || (warmed < warm_s && w < RTM_CALIB_WARM_MAX));
-         w++) {
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, warm_s); w++) {
+        double s = 0.0;
         rtm_kexec_timing_t t;
         if (w > 0 && alone) {
-            st = kernel_only(&ex, 0, &samp[0]);
-            warmed += samp[0];
+            st = kernel_only(&ex, 0, &s);
         } else {
             st = rtm_kexec_run(&ex, &t);
-            warmed += t.in_s + t.kernel_s + t.out_s;
+            s = t.in_s + t.kernel_s + t.out_s;
         }
+        warmed += s;
     }
     for (int r = 1; r <= reps && st == RTM_OK; r++) {
         if (alone) {
@@ -2816,11 +2821,7 @@ typedef enum { PRE_PROCS, PRE_THREADS, PRE_OFF } pre_mode_t;
  * saves (measured there: 42 programs prebuilt in 23.8 s, the run 72.5 -> 95.4 s). */
 #define PREBUILD_MIN_CORES 4
 
-static uint32_t host_cores(void)
-{
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? (uint32_t)cores : 1u;
-}
+static uint32_t host_cores(void) { return (uint32_t)rtm_os_cpu_count(); }
 
 static pre_mode_t pre_mode(void);
 
@@ -4050,9 +4051,7 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
     const double t0 = rtm_calib_now();
     load_mark_t load;
     load_mark(&load);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (online < 1)
-        online = 1;
+    const long online = rtm_os_cpu_count();
     /* one core left to the executive's threads, the drivers and the OS from
      * RTM_CALIB_SPARE_MIN_CORES cores up: on the H100 host (16 vCPUs, 0.4-2.3 cores stolen by
      * its hypervisor) a pool of 16 validated at 24.7 and 26.2 % CPU MAPE, one of 15 at
@@ -4322,8 +4321,8 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
                 fprintf(warn, "rtmgr: warning: board profile stale: recalibrate (%s)\n", why);
         }
     }
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (online > 0 && board->cores != (uint32_t)online) {
+    const long online = rtm_os_cpu_count();
+    if (board->cores != (uint32_t)online) {
         stale++;
         if (warn)
             fprintf(warn,

@@ -32,14 +32,6 @@
  * cores but one, unless told otherwise (opts.threads, or a base profile's choice). */
 #define RTM_CALIB_SPARE_MIN_CORES 4
 
-/* Warm-up before a measured point (calibration on a GPU, validation everywhere): jobs
- * until they have run this long together, at least one, at most RTM_CALIB_WARM_MAX. An
- * idle gap (the previous instance's set-up) left the H100's first jobs slow: validation
- * with one warm-up job measured radix_sort at n = 131072 at 1.08 ms a kernel in all ten
- * jobs, 0.17 ms at n = 1 100 000, and the smallest images' transfers in 44 us long. */
-#define RTM_CALIB_WARM_S 0.02
-#define RTM_CALIB_WARM_MAX 200
-
 /* How a calibration run is done. */
 typedef struct {
     bool quick;           /* small sizes, no tuning sweep: for CI and `make run` */

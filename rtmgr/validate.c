@@ -246,12 +246,6 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
 #define VAL_REPS_MAX 10
 #define POINT_S 0.5
 #define POINT_QUICK_S 0.2
-/* Another warm-up job? After w of them that ran warm_s seconds together. */
-static bool warm_more(int w, double warm_s)
-{
-    return w == 0 || (warm_s < RTM_CALIB_WARM_S && w < RTM_CALIB_WARM_MAX);
-}
-
 static int reps_for(const val_t *v, double warm_s)
 {
     if (warm_s > 2.0)
@@ -290,7 +284,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     rtm_kexec_timing_t t;
     memset(&t, 0, sizeof(t));
     double warm_s = 0.0;
-    for (int w = 0; st == RTM_OK && warm_more(w, warm_s); w++) {
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
         st = rtm_kexec_run(&ex, &t);
         warm_s += t.wall_s;
     }
@@ -389,7 +383,7 @@ static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_
     rtm_calib_inst_t in;
     rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
     double warm = 0.0, warm_s = 0.0, samp[VAL_REPS_MAX];
-    for (int w = 0; st == RTM_OK && warm_more(w, warm_s); w++) {
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
         st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
         warm_s += warm;
     }
