@@ -116,6 +116,7 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
         memset(job->count, 0, (size_t)job->launches * job->stride * sizeof(uint32_t));
     job->state = RTM_PREEMPT_IDLE;
     job->launch = job->next = 0;
+    job->run_latency_s = job->run_kernel_s = 0.0;
     job->dev_fresh = false;
     job->host_fresh = true;
     __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
@@ -463,6 +464,7 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     if (st != RTM_OK)
         return st;
     const bool outputs_read = job->out_ev != NULL;
+    record_timing(job); /* the run's kernels have ended (clFinish): its device times */
     release_events(job);
     job->preemptions++;
 

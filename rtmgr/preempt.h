@@ -93,8 +93,9 @@ typedef struct {
     cl_event out_ev;           /* marker after the output transfers of a finishing job */
     int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
     /* statistics */
-    double run_latency_s;      /* last finished run: first kernel queued -> started */
-    double run_kernel_s;       /* last finished run: first kernel start -> last kernel end */
+    /* the last run, finished or aborted (0 after a reset) */
+    double run_latency_s;      /* first kernel queued -> started */
+    double run_kernel_s;       /* first kernel start -> last kernel end */
     uint32_t preemptions;
     uint64_t blocks_gpu_resumed; /* blocks enqueued by resumes on a device */
     uint64_t blocks_cpu;         /* blocks the CPU twin computed */

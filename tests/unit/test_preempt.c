@@ -192,6 +192,18 @@ static void test_abort_before_start_and_after_completion(void **state)
     assert_int_equal(s.remaining_total, 0);
     assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_E_STATE);
     assert_int_equal(rtm_preempt_resume_cpu(&f.job), RTM_E_STATE);
+    /* after the kernels ended but before anyone looked: finished, with its kernel time
+     * (the executive reports it; it read 0 once: a firm job's watchdog abort came late) */
+    fixture_reset(&f);
+    assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+    assert_int_equal(clFinish(f.x.dev->exec), CL_SUCCESS);
+    assert_int_equal(f.job.state, RTM_PREEMPT_RUNNING);
+    assert_int_equal(rtm_preempt_abort(&f.job, true, &s), RTM_OK);
+    assert_true(s.finished);
+    assert_int_equal(f.job.state, RTM_PREEMPT_DONE);
+    assert_true(f.job.run_kernel_s > 0.0);
+    assert_same_result(&f);
+    assert_once(&f.job);
     /* at once after start: the flag may beat the first block */
     fixture_reset(&f);
     assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
