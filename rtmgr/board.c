@@ -39,7 +39,8 @@ static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
 static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
-static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every"};
+static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
+                                         "r_miss"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -196,6 +197,22 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         if (ext[4] > 0.0 && !(ext[5] > 0.0))
             return rtm_yamldoc_fail_at(doc, f[9], RTM_E_CFG_VALUE, diag,
                                        "p_ops needs x_ref greater than zero in %s", where);
+        /* optional (absent in profiles made before it: 0 = off) */
+        double r_miss = 0.0;
+        if (f[11] >= 0) {
+            st = rtm_yamldoc_quantity(doc, f[11], where, RTM_UNIT_TIME, &r_miss, diag);
+            if (st != RTM_OK)
+                break;
+            if (!(r_miss >= 0))
+                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
+                                           "r_miss must not be negative in %s", where);
+            if (r_miss > 0.0 && !(ext[2] > 0.0))
+                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
+                                           "r_miss needs knee greater than zero in %s", where);
+            if (r_miss > 0.0 && ext[1] > 0.0)
+                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
+                                           "r_miss and r_big exclude each other in %s", where);
+        }
         /* optional (absent in profiles made before it: the executive's default) */
         int64_t poll = -1;
         if (f[10] >= 0 && (st = rtm_yamldoc_int(doc, f[10], where, 0, 1 << 20, &poll, diag)) != RTM_OK)
@@ -207,6 +224,7 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         kt[k].mem_rate = mem_rate;
         kt[k].t_fixed = ext[0];
         kt[k].r_big = ext[1];
+        kt[k].r_miss = r_miss;
         kt[k].knee = ext[2];
         kt[k].r_byte = ext[3];
         kt[k].p_ops = ext[4];
@@ -456,6 +474,9 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
         if (kt[k].r_big != 0.0 && kt[k].knee != 0.0) {
             put_term(f, "r_big", kt[k].r_big, RTM_UNIT_TIME);
             put_term(f, "knee", kt[k].knee, RTM_UNIT_BYTES);
+        } else if (kt[k].r_miss != 0.0 && kt[k].knee != 0.0) {
+            put_term(f, "r_miss", kt[k].r_miss, RTM_UNIT_TIME);
+            put_term(f, "knee", kt[k].knee, RTM_UNIT_BYTES);
         }
         if (kt[k].r_byte != 0.0)
             put_term(f, "r_byte", kt[k].r_byte, RTM_UNIT_TIME);
@@ -516,7 +537,7 @@ static void put_board(FILE *f, const rtm_board_t *b)
 static bool ktune_finite(const rtm_board_ktune_t *kt)
 {
     return isfinite(kt->r_op) && isfinite(kt->mem_rate) && isfinite(kt->t_fixed) &&
-           isfinite(kt->r_big) && isfinite(kt->knee) && isfinite(kt->r_byte) &&
+           isfinite(kt->r_big) && isfinite(kt->r_miss) && isfinite(kt->knee) && isfinite(kt->r_byte) &&
            isfinite(kt->p_ops) && isfinite(kt->x_ref);
 }
 

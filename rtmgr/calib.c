@@ -1272,29 +1272,31 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     return st;
 }
 
-/* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a [below the split]
- * + r_hi * a [from the split] + r_byte * m. */
-enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4 };
+/* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a * (1 - h) + r_hi * a * h
+ * + r_byte * m, h a point's share of the second regime: 0 below a knee and 1 beyond it
+ * (KC_HI, a step), or the share of its buffers beyond the knee, 1 - knee / ws
+ * (KC_MISS, gradual: model.c's rtm_model_r_blend). */
+enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4, KC_MISS = 8 };
 
 /* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on the
- * columns in `mask` (a on [0, split) always; KC_HI: a on [split, n), else a on every
- * point). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of squared relative errors,
- * or INFINITY when singular. */
-static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split, double x[4])
+ * columns in `mask` (the second regime's, r_hi, with KC_HI or KC_MISS: each point's share
+ * h[i]; without, a is all r_lo's). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of
+ * squared relative errors, or INFINITY when singular. */
+static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double *h, double x[4])
 {
     double A[4][5] = {{0}};
     int cols[4], nc = 0;
+    const bool two = (mask & (KC_HI | KC_MISS)) != 0;
     if (mask & KC_FIXED)
         cols[nc++] = 0;
     cols[nc++] = 1;
-    if (mask & KC_HI)
+    if (two)
         cols[nc++] = 2;
     if (mask & KC_BYTE)
         cols[nc++] = 3;
-    const uint32_t sp = (mask & KC_HI) ? split : n;
     for (uint32_t i = 0; i < n; i++) {
-        const double w = 1.0 / (p[i].t * p[i].t);
-        const double v[4] = {1.0, i < sp ? p[i].a : 0.0, i >= sp ? p[i].a : 0.0, p[i].m};
+        const double w = 1.0 / (p[i].t * p[i].t), hi = two ? h[i] : 0.0;
+        const double v[4] = {1.0, p[i].a * (1.0 - hi), p[i].a * hi, p[i].m};
         const double y = p[i].t - p[i].b;
         for (int r = 0; r < nc; r++) {
             for (int q = 0; q < nc; q++)
@@ -1325,11 +1327,13 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t spl
     x[0] = x[1] = x[2] = x[3] = 0.0;
     for (int r = 0; r < nc; r++)
         x[cols[r]] = A[r][4] / A[r][r];
-    if (!(mask & KC_HI))
+    if (!two)
         x[2] = x[1];
     double sse = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const double pred = x[0] + p[i].a * (i < sp ? x[1] : x[2]) + p[i].m * x[3] + p[i].b;
+        const double hi = two ? h[i] : 0.0;
+        const double pred = x[0] + p[i].a * ((1.0 - hi) * x[1] + hi * x[2]) + p[i].m * x[3] +
+                            p[i].b;
         const double e = (pred - p[i].t) / p[i].t;
         sse += e * e;
     }
@@ -1338,49 +1342,59 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t spl
 
 /* The extended model's per-kernel terms fitted to points sorted by ws. */
 typedef struct {
-    double r, t_fixed, r_big, knee, r_byte, p_ops, x_ref, resid;
+    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
 } kfit_out_t;
 
-/* One candidate form; INFINITY when it does not fit (a negative or zero term). */
+/* One candidate form; INFINITY when it does not fit (a negative or zero term). A second
+ * regime starts at point `split`: its knee at the cache when the cache lies between the
+ * two sizes (the regime change is the working set leaving it), else halfway
+ * (geometrically). */
 static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split,
                        double cache, kfit_out_t *o)
 {
-    double x[4] = {0, 0, 0, 0};
-    const double sse = fit_lsq(p, n, mask, split, x);
-    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
-        return INFINITY;
-    const bool hi = (mask & KC_HI) != 0;
-    double worst = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const double pred = x[0] + p[i].a * (hi && i >= split ? x[2] : x[1]) + p[i].m * x[3] +
-                            p[i].b;
-        worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
-    }
-    /* the knee: at the cache when the cache lies between the two sizes (the regime
-     * change is the working set leaving it), else halfway (geometrically) */
-    double knee = 0.0;
-    if (hi)
+    const bool step = (mask & KC_HI) != 0, miss = (mask & KC_MISS) != 0;
+    double knee = 0.0, h[16] = {0};
+    if (step || miss) {
         knee = cache > 0 && p[split - 1].ws <= cache && cache < p[split].ws
                    ? cache
                    : sqrt(p[split - 1].ws * p[split].ws);
-    *o = (kfit_out_t){x[1], x[0], hi ? x[2] : 0.0, knee, x[3], 0.0, 0.0, worst};
+        for (uint32_t i = 0; i < n && i < N_OF(h); i++)
+            h[i] = step ? (i >= split ? 1.0 : 0.0)
+                        : rtm_model_r_blend(0.0, 1.0, knee, p[i].ws);
+    }
+    double x[4] = {0, 0, 0, 0};
+    const double sse = fit_lsq(p, n, mask, h, x);
+    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
+        return INFINITY;
+    double worst = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double pred = x[0] + p[i].a * ((1.0 - h[i]) * x[1] + h[i] * x[2]) +
+                            p[i].m * x[3] + p[i].b;
+        worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
+    }
+    *o = (kfit_out_t){x[1], x[0], step ? x[2] : 0.0, miss ? x[2] : 0.0, knee, x[3], 0.0, 0.0,
+                      worst};
     return sse;
 }
 
 /* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
- * r_byte (time per byte of bytes_dev), both, a second regime (r_big beyond a knee
- * between two sizes — at the cache size when the cache lies between them, `cache` the
- * executor's, 0 = unknown — at least two points below it), or an operations' time growing as
+ * r_byte (time per byte of bytes_dev), both, a second regime beyond a knee between two
+ * sizes — at the cache size when the cache lies between them, `cache` the executor's,
+ * 0 = unknown — at least two points below it: a step to r_big, or a gradual one towards
+ * r_miss by the share of the buffers beyond the knee, whichever fits better —, or an
+ * operations' time growing as
  * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
  * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,
  * t_fixed, r_byte), k + 2 with a knee or an exponent, and is kept over a simpler one only when it halves the squared relative error per
  * extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o)
 {
+    /* (the gradual regime before the step: on a tie — one point beyond the knee fits
+     * either exactly — a continuous time per operation) */
     static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
-                                     KC_HI,   KC_FIXED | KC_HI};
+                                     KC_MISS, KC_FIXED | KC_MISS, KC_HI,   KC_FIXED | KC_HI};
     double best = INFINITY;
-    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0};
+    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0, 0};
     kpoint_t q[16];
     if (n > N_OF(q))
         n = N_OF(q);
@@ -1402,17 +1416,17 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
         if (!ok)
             break;
         for (size_t f = 0; f < N_OF(forms); f++) {
-            if (pi > 0 && (forms[f] & (KC_HI | KC_BYTE)))
+            if (pi > 0 && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
                 continue; /* the power alone or with the fixed term */
-            const unsigned k = 1u + !!(forms[f] & KC_FIXED) + !!(forms[f] & KC_HI) +
-                               !!(forms[f] & KC_BYTE) + (pi > 0);
+            const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
+            const unsigned k = 1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) +
+                               (pi > 0);
             /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
              * exponent: k + 2 (two degrees of freedom: a knee or a power through three
              * noisy points is not a measurement) — but a regime whose knee is the cache
              * (it lies between the two sizes) has no free knee: k + 1 */
-            const bool linear = pi == 0 && !(forms[f] & KC_HI);
+            const bool linear = pi == 0 && !hi;
             const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
-            const bool hi = (forms[f] & KC_HI) != 0;
             if (n < need && !(hi && n + 1 >= need))
                 continue;
             const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
@@ -1422,11 +1436,12 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
                 const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
                 if (n < need && !at_cache)
                     continue;
-                kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0};
+                kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0};
                 const double sse = fit_form(q, n, forms[f], s, cache, &cand);
-                /* each extra term must halve the error: compare sse * 2^k */
+                /* each extra term must halve the error: compare sse * 2^k (two exact
+                 * fits tie: rounding must not choose between them) */
                 const double score = sse * (double)(1u << k);
-                if (score < best) {
+                if (score + 1e-20 < best) {
                     best = score;
                     *o = cand;
                     o->p_ops = pw;
@@ -1447,7 +1462,8 @@ bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_cal
         q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
-    *out = (rtm_calib_fit_t){o.r, o.t_fixed, o.r_big, o.knee, o.r_byte, o.p_ops, o.x_ref, o.resid};
+    *out = (rtm_calib_fit_t){o.r,     o.t_fixed, o.r_big, o.r_miss, o.knee,
+                             o.r_byte, o.p_ops,   o.x_ref, o.resid};
     return ok;
 }
 
@@ -1456,15 +1472,16 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
                          const kpoint_t *pts, uint32_t n, double cache, double r_fallback,
                          const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
-    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0};
+    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (!fit_kernel(pts, n, cache, &o)) {
-        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = %.4gns "
                     "(%s), no other term",
                  owner, kern->name, n, r_fallback * 1e9, r_what);
     }
     *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
-                              .t_fixed = o.t_fixed, .r_big = o.r_big, .knee = o.knee,
+                              .t_fixed = o.t_fixed, .r_big = o.r_big, .r_miss = o.r_miss,
+                              .knee = o.knee,
                               .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref};
     double spread = 0;
     uint32_t samples = 0;
@@ -1491,6 +1508,9 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
     if (o.r_big > 0)
         (void)appendf(big, sizeof(big), &used_b, ", r_big %.4gns beyond %.4gMiB", o.r_big * 1e9,
                       o.knee / MIB);
+    if (o.r_miss > 0)
+        (void)appendf(big, sizeof(big), &used_b, ", towards r_miss %.4gns beyond %.4gMiB",
+                      o.r_miss * 1e9, o.knee / MIB);
     if (o.p_ops > 0)
         (void)appendf(big, sizeof(big), &used_b, ", ops^%.2f", 1.0 + o.p_ops);
     note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual %.1f%%)",
@@ -4156,14 +4176,15 @@ static void round_ktune(rtm_board_ktune_t *kt)
         kt[k].mem_rate = round4(kt[k].mem_rate, RTM_UNIT_RATE);
         kt[k].t_fixed = round4(kt[k].t_fixed, RTM_UNIT_TIME);
         kt[k].r_big = round4(kt[k].r_big, RTM_UNIT_TIME);
+        kt[k].r_miss = round4(kt[k].r_miss, RTM_UNIT_TIME);
         kt[k].knee = round4(kt[k].knee, RTM_UNIT_BYTES);
         kt[k].r_byte = round4(kt[k].r_byte, RTM_UNIT_TIME);
         kt[k].x_ref = round4(kt[k].x_ref, RTM_UNIT_COUNT);
         kt[k].p_ops = round4(kt[k].p_ops, RTM_UNIT_COUNT);
         if (kt[k].p_ops == 0.0 || kt[k].x_ref == 0.0) /* written only as a pair */
             kt[k].p_ops = kt[k].x_ref = 0.0;
-        if (kt[k].r_big == 0.0 || kt[k].knee == 0.0) /* written only as a pair */
-            kt[k].r_big = kt[k].knee = 0.0;
+        if ((kt[k].r_big == 0.0 && kt[k].r_miss == 0.0) || kt[k].knee == 0.0)
+            kt[k].r_big = kt[k].r_miss = kt[k].knee = 0.0; /* written only as a pair */
     }
 }
 

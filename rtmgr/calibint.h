@@ -109,11 +109,11 @@ typedef struct {
 /* The per-kernel terms of the extended model (rtm_board_ktune_t's) a fit gives, and its
  * largest relative residual at the points. */
 typedef struct {
-    double r, t_fixed, r_big, knee, r_byte, p_ops, x_ref, resid;
+    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
 } rtm_calib_fit_t;
 
-/* calib.c's per-kernel fit (forms and rules in its comment): a second regime r_big
- * has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
+/* calib.c's per-kernel fit (forms and rules in its comment): a second regime (r_big
+ * or r_miss) has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
  * sizes around it. False when no form fits with every term >= 0 and r > 0 (the caller
  * then falls back, loudly). */
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out);

@@ -75,7 +75,10 @@
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op; with a
  *       per-kernel knee, r_big for jobs whose buffers (bytes_in + bytes_out) exceed it
- *       (a second cache or TLB regime, found by calibration's fit).
+ *       (a second cache or TLB regime, found by calibration's fit), or with r_miss
+ *       instead a gradual one: r + (r_miss - r) * (1 - knee / ws) for ws bytes beyond
+ *       the knee, the share of the buffers the cache cannot hold (continuous at the
+ *       knee; r_miss when none fits).
  *     Roofline: compute is replaced by max(compute, bytes_dev / rate) (a kernel is
  *       bound by its operations or by device-memory traffic, whichever is slower).
  *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
@@ -89,7 +92,7 @@
  *
  *   CPU worker pool:  T = t_fixed + per_thread * t_block + bytes_dev * r_byte
  *                          + per_thread * dispatch + launches * cw
- *                          (t_fixed, r_byte, r_big/knee as for a device)
+ *                          (t_fixed, r_byte, r_big or r_miss / knee as for a device)
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
@@ -270,8 +273,14 @@ static double kernel_term(const rtm_board_ktune_t *ktune, int kernel, size_t off
     return v > 0.0 && v <= PARAM_MAX ? v : 0.0;
 }
 
-/* The kernel's own r for a job with `ws` buffer bytes: r_big beyond its knee (a second
- * cache/TLB regime, fitted by calibration), else r_op; 0 when not calibrated. */
+double rtm_model_r_blend(double r, double r_miss, double knee, double ws)
+{
+    return knee > 0.0 && ws > knee ? r + (r_miss - r) * (1.0 - knee / ws) : r;
+}
+
+/* The kernel's own r for a job with `ws` buffer bytes: beyond its knee r_big (a second
+ * cache/TLB regime, fitted by calibration) or r_op blended towards r_miss
+ * (rtm_model_r_blend), else r_op; 0 when not calibrated. */
 static double kernel_r_at(const rtm_board_ktune_t *ktune, int kernel, double ws)
 {
     const double r = kernel_r(ktune, kernel);
@@ -279,7 +288,10 @@ static double kernel_r_at(const rtm_board_ktune_t *ktune, int kernel, double ws)
         return 0.0;
     const double knee = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, knee));
     const double big = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, r_big));
-    return knee > 0.0 && big > 0.0 && ws > knee ? big : r;
+    const double miss = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, r_miss));
+    if (knee > 0.0 && big > 0.0)
+        return ws > knee ? big : r;
+    return miss > 0.0 ? rtm_model_r_blend(r, miss, knee, ws) : r;
 }
 
 /* x^p for x > 0 and 0 <= p <= 1, without libm: x = m * 2^e (m in [1, 2)),

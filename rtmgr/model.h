@@ -120,4 +120,9 @@ const char *rtm_model_name(rtm_model_kind_t kind);
 #define RTM_MODEL_CORR_MAX 10.0
 double rtm_model_correct(double f, double a, double measured, double predicted);
 
+/* A kernel's time per operation at a working set of ws bytes with the gradual second
+ * regime (ktune r_miss): r up to the knee, then r + (r_miss - r) * (1 - knee / ws).
+ * Calibration's fit and the model share it. Real-time safe. */
+double rtm_model_r_blend(double r, double r_miss, double knee, double ws);
+
 #endif

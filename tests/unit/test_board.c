@@ -68,6 +68,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].mem_rate == y[k].mem_rate);
         assert_true(x[k].t_fixed == y[k].t_fixed);
         assert_true(x[k].r_big == y[k].r_big);
+        assert_true(x[k].r_miss == y[k].r_miss);
         assert_true(x[k].knee == y[k].knee);
         assert_int_equal(x[k].poll_every, y[k].poll_every);
     }
@@ -215,7 +216,8 @@ static void test_round_trip_synthetic(void **state)
             .mem_rate = i % 3 ? 0.0 : 7.0e9 / (double)(i + 3),
             .t_fixed = i % 2 ? 2.5e-6 : 0.0,
             .r_big = i % 2 ? 4.0e-9 : 0.0,
-            .knee = i % 2 ? 64.0 * 1024 * 1024 : 0.0,
+            .r_miss = i % 4 == 2 ? 5.0e-9 : 0.0,
+            .knee = i % 2 || i % 4 == 2 ? 64.0 * 1024 * 1024 : 0.0,
             /* absent (default), a period, and no in-loop polls (`poll_every: 0`) */
             .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE};
     }

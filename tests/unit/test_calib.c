@@ -27,6 +27,7 @@
 #include "rtmgr/board.h"
 #include "rtmgr/calib.h"
 #include "rtmgr/calibint.h"
+#include "rtmgr/model.h"
 #include "rtmgr/pool.h"
 
 static char dir[64];
@@ -396,15 +397,40 @@ static void test_fit_knee_at_cache(void **state)
     assert_true(fabs(o.knee - 8e6) < 1.0);
     assert_true(rtm_calib_fit(p, n, 100e6, &o));
     assert_true(fabs(o.knee - 8e6) < 1.0);
+    assert_true(o.r_miss == 0.0); /* a step: the gradual regime does not fit it */
     /* three points, the last past the cache (calibration's sizes by time, then the point
-     * past the cache): a knee at the cache has no free parameter, so r and r_big are
-     * measured by them; with the knee free, three points are too few for it */
+     * past the cache): a knee at the cache has no free parameter, so r and the second
+     * regime are measured by them — either form fits exactly, and the gradual one is
+     * kept: 16 MB is 1 - 5/16 beyond, so r_miss = 1 + 1 / (11/16) ns; with the knee free,
+     * three points are too few for it */
     const rtm_calib_fitpt_t three[3] = {p[0], p[1], p[3]};
     assert_true(rtm_calib_fit(three, 3, 5e6, &o));
     assert_true(o.knee == 5e6);
-    assert_true(fabs(o.r - 1e-9) < 1e-12 && fabs(o.r_big - 2e-9) < 1e-12);
+    assert_true(fabs(o.r - 1e-9) < 1e-12 && o.r_big == 0.0);
+    assert_true(fabs(o.r_miss - (1e-9 + 1e-9 * 16.0 / 11.0)) < 1e-12);
     assert_true(rtm_calib_fit(three, 3, 0.0, &o));
-    assert_true(o.r_big == 0.0 && o.knee == 0.0);
+    assert_true(o.r_big == 0.0 && o.r_miss == 0.0 && o.knee == 0.0);
+}
+
+/* A gradual second regime (the share of the buffers beyond the cache misses): points
+ * at 1-4 MB at r = 1 ns, at 8, 16, 32 MB by model.c's blend towards r_miss = 3 ns past
+ * a 5 MB cache. The fit finds it exactly; the step form (r_big) cannot. */
+static void test_fit_gradual_regime(void **state)
+{
+    (void)state;
+    static const double ws_mb[] = {1, 2, 4, 8, 16, 32};
+    rtm_calib_fitpt_t p[6];
+    for (uint32_t i = 0; i < 6; i++) {
+        const double ops = 1e6 * ws_mb[i];
+        const double r = rtm_model_r_blend(1e-9, 3e-9, 5e6, ws_mb[i] * 1e6);
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops};
+    }
+    rtm_calib_fit_t o;
+    assert_true(rtm_calib_fit(p, 6, 5e6, &o));
+    assert_true(o.knee == 5e6 && o.r_big == 0.0);
+    assert_true(fabs(o.r - 1e-9) < 1e-12 && fabs(o.r_miss - 3e-9) < 1e-12);
+    assert_true(o.resid < 1e-6);
+    assert_true(fabs(rtm_model_r_blend(o.r, o.r_miss, o.knee, 10e6) - 2e-9) < 1e-12);
 }
 
 /* A fit that cannot have r > 0 (every point faster than the model's fixed part) says
@@ -609,6 +635,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_parity),
         cmocka_unit_test(test_fit_knee_at_cache),
+        cmocka_unit_test(test_fit_gradual_regime),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),

@@ -418,7 +418,8 @@ static void test_cpu_extended(void **state)
     assert_int_equal(p.paper.status, RTM_E_MODEL);
 }
 
-/* The kernel's own fixed term and second regime (ktune t_fixed, r_big beyond knee). */
+/* The kernel's own fixed term and second regime (ktune t_fixed, r_big or r_miss beyond
+ * knee). */
 static void test_kernel_terms(void **state)
 {
     (void)state;
@@ -445,6 +446,17 @@ static void test_kernel_terms(void **state)
     d.ktune[0].knee = 16e6;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 31250 + 5000 + 7000);
+    /* gradual instead: 12 MB, a third beyond a 8 MB knee, r_miss 4 ns: r = 1 + 3 / 3 =
+     * 2 ns, compute 62.5 us; below the knee r_op */
+    d.ktune[0].r_big = 0.0;
+    d.ktune[0].r_miss = 4e-9;
+    d.ktune[0].knee = 8e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 62500 + 5000 + 7000);
+    d.ktune[0].knee = 12e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000 + 7000);
+    d.ktune[0].r_miss = 0.0;
     /* the paper model ignores them: eq. 4 with the kernel's r_op */
     assert_ns(p.paper.kernel_ns, 31250);
     /* the remaining half of a preempted job keeps the whole fixed term */
@@ -466,6 +478,12 @@ static void test_kernel_terms(void **state)
     b.cpu_ktune[0].r_big = 0;
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 1000000 + 1024000 + 5000 + 3000);
+    /* the gradual regime on the pool: 12 MB, 11/12 beyond a 1 MB knee, r_miss 13 ns:
+     * r = 1 + 12 * 11/12 = 12 ns, work 12 ms */
+    b.cpu_ktune[0].r_miss = 13e-9;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 12000000 + 1024000 + 5000 + 3000);
+    b.cpu_ktune[0].r_miss = 0;
     /* memory term: 12e6 bytes_dev * 0.1 ns = 1.2 ms, added */
     b.cpu_ktune[0].r_byte = 1e-10;
     assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
