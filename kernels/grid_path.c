@@ -81,8 +81,36 @@ static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_M
     return 8;
 }
 
+/* Goal candidates fill() tries before it keeps the one with the most water. */
+#define GOAL_TRIES 64
+
+/* Free cells 4-connected to cell `from` (a diagonal step needs both orthogonal cells
+ * free, so it joins nothing 4-steps do not), counted with `field` (RTM_GRID_INF
+ * everywhere: left so) as the visited marks and `queue` (cells entries) as the FIFO. */
+static size_t water(const uint8_t *occ, uint32_t w, uint32_t h, size_t from, uint32_t *field,
+                    uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    queue[tail++] = (uint32_t)from;
+    field[from] = 0;
+    while (head < tail) {
+        const uint32_t c = queue[head++], x = c % w, y = c / w;
+        const uint32_t nb[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c, y > 0 ? c - w : c,
+                                y + 1 < h ? c + w : c};
+        for (int i = 0; i < 4; i++)
+            if (!occ[nb[i]] && field[nb[i]] != 0) {
+                field[nb[i]] = 0;
+                queue[tail++] = nb[i];
+            }
+    }
+    for (size_t i = 0; i < tail; i++)
+        field[queue[i]] = RTM_GRID_INF;
+    return tail;
+}
+
 /* Random obstacles (25 %), and on grids of 16 x 16 and more a closed rectangular wall
- * whose inside is unreachable; the goal is a free cell outside that wall. */
+ * whose inside is unreachable; the goal is a free cell outside that wall, in water that
+ * reaches half the free cells where there is such (see below). */
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
     rtm_rng_t r;
@@ -105,14 +133,30 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
         for (uint32_t y = by0; y <= by1; y++)
             occ[(size_t)y * w + bx0] = occ[(size_t)y * w + bx1] = 1;
     }
-    for (int tries = 0; tries < 1000000; tries++) {
+    /* the goal: a free cell outside the box whose water reaches at least half of the
+     * map's free cells (random obstacles, diagonal chains of which block with no corner
+     * cutting, can pocket a cell: its field would converge in one pass and the job
+     * measure its launches alone); the best of GOAL_TRIES candidates otherwise */
+    size_t free_cells = 0;
+    for (size_t i = 0; i < cells(k); i++)
+        free_cells += !occ[i];
+    size_t goal = SIZE_MAX, best = 0;
+    for (int tries = 0, cand = 0; tries < 1000000 && cand < GOAL_TRIES; tries++) {
         const uint32_t x = (uint32_t)rtm_rng_below(&r, w), y = (uint32_t)rtm_rng_below(&r, h);
         const int in_box = bx1 && x >= bx0 && x <= bx1 && y >= by0 && y <= by1;
-        if (!occ[(size_t)y * w + x] && !in_box) {
-            field[(size_t)y * w + x] = 0;
-            break;
+        if (occ[(size_t)y * w + x] || in_box)
+            continue;
+        cand++;
+        const size_t reach = water(occ, w, h, (size_t)y * w + x, field, k->host[FIELD2]);
+        if (goal == SIZE_MAX || reach > best) {
+            goal = (size_t)y * w + x;
+            best = reach;
         }
+        if (2 * reach >= free_cells)
+            break;
     }
+    if (goal != SIZE_MAX)
+        field[goal] = 0;
     memset(k->host[FIELD2], 0, k->plan.buf[FIELD2].bytes);
     memset(k->host[FLAGS], 0, k->plan.buf[FLAGS].bytes);
 }
