@@ -3,15 +3,17 @@
  * allocates, reads files and builds the program.
  *
  *   rtmgr eval KERNEL [--device cpu|N] (--in FILE.csv | --fill SEED) [--out FILE.csv]
- *              [--size KEY=VALUE]... [--repeat R] [--verbose]
+ *              [--size KEY=VALUE]... [--wg N] [--repeat R] [--verbose]
  *
  * N is the device's position in rtm_ocl_discover() order (as `rtmgr devices` lists it);
  * the default is cpu. With --in, the kernel's csv_size hook sizes the instance from the
  * input (other size keys keep their defaults or the --size values) and csv_load fills
  * the inputs; with --fill the kernel's own fill(SEED) makes random inputs at the --size
  * sizes (any kernel: a benchmark). csv_write prints the outputs (nothing for a kernel
- * without it). --repeat R runs the job R times and, like --verbose, prints the timing
- * (event-profiled on a device: best and median kernel time) to stderr.
+ * without it). --wg N (a power of two up to 1024) replaces the kernel's default
+ * work-group size, as a board profile's wg does. --repeat R runs the job R times and,
+ * like --verbose, prints the timing (event-profiled on a device: best and median kernel
+ * time, median host wall per job) to stderr.
  * Exit codes: 0 ok; 1 usage (bad arguments, unknown kernel or key, unreadable or
  * malformed input); 3 runtime (OpenCL failure, output file). */
 #include <errno.h>
@@ -31,7 +33,8 @@
 static void eval_usage(FILE *f)
 {
     fprintf(f, "usage: rtmgr eval KERNEL [--device cpu|N] (--in FILE.csv | --fill SEED)\n"
-               "                  [--out FILE.csv] [--size KEY=VALUE]... [--repeat R] [--verbose]\n"
+               "                  [--out FILE.csv] [--size KEY=VALUE]... [--wg N] [--repeat R]\n"
+               "                  [--verbose]\n"
                "kernels with CSV input:");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++)
         if (rtm_kernel_at(i)->csv_load)
@@ -124,21 +127,24 @@ static int run_device(rtm_kinst_t *k, uint32_t index, int repeat, int verbose)
         fprintf(stderr, "rtmgr: eval: cannot open device %u: %s\n", index, rtm_strerror(st));
         return RTM_EXIT_RUNTIME;
     }
-    static double ks[EVAL_REPEAT_MAX];
+    static double ks[EVAL_REPEAT_MAX], wall[EVAL_REPEAT_MAX];
     rtm_kexec_t x;
     rtm_kexec_timing_t t = {0};
     st = rtm_kexec_create(&x, &dev, k);
     for (int r = 0; st == RTM_OK && r < repeat; r++) {
         st = rtm_kexec_run(&x, &t);
         ks[r] = t.kernel_s;
+        wall[r] = t.wall_s;
     }
     if (st == RTM_OK && verbose) {
         qsort(ks, (size_t)repeat, sizeof(double), cmp_double);
-        fprintf(stderr, "rtmgr: eval %s on %s: build %.3f s; last run: in %.3f ms, kernel %.3f "
-                        "ms, out %.3f ms, wall %.3f ms; kernel over %d run(s): best %.3f ms, "
-                        "median %.3f ms\n",
-                k->kernel->name, dev.info.name, x.prog.build_s, t.in_s * 1e3, t.kernel_s * 1e3,
-                t.out_s * 1e3, t.wall_s * 1e3, repeat, ks[0] * 1e3, ks[repeat / 2] * 1e3);
+        qsort(wall, (size_t)repeat, sizeof(double), cmp_double);
+        fprintf(stderr, "rtmgr: eval %s on %s (wg %u): build %.3f s; last run: in %.3f ms, "
+                        "kernel %.3f ms, out %.3f ms, wall %.3f ms; kernel over %d run(s): best "
+                        "%.3f ms, median %.3f ms; wall median %.3f ms\n",
+                k->kernel->name, dev.info.name, k->tune.wg, x.prog.build_s, t.in_s * 1e3,
+                t.kernel_s * 1e3, t.out_s * 1e3, t.wall_s * 1e3, repeat, ks[0] * 1e3,
+                ks[repeat / 2] * 1e3, wall[repeat / 2] * 1e3);
     }
     rtm_kexec_destroy(&x);
     rtm_ocl_close(&dev);
@@ -185,6 +191,14 @@ int rtm_cmd_eval(int argc, char **argv)
                 fprintf(stderr, "rtmgr: eval: --repeat wants 1..%d\n", EVAL_REPEAT_MAX);
                 return RTM_EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--wg") == 0 && more) {
+            char *wend;
+            const long w = strtol(argv[++i], &wend, 10);
+            if (*wend || w < 1 || w > 1024 || (w & (w - 1))) {
+                fprintf(stderr, "rtmgr: eval: --wg wants a power of two 1..1024\n");
+                return RTM_EXIT_USAGE;
+            }
+            k.tune.wg = (uint32_t)w;
         } else if (strcmp(argv[i], "--size") == 0 && more) {
             if (parse_size(&k, argv[++i]) != 0)
                 return RTM_EXIT_USAGE;

@@ -731,8 +731,9 @@ static void test_eval_cpa_tcpa_binary(void **state)
     fclose(f);
     const double cpa[] = {0.0, 4.2503, 0.0, 0.0};
     const double tcpa[] = {1074.7, 1081.9, 2149.4, -537.3};
-    const char *devices[] = {"cpu", "0"};
-    for (int d = 0; d < 2; d++) {
+    /* the default work-group size, and --wg 64 (the same results at another size) */
+    const char *devices[] = {"cpu", "0", "0 --wg 64"};
+    for (int d = 0; d < 3; d++) {
         char cmd[1024], out[4096];
         snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --device %s --in %s", RTM_TEST_RTMGR,
                  devices[d], path);
@@ -755,6 +756,12 @@ static void test_eval_cpa_tcpa_binary(void **state)
     assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
     snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --in /nonexistent.csv 2>/dev/null",
              RTM_TEST_RTMGR);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
+    snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --wg 3 --in %s 2>/dev/null", RTM_TEST_RTMGR,
+             path);
+    assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1); /* not a power of two */
+    snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --wg x --in %s 2>/dev/null", RTM_TEST_RTMGR,
+             path);
     assert_int_equal(cli_shell(cmd, out, sizeof(out)), 1);
     snprintf(cmd, sizeof(cmd), "%s eval cpa_tcpa --device 99 --in %s 2>/dev/null",
              RTM_TEST_RTMGR, path);
