@@ -419,18 +419,7 @@ static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a,
 static rtm_status_t kernels_only(rtm_kexec_t *x, double *s)
 {
     cl_event first = NULL, last = NULL;
-    rtm_status_t st = RTM_OK;
-    for (uint32_t l = 0; st == RTM_OK && l < x->launches; l++) {
-        cl_event ev = NULL;
-        st = rtm_kexec_enqueue(x, l, NULL, 0, &ev);
-        if (ev && !first) {
-            first = ev;
-        } else if (ev) {
-            if (last)
-                clReleaseEvent(last);
-            last = ev;
-        }
-    }
+    rtm_status_t st = rtm_kexec_enqueue_all(x, 0, &first, &last);
     const cl_int err = clFinish(x->dev->exec);
     if (st == RTM_OK && err != CL_SUCCESS)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);

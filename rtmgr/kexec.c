@@ -342,6 +342,27 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     return RTM_OK;
 }
 
+rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *first, cl_event *last)
+{
+    *first = *last = NULL;
+    const uint32_t n = x->launches;
+    for (uint32_t l = 0; l < n; l++) {
+        cl_event ev = NULL;
+        const bool want = !*first || l + 1 == n;
+        const rtm_status_t st = rtm_kexec_enqueue(x, l, NULL, nmap, want ? &ev : NULL);
+        if (st != RTM_OK)
+            return st;
+        if (ev && !*first)
+            *first = ev;
+        else if (ev)
+            *last = ev;
+    }
+    if (*first && !*last && n > 1) /* the last launch had no blocks: its place in the queue */
+        RTM_CL_CHECK(clEnqueueMarkerWithWaitList(x->dev->exec, 0, NULL, last),
+                     "clEnqueueMarkerWithWaitList");
+    return RTM_OK;
+}
+
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
@@ -403,12 +424,8 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
     memset(t, 0, sizeof(*t));
     const double w0 = rtm_os_now_s();
     rtm_status_t st = rtm_kexec_write_inputs(x, &in0, &in1);
-    for (uint32_t l = 0; st == RTM_OK && l < x->k->plan.launches; l++) {
-        cl_event ev = NULL;
-        st = rtm_kexec_enqueue(x, l, NULL, 0, &ev);
-        if (ev)
-            track(ev, &k0, &k1);
-    }
+    if (st == RTM_OK)
+        st = rtm_kexec_enqueue_all(x, 0, &k0, &k1);
     if (st == RTM_OK)
         st = rtm_kexec_read_outputs(x, &out0, &out1);
     const cl_int err = clFinish(x->dev->exec);
@@ -417,7 +434,7 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
     if (st == RTM_OK) {
         t->in_s = span(in0, in1);
-        t->kernel_s = span(k0, k1);
+        t->kernel_s = span(k0, k1 ? k1 : k0);
         t->out_s = span(out0, out1);
     }
     release(&in0), release(&in1), release(&k0), release(&k1), release(&out0), release(&out1);

@@ -93,11 +93,58 @@ static void test_first_blocks_unmapped(void **state)
     kc_free(&p);
 }
 
+/* rtm_kexec_enqueue_all: two events for a multi-launch job (the first launch's, the
+ * last's, in that order on the device), one for a one-launch job, and the results the
+ * twin's (grid_path: 16 passes, each a launch). */
+static void test_enqueue_all_events(void **state)
+{
+    (void)state;
+    kc_pair_t p;
+    kc_setup(&p, "grid_path", 256, 1, 9, (const char *const[]){"width", "height", "passes", NULL},
+             (const int64_t[]){40, 40, 16});
+    rtm_kinst_run_cpu(&p.cpu);
+    rtm_kexec_t x;
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
+    assert_int_equal(x.launches, 16);
+    assert_int_equal(rtm_kexec_write_inputs(&x, NULL, NULL), RTM_OK);
+    cl_event first = NULL, last = NULL;
+    assert_int_equal(rtm_kexec_enqueue_all(&x, 0, &first, &last), RTM_OK);
+    assert_int_equal(rtm_kexec_read_outputs(&x, NULL, NULL), RTM_OK);
+    assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
+    assert_non_null(first);
+    assert_non_null(last);
+    assert_true(first != last);
+    cl_ulong s0 = 0, e1 = 0;
+    assert_int_equal(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(s0), &s0, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(e1), &e1, NULL),
+                     CL_SUCCESS);
+    assert_true(e1 > s0);
+    clReleaseEvent(first);
+    clReleaseEvent(last);
+    char why[256] = "";
+    assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+
+    pair_make(&p, 13); /* matrix_add: one launch */
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_write_inputs(&x, NULL, NULL), RTM_OK);
+    assert_int_equal(rtm_kexec_enqueue_all(&x, 0, &first, &last), RTM_OK);
+    assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
+    assert_non_null(first);
+    assert_null(last);
+    clReleaseEvent(first);
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix_add_on_opencl),
         cmocka_unit_test(test_first_blocks_unmapped),
+        cmocka_unit_test(test_enqueue_all_events),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }
