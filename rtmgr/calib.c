@@ -1366,6 +1366,8 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
     const double sse = fit_lsq(p, n, mask, h, x);
     if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
         return INFINITY;
+    if ((step || miss) && (x[2] > RTM_CALIB_REGIME_MAX * x[1] || x[2] * RTM_CALIB_REGIME_MAX < x[1]))
+        return INFINITY; /* not a cache's regime (calibint.h) */
     double worst = 0;
     for (uint32_t i = 0; i < n; i++) {
         const double pred = x[0] + p[i].a * ((1.0 - h[i]) * x[1] + h[i] * x[2]) +
@@ -1381,7 +1383,8 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
  * r_byte (time per byte of bytes_dev), both, a second regime beyond a knee between two
  * sizes — at the cache size when the cache lies between them, `cache` the executor's,
  * 0 = unknown — at least two points below it: a step to r_big, or a gradual one towards
- * r_miss by the share of the buffers beyond the knee, whichever fits better —, or an
+ * r_miss by the share of the buffers beyond the knee, whichever fits better, its r within
+ * RTM_CALIB_REGIME_MAX of r_op —, or an
  * operations' time growing as
  * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
  * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,

@@ -112,9 +112,14 @@ typedef struct {
     double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
 } rtm_calib_fit_t;
 
+/* A second regime's time per operation (r_big, r_miss) lies within this factor of r_op,
+ * either way: it is a cache's or a TLB's (the H100's fitted regimes were 1.1-5.2x); a form
+ * that needs more is fitting one point, not a regime. */
+#define RTM_CALIB_REGIME_MAX 16.0
+
 /* calib.c's per-kernel fit (forms and rules in its comment): a second regime (r_big
  * or r_miss) has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
- * sizes around it. False when no form fits with every term >= 0 and r > 0 (the caller
+ * sizes around it, and its r within RTM_CALIB_REGIME_MAX of r_op. False when no form fits with every term >= 0 and r > 0 (the caller
  * then falls back, loudly). */
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out);
 

@@ -433,6 +433,28 @@ static void test_fit_gradual_regime(void **state)
     assert_true(fabs(rtm_model_r_blend(o.r, o.r_miss, o.knee, 10e6) - 2e-9) < 1e-12);
 }
 
+/* A second regime is a cache's: its time per operation within RTM_CALIB_REGIME_MAX of
+ * the first. The H100's grid_path, session 12 a (widths 65, 1301, 4401, 14337: the last
+ * just past the 63 MiB cache, 3x the time of the one before) was fitted with r_miss
+ * 64 000 x r_op at a knee just below that point, and validation's width 14 000, below
+ * the knee, came out -52 %. */
+static void test_fit_regime_bounded(void **state)
+{
+    (void)state;
+    static const double width[] = {65, 1301, 4401, 14337}, t[] = {2.584e-3, 2.543e-3, 2.846e-3,
+                                                                 8.69e-3};
+    rtm_calib_fitpt_t p[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        const double cells = width[i] * 512;
+        p[i] = (rtm_calib_fitpt_t){9.0 * cells, cells * 3264.0, 1.86e-3, 0.0, cells * 3264.0, t[i]};
+    }
+    rtm_calib_fit_t o;
+    assert_true(rtm_calib_fit(p, 4, 63.0 * 1048576.0, &o));
+    const double second = o.r_miss > 0 ? o.r_miss : o.r_big;
+    if (second > 0)
+        assert_true(second <= RTM_CALIB_REGIME_MAX * o.r && second * RTM_CALIB_REGIME_MAX >= o.r);
+}
+
 /* A fit that cannot have r > 0 (every point faster than the model's fixed part) says
  * so: the caller falls back, loudly (kernel_store's FALLBACK note and warning). */
 static void test_fit_failure_reported(void **state)
@@ -636,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_size_parity),
         cmocka_unit_test(test_fit_knee_at_cache),
         cmocka_unit_test(test_fit_gradual_regime),
+        cmocka_unit_test(test_fit_regime_bounded),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
