@@ -280,6 +280,75 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
     return RTM_OK;
 }
 
+static bool karg_same(const rtm_karg_t *a, const rtm_karg_t *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case RTM_KARG_BUF:
+        return a->buf == b->buf;
+    case RTM_KARG_VALUE:
+        return a->bytes == b->bytes && a->bytes <= sizeof(a->value) &&
+               memcmp(a->value, b->value, a->bytes) == 0;
+    case RTM_KARG_LOCAL:
+        return a->bytes == b->bytes;
+    }
+    return false;
+}
+
+/* Sets launch `launch`'s arguments on entry `entry`'s kernel, those that differ from
+ * what the kernel holds (x->args_set): on the H100's driver each clSetKernelArg is host
+ * time in every launch of a multi-launch job, and the host's enqueueing paces short
+ * launches. The cache is valid only once every argument is set. */
+static rtm_status_t set_args(rtm_kexec_t *x, cl_kernel kern, uint32_t entry, uint32_t launch,
+                             cl_uint mapped, cl_uint nblk, cl_uint doff)
+{
+    rtm_kexec_args_t *c = &x->args_set[entry];
+    const bool all = !c->valid;
+    c->valid = false;
+    if (all) {
+        rtm_status_t st = rtm_abortflag_set_arg(&x->flag, kern, 0);
+        if (st != RTM_OK)
+            return st;
+        RTM_CL_CHECK(clSetKernelArg(kern, 1, sizeof(cl_mem), &x->done), "clSetKernelArg(done)");
+        RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &x->map), "clSetKernelArg(map)");
+        RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
+                     "clSetKernelArg(count)");
+        RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
+    }
+    if (all || c->mapped != mapped)
+        RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
+    if (all || c->nblk != nblk)
+        RTM_CL_CHECK(clSetKernelArg(kern, 4, sizeof(cl_uint), &nblk), "clSetKernelArg(nblk)");
+    if (all || c->doff != doff)
+        RTM_CL_CHECK(clSetKernelArg(kern, 5, sizeof(cl_uint), &doff), "clSetKernelArg(doff)");
+    c->mapped = mapped, c->nblk = nblk, c->doff = doff;
+    rtm_karg_t args[RTM_KARG_MAX];
+    const uint32_t na = x->k->kernel->args(x->k, launch, args);
+    for (uint32_t i = 0; i < na && i < RTM_KARG_MAX; i++) {
+        if (!all && i < c->n && karg_same(&c->arg[i], &args[i]))
+            continue;
+        const cl_uint idx = RTM_KEXEC_STD_ARGS + i;
+        switch (args[i].kind) {
+        case RTM_KARG_BUF:
+            RTM_CL_CHECK(clSetKernelArg(kern, idx, sizeof(cl_mem), &x->buf[args[i].buf]),
+                         "clSetKernelArg(buffer)");
+            break;
+        case RTM_KARG_VALUE:
+            RTM_CL_CHECK(clSetKernelArg(kern, idx, args[i].bytes, args[i].value),
+                         "clSetKernelArg(value)");
+            break;
+        case RTM_KARG_LOCAL:
+            RTM_CL_CHECK(clSetKernelArg(kern, idx, args[i].bytes, NULL), "clSetKernelArg(local)");
+            break;
+        }
+        c->arg[i] = args[i];
+    }
+    c->n = na;
+    c->valid = true;
+    return RTM_OK;
+}
+
 rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *map_host,
                                uint32_t nmap, cl_event *ev)
 {
@@ -305,35 +374,9 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
     }
-    rtm_status_t st = rtm_abortflag_set_arg(&x->flag, kern, 0);
+    rtm_status_t st = set_args(x, kern, kl.entry, launch, mapped, nblk, doff);
     if (st != RTM_OK)
         return st;
-    RTM_CL_CHECK(clSetKernelArg(kern, 1, sizeof(cl_mem), &x->done), "clSetKernelArg(done)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &x->map), "clSetKernelArg(map)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 4, sizeof(cl_uint), &nblk), "clSetKernelArg(nblk)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 5, sizeof(cl_uint), &doff), "clSetKernelArg(doff)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
-                 "clSetKernelArg(count)");
-    RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
-    rtm_karg_t args[RTM_KARG_MAX];
-    const uint32_t na = k->kernel->args(k, launch, args);
-    for (uint32_t i = 0; i < na; i++) {
-        const cl_uint idx = RTM_KEXEC_STD_ARGS + i;
-        switch (args[i].kind) {
-        case RTM_KARG_BUF:
-            RTM_CL_CHECK(clSetKernelArg(kern, idx, sizeof(cl_mem), &x->buf[args[i].buf]),
-                         "clSetKernelArg(buffer)");
-            break;
-        case RTM_KARG_VALUE:
-            RTM_CL_CHECK(clSetKernelArg(kern, idx, args[i].bytes, args[i].value),
-                         "clSetKernelArg(value)");
-            break;
-        case RTM_KARG_LOCAL:
-            RTM_CL_CHECK(clSetKernelArg(kern, idx, args[i].bytes, NULL), "clSetKernelArg(local)");
-            break;
-        }
-    }
     if (nblk == 0)
         return RTM_OK;
     const size_t local = k->tune.wg, global = (size_t)rtm_kexec_groups(x, nblk) * local;

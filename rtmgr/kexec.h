@@ -100,6 +100,17 @@ typedef struct {
     double wall_s;   /* host monotonic clock around the whole job */
 } rtm_kexec_timing_t;
 
+/* The arguments last set on one entry point's cl_kernel (the kexec's own): a launch
+ * sets only those that changed. The block-control buffers and the flag never change;
+ * each launch's done offset does, and a multi-launch kernel's own arguments may
+ * (grid_path's ping-pong, sort's pass). */
+typedef struct {
+    bool valid;            /* every argument below is set on the kernel */
+    cl_uint mapped, nblk, doff;
+    uint32_t n;            /* kernel-specific arguments in arg[] */
+    rtm_karg_t arg[RTM_KARG_MAX];
+} rtm_kexec_args_t;
+
 typedef struct {
     rtm_ocl_dev_t *dev;
     const rtm_kinst_t *k;
@@ -118,6 +129,7 @@ typedef struct {
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
     bool read_late;        /* opts.read_late resolved */
+    rtm_kexec_args_t args_set[RTM_KENTRY_MAX]; /* per entry point (rtm_kexec_enqueue) */
 } rtm_kexec_t;
 
 /* Builds k's program on d and creates every device buffer with the default options

@@ -139,12 +139,58 @@ static void test_enqueue_all_events(void **state)
     kc_free(&p);
 }
 
+/* A launch sets only the arguments that changed since its entry point's last launch
+ * (rtm_kexec_args_t): sort's passes (several entry points, a pass value each) and
+ * grid_path's ping-pong give the twin's results job after job, and after a mapped
+ * launch of one block the next job's unmapped launches run every block again
+ * (matrix_add: one launch of many blocks). */
+static void test_args_cached_across_jobs(void **state)
+{
+    (void)state;
+    static const char *const name[] = {"sort", "grid_path", "matrix_add"};
+    const char *const *const keys[] = {(const char *const[]){"n", NULL},
+                                              (const char *const[]){"width", "height", "passes", NULL},
+                                              (const char *const[]){"n", NULL}};
+    const int64_t *const vals[] = {(const int64_t[]){20000}, (const int64_t[]){70, 50, 24},
+                                          (const int64_t[]){300}};
+    for (int kname = 0; kname < 3; kname++) {
+        rtm_kexec_t x;
+        kc_pair_t p;
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            kc_setup(&p, name[kname], kname == 2 ? 64 : 256, 1, seed, keys[kname], vals[kname]);
+            rtm_kinst_run_cpu(&p.cpu);
+            if (seed == 1) {
+                assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
+                assert_true(kname == 2 || x.launches > 2);
+            } else {
+                x.k = &p.gpu; /* the same plan, new host buffers */
+            }
+            if (seed == 2) { /* a partial job first: launch 0's first block, mapped */
+                const uint32_t one = 0;
+                assert_int_equal(rtm_kexec_write_inputs(&x, NULL, NULL), RTM_OK);
+                assert_int_equal(rtm_kexec_enqueue(&x, 0, &one, 1, NULL), RTM_OK);
+                assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
+            }
+            rtm_kexec_timing_t t;
+            assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+            char why[256] = "";
+            if (p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)) != 0)
+                fail_msg("%s seed %llu: %s", name[kname], (unsigned long long)seed, why);
+            if (seed < 3)
+                kc_free(&p);
+        }
+        rtm_kexec_destroy(&x);
+        kc_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix_add_on_opencl),
         cmocka_unit_test(test_first_blocks_unmapped),
         cmocka_unit_test(test_enqueue_all_events),
+        cmocka_unit_test(test_args_cached_across_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }
