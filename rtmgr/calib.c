@@ -94,6 +94,18 @@ static const char probe_src[] =
     "    if (get_global_id(0) == 0xFFFFFFFFu)\n"
     "        out[0] = 0.0f;\n"
     "}\n"
+    /* an empty kernel with a catalogue kernel's arguments (kexec's 8 + grid_path's 8) */
+    "__kernel void rtm_calib_launch(__global float *out, __global uchar *b1, __global uint *b2,\n"
+    "                               const uint u3, const uint u4, const uint u5,\n"
+    "                               __global uint *b6, __global uint *b7, __global uint *src,\n"
+    "                               __global uint *dst, __global const uchar *b10,\n"
+    "                               __global uint *b11, const uint u12, const uint u13,\n"
+    "                               const uint u14, const uint pass)\n"
+    "{\n"
+    "    if (get_global_id(0) == 0xFFFFFFFFu)\n"
+    "        out[0] = (float)(src[0] + dst[0] + u3 + u4 + u5 + u12 + u13 + u14 + pass) +\n"
+    "                 (float)(b1[0] + b2[0] + b6[0] + b7[0] + b10[0] + b11[0]);\n"
+    "}\n"
     "__kernel void rtm_calib_sweep(__global const uint4 *buf, const uint per, const uint passes,\n"
     "                              const uint rot, __global uint *out)\n"
     "{\n"
@@ -1932,9 +1944,23 @@ static rtm_status_t dev_launch(devcal_t *x)
     cl_int err = CL_SUCCESS;
     cl_kernel k = clCreateKernel(x->probe, "rtm_calib_empty", &err);
     RTM_CL_CHECK(err, "clCreateKernel(empty)");
-    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    cl_kernel kl = NULL;
+    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err), ping = NULL,
+           pong = NULL;
     if (err == CL_SUCCESS)
         err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    if (err == CL_SUCCESS)
+        ping = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    if (err == CL_SUCCESS)
+        pong = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    if (err == CL_SUCCESS)
+        kl = clCreateKernel(x->probe, "rtm_calib_launch", &err);
+    for (cl_uint a = 0; a < 16 && err == CL_SUCCESS; a++) { /* out for the pointers */
+        const cl_uint zero = 0;
+        const bool value = (a >= 3 && a <= 5) || a >= 12;
+        err = value ? clSetKernelArg(kl, a, sizeof(zero), &zero)
+                    : clSetKernelArg(kl, a, sizeof(cl_mem), &out);
+    }
     const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
     enum { SPAN = 32 };
     double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1], b2b[REPS + 1];
@@ -1956,16 +1982,25 @@ static rtm_status_t dev_launch(devcal_t *x)
         }
         if (ev)
             clReleaseEvent(ev);
-        /* as a multi-launch job's launches are enqueued (kexec): events on the first and
-         * the last only (an event apiece cost the H100's host 6-8 us a launch), an
-         * argument set before each (the done offset changes from launch to launch);
-         * 32 launches, so that the first's start-up weighs little (8 gave 8.4 and
-         * 15.8 us on two H100 instances, session 12) */
+        /* as a multi-launch job's launches are enqueued (kexec): a kernel of 16 arguments
+         * (the driver copies them at every enqueue; the 1-argument empty kernel's launches
+         * ran at 6.6-7.4 us against grid_path's 10.2 us on the H100), the 4 that change
+         * from launch to launch set before each (the done offset, a ping-pong pair, the
+         * pass), events on the first and the last only (an event apiece cost the H100's
+         * host 6-8 us a launch); 32 launches, so that the first's start-up weighs little
+         * (8 gave 8.4 and 15.8 us on two H100 instances, session 12) */
         cl_event evs[SPAN] = {NULL};
         for (int i = 0; i < SPAN && err == CL_SUCCESS; i++) {
-            err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+            const cl_uint doff = (cl_uint)i * 64u, pass = (cl_uint)i;
+            err = clSetKernelArg(kl, 5, sizeof(doff), &doff);
             if (err == CL_SUCCESS)
-                err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL,
+                err = clSetKernelArg(kl, 8, sizeof(cl_mem), i % 2 ? &pong : &ping);
+            if (err == CL_SUCCESS)
+                err = clSetKernelArg(kl, 9, sizeof(cl_mem), i % 2 ? &ping : &pong);
+            if (err == CL_SUCCESS)
+                err = clSetKernelArg(kl, 15, sizeof(pass), &pass);
+            if (err == CL_SUCCESS)
+                err = clEnqueueNDRangeKernel(x->d->exec, kl, 1, NULL, &global, &local, 0, NULL,
                                              i == 0 || i == SPAN - 1 ? &evs[i] : NULL);
         }
         if (err == CL_SUCCESS)
@@ -1981,6 +2016,12 @@ static rtm_status_t dev_launch(devcal_t *x)
     }
     if (out)
         clReleaseMemObject(out);
+    if (ping)
+        clReleaseMemObject(ping);
+    if (pong)
+        clReleaseMemObject(pong);
+    if (kl)
+        clReleaseKernel(kl);
     clReleaseKernel(k);
     if (err != CL_SUCCESS)
         return rtm_ocl_fail("clEnqueueNDRangeKernel(empty)", err, __FILE__, __LINE__);
