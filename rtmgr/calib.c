@@ -18,8 +18,9 @@
  * Invariants: every figure is RTM_CALIB_REPS samples (the cache sweep: 5 per size) after
  * one warm-up, summarised by rtm_stats_summary (MAD outlier drop, median kept); every
  * fitted model term is fitted through model.c itself (the models are linear in r, so two
- * predictions give the coefficients), so calibration and prediction cannot disagree about
- * a formula;
+ * predictions give the coefficients; a device's multi-launch jobs by parts, linearised
+ * where the model meets the measured time: dev_coef), so calibration and prediction
+ * cannot disagree about a formula;
  * calibration sizes use odd values of a kernel's first size key and validation even
  * ones, so the two never meet; nothing here runs on the real-time path. */
 #include "calib.h"
@@ -820,7 +821,9 @@ typedef struct {
     rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
     const void *kpred_ctx;
     double *r_est;
-    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b);
+    /* a, b at instance k measured at t seconds (the model may be linear in r only by
+     * parts: linearised where it meets t) */
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
     /* optional (NULL: none): the whole job's time estimated from runs of its first
@@ -895,8 +898,6 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     kf->inst_s += rtm_calib_now() - t0;
     *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
     rtm_calib_fig_t f = {0};
-    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b))
-        st = RTM_E_MODEL;
     if (st == RTM_OK) {
         rtm_cost_t cost;
         kf->kern->cost(&in.k, &cost);
@@ -909,6 +910,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
                   : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, pt->t, &pt->a, &pt->b))
+        st = RTM_E_MODEL;
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;
@@ -2615,9 +2618,14 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
     return dev_pred(&p, k);
 }
 
-/* The extended model's kernel time at instance k without memory term is a * r + b:
- * two predictions. */
-static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double *a, double *b)
+/* The extended model's kernel time at instance k without memory term is a * r + b
+ * where every launch is bound by the device (r large: two predictions). A multi-launch
+ * job's further launches may be paced by the host instead (model.c, launches_span), where
+ * the time grows with r by the first launch's share only: there the model is linearised
+ * where it meets the measured time t (r found by bisection, the slope from 5 % about it),
+ * so that the fit's a * r + b describes the point in its own regime. */
+static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double t,
+                     double *a, double *b)
 {
     dpred_t p1 = {bd, ki, 1e-3, false}, p2 = {bd, ki, 2e-3, false};
     const double y1 = dev_pred(&p1, k), y2 = dev_pred(&p2, k);
@@ -2625,7 +2633,35 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
         return false;
     *a = (y2 - y1) / 1e-3;
     *b = y1 - *a * 1e-3;
-    return *a > 0;
+    if (!(*a > 0))
+        return false;
+    if (k->plan.launches < 2 || !(t > 0) || !(*a * 1e-15 + *b < t))
+        return true; /* one launch (linear), or t at or below the model's floor */
+    dpred_t q = {bd, ki, 1e-15, false};
+    if (dev_pred(&q, k) >= t)
+        return true;
+    double lo = 1e-15, hi = 1e-3;
+    for (int i = 0; i < 80; i++) {
+        q.r = sqrt(lo * hi);
+        const double y = dev_pred(&q, k);
+        if (y < 0)
+            return true;
+        if (y < t)
+            lo = q.r;
+        else
+            hi = q.r;
+    }
+    const double r0 = sqrt(lo * hi);
+    q.r = r0 * 0.95;
+    const double ya = dev_pred(&q, k);
+    q.r = r0 * 1.05;
+    const double yb = dev_pred(&q, k);
+    const double slope = (yb - ya) / (0.1 * r0);
+    if (ya >= 0 && yb >= 0 && slope > 0) {
+        *a = slope;
+        *b = 0.5 * (ya + yb) - slope * r0;
+    }
+    return true;
 }
 
 /* Largest work-group size of any entry point of a built kexec. */
@@ -3206,10 +3242,10 @@ typedef struct {
     int ki;
 } dkctx_t;
 
-static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b)
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, d->ki, k, a, b);
+    return dev_coef(d->x->bd, d->ki, k, t, a, b);
 }
 
 static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
@@ -3801,8 +3837,9 @@ static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb)
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *bb)
 {
+    (void)t; /* the pool's model is linear in r */
     const cpred_t *p = ctx;
     cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
     const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);

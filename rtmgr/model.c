@@ -38,8 +38,13 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
- *     kernel = t_fixed + compute + bytes_dev * r_byte + kernel_fixed
- *              + (launches - 1) * kernel_next
+ *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
+ *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) / launches
+ *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte): a further
+ *       launch costs the host's pace of enqueueing, or its own device time when that
+ *       is longer (the launches queue behind the running one; on the H100 the host
+ *       paced grid_path's narrow passes at 10-14 us while its 4 401-wide ones took
+ *       20 us, session 12)
  *       t_fixed: the kernel's own fixed time per job (ktune t_fixed, fitted by
  *       calibration with r; 0 without a per-kernel r): what one job costs beyond its
  *       launches' fixed time and its operations (multi-launch set-up, small clears);
@@ -55,10 +60,11 @@
  *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
  *       The enqueue-to-start latency (`launch`) is outside that span and outside the
  *       measured execution time, so it is not charged here.
- *       kernel_next: each further launch of a multi-launch job (sort's passes,
- *       grid_path's relaxations), calibrated as the interval of back-to-back empty
- *       kernels on one queue (first START to last END over their count, events on
- *       those two only, as kexec asks for a job's launches): on the H100
+ *       kernel_next: the host's pace for each further launch of a multi-launch job
+ *       (sort's passes, grid_path's relaxations), calibrated as the interval of
+ *       back-to-back launches of an empty kernel with a catalogue kernel's arguments
+ *       on one queue (first START to last END over their count, events on those two
+ *       only, as kexec enqueues a job's launches): before session 12, on the H100
  *       13.1 us against 5.6 us for one launch's START->END, because the span holds the
  *       gaps between launches. Without it every launch costs kernel_fixed (older
  *       profiles), which made calibration fit sort's 15..80 launches into a 232 us
@@ -408,19 +414,22 @@ static double commands(params_t *p, uint32_t n, int first, int next)
     return f + (double)(n > 1u ? n - 1u : 0u) * g;
 }
 
-/* Fixed time of a job's `launches` in its kernel span: the first launch costs
- * kernel_fixed, each further one kernel_next when calibrated (the interval of
- * back-to-back launches), else kernel_fixed again. `launches` may be fractional (the
- * rest of a preempted job). */
-static double launches_fixed(params_t *p, double launches)
+/* A job's kernel span over its `launches`, `work` the device time of its operations
+ * and memory traffic, spread evenly (d per launch): the first launch costs kernel_fixed
+ * + d; each further one the pace at which the host enqueues launches, kernel_next
+ * (calibrated as a job's launches are enqueued), or kernel_fixed + d when the device is
+ * slower than that (the launches then queue behind the running one). Without
+ * kernel_next (older profiles) every launch costs kernel_fixed on top of the work, and
+ * a count below one (the rest of a preempted one-launch job) that share of a launch. */
+static double launches_span(params_t *p, double launches, double work)
 {
     const double f = param(p, RTM_DEV_P_kernel_fixed, false);
     if (!(launches > 0.0))
-        return 0.0;
-    if (!p->have[RTM_DEV_P_kernel_next])
-        return launches * f;
-    const double first = launches < 1.0 ? launches : 1.0;
-    return first * f + (launches - first) * param(p, RTM_DEV_P_kernel_next, false);
+        return work;
+    if (!p->have[RTM_DEV_P_kernel_next] || launches <= 1.0)
+        return launches * f + work;
+    const double d = work / launches, next = param(p, RTM_DEV_P_kernel_next, false);
+    return f + d + (launches - 1.0) * max2(next, f + d);
 }
 
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
@@ -464,7 +473,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double rb = rk > 0.0 ? kernel_term(d->ktune, j->kernel,
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
-    const double kernel = tf + compute + w->bytes_dev * rb + launches_fixed(&p, w->launches);
+    const double kernel = tf + launches_span(&p, w->launches, compute + w->bytes_dev * rb);
     finish(t, &p, ws, kernel, wr, setup);
 }
 
