@@ -2623,7 +2623,10 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
  * job's further launches may be paced by the host instead (model.c, launches_span), where
  * the time grows with r by the first launch's share only: there the model is linearised
  * where it meets the measured time t (r found by bisection, the slope from 5 % about it),
- * so that the fit's a * r + b describes the point in its own regime. */
+ * so that the fit's a * r + b describes the point in its own regime; a point at or below
+ * the host's pace alone (r -> 0) gets that regime's terms (slope a / launches), which the
+ * fit cannot meet exactly: session 12 e's H100 fit a width-65 grid_path point measured
+ * under that pace with the device-bound terms and put a t_fixed of 768 us on every job. */
 static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double t,
                      double *a, double *b)
 {
@@ -2635,11 +2638,17 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
     *b = y1 - *a * 1e-3;
     if (!(*a > 0))
         return false;
-    if (k->plan.launches < 2 || !(t > 0) || !(*a * 1e-15 + *b < t))
-        return true; /* one launch (linear), or t at or below the model's floor */
+    if (k->plan.launches < 2 || !(t > 0))
+        return true; /* one launch: linear */
     dpred_t q = {bd, ki, 1e-15, false};
-    if (dev_pred(&q, k) >= t)
+    const double floor_s = dev_pred(&q, k);
+    if (floor_s < 0)
         return true;
+    if (floor_s >= t) { /* at or below the host's pace: the first launch's share alone */
+        *a /= (double)k->plan.launches;
+        *b = floor_s;
+        return true;
+    }
     double lo = 1e-15, hi = 1e-3;
     for (int i = 0; i < 80; i++) {
         q.r = sqrt(lo * hi);
