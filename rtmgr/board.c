@@ -40,7 +40,7 @@ static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", 
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss"};
+                                         "r_miss", "t_next"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -213,6 +213,16 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                 return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
                                            "r_miss and r_big exclude each other in %s", where);
         }
+        /* optional (absent in profiles made before it: 0 = the device's kernel_next) */
+        double t_next = 0.0;
+        if (f[12] >= 0) {
+            st = rtm_yamldoc_quantity(doc, f[12], where, RTM_UNIT_TIME, &t_next, diag);
+            if (st != RTM_OK)
+                break;
+            if (!(t_next >= 0))
+                return rtm_yamldoc_fail_at(doc, f[12], RTM_E_CFG_VALUE, diag,
+                                           "t_next must not be negative in %s", where);
+        }
         /* optional (absent in profiles made before it: the executive's default) */
         int64_t poll = -1;
         if (f[10] >= 0 && (st = rtm_yamldoc_int(doc, f[10], where, 0, 1 << 20, &poll, diag)) != RTM_OK)
@@ -229,6 +239,7 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         kt[k].r_byte = ext[3];
         kt[k].p_ops = ext[4];
         kt[k].x_ref = ext[5];
+        kt[k].t_next = t_next;
     }
     return st;
 }
@@ -484,6 +495,8 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             put_term(f, "p_ops", kt[k].p_ops, RTM_UNIT_COUNT);
             put_term(f, "x_ref", kt[k].x_ref, RTM_UNIT_COUNT);
         }
+        if (kt[k].t_next != 0.0)
+            put_term(f, "t_next", kt[k].t_next, RTM_UNIT_TIME);
         if (kt[k].poll_every != 0)
             fprintf(f, ", poll_every: %u",
                     kt[k].poll_every == RTM_BOARD_POLL_NONE ? 0u : kt[k].poll_every);
@@ -538,7 +551,7 @@ static bool ktune_finite(const rtm_board_ktune_t *kt)
 {
     return isfinite(kt->r_op) && isfinite(kt->mem_rate) && isfinite(kt->t_fixed) &&
            isfinite(kt->r_big) && isfinite(kt->r_miss) && isfinite(kt->knee) && isfinite(kt->r_byte) &&
-           isfinite(kt->p_ops) && isfinite(kt->x_ref);
+           isfinite(kt->p_ops) && isfinite(kt->x_ref) && isfinite(kt->t_next);
 }
 
 static bool all_finite(const rtm_board_t *b)

@@ -92,6 +92,9 @@ typedef struct {
     double p_ops;    /* the operations' time scales as (Z * li / x_ref)^p_ops on top of
                       * linear (0 <= p_ops <= 1, extended model), 0 when none */
     double x_ref;    /* reference operation count of p_ops (> 0 when p_ops is set) */
+    double t_next;   /* each further launch of a multi-launch job while the host paces them
+                      * (s, extended model, devices: the kernel's own launches at a small
+                      * size), 0 = the device's kernel_next */
     uint32_t poll_every; /* calibrated in-loop poll period (RTM_POLL_EVERY, devices only):
                           * 0 = not calibrated (the executive's default),
                           * RTM_BOARD_POLL_NONE = no in-loop polls (YAML `poll_every: 0`) */

@@ -2601,7 +2601,8 @@ static double dev_pred(const void *ctx, const rtm_kinst_t *k)
     static rtm_board_dev_t tmp;
     tmp = *p->bd;
     if (p->ki >= 0 && p->r > 0)
-        tmp.ktune[p->ki] = (rtm_board_ktune_t){.have = true, .tune = k->tune, .r_op = p->r};
+        tmp.ktune[p->ki] = (rtm_board_ktune_t){.have = true, .tune = k->tune, .r_op = p->r,
+                                               .t_next = p->bd->ktune[p->ki].t_next};
     rtm_model_job_t job;
     rtm_model_pred_t pr;
     if (rtm_model_job_make(k, &job) != RTM_OK ||
@@ -3459,6 +3460,96 @@ static void phase_fmt(char *buf, size_t len, const devcal_t *x, const phase_t *a
 
 /* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
  * at the calibration sizes. */
+/* Launches from which a kernel's own pace is measured, and the most doublings of its
+ * first key that dev_pace tries to reach them. */
+#define PACE_LAUNCHES 8
+#define PACE_DOUBLINGS 24
+
+/* The kernel's own launch pace on the device (ktune t_next) when its jobs launch 3 times
+ * or more: a job at its smallest size (first key at its minimum, doubled until it
+ * launches PACE_LAUNCHES times, the other keys at their defaults), where each launch's
+ * device time is about kernel_fixed and the host's enqueueing paces the launches; warmed
+ * up, REPS kernel-only runs: t_next = (span - kernel_fixed) / (launches - 1) from the
+ * median span, or on a GPU the host's median enqueueing time per launch (*enq) when
+ * that is shorter.
+ * The empty probe kernel's pace (kernel_next) was no proxy for a real job's: on one
+ * H100 instance 13.6 us against grid_path's 9.3 us and radix_sort's 8.1 us, and
+ * grid_path's widths 64-3500 validated +44-60 % (session 13). 0 when not measured. */
+static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, uint32_t *launches,
+                       int64_t *key, double *enq)
+{
+    if (kern->n_keys == 0)
+        return 0.0;
+    rtm_kinst_t k;
+    int64_t key0 = kern->keys[0].min > 0 ? kern->keys[0].min : 1;
+    bool ok = false;
+    for (int i = 0; i < PACE_DOUBLINGS && key0 <= kern->keys[0].max; i++, key0 *= 2) {
+        ok = size_plan(kern, key0, tune, &x->lim, &k);
+        if (!ok || k.plan.launches >= PACE_LAUNCHES)
+            break;
+    }
+    if (!ok || k.plan.launches < 3)
+        return 0.0;
+    rtm_calib_inst_t in;
+    if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
+        return 0.0;
+    rtm_kexec_t ex;
+    rtm_status_t st = dev_kexec(x, &in, &ex);
+    double span[REPS], host[REPS];
+    if (st == RTM_OK) {
+        /* warm-up as the points' (dev_measure on a GPU): the whole job once, then
+         * kernel-only jobs until RTM_CALIB_WARM_S have run. After one job alone the H100
+         * host enqueued sort's launches at 15.0 us, grid_path's at 13.9 us, and the
+         * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
+        double warmed = 0.0;
+        for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, RTM_CALIB_WARM_S); w++) {
+            double s = 0.0;
+            rtm_kexec_timing_t t;
+            if (w > 0) {
+                st = kernel_only(&ex, 0, &s);
+            } else {
+                st = rtm_kexec_run(&ex, &t);
+                s = t.in_s + t.kernel_s + t.out_s;
+            }
+            warmed += s;
+        }
+        for (int r = 0; r < REPS && st == RTM_OK; r++) {
+            cl_event k0 = NULL, k1 = NULL;
+            st = rtm_kexec_clear(&ex, NULL, NULL);
+            const double h0 = rtm_calib_now();
+            if (st == RTM_OK)
+                st = rtm_kexec_enqueue_all(&ex, 0, &k0, &k1);
+            host[r] = rtm_calib_now() - h0;
+            const cl_int err = clFinish(ex.dev->exec);
+            if (st == RTM_OK && err != CL_SUCCESS)
+                st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+            span[r] = st == RTM_OK ? span_s(k0, k1 ? k1 : k0) : 0.0;
+            release_ev(&k0);
+            release_ev(&k1);
+        }
+        rtm_kexec_destroy(&ex);
+        x->run_s += rtm_calib_now();
+    }
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return 0.0;
+    const double fixed = x->bd->have[RTM_DEV_P_kernel_fixed] ? x->bd->param[RTM_DEV_P_kernel_fixed]
+                                                             : 0.0;
+    const double s = rtm_calib_summary(span, REPS, NULL);
+    *launches = k.plan.launches;
+    *key = key0;
+    *enq = rtm_calib_summary(host, REPS, NULL) / (double)k.plan.launches;
+    const double pace = s > fixed ? (s - fixed) / (double)(k.plan.launches - 1) : 0.0;
+    /* a GPU runs the launches as the host enqueues them: the host's enqueueing is the
+     * pace, and the span's share can only add launches' own work (sort's chunk sort and
+     * merges at n = 32768: 16.0 us a launch against 9.95 us enqueueing on the H100, and
+     * validation's n = 131072-330000 ran at 10.5-12 us); on PoCL the device's own
+     * per-launch cost is what the span holds (grid_path's 73-79 us a launch against
+     * 4.8-5.4 us enqueueing on the H100 host) */
+    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    return gpu && *enq > 0.0 && *enq < pace ? *enq : pace;
+}
+
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 {
     cal_t *c = x->c;
@@ -3485,6 +3576,17 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         }
     }
     const phase_t m1 = phase_mark(x);
+    uint32_t pace_l = 0;
+    int64_t pace_key = 0;
+    double enq = 0.0;
+    const double t_next = dev_pace(x, kern, tune, &pace_l, &pace_key, &enq);
+    kt->t_next = t_next; /* the points' predictions (dev_pred) and their fit use it */
+    if (t_next > 0)
+        note(c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
+                "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
+             pace_l, kern->keys[0].name, (long long)pace_key,
+             t_next == enq ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
+             enq * 1e6);
     dkctx_t dk = {x, (int)ki};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
@@ -3517,6 +3619,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
                  "the largest point's own r, else the device's r_op", kt,
                  &c->rec->dev_k[x->di][ki]);
+    kt->t_next = t_next;
     return RTM_OK;
 }
 
@@ -4272,6 +4375,7 @@ static void round_ktune(rtm_board_ktune_t *kt)
         kt[k].r_byte = round4(kt[k].r_byte, RTM_UNIT_TIME);
         kt[k].x_ref = round4(kt[k].x_ref, RTM_UNIT_COUNT);
         kt[k].p_ops = round4(kt[k].p_ops, RTM_UNIT_COUNT);
+        kt[k].t_next = round4(kt[k].t_next, RTM_UNIT_TIME);
         if (kt[k].p_ops == 0.0 || kt[k].x_ref == 0.0) /* written only as a pair */
             kt[k].p_ops = kt[k].x_ref = 0.0;
         if ((kt[k].r_big == 0.0 && kt[k].r_miss == 0.0) || kt[k].knee == 0.0)

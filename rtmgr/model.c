@@ -69,6 +69,11 @@
  *       gaps between launches. Without it every launch costs kernel_fixed (older
  *       profiles), which made calibration fit sort's 15..80 launches into a 232 us
  *       t_fixed (+33 % at n = 131072).
+ *       t_next: the kernel's own pace (ktune t_next), in place of kernel_next when
+ *       calibrated: its launches at a small size (grid_path width 1, radix_sort n = 1),
+ *       (span - kernel_fixed) / (launches - 1). The empty kernel's pace was no proxy
+ *       for a real job's: on one H100 instance 13.6 us against grid_path's 9.3 and
+ *       radix_sort's 8.1 us (session 13: grid_path widths 64-3500 +44-60 %).
  *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
  *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
  *       spans units) and runs `resident` of them at once; with fewer it still takes
@@ -416,19 +421,21 @@ static double commands(params_t *p, uint32_t n, int first, int next)
 
 /* A job's kernel span over its `launches`, `work` the device time of its operations
  * and memory traffic, spread evenly (d per launch): the first launch costs kernel_fixed
- * + d; each further one the pace at which the host enqueues launches, kernel_next
- * (calibrated as a job's launches are enqueued), or kernel_fixed + d when the device is
+ * + d; each further one the pace at which the host enqueues launches: the kernel's own
+ * t_next when calibrated (t_next > 0), else the device's kernel_next (calibrated as a
+ * job's launches are enqueued), or kernel_fixed + d when the device is
  * slower than that (the launches then queue behind the running one). Without
  * kernel_next (older profiles) every launch costs kernel_fixed on top of the work, and
  * a count below one (the rest of a preempted one-launch job) that share of a launch. */
-static double launches_span(params_t *p, double launches, double work)
+static double launches_span(params_t *p, double launches, double work, double t_next)
 {
     const double f = param(p, RTM_DEV_P_kernel_fixed, false);
     if (!(launches > 0.0))
         return work;
-    if (!p->have[RTM_DEV_P_kernel_next] || launches <= 1.0)
+    if ((!p->have[RTM_DEV_P_kernel_next] && !(t_next > 0.0)) || launches <= 1.0)
         return launches * f + work;
-    const double d = work / launches, next = param(p, RTM_DEV_P_kernel_next, false);
+    const double d = work / launches;
+    const double next = t_next > 0.0 ? t_next : param(p, RTM_DEV_P_kernel_next, false);
     return f + d + (launches - 1.0) * max2(next, f + d);
 }
 
@@ -473,7 +480,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double rb = rk > 0.0 ? kernel_term(d->ktune, j->kernel,
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
-    const double kernel = tf + launches_span(&p, w->launches, compute + w->bytes_dev * rb);
+    const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
+    const double kernel = tf + launches_span(&p, w->launches, compute + w->bytes_dev * rb, tn);
     finish(t, &p, ws, kernel, wr, setup);
 }
 

@@ -70,6 +70,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].r_big == y[k].r_big);
         assert_true(x[k].r_miss == y[k].r_miss);
         assert_true(x[k].knee == y[k].knee);
+        assert_true(x[k].t_next == y[k].t_next);
         assert_int_equal(x[k].poll_every, y[k].poll_every);
     }
 }
@@ -218,6 +219,7 @@ static void test_round_trip_synthetic(void **state)
             .r_big = i % 2 ? 4.0e-9 : 0.0,
             .r_miss = i % 4 == 2 ? 5.0e-9 : 0.0,
             .knee = i % 2 || i % 4 == 2 ? 64.0 * 1024 * 1024 : 0.0,
+            .t_next = i % 3 == 1 ? 9.25e-6 : 0.0,
             /* absent (default), a period, and no in-loop polls (`poll_every: 0`) */
             .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE};
     }

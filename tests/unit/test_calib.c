@@ -47,7 +47,7 @@ static int group_setup(void **state)
     if (!mkdtemp(dir))
         return -1;
     snprintf(profile, sizeof(profile), "%s/quick.yaml", dir);
-    const char *args[] = {"calibrate", "-o", profile, "--quick", "--kernels", "matrix_add",
+    const char *args[] = {"calibrate", "-o", profile, "--quick", "--kernels", "matrix_add,radix_sort",
                           "--quiet", NULL};
     const int rc = run_rtmgr(args);
     if (rc != 0)
@@ -106,6 +106,14 @@ static void test_quick_profile_complete(void **state)
     assert_true(b.cpu_ktune[ki].have && b.cpu_ktune[ki].r_op > 0);
     for (uint32_t i = 0; i < b.n_devs; i++)
         assert_true(b.dev[i].ktune[ki].have && b.dev[i].ktune[ki].r_op > 0);
+    /* a multi-launch kernel's own pace on every device (radix_sort: 12 launches at
+     * n = 1); one launch has none */
+    const int kr = rtm_kernel_index(rtm_kernel_find("radix_sort"));
+    assert_true(kr >= 0);
+    for (uint32_t i = 0; i < b.n_devs; i++) {
+        assert_true(b.dev[i].ktune[kr].have && b.dev[i].ktune[kr].t_next > 0);
+        assert_true(b.dev[i].ktune[ki].t_next == 0.0);
+    }
 
     /* the file says how it was made, the outlier rule and every figure's spread */
     char text[1 << 16];
@@ -118,6 +126,7 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "MAD"));
     assert_non_null(strstr(text, "spread"));
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
+    assert_non_null(strstr(text, ": radix_sort: t_next "));
     /* no silent fallback: the run counts them, and every one is a FALLBACK note */
     const char *fb = strstr(text, "fallbacks to defaults: ");
     assert_non_null(fb);

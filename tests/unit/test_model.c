@@ -283,6 +283,14 @@ static void test_gpu_extended_launches(void **state)
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, (int64_t)(15 * 5000.0 + work + 0.5));
     dev_set(&d, RTM_DEV_P_kernel_next, 13e-6);
+    /* the kernel's own pace (ktune t_next 9 us) replaces the device's kernel_next */
+    d.ktune[j.kernel] = (rtm_board_ktune_t){.have = true, .tune = {64, 1}, .r_op = 1e-13};
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const int64_t own_r = (int64_t)p.ext.kernel_ns;
+    d.ktune[j.kernel].t_next = 9e-6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(own_r - (int64_t)p.ext.kernel_ns, 14 * 4000);
+    d.ktune[j.kernel] = (rtm_board_ktune_t){0};
     /* one launch: kernel_next plays no part */
     j.cost.launches = 1;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
