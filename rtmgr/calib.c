@@ -3550,6 +3550,33 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, u
     return gpu && *enq > 0.0 && *enq < pace ? *enq : pace;
 }
 
+/* t_next no longer than any point of the kernel allows: a point of L launches that took t
+ * bounds the pace by (t - kernel_fixed) / (L - 1). Past that bound t_next is lowered to
+ * it and the points' a * r + b are taken again (dev_coef) with it. The H100 host once
+ * enqueued sort's launches at n = 32 768 at 112 us each, while its point at n = 131 073
+ * ran 23 launches in 0.278 ms: with 112 us validation put sort's small sizes at +480 %
+ * (session 13 d). Returns the cap applied, 0 when none. */
+static double pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
+{
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    const double fixed = x->bd->have[RTM_DEV_P_kernel_fixed] ? x->bd->param[RTM_DEV_P_kernel_fixed]
+                                                             : 0.0;
+    double cap = kt->t_next;
+    rtm_kinst_t k;
+    for (uint32_t i = 0; i < n; i++)
+        if (!pts[i].part && size_plan(kern, pts[i].key, tune, NULL, &k) && k.plan.launches > 2 &&
+            pts[i].t > fixed)
+            cap = fmin(cap, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
+    if (!(cap < kt->t_next))
+        return 0.0;
+    kt->t_next = cap;
+    for (uint32_t i = 0; i < n; i++)
+        if (size_plan(kern, pts[i].key, tune, NULL, &k))
+            (void)dev_coef(x->bd, (int)ki, &k, pts[i].t, &pts[i].a, &pts[i].b);
+    return cap;
+}
+
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 {
     cal_t *c = x->c;
@@ -3605,6 +3632,11 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
+    const double t_measured = kt->t_next;
+    if (st == RTM_OK && t_measured > 0 && pace_cap(x, ki, tune, pts, n) > 0)
+        note(c, "%s: %s: t_next lowered from %.4gus to %.4gus, the most its points allow",
+             x->bd->name, kern->name, t_measured * 1e6, kt->t_next * 1e6);
+    const double t_next_kept = kt->t_next;
     char points_t[160];
     phase_fmt(points_t, sizeof(points_t), x, &m1);
     note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s, instances made and "
@@ -3619,7 +3651,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
                  "the largest point's own r, else the device's r_op", kt,
                  &c->rec->dev_k[x->di][ki]);
-    kt->t_next = t_next;
+    kt->t_next = t_next_kept;
     return RTM_OK;
 }
 
