@@ -2705,6 +2705,26 @@ static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_
     return st;
 }
 
+/* Warm-up: one whole job, then (warm_s > 0) more until they have run warm_s, kernel-only
+ * when `alone` (its inputs stay on the device). */
+static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
+{
+    rtm_status_t st = RTM_OK;
+    double warmed = 0.0;
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, warm_s); w++) {
+        double s = 0.0;
+        rtm_kexec_timing_t t;
+        if (w > 0 && alone) {
+            st = kernel_only(ex, 0, &s);
+        } else {
+            st = rtm_kexec_run(ex, &t);
+            s = t.in_s + t.kernel_s + t.out_s;
+        }
+        warmed += s;
+    }
+    return st;
+}
+
 /* The kexec of instance `in` for dev_measure / dev_measure_part, with the build or cache
  * load counted; RTM_E_RANGE when the program cannot run the instance's work-group. */
 static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
@@ -2749,19 +2769,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     if (reps > REPS)
         reps = REPS;
     double samp[REPS + 1];
-    /* warm-up: one whole job, then (warm_s > 0) more until they have run warm_s */
-    double warmed = 0.0;
-    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, warm_s); w++) {
-        double s = 0.0;
-        rtm_kexec_timing_t t;
-        if (w > 0 && alone) {
-            st = kernel_only(&ex, 0, &s);
-        } else {
-            st = rtm_kexec_run(&ex, &t);
-            s = t.in_s + t.kernel_s + t.out_s;
-        }
-        warmed += s;
-    }
+    st = warm_up(&ex, alone, warm_s);
     for (int r = 1; r <= reps && st == RTM_OK; r++) {
         if (alone) {
             st = kernel_only(&ex, 0, &samp[r]);
@@ -3501,18 +3509,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, u
          * kernel-only jobs until RTM_CALIB_WARM_S have run. After one job alone the H100
          * host enqueued sort's launches at 15.0 us, grid_path's at 13.9 us, and the
          * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
-        double warmed = 0.0;
-        for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, RTM_CALIB_WARM_S); w++) {
-            double s = 0.0;
-            rtm_kexec_timing_t t;
-            if (w > 0) {
-                st = kernel_only(&ex, 0, &s);
-            } else {
-                st = rtm_kexec_run(&ex, &t);
-                s = t.in_s + t.kernel_s + t.out_s;
-            }
-            warmed += s;
-        }
+        st = warm_up(&ex, true, RTM_CALIB_WARM_S);
         for (int r = 0; r < REPS && st == RTM_OK; r++) {
             cl_event k0 = NULL, k1 = NULL;
             st = rtm_kexec_clear(&ex, NULL, NULL);
