@@ -176,18 +176,26 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                 return rtm_yamldoc_fail_at(doc, f[3], RTM_E_CFG_VALUE, diag,
                                            "mem_rate must be greater than zero in %s", where);
         }
-        /* optional extended-model terms (absent in profiles made before them: 0 = off) */
-        double ext[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        static const rtm_unit_t ext_unit[6] = {RTM_UNIT_TIME, RTM_UNIT_TIME,  RTM_UNIT_BYTES,
-                                               RTM_UNIT_TIME, RTM_UNIT_COUNT, RTM_UNIT_COUNT};
-        for (int e = 0; e < 6 && st == RTM_OK; e++) {
-            if (f[4 + e] < 0)
+        /* optional extended-model terms, each >= 0 (absent in profiles made before them:
+         * 0 = off; t_next 0 = the device's kernel_next): t_fixed r_big knee r_byte p_ops
+         * x_ref r_miss t_next, by their ktune_keys index */
+        enum { N_EXT = 8 };
+        double ext[N_EXT] = {0.0};
+        static const struct {
+            int key;
+            rtm_unit_t unit;
+        } ext_def[N_EXT] = {{4, RTM_UNIT_TIME},   {5, RTM_UNIT_TIME},   {6, RTM_UNIT_BYTES},
+                            {7, RTM_UNIT_TIME},   {8, RTM_UNIT_COUNT},  {9, RTM_UNIT_COUNT},
+                            {11, RTM_UNIT_TIME},  {12, RTM_UNIT_TIME}};
+        for (int e = 0; e < N_EXT && st == RTM_OK; e++) {
+            const int32_t at = f[ext_def[e].key];
+            if (at < 0)
                 continue;
-            st = rtm_yamldoc_quantity(doc, f[4 + e], where, ext_unit[e], &ext[e], diag);
+            st = rtm_yamldoc_quantity(doc, at, where, ext_def[e].unit, &ext[e], diag);
             if (st == RTM_OK && !(ext[e] >= 0))
-                return rtm_yamldoc_fail_at(doc, f[4 + e], RTM_E_CFG_VALUE, diag,
-                                           "%s must not be negative in %s", ktune_keys[4 + e],
-                                           where);
+                return rtm_yamldoc_fail_at(doc, at, RTM_E_CFG_VALUE, diag,
+                                           "%s must not be negative in %s",
+                                           ktune_keys[ext_def[e].key], where);
         }
         if (st != RTM_OK)
             break;
@@ -197,32 +205,13 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         if (ext[4] > 0.0 && !(ext[5] > 0.0))
             return rtm_yamldoc_fail_at(doc, f[9], RTM_E_CFG_VALUE, diag,
                                        "p_ops needs x_ref greater than zero in %s", where);
-        /* optional (absent in profiles made before it: 0 = off) */
-        double r_miss = 0.0;
-        if (f[11] >= 0) {
-            st = rtm_yamldoc_quantity(doc, f[11], where, RTM_UNIT_TIME, &r_miss, diag);
-            if (st != RTM_OK)
-                break;
-            if (!(r_miss >= 0))
-                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
-                                           "r_miss must not be negative in %s", where);
-            if (r_miss > 0.0 && !(ext[2] > 0.0))
-                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
-                                           "r_miss needs knee greater than zero in %s", where);
-            if (r_miss > 0.0 && ext[1] > 0.0)
-                return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
-                                           "r_miss and r_big exclude each other in %s", where);
-        }
-        /* optional (absent in profiles made before it: 0 = the device's kernel_next) */
-        double t_next = 0.0;
-        if (f[12] >= 0) {
-            st = rtm_yamldoc_quantity(doc, f[12], where, RTM_UNIT_TIME, &t_next, diag);
-            if (st != RTM_OK)
-                break;
-            if (!(t_next >= 0))
-                return rtm_yamldoc_fail_at(doc, f[12], RTM_E_CFG_VALUE, diag,
-                                           "t_next must not be negative in %s", where);
-        }
+        const double r_miss = ext[6];
+        if (r_miss > 0.0 && !(ext[2] > 0.0))
+            return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
+                                       "r_miss needs knee greater than zero in %s", where);
+        if (r_miss > 0.0 && ext[1] > 0.0)
+            return rtm_yamldoc_fail_at(doc, f[11], RTM_E_CFG_VALUE, diag,
+                                       "r_miss and r_big exclude each other in %s", where);
         /* optional (absent in profiles made before it: the executive's default) */
         int64_t poll = -1;
         if (f[10] >= 0 && (st = rtm_yamldoc_int(doc, f[10], where, 0, 1 << 20, &poll, diag)) != RTM_OK)
@@ -239,7 +228,7 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         kt[k].r_byte = ext[3];
         kt[k].p_ops = ext[4];
         kt[k].x_ref = ext[5];
-        kt[k].t_next = t_next;
+        kt[k].t_next = ext[7];
     }
     return st;
 }

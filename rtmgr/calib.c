@@ -2689,13 +2689,17 @@ static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
 
 /* One kernel-only run of a job whose inputs are already on the device: the block
  * control cleared, every launch (with `first` > 0: each launch's first `first` blocks
- * alone, unmapped), clFinish; the kernel span. */
-static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_s)
+ * alone, unmapped), clFinish; the kernel span, and in *enq_s (may be NULL) the host's
+ * time in enqueueing the launches. */
+static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_s, double *enq_s)
 {
     cl_event k0 = NULL, k1 = NULL;
     rtm_status_t st = rtm_kexec_clear(ex, NULL, NULL);
+    const double h0 = rtm_calib_now();
     if (st == RTM_OK)
         st = rtm_kexec_enqueue_all(ex, first, &k0, &k1);
+    if (enq_s)
+        *enq_s = rtm_calib_now() - h0;
     const cl_int err = clFinish(ex->dev->exec);
     if (st == RTM_OK && err != CL_SUCCESS)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
@@ -2715,7 +2719,7 @@ static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
         double s = 0.0;
         rtm_kexec_timing_t t;
         if (w > 0 && alone) {
-            st = kernel_only(ex, 0, &s);
+            st = kernel_only(ex, 0, &s, NULL);
         } else {
             st = rtm_kexec_run(ex, &t);
             s = t.in_s + t.kernel_s + t.out_s;
@@ -2772,7 +2776,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     st = warm_up(&ex, alone, warm_s);
     for (int r = 1; r <= reps && st == RTM_OK; r++) {
         if (alone) {
-            st = kernel_only(&ex, 0, &samp[r]);
+            st = kernel_only(&ex, 0, &samp[r], NULL);
             continue;
         }
         rtm_kexec_timing_t t;
@@ -2819,7 +2823,7 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
         reps = REPS;
     double samp[REPS + 1];
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
-        st = kernel_only(&ex, (uint32_t)m64, &samp[r]);
+        st = kernel_only(&ex, (uint32_t)m64, &samp[r], NULL);
         if (r == 0 && st == RTM_OK)
             reps = reps_after_warmup(samp[0], reps);
     }
@@ -3473,18 +3477,23 @@ static void phase_fmt(char *buf, size_t len, const devcal_t *x, const phase_t *a
 #define PACE_LAUNCHES 8
 #define PACE_DOUBLINGS 24
 
+/* kernel_fixed, 0 when not calibrated. */
+static double dev_kernel_fixed(const rtm_board_dev_t *bd)
+{
+    return bd->have[RTM_DEV_P_kernel_fixed] ? bd->param[RTM_DEV_P_kernel_fixed] : 0.0;
+}
+
 /* The kernel's own launch pace on the device (ktune t_next) when its jobs launch 3 times
  * or more: a job at its smallest size (first key at its minimum, doubled until it
  * launches PACE_LAUNCHES times, the other keys at their defaults), where each launch's
  * device time is about kernel_fixed and the host's enqueueing paces the launches; warmed
  * up, REPS kernel-only runs: t_next = (span - kernel_fixed) / (launches - 1) from the
- * median span, or on a GPU the host's median enqueueing time per launch (*enq) when
- * that is shorter.
- * The empty probe kernel's pace (kernel_next) was no proxy for a real job's: on one
- * H100 instance 13.6 us against grid_path's 9.3 us and radix_sort's 8.1 us, and
- * grid_path's widths 64-3500 validated +44-60 % (session 13). 0 when not measured. */
-static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, uint32_t *launches,
-                       int64_t *key, double *enq)
+ * median span, or on a GPU the host's median enqueueing time per launch when that is
+ * shorter; noted with both. The empty probe kernel's pace (kernel_next) was no proxy for
+ * a real job's: on one H100 instance 13.6 us against grid_path's 9.3 us and radix_sort's
+ * 8.1 us, and grid_path's widths 64-3500 validated +44-60 % (session 13). 0 when not
+ * measured. */
+static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
 {
     if (kern->n_keys == 0)
         return 0.0;
@@ -3505,46 +3514,37 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, u
     rtm_status_t st = dev_kexec(x, &in, &ex);
     double span[REPS], host[REPS];
     if (st == RTM_OK) {
-        /* warm-up as the points' (dev_measure on a GPU): the whole job once, then
-         * kernel-only jobs until RTM_CALIB_WARM_S have run. After one job alone the H100
+        /* warm-up as the points' (dev_measure on a GPU): after one job alone the H100
          * host enqueued sort's launches at 15.0 us, grid_path's at 13.9 us, and the
          * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
         st = warm_up(&ex, true, RTM_CALIB_WARM_S);
-        for (int r = 0; r < REPS && st == RTM_OK; r++) {
-            cl_event k0 = NULL, k1 = NULL;
-            st = rtm_kexec_clear(&ex, NULL, NULL);
-            const double h0 = rtm_calib_now();
-            if (st == RTM_OK)
-                st = rtm_kexec_enqueue_all(&ex, 0, &k0, &k1);
-            host[r] = rtm_calib_now() - h0;
-            const cl_int err = clFinish(ex.dev->exec);
-            if (st == RTM_OK && err != CL_SUCCESS)
-                st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
-            span[r] = st == RTM_OK ? span_s(k0, k1 ? k1 : k0) : 0.0;
-            release_ev(&k0);
-            release_ev(&k1);
-        }
+        for (int r = 0; r < REPS && st == RTM_OK; r++)
+            st = kernel_only(&ex, 0, &span[r], &host[r]);
         rtm_kexec_destroy(&ex);
         x->run_s += rtm_calib_now();
     }
     rtm_calib_inst_free(&in);
     if (st != RTM_OK)
         return 0.0;
-    const double fixed = x->bd->have[RTM_DEV_P_kernel_fixed] ? x->bd->param[RTM_DEV_P_kernel_fixed]
-                                                             : 0.0;
-    const double s = rtm_calib_summary(span, REPS, NULL);
-    *launches = k.plan.launches;
-    *key = key0;
-    *enq = rtm_calib_summary(host, REPS, NULL) / (double)k.plan.launches;
-    const double pace = s > fixed ? (s - fixed) / (double)(k.plan.launches - 1) : 0.0;
+    const double fixed = dev_kernel_fixed(x->bd), s = rtm_calib_summary(span, REPS, NULL);
+    const double L = (double)k.plan.launches;
+    const double enq = rtm_calib_summary(host, REPS, NULL) / L;
+    const double pace = s > fixed ? (s - fixed) / (L - 1.0) : 0.0;
     /* a GPU runs the launches as the host enqueues them: the host's enqueueing is the
      * pace, and the span's share can only add launches' own work (sort's chunk sort and
      * merges at n = 32768: 16.0 us a launch against 9.95 us enqueueing on the H100, and
      * validation's n = 131072-330000 ran at 10.5-12 us); on PoCL the device's own
      * per-launch cost is what the span holds (grid_path's 73-79 us a launch against
      * 4.8-5.4 us enqueueing on the H100 host) */
-    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
-    return gpu && *enq > 0.0 && *enq < pace ? *enq : pace;
+    const bool host_paced = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && enq > 0.0 && enq < pace;
+    const double t_next = host_paced ? enq : pace;
+    if (t_next > 0)
+        note(x->c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
+                   "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
+             k.plan.launches, kern->keys[0].name, (long long)key0,
+             host_paced ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
+             enq * 1e6);
+    return t_next;
 }
 
 /* t_next no longer than any point of the kernel allows: a point of L launches that took t
@@ -3552,13 +3552,12 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, u
  * it and the points' a * r + b are taken again (dev_coef) with it. The H100 host once
  * enqueued sort's launches at n = 32 768 at 112 us each, while its point at n = 131 073
  * ran 23 launches in 0.278 ms: with 112 us validation put sort's small sizes at +480 %
- * (session 13 d). Returns the cap applied, 0 when none. */
-static double pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
+ * (session 13 d). Noted when lowered. */
+static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
 {
     rtm_board_ktune_t *kt = &x->bd->ktune[ki];
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
-    const double fixed = x->bd->have[RTM_DEV_P_kernel_fixed] ? x->bd->param[RTM_DEV_P_kernel_fixed]
-                                                             : 0.0;
+    const double fixed = dev_kernel_fixed(x->bd);
     double cap = kt->t_next;
     rtm_kinst_t k;
     for (uint32_t i = 0; i < n; i++)
@@ -3566,12 +3565,13 @@ static double pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts,
             pts[i].t > fixed)
             cap = fmin(cap, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
     if (!(cap < kt->t_next))
-        return 0.0;
+        return;
+    note(x->c, "%s: %s: t_next lowered from %.4gus to %.4gus, the most its points allow",
+         x->bd->name, kern->name, kt->t_next * 1e6, cap * 1e6);
     kt->t_next = cap;
     for (uint32_t i = 0; i < n; i++)
         if (size_plan(kern, pts[i].key, tune, NULL, &k))
             (void)dev_coef(x->bd, (int)ki, &k, pts[i].t, &pts[i].a, &pts[i].b);
-    return cap;
 }
 
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
@@ -3600,17 +3600,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         }
     }
     const phase_t m1 = phase_mark(x);
-    uint32_t pace_l = 0;
-    int64_t pace_key = 0;
-    double enq = 0.0;
-    const double t_next = dev_pace(x, kern, tune, &pace_l, &pace_key, &enq);
-    kt->t_next = t_next; /* the points' predictions (dev_pred) and their fit use it */
-    if (t_next > 0)
-        note(c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
-                "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
-             pace_l, kern->keys[0].name, (long long)pace_key,
-             t_next == enq ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
-             enq * 1e6);
+    kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
     dkctx_t dk = {x, (int)ki};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
@@ -3629,11 +3619,9 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
-    const double t_measured = kt->t_next;
-    if (st == RTM_OK && t_measured > 0 && pace_cap(x, ki, tune, pts, n) > 0)
-        note(c, "%s: %s: t_next lowered from %.4gus to %.4gus, the most its points allow",
-             x->bd->name, kern->name, t_measured * 1e6, kt->t_next * 1e6);
-    const double t_next_kept = kt->t_next;
+    if (st == RTM_OK && kt->t_next > 0)
+        pace_cap(x, ki, tune, pts, n);
+    const double t_next = kt->t_next; /* kernel_store writes the fit's terms */
     char points_t[160];
     phase_fmt(points_t, sizeof(points_t), x, &m1);
     note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s, instances made and "
@@ -3648,7 +3636,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
                  "the largest point's own r, else the device's r_op", kt,
                  &c->rec->dev_k[x->di][ki]);
-    kt->t_next = t_next_kept;
+    kt->t_next = t_next;
     return RTM_OK;
 }
 
