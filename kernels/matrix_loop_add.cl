@@ -14,8 +14,7 @@ __kernel void matrix_loop_add(RTM_BLOCK_ARGS, __global const float *restrict a,
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
         float value = 0.0f;
-        RTM_POLL_FOR(k, 0, n)
-            value += a[ty * n + k] + b[k * n + tx];
+        RTM_POLL_LOOP(k, 0, n, value += a[ty * n + k] + b[k * n + tx]);
         c[ty * n + tx] = value;
     }
     RTM_BLOCK_END(blk);

@@ -15,8 +15,7 @@ __kernel void matrix_mov(RTM_BLOCK_ARGS, __global const float *restrict a,
     const uint g = blk * RTM_WG + (uint)get_local_id(0);
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
-        RTM_POLL_FOR(k, 0, n)
-            c[ty * n + tx] = a[ty * n + k];
+        RTM_POLL_LOOP(k, 0, n, c[ty * n + tx] = a[ty * n + k]);
     }
     RTM_BLOCK_END(blk);
 }

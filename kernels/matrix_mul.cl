@@ -13,8 +13,7 @@ __kernel void matrix_mul(RTM_BLOCK_ARGS, __global const float *restrict a,
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
         float value = 0.0f;
-        RTM_POLL_FOR(k, 0, n)
-            value = fma(a[ty * n + k], b[k * n + tx], value);
+        RTM_POLL_LOOP(k, 0, n, value = fma(a[ty * n + k], b[k * n + tx], value));
         c[ty * n + tx] = value;
     }
     RTM_BLOCK_END(blk);

@@ -201,6 +201,7 @@
 #define RTM_STOPPED() 0
 #define rtm_stop_ 0
 #define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
+#define RTM_POLL_LOOP(i, lo, hi, ...) RTM_POLL_FOR(i, lo, hi) { __VA_ARGS__; }
 
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
@@ -253,8 +254,36 @@ int rtm_poll_test_(__local volatile uint *stop, uint tag, int pv)
 #endif
 }
 
-uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
+#ifndef RTM_POLL_LOAD
+#define RTM_POLL_LOAD 0
+#endif
+#ifndef RTM_POLL_FULL
+#define RTM_POLL_FULL 1
+#endif
+#if RTM_POLL_LOAD
+/* EXPERIMENT: the flag loaded by a load that is not volatile (so not ordered with the
+ * kernel's own volatile accesses) from an address the compiler cannot prove invariant
+ * (salt & 0, the zero being the launched work-group size less RTM_WG). */
+int rtm_flag_ld_(__global const volatile int *flag, uint salt)
 {
+    __global const int *p =
+        (__global const int *)flag + (salt & ((uint)get_local_size(0) - RTM_WG));
+    int v;
+#if RTM_POLL_LOAD == 1
+    __asm__("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+#else
+    __asm__("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+#endif
+    return v;
+}
+#define RTM_FLAG_LD_(flag, salt) rtm_flag_ld_(flag, salt)
+#else
+#define RTM_FLAG_LD_(flag, salt) (*(flag))
+#endif
+
+uint rtm_poll_issue_(__global const volatile int *flag, int *pv, uint salt)
+{
+    (void)salt;
 #if RTM_POLL_NOLOAD
     (void)flag;
     *pv = 0;
@@ -262,7 +291,7 @@ uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
 #if RTM_POLL_LANES > 1
     if (get_local_id(0) % RTM_POLL_LANES == 0)
 #endif
-        *pv = *flag;
+        *pv = RTM_FLAG_LD_(flag, salt);
 #endif
     return 0u;
 }
@@ -436,7 +465,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
          rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);)   \
         for (uint i = rtm_s_,                                                       \
                   rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)) +              \
-                           rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);                    \
+                           rtm_poll_issue_(RTM_FLAG_, &rtm_pv_, i);                 \
              i < rtm_e_; i++)
 #else
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
@@ -448,6 +477,36 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_POLL() 0
 #define RTM_POLL_WG() 0
 #define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
+#endif
+
+/* EXPERIMENT RTM_POLL_LOOP(i, lo, hi, body...): with RTM_POLL_FULL=1 the full strips
+ * have a constant trip count (RTM_POLL_EVERY) and the tail its own loop (the body twice);
+ * else RTM_POLL_FOR. */
+#if RTM_POLL_FULL && RTM_POLL_EVERY > 0 && RTM_HIDE_LATENCY
+#define RTM_POLL_LOOP(i, lo, hi, ...)                                               \
+    {                                                                               \
+        uint rtm_s_ = (lo);                                                         \
+        const uint rtm_h_ = (hi);                                                   \
+        const uint rtm_f_ =                                                         \
+            rtm_h_ > rtm_s_                                                         \
+                ? rtm_s_ + (rtm_h_ - rtm_s_) / RTM_POLL_EVERY * RTM_POLL_EVERY      \
+                : rtm_s_;                                                           \
+        for (; rtm_s_ < rtm_f_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_); \
+             rtm_s_ += RTM_POLL_EVERY) {                                            \
+            rtm_poll_issue_(RTM_FLAG_, &rtm_pv_, rtm_s_);                           \
+            for (uint rtm_j_ = 0; rtm_j_ < RTM_POLL_EVERY; rtm_j_++) {              \
+                const uint i = rtm_s_ + rtm_j_;                                     \
+                __VA_ARGS__;                                                        \
+            }                                                                       \
+        }                                                                           \
+        if (rtm_s_ >= rtm_f_)                                                       \
+            for (uint i = rtm_s_; i < rtm_h_; i++) {                                \
+                __VA_ARGS__;                                                        \
+            }                                                                       \
+    }
+#else
+#define RTM_POLL_LOOP(i, lo, hi, ...)                                               \
+    RTM_POLL_FOR(i, lo, hi) { __VA_ARGS__; }
 #endif
 
 /* True in a block that a poll has stopped (its outputs will be recomputed on resume;

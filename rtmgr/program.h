@@ -31,6 +31,8 @@ typedef struct {
     int from_cache;      /* 1 when loaded from the binary cache */
     uint64_t key;        /* cache key (0 when built without a cache) */
     char options[512];   /* the options it was built with */
+    uint32_t regs;       /* NVIDIA source builds: registers a work-item (0 = not known) */
+    uint32_t reg_cap;    /* NVIDIA: the occupancy guard's -cl-nv-maxrregcount (0 = none) */
 } rtm_program_t;
 
 /* Directory holding the .cl files: $RTM_KERNEL_DIR; else share/rtmgr/kernels beside the
@@ -78,5 +80,14 @@ rtm_status_t rtm_program_build_ex(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const 
 
 /* Releases the program and its kernels. Safe on a zeroed struct. */
 void rtm_program_release(rtm_program_t *p);
+
+/* The NVIDIA occupancy guard's two rules (program.c; exposed for the tests).
+ * From a build log made with -cl-nv-verbose: the most registers any entry uses (0 when
+ * the log names none); *spills set when an entry spills. */
+uint32_t rtm_program_log_regs(const char *log, bool *spills);
+/* The register cap (a multiple of 8, >= 16) that keeps one more work-group of wg
+ * work-items resident per SM than `regs` registers a work-item do, when it is at most one
+ * allocation step (8) below them; 0 when none (already limited by work-items, or too far). */
+uint32_t rtm_program_reg_cap(uint32_t regs, uint32_t wg, uint32_t regs_sm, uint32_t threads_sm);
 
 #endif

@@ -48,6 +48,42 @@ static void test_gpu_path_on_spin(void **state)
     }
 }
 
+/* The GPU build's full strips (RTM_POLL_LOOP with RTM_HIDE_LATENCY=1: strips of exactly
+ * RTM_POLL_EVERY steps, then a tail loop) in the three seed-000 loop kernels, at a size
+ * whose loop is not a multiple of the period (n = 7 x 40 = 280 = 17 x 16 + 8): aborts stop them,
+ * resumes complete them with the uninterrupted result, every block exactly once. */
+static void test_gpu_full_strips(void **state)
+{
+    (void)state;
+    const char *names[] = {"matrix_mov", "matrix_loop_add", "matrix_mul"};
+    for (int n = 0; n < 3; n++) {
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .poll_every = 16};
+        fixture_t f;
+        fixture_open_ex(&f, rtm_kernel_find(names[n]), 0, &o, 0, 7, true);
+        assert_int_equal(f.k.size[0], 280);
+        const double t = run_whole(&f);
+        uint32_t stopped = 0;
+        for (int p = 1; p <= 4; p++) {
+            fixture_reset(&f);
+            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+            sleep_s(f.job.run_latency_s + t * p / 5);
+            rtm_preempt_stop_t s;
+            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            assert_consistent(&f.job);
+            stopped += !s.finished;
+            if (!s.finished) {
+                assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+                assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+            }
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        print_message("%s: %u of 4 aborts stopped the job (whole run %.1f ms)\n", names[n],
+                      stopped, t * 1e3);
+        fixture_close(&f);
+    }
+}
+
 /* The H100 bug (board/h100/results/preempt-quick-h100-iter2.txt: every abort of spin on
  * 65 536 blocks "missed"): the start call enqueued the job's output reads behind its
  * kernels, and NVIDIA's driver blocks the enqueue of a large read into pageable memory
@@ -516,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_resume_on_pool),
         cmocka_unit_test(test_gpu_path_on_spin),
+        cmocka_unit_test(test_gpu_full_strips),
         cmocka_unit_test(test_read_late),
         cmocka_unit_test(test_missed_abort_stamps),
         cmocka_unit_test(test_repeated_preemption),

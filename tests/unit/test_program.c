@@ -363,6 +363,42 @@ static void test_default_cache_dir(void **state)
         setenv("HOME", home, 1);
 }
 
+/* The NVIDIA occupancy guard's rules, on build logs as the H100's driver wrote them
+ * (session 14, -cl-nv-verbose): matrix_mul's polled build at 40 registers keeps 6 groups
+ * of 256 per SM; capped at 32 it keeps 8 without spilling. */
+static void test_occupancy_guard_rules(void **state)
+{
+    (void)state;
+    bool spills = true;
+    const char *polled = "ptxas info    : 0 bytes gmem\n"
+                         "ptxas info    : Compiling entry function 'matrix_mul' for 'sm_90'\n"
+                         "ptxas info    : Function properties for matrix_mul\n"
+                         "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+                         "spill loads\n"
+                         "ptxas info    : Used 40 registers, used 1 barriers, 12 bytes smem\n";
+    assert_int_equal(rtm_program_log_regs(polled, &spills), 40);
+    assert_false(spills);
+    const char *two = "ptxas info    : Used 28 registers, used 1 barriers\n"
+                      "ptxas         .     8 bytes stack frame, 24 bytes spill stores, 24 bytes "
+                      "spill loads\n"
+                      "ptxas info    : Used 48 registers, used 1 barriers, 20 bytes smem\n";
+    assert_int_equal(rtm_program_log_regs(two, &spills), 48);
+    assert_true(spills);
+    assert_int_equal(rtm_program_log_regs("no ptxas here", &spills), 0);
+    assert_false(spills);
+    /* H100: 65536 registers and 2048 work-items per SM */
+    assert_int_equal(rtm_program_reg_cap(40, 256, 65536, 2048), 32); /* 6 -> 8 groups */
+    assert_int_equal(rtm_program_reg_cap(32, 256, 65536, 2048), 0);  /* already 8 */
+    assert_int_equal(rtm_program_reg_cap(25, 256, 65536, 2048), 0);  /* work-item bound */
+    assert_int_equal(rtm_program_reg_cap(48, 256, 65536, 2048), 40); /* 5 -> 6 groups */
+    assert_int_equal(rtm_program_reg_cap(64, 256, 65536, 2048), 0);  /* 4 -> 5 needs 48 */
+    assert_int_equal(rtm_program_reg_cap(72, 128, 65536, 2048), 64); /* 7 -> 8 */
+    assert_int_equal(rtm_program_reg_cap(96, 256, 65536, 2048), 0);  /* 2 -> 3 needs 80 */
+    assert_int_equal(rtm_program_reg_cap(0, 256, 65536, 2048), 0);
+    /* a 1536-work-item SM (compute capability 8.6): 6 groups of 256 at 40 registers */
+    assert_int_equal(rtm_program_reg_cap(40, 256, 65536, 1536), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_header_change_and_broken_source),
         cmocka_unit_test(test_no_cache_and_unwritable_cache),
         cmocka_unit_test(test_default_cache_dir),
+        cmocka_unit_test(test_occupancy_guard_rules),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
