@@ -1011,7 +1011,7 @@ rtm_status_t rtm_preempt_measure(rtm_ocl_dev_t *d, uint32_t aborts, rtm_preempt_
 
 /* ---- per-kernel in-loop poll period (calibration) ----------------------------------- */
 
-/* Kernels whose work-items loop through RTM_POLL_FOR, and the size key that is the
+/* Kernels whose work-items loop through RTM_POLL_FOR / RTM_POLL_LOOP, and the size key that is the
  * loop's length (steps per work-item). */
 static const struct {
     const char *kernel, *key;

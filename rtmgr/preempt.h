@@ -235,7 +235,7 @@ rtm_status_t rtm_preempt_tune_poll(rtm_ocl_dev_t *d, rtm_abort_transport_t t, ui
                                    uint32_t aborts, double max_overhead_pct,
                                    rtm_preempt_polltune_t *out);
 
-/* Kernels whose work-items run long loops polled through RTM_POLL_FOR (matrix_mov,
+/* Kernels whose work-items run long loops polled through RTM_POLL_FOR / RTM_POLL_LOOP (matrix_mov,
  * matrix_loop_add, matrix_mul, manoeuvre, spin): their in-loop poll period is worth a
  * per-kernel calibration. Safe anywhere. */
 bool rtm_preempt_loop_polls(const rtm_kernel_t *kernel);
