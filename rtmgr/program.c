@@ -310,9 +310,10 @@ uint32_t rtm_program_log_regs(const char *log, bool *spills)
     uint32_t most = 0;
     *spills = false;
     for (const char *q = log; q && (q = strstr(q, "Used ")) != NULL; q += 5) {
-        unsigned r = 0;
-        if (sscanf(q, "Used %u registers", &r) == 1 && r > most)
-            most = r;
+        char *end = NULL;
+        const unsigned long r = strtoul(q + 5, &end, 10);
+        if (end != q + 5 && strncmp(end, " registers", 10) == 0 && r > most)
+            most = (uint32_t)r;
     }
     for (const char *q = log; q && (q = strstr(q, " bytes spill stores")) != NULL; q++) {
         const char *b = q;
