@@ -206,7 +206,6 @@
 #define RTM_STOPPED() 0
 #define rtm_stop_ 0
 #define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
-#define RTM_POLL_LOOP(i, lo, hi, ...) RTM_POLL_FOR(i, lo, hi) { __VA_ARGS__; }
 
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
@@ -486,9 +485,6 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
                 __VA_ARGS__;                                                        \
             }                                                                       \
     }
-#else
-#define RTM_POLL_LOOP(i, lo, hi, ...)                                               \
-    RTM_POLL_FOR(i, lo, hi) { __VA_ARGS__; }
 #endif
 
 /* True in a block that a poll has stopped (its outputs will be recomputed on resume;
@@ -498,5 +494,9 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define rtm_stop_ RTM_STOPPED()
 
 #endif /* RTM_NO_ABORT || RTM_NO_DONE || RTM_WG_CHECK */
+
+#ifndef RTM_POLL_LOOP /* CPU devices, RTM_POLL_FULL=0, the benchmark builds */
+#define RTM_POLL_LOOP(i, lo, hi, ...) RTM_POLL_FOR(i, lo, hi) { __VA_ARGS__; }
+#endif
 
 #endif

@@ -1722,6 +1722,13 @@ static rtm_status_t xfer_raw(devcal_t *x, cl_mem buf, void *host, size_t bytes, 
     return RTM_OK;
 }
 
+/* Releases a buffer that may not have been made (NULL). */
+static void release_mem(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
+
 /* Host -> device and device -> host transfer cost over a range of sizes: the job's
  * transfer spans (what the model-error log measures) fitted to fixed + bytes / rate. */
 static rtm_status_t dev_transfers(devcal_t *x)
@@ -1764,18 +1771,15 @@ static rtm_status_t dev_transfers(devcal_t *x)
         }
     }
     if (st != RTM_OK) {
-        if (buf)
-            clReleaseMemObject(buf);
+        release_mem(buf);
         free(host);
         return st;
     }
     /* a job without inputs: the block-control clears alone (the empty kernel's "in") */
     double clear_s = 0, clear_sp = 0, unused = 0;
-    if (st == RTM_OK)
-        st = xfer_job(x, 4096, 0, &clear_s, &unused, &clear_sp);
+    st = xfer_job(x, 4096, 0, &clear_s, &unused, &clear_sp);
     if (st != RTM_OK) {
-        if (buf)
-            clReleaseMemObject(buf);
+        release_mem(buf);
         free(host);
         return st;
     }
@@ -1870,11 +1874,9 @@ static rtm_status_t dev_transfers(devcal_t *x)
             clEnqueueUnmapMemObject(x->d->exec, pin, ph, 0, NULL, NULL);
             clFinish(x->d->exec);
         }
-        if (pin)
-            clReleaseMemObject(pin);
+        release_mem(pin);
     }
-    if (buf)
-        clReleaseMemObject(buf);
+    release_mem(buf);
     free(host);
     return RTM_OK;
 }
@@ -1905,10 +1907,8 @@ static rtm_status_t dev_memrate(devcal_t *x)
         if (ev)
             clReleaseEvent(ev);
     }
-    if (a)
-        clReleaseMemObject(a);
-    if (b)
-        clReleaseMemObject(b);
+    release_mem(a);
+    release_mem(b);
     if (err != CL_SUCCESS)
         return rtm_ocl_fail("clEnqueueCopyBuffer", err, __FILE__, __LINE__);
     dev_param(x->bd, RTM_DEV_P_mem_rate, rtm_calib_summary(samp + 1, REPS, dfig(x, RTM_DEV_P_mem_rate)));
@@ -2017,12 +2017,9 @@ static rtm_status_t dev_launch(devcal_t *x)
             if (evs[i])
                 clReleaseEvent(evs[i]);
     }
-    if (out)
-        clReleaseMemObject(out);
-    if (ping)
-        clReleaseMemObject(ping);
-    if (pong)
-        clReleaseMemObject(pong);
+    release_mem(out);
+    release_mem(ping);
+    release_mem(pong);
     if (kl)
         clReleaseKernel(kl);
     clReleaseKernel(k);
@@ -2123,8 +2120,7 @@ static rtm_status_t dev_occupancy(devcal_t *x)
         if (i > 0 && tm[i] > 2.0 * tm[0])
             n_m = i + 1; /* well past the knee */
     }
-    if (out)
-        clReleaseMemObject(out);
+    release_mem(out);
     clReleaseKernel(k);
     if (err != CL_SUCCESS)
         return rtm_ocl_fail("rtm_calib_probe", err, __FILE__, __LINE__);
@@ -2309,10 +2305,8 @@ rtm_status_t rtm_calib_llc_curve(rtm_ocl_dev_t *d, cl_program probe, const rtm_c
         out->spread[i] = f.spread;
         out->n = i + 1;
     }
-    if (buf)
-        clReleaseMemObject(buf);
-    if (res)
-        clReleaseMemObject(res);
+    release_mem(buf);
+    release_mem(res);
     clReleaseKernel(k);
     if (!probe)
         clReleaseProgram(prog);
@@ -2729,8 +2723,16 @@ static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
     return st;
 }
 
-/* The kexec of instance `in` for dev_measure / dev_measure_part, with the build or cache
- * load counted; RTM_E_RANGE when the program cannot run the instance's work-group. */
+/* Destroys a kexec made by dev_kexec and closes its share of the run time. */
+static void dev_kexec_end(devcal_t *x, rtm_kexec_t *ex)
+{
+    rtm_kexec_destroy(ex);
+    x->run_s += rtm_calib_now();
+}
+
+/* The kexec of instance `in` for dev_measure / dev_measure_part / dev_pace, with the
+ * build or cache load counted; RTM_E_RANGE when the program cannot run the instance's
+ * work-group. Every kexec it makes ends in dev_kexec_end. */
 static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
 {
     const double t0 = rtm_calib_now();
@@ -2746,8 +2748,7 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
     }
     x->run_s -= t0 + ex->prog.build_s; /* the rest of the caller's time: buffers, runs */
     if (kexec_max_wg(ex, x->d->info.id) < in->k.tune.wg) {
-        x->run_s += rtm_calib_now();
-        rtm_kexec_destroy(ex);
+        dev_kexec_end(x, ex);
         return RTM_E_RANGE;
     }
     return RTM_OK;
@@ -2783,8 +2784,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
         st = rtm_kexec_run(&ex, &t);
         samp[r] = t.kernel_s;
     }
-    rtm_kexec_destroy(&ex);
-    x->run_s += rtm_calib_now();
+    dev_kexec_end(x, &ex);
     if (st == RTM_OK)
         *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig);
     return st;
@@ -2827,8 +2827,7 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
         if (r == 0 && st == RTM_OK)
             reps = reps_after_warmup(samp[0], reps);
     }
-    rtm_kexec_destroy(&ex);
-    x->run_s += rtm_calib_now();
+    dev_kexec_end(x, &ex);
     if (st == RTM_OK)
         *kernel_s = rtm_calib_part_scale(rtm_calib_summary(samp + 1, (size_t)reps, fig), 0.0,
                                          (uint32_t)blocks, (uint32_t)workers, part);
@@ -3470,8 +3469,6 @@ static void phase_fmt(char *buf, size_t len, const devcal_t *x, const phase_t *a
              fmax(wall - pr - bu - lo - ru, 0.0));
 }
 
-/* One kernel on the device: tuning (full mode), then its own r and memory rate fitted
- * at the calibration sizes. */
 /* Launches from which a kernel's own pace is measured, and the most doublings of its
  * first key that dev_pace tries to reach them. */
 #define PACE_LAUNCHES 8
@@ -3520,8 +3517,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
         st = warm_up(&ex, true, RTM_CALIB_WARM_S);
         for (int r = 0; r < REPS && st == RTM_OK; r++)
             st = kernel_only(&ex, 0, &span[r], &host[r]);
-        rtm_kexec_destroy(&ex);
-        x->run_s += rtm_calib_now();
+        dev_kexec_end(x, &ex);
     }
     rtm_calib_inst_free(&in);
     if (st != RTM_OK)
@@ -3574,6 +3570,8 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
             (void)dev_coef(x->bd, (int)ki, &k, pts[i].t, &pts[i].a, &pts[i].b);
 }
 
+/* One kernel on the device: tuning (full mode), its own launch pace, then its own r and
+ * memory rate fitted at the calibration sizes. */
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 {
     cal_t *c = x->c;

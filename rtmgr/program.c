@@ -357,11 +357,24 @@ static void nv_sm(const rtm_ocl_dev_t *d, uint32_t *regs_sm, uint32_t *threads_s
                                                                : 2048u;
 }
 
+/* Creates a program from `src` into *out and builds it with `opts`: the first error.
+ * *out is NULL when the program could not be created; after a failed build it holds the
+ * program (for its log). */
+static cl_int compile(rtm_ocl_dev_t *d, const char *src, size_t len, const char *opts,
+                      cl_program *out)
+{
+    cl_int err = CL_SUCCESS;
+    *out = clCreateProgramWithSource(d->ctx, 1, &src, &len, &err);
+    if (err == CL_SUCCESS)
+        err = clBuildProgram(*out, 1, &d->info.id, opts, NULL, NULL);
+    return err;
+}
+
 /* After an NVIDIA source build of p with `opts` (which carry -cl-nv-verbose): rebuilds it
  * at the register cap that adds a resident work-group per SM, when there is one, and
- * keeps that build if it does not spill. */
+ * keeps that build if it does not spill; `verbose` (RTM_CL_LOG=1) prints the decision. */
 static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src, size_t len,
-                         const char *opts, rtm_program_t *p)
+                         const char *opts, bool verbose, rtm_program_t *p)
 {
     char *log = build_log(d, p->prog);
     bool spills = false;
@@ -370,23 +383,18 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     uint32_t regs_sm = 0, threads_sm = 0;
     nv_sm(d, &regs_sm, &threads_sm);
     const uint32_t cap = rtm_program_reg_cap(regs, k->tune.wg, regs_sm, threads_sm);
-    p->regs = regs;
     if (!cap)
         return;
     char capped[sizeof(p->options) + 64];
     snprintf(capped, sizeof(capped), "%s -cl-nv-maxrregcount=%u", opts, cap);
-    cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(d->ctx, 1, &src, &len, &err);
-    if (err != CL_SUCCESS)
-        return;
+    cl_program prog = NULL;
     uint32_t now = 0;
-    if (clBuildProgram(prog, 1, &d->info.id, capped, NULL, NULL) == CL_SUCCESS) {
+    if (compile(d, src, len, capped, &prog) == CL_SUCCESS) {
         log = build_log(d, prog);
         now = log ? rtm_program_log_regs(log, &spills) : 0;
         free(log);
     }
-    const char *env_log = getenv("RTM_CL_LOG");
-    if (env_log && *env_log == '1')
+    if (verbose)
         fprintf(stderr, "rtmgr: '%s' used %u registers (%u groups of %u per SM); capped at %u: "
                         "%u registers%s\n", k->kernel->name, regs,
                 regs_sm / (reg_alloc(regs) * k->tune.wg), k->tune.wg, cap, now,
@@ -394,9 +402,7 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     if (now && !spills) {
         clReleaseProgram(p->prog);
         p->prog = prog;
-        p->regs = now;
-        p->reg_cap = cap;
-    } else {
+    } else if (prog) {
         clReleaseProgram(prog);
     }
 }
@@ -597,18 +603,15 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     }
 
     if (!p->prog) {
-        cl_int err = CL_SUCCESS;
-        const char *srcs[] = {src};
-        p->prog = clCreateProgramWithSource(d->ctx, 1, srcs, &len, &err);
-        if (err != CL_SUCCESS) {
-            free(src);
-            return rtm_ocl_fail("clCreateProgramWithSource", err, __FILE__, __LINE__);
-        }
         /* NVIDIA builds report their registers (the occupancy guard reads them); the
          * flag changes no code, so the cache key leaves it out */
         char opts[sizeof(p->options) + 32];
         snprintf(opts, sizeof(opts), "%s%s", p->options, nv_gpu(d) ? " -cl-nv-verbose" : "");
-        err = clBuildProgram(p->prog, 1, &d->info.id, opts, NULL, NULL);
+        const cl_int err = compile(d, src, len, opts, &p->prog);
+        if (!p->prog) {
+            free(src);
+            return rtm_ocl_fail("clCreateProgramWithSource", err, __FILE__, __LINE__);
+        }
         if (err != CL_SUCCESS) {
             fprintf(stderr, "rtmgr: kernel '%s' (%s) failed to build on '%s' with '%s'\n",
                     k->kernel->name, path, d->info.name, p->options);
@@ -619,12 +622,13 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
             return RTM_E_CL_BUILD;
         }
         const char *env_log = getenv("RTM_CL_LOG");
-        if (env_log && *env_log == '1') {
+        const bool verbose = env_log && *env_log == '1';
+        if (verbose) {
             fprintf(stderr, "rtmgr: built '%s' with '%s'\n", k->kernel->name, p->options);
             print_build_log(d, p->prog, k->kernel->name);
         }
         if (nv_gpu(d))
-            nv_occupancy(d, k, src, len, opts, p);
+            nv_occupancy(d, k, src, len, opts, verbose, p);
         if (bin_path[0])
             cache_store(d, p->prog, cache_dir, bin_path, p->key);
     }

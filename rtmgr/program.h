@@ -31,8 +31,6 @@ typedef struct {
     int from_cache;      /* 1 when loaded from the binary cache */
     uint64_t key;        /* cache key (0 when built without a cache) */
     char options[512];   /* the options it was built with */
-    uint32_t regs;       /* NVIDIA source builds: registers a work-item (0 = not known) */
-    uint32_t reg_cap;    /* NVIDIA: the occupancy guard's -cl-nv-maxrregcount (0 = none) */
 } rtm_program_t;
 
 /* Directory holding the .cl files: $RTM_KERNEL_DIR; else share/rtmgr/kernels beside the
