@@ -49,7 +49,7 @@
 enum { PART_OVERHEAD = 1, PART_RESPONSE = 2, PART_RESUME = 4, PART_POLL = 8, PART_ALL = 7 };
 
 typedef struct {
-    bool quick, json, sweep;
+    bool quick, json, sweep, no_sweep; /* no_sweep: --no-sweep, section 3 skipped */
     int device;
     uint32_t poll, lanes, groups, copies;
     bool copies_set;
@@ -163,10 +163,8 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
     o.wait_end = b->o.wait_end;
-    /* copies of the flag: on GPUs one per 128-byte line for 32 lines, so that thousands
-     * of groups' entry checks do not queue at one memory slice (rtm_block.h) */
-    o.flag_copies = b->o.copies_set ? b->o.copies
-                    : (b->dev.info.type & CL_DEVICE_TYPE_CPU) ? 1u : 32u;
+    /* copies of the flag: kexec's default for the device, as the executive's jobs run */
+    o.flag_copies = b->o.copies_set ? b->o.copies : rtm_kexec_default_copies(&b->dev.info);
     return o;
 }
 
@@ -1262,7 +1260,7 @@ static const char *const poke_name[] = {"none", "poll", "write"};
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep]\n"
+            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep] [--no-sweep]\n"
             "                           [--part overhead|response|resume|poll|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
             "                           [--cl-opts 'OPTIONS']\n"
@@ -1276,6 +1274,8 @@ static int usage(void)
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
+            "  --no-sweep the overhead part without section 3 (spin's poll-period sweep; the\n"
+            "          looping kernels' periods are per kernel either way)\n"
             "  --prewake    the response part's thread spins this long before each raise\n"
             "               instead of sleeping (default 200)\n"
             "  --poke       what that spin does besides: nothing (none, the default), ask\n"
@@ -1321,6 +1321,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.json = true;
         else if (strcmp(a, "--sweep") == 0)
             b.o.sweep = true;
+        else if (strcmp(a, "--no-sweep") == 0)
+            b.o.no_sweep = true;
         else if (strcmp(a, "--static") == 0)
             b.o.static_fetch = true;
         else if (strcmp(a, "--cpu-latency") == 0 && v && ++i) {
@@ -1460,7 +1462,8 @@ int rtm_bench_preempt(int argc, char **argv)
             continue;
         const double t0 = rtm_os_now_s();
         if (p == 0) {
-            section_sweep(&b); /* chooses the production poll period */
+            if (!b.o.no_sweep)
+                section_sweep(&b); /* chooses the production poll period */
             section_overhead(&b);
         } else if (p == 3) {
             section_kpoll(&b);

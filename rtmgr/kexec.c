@@ -19,6 +19,11 @@ static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
     return units * per_unit;
 }
 
+uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info)
+{
+    return (info->type & CL_DEVICE_TYPE_CPU) ? 1u : RTM_KEXEC_FLAG_COPIES_GPU;
+}
+
 static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
 {
     const rtm_ocl_info_t *info = &x->dev->info;
@@ -40,7 +45,7 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
     if (x->opts.persist_min_blocks == 0)
         x->opts.persist_min_blocks = RTM_KEXEC_PERSIST_MIN_BLOCKS;
     if (x->opts.flag_copies == 0)
-        x->opts.flag_copies = 1;
+        x->opts.flag_copies = rtm_kexec_default_copies(info);
     if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
                                 * barriers are not (PoCL splits them into regions); GPUs:
                                 * persistent groups only where a plain grid would drain

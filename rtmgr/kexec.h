@@ -71,9 +71,10 @@ typedef struct {
     int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
     uint32_t persist_min_blocks; /* auto groups: persistent only for launches of more
                                   * blocks (0 = RTM_KEXEC_PERSIST_MIN_BLOCKS; 1 = always) */
-    uint32_t flag_copies; /* copies of the abort flag (RTM_FLAG_COPIES; abortflag.h); 0 = 1.
-                           * More than one: raise the flag only through rtm_abortflag_*
-                           * (a 4-byte write to abort_flag reaches copy 0 alone) */
+    uint32_t flag_copies; /* copies of the abort flag (RTM_FLAG_COPIES; abortflag.h);
+                           * 0 = rtm_kexec_default_copies. More than one: raise the flag
+                           * only through rtm_abortflag_* (a 4-byte write to abort_flag
+                           * reaches copy 0 alone) */
     uint32_t persist_groups; /* auto persistent groups per launch; 0 = units * 2048 / wg
                               * (every slot: a flag transfer the driver runs as a kernel
                               * would then wait for the end; the benchmark probes it) */
@@ -131,6 +132,18 @@ typedef struct {
     bool read_late;        /* opts.read_late resolved */
     rtm_kexec_args_t args_set[RTM_KENTRY_MAX]; /* per entry point (rtm_kexec_enqueue) */
 } rtm_kexec_t;
+
+/* Abort-flag copies on GPUs unless opts.flag_copies says: one per 128-byte line for 32
+ * lines (group g reads copy g % 32), so that the in-loop polls of every work-item and the
+ * entry checks of thousands of groups do not queue at the one memory slice that holds a
+ * single flag word. On the H100 at n = 4000, one copy against 32: +poll 48.6 / 40.6 /
+ * 34.8 % against 9.1 / -8.3 / 1.3 % on matrix_mov / matrix_loop_add / matrix_mul
+ * (session 15; board/h100/results/preempt-copies-s15-h100.txt). */
+#define RTM_KEXEC_FLAG_COPIES_GPU 32u
+
+/* The flag copies a job's kernels read when opts.flag_copies is 0: 1 on CPU devices
+ * (the flag is host memory the cores cache), RTM_KEXEC_FLAG_COPIES_GPU elsewhere. */
+uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:

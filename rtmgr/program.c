@@ -56,7 +56,8 @@ static const char *exe_kernel_dir(void)
 /* Headers hashed into the cache key per program (the source counts as one). */
 #define RTM_PROGRAM_FILES_MAX 16
 /* Format tag of cache files; bump when the header layout changes. */
-static const char cache_magic[8] = {'R', 'T', 'M', 'P', 'B', 'I', 'N', '1'};
+/* 2: the header records the register cap the binary is JIT-compiled with */
+static const char cache_magic[8] = {'R', 'T', 'M', 'P', 'B', 'I', 'N', '2'};
 
 /* Header of a cache file; the binary follows it. Native layout: the cache is local. */
 typedef struct {
@@ -66,6 +67,8 @@ typedef struct {
     uint64_t check; /* FNV-1a 64 of the binary */
     char device[128];
     char driver[128];
+    uint32_t jit_cap; /* NVIDIA: -cl-nv-maxrregcount the binary is built with (0: none) */
+    uint32_t pad;
 } cache_header_t;
 
 const char *rtm_program_kernel_dir(void)
@@ -370,16 +373,83 @@ static cl_int compile(rtm_ocl_dev_t *d, const char *src, size_t len, const char 
     return err;
 }
 
+/* prog's binary for its one device (malloc'd, *size bytes; NULL on failure, reported). */
+static unsigned char *program_binary(cl_program prog, size_t *size)
+{
+    *size = 0;
+    cl_int err = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(*size), size, NULL);
+    if (err != CL_SUCCESS || *size == 0) {
+        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", err, __FILE__, __LINE__);
+        return NULL;
+    }
+    unsigned char *bin = malloc(*size);
+    if (!bin)
+        return NULL;
+    unsigned char *bins[1] = {bin};
+    err = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bins), bins, NULL);
+    if (err != CL_SUCCESS) {
+        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARIES)", err, __FILE__, __LINE__);
+        free(bin);
+        return NULL;
+    }
+    return bin;
+}
+
+/* The most registers a kernel of NVIDIA program `prog` (built with `opts`, which carry
+ * -cl-nv-verbose) uses, from its build log; *spills when it spills. When the driver's JIT
+ * cache supplied the machine code, ptxas did not run and the log holds no register
+ * line (seen on the H100: a second build of the same PTX left the guard blind and the
+ * kernel uncapped): the program's PTX is then JIT-compiled once more with a comment no
+ * cached entry has. 0 when still unknown. */
+static uint32_t nv_regs(rtm_ocl_dev_t *d, cl_program prog, const char *opts, bool *spills)
+{
+    char *log = build_log(d, prog);
+    uint32_t regs = log ? rtm_program_log_regs(log, spills) : 0;
+    free(log);
+    size_t size = 0;
+    unsigned char *bin = regs ? NULL : program_binary(prog, &size);
+    if (!bin)
+        return regs;
+    while (size > 0 && bin[size - 1] == '\0')
+        size--;
+    static unsigned serial;
+    char note[96];
+    const int nl = snprintf(note, sizeof(note), "\n// rtmgr: register count %ld.%u.%.0f\n",
+                            (long)getpid(), __atomic_fetch_add(&serial, 1u, __ATOMIC_RELAXED),
+                            rtm_os_now_s() * 1e9);
+    unsigned char *ptx = nl > 0 ? realloc(bin, size + (size_t)nl + 1) : NULL;
+    if (!ptx) {
+        free(bin);
+        return 0;
+    }
+    memcpy(ptx + size, note, (size_t)nl + 1);
+    const size_t n = size + (size_t)nl + 1;
+    const unsigned char *b = ptx;
+    cl_int err = CL_SUCCESS, st = CL_SUCCESS;
+    cl_program again = clCreateProgramWithBinary(d->ctx, 1, &d->info.id, &n, &b, &st, &err);
+    if (err == CL_SUCCESS && st == CL_SUCCESS &&
+        clBuildProgram(again, 1, &d->info.id, opts, NULL, NULL) == CL_SUCCESS &&
+        (log = build_log(d, again)) != NULL) {
+        regs = rtm_program_log_regs(log, spills);
+        free(log);
+    }
+    if (again)
+        clReleaseProgram(again);
+    free(ptx);
+    return regs;
+}
+
 /* After an NVIDIA source build of p with `opts` (which carry -cl-nv-verbose): rebuilds it
  * at the register cap that adds a resident work-group per SM, when there is one, and
  * keeps that build if it does not spill; `verbose` (RTM_CL_LOG=1) prints the decision. */
 static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src, size_t len,
                          const char *opts, bool verbose, rtm_program_t *p)
 {
-    char *log = build_log(d, p->prog);
     bool spills = false;
-    const uint32_t regs = log ? rtm_program_log_regs(log, &spills) : 0;
-    free(log);
+    const uint32_t regs = nv_regs(d, p->prog, opts, &spills);
+    if (!regs && verbose)
+        fprintf(stderr, "rtmgr: '%s': register count unknown (no ptxas line in the build "
+                        "log): not capped\n", k->kernel->name);
     uint32_t regs_sm = 0, threads_sm = 0;
     nv_sm(d, &regs_sm, &threads_sm);
     const uint32_t cap = rtm_program_reg_cap(regs, k->tune.wg, regs_sm, threads_sm);
@@ -389,11 +459,8 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     snprintf(capped, sizeof(capped), "%s -cl-nv-maxrregcount=%u", opts, cap);
     cl_program prog = NULL;
     uint32_t now = 0;
-    if (compile(d, src, len, capped, &prog) == CL_SUCCESS) {
-        log = build_log(d, prog);
-        now = log ? rtm_program_log_regs(log, &spills) : 0;
-        free(log);
-    }
+    if (compile(d, src, len, capped, &prog) == CL_SUCCESS)
+        now = nv_regs(d, prog, capped, &spills);
     if (verbose)
         fprintf(stderr, "rtmgr: '%s' used %u registers (%u groups of %u per SM); capped at %u: "
                         "%u registers%s\n", k->kernel->name, regs,
@@ -402,16 +469,36 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     if (now && !spills) {
         clReleaseProgram(p->prog);
         p->prog = prog;
+        p->jit_cap = cap;
     } else if (prog) {
         clReleaseProgram(prog);
     }
 }
 
-/* Loads a cached binary. Returns 1 when loaded (*out built), 0 when there is no entry,
- * -1 when the entry is unusable (reason in why; the caller removes it). */
-static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const char *options,
-                      cl_program *out, char *why, size_t wlen)
+/* The options a cached binary is JIT-compiled with: the program's, and the register cap
+ * its build kept (the cap is a ptxas option: the PTX does not carry it). */
+static const char *load_options(const char *options, uint32_t jit_cap, char *buf, size_t len)
 {
+    if (!jit_cap)
+        return options;
+    snprintf(buf, len, "%s -cl-nv-maxrregcount=%u", options, jit_cap);
+    return buf;
+}
+
+/* RTM_CL_LOG=1: every build's options, log and register-cap decision on stderr. */
+static bool log_on(void)
+{
+    const char *env = getenv("RTM_CL_LOG");
+    return env && *env == '1';
+}
+
+/* Loads a cached binary. Returns 1 when loaded (*out built, *jit_cap its register cap),
+ * 0 when there is no entry, -1 when the entry is unusable (reason in why; the caller
+ * removes it). */
+static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const char *options,
+                      cl_program *out, uint32_t *jit_cap, char *why, size_t wlen)
+{
+    char opts[RTM_PROGRAM_OPTIONS_MAX + 64];
     size_t len = 0;
     char *file = read_file(path, &len);
     if (!file) {
@@ -449,10 +536,13 @@ static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const ch
         if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
             snprintf(why, wlen, "clCreateProgramWithBinary: %s",
                      rtm_ocl_errname(err != CL_SUCCESS ? err : bin_status));
-        } else if ((err = clBuildProgram(prog, 1, &d->info.id, options, NULL, NULL)) != CL_SUCCESS) {
+        } else if ((err = clBuildProgram(prog, 1, &d->info.id,
+                                         load_options(options, h.jit_cap, opts, sizeof(opts)),
+                                         NULL, NULL)) != CL_SUCCESS) {
             snprintf(why, wlen, "clBuildProgram: %s", rtm_ocl_errname(err));
         } else {
             *out = prog;
+            *jit_cap = h.jit_cap;
             prog = NULL;
             ok = 1;
         }
@@ -464,34 +554,45 @@ out:
     return ok;
 }
 
+/* Diagnostics: RTM_CL_DUMP=DIR writes every program built from source to
+ * DIR/NAME-KEY.bin as the driver returns it (PTX on NVIDIA: `ptxas -arch=sm_90` and
+ * `cuobjdump -sass` show the machine code) and its options to DIR/NAME-KEY.opts. */
+static void dump_binary(cl_program prog, const rtm_kinst_t *k, uint64_t key, const char *opts)
+{
+    const char *dir = getenv("RTM_CL_DUMP");
+    if (!dir || !*dir || make_dirs(dir) != RTM_OK)
+        return;
+    size_t size = 0;
+    unsigned char *bin = program_binary(prog, &size);
+    char path[RTM_PATH_MAX];
+    for (int part = 0; part < 2 && bin; part++) {
+        snprintf(path, sizeof(path), "%s/%s-%016llx.%s", dir, k->kernel->name,
+                 (unsigned long long)key, part ? "opts" : "bin");
+        FILE *f = fopen(path, "wb");
+        const bool ok = f && (part ? fprintf(f, "%s\n", opts) > 0 : fwrite(bin, 1, size, f) == size);
+        if (!f || fclose(f) != 0 || !ok)
+            fprintf(stderr, "rtmgr: RTM_CL_DUMP: %s not written\n", path);
+    }
+    free(bin);
+}
+
 /* Stores prog's binary under path (temporary file, then rename). Warns on failure. */
 static void cache_store(rtm_ocl_dev_t *d, cl_program prog, const char *dir, const char *path,
-                        uint64_t key)
+                        uint64_t key, uint32_t jit_cap)
 {
     if (make_dirs(dir) != RTM_OK) {
         warn_cache("directory unusable:", dir);
         return;
     }
     size_t size = 0;
-    cl_int err = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL);
-    if (err != CL_SUCCESS || size == 0) {
-        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", err, __FILE__, __LINE__);
-        return;
-    }
-    unsigned char *bin = malloc(size);
+    unsigned char *bin = program_binary(prog, &size);
     if (!bin)
         return;
-    unsigned char *bins[1] = {bin};
-    err = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bins), bins, NULL);
-    if (err != CL_SUCCESS) {
-        rtm_ocl_fail("clGetProgramInfo(CL_PROGRAM_BINARIES)", err, __FILE__, __LINE__);
-        free(bin);
-        return;
-    }
     cache_header_t h;
     memset(&h, 0, sizeof(h));
     memcpy(h.magic, cache_magic, sizeof(h.magic));
     h.key = key;
+    h.jit_cap = jit_cap;
     h.bytes = size;
     h.check = fnv1a(FNV_BASIS, bin, size);
     snprintf(h.device, sizeof(h.device), "%s", d->info.name);
@@ -589,17 +690,23 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     const double t0 = rtm_os_now_s();
 
     char bin_path[RTM_PATH_MAX + 64] = "";
-    if (cache_dir && *cache_dir) {
+    const char *dump = getenv("RTM_CL_DUMP"); /* its files are named by the key as well */
+    if ((cache_dir && *cache_dir) || (dump && *dump))
         p->key = cache_key(d, dir, src, len, p->options);
+    if (cache_dir && *cache_dir) {
         bin_path_of(bin_path, sizeof(bin_path), cache_dir, k, p->key);
         char why[256] = "";
-        const int got = cache_load(d, bin_path, p->key, p->options, &p->prog, why, sizeof(why));
+        const int got =
+            cache_load(d, bin_path, p->key, p->options, &p->prog, &p->jit_cap, why, sizeof(why));
         if (got < 0) {
             fprintf(stderr, "rtmgr: program cache entry %s unusable (%s); removed, "
                             "rebuilding from source\n", bin_path, why);
             unlink(bin_path);
         }
         p->from_cache = got > 0;
+        if (got > 0 && p->jit_cap && log_on())
+            fprintf(stderr, "rtmgr: '%s' loaded from the cache, registers capped at %u\n",
+                    k->kernel->name, p->jit_cap);
     }
 
     if (!p->prog) {
@@ -621,16 +728,16 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
             free(src);
             return RTM_E_CL_BUILD;
         }
-        const char *env_log = getenv("RTM_CL_LOG");
-        const bool verbose = env_log && *env_log == '1';
+        const bool verbose = log_on();
         if (verbose) {
             fprintf(stderr, "rtmgr: built '%s' with '%s'\n", k->kernel->name, p->options);
             print_build_log(d, p->prog, k->kernel->name);
         }
         if (nv_gpu(d))
             nv_occupancy(d, k, src, len, opts, verbose, p);
+        dump_binary(p->prog, k, p->key, p->options);
         if (bin_path[0])
-            cache_store(d, p->prog, cache_dir, bin_path, p->key);
+            cache_store(d, p->prog, cache_dir, bin_path, p->key, p->jit_cap);
     }
     free(src);
 

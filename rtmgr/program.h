@@ -23,14 +23,19 @@
 #include "kernel.h"
 #include "ocl.h"
 
+/* Build options' longest text. */
+#define RTM_PROGRAM_OPTIONS_MAX 512
+
 typedef struct {
     cl_program prog;
     cl_kernel kern[RTM_KENTRY_MAX];
     uint32_t n_kern;
     double build_s;      /* wall time of the build (or binary load), kernels created */
     int from_cache;      /* 1 when loaded from the binary cache */
-    uint64_t key;        /* cache key (0 when built without a cache) */
-    char options[512];   /* the options it was built with */
+    uint64_t key;        /* cache key (0 when built without a cache or RTM_CL_DUMP) */
+    uint32_t jit_cap;    /* NVIDIA: the register cap its machine code was built with, the
+                          * occupancy guard's (-cl-nv-maxrregcount; 0 none) */
+    char options[RTM_PROGRAM_OPTIONS_MAX]; /* the options it was built with */
 } rtm_program_t;
 
 /* Directory holding the .cl files: $RTM_KERNEL_DIR; else share/rtmgr/kernels beside the
