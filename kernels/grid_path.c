@@ -329,6 +329,7 @@ const rtm_kernel_t rtm_kernel_grid_path = {
              {"height", 1, 16384, 512, "grid height, cells"},
              {"passes", 1, 4096, 128, "global relaxation passes (launches), rounded up to even"}},
     .n_keys = 3,
+    .flags = RTM_KF_ONE_FLAG, /* work-item 0 polls every 16 sweeps */
     .vec_allowed = 1u << 1,
     .tune_default = {256, 1},
     .plan = plan,

@@ -163,8 +163,9 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     o.persist_groups = b->persist_groups;
     o.read_late = b->o.read_late;
     o.wait_end = b->o.wait_end;
-    /* copies of the flag: kexec's default for the device, as the executive's jobs run */
-    o.flag_copies = b->o.copies_set ? b->o.copies : rtm_kexec_default_copies(&b->dev.info);
+    /* copies of the flag: 0 = kexec's default for the device and kernel, as the
+     * executive's jobs run */
+    o.flag_copies = b->o.copies_set ? b->o.copies : 0u;
     return o;
 }
 
@@ -430,10 +431,11 @@ static void section_overhead(bench_t *b)
     const rtm_kexec_opts_t prod = prod_opts(b);
     if (!b->o.json)
         printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
-               "period per kernel (K; sweep's %u), %u flag copies)\n"
+               "period per kernel (K; sweep's %u), %u flag copies, 1 for one-flag kernels)\n"
                "%-12s %-30s %9s %15s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
-               prod.flag_copies, "kernel", "size", "orig ms", "paper check %", "check %",
+               prod.flag_copies ? prod.flag_copies : rtm_kexec_default_copies(&b->dev.info, NULL),
+               "kernel", "size", "orig ms", "paper check %", "check %",
                "+done[] %", "+persist %", "+poll %", "production %", "persist", "items",
                "blk us", "polls", "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
@@ -871,7 +873,7 @@ static void section_raise(bench_t *b)
                 if (!b->o.json) {
                     char c1[16], c2[16], c3[16], c4[16], c5[16];
                     printf("%-10s %6u %8u %9u %6u %9.1f %9.1f  %s %s %s %s %s\n",
-                           rtm_abortflag_raise_name(mode), o.flag_copies, grids[g], launched, r.n,
+                           rtm_abortflag_raise_name(mode), o.flag_copies ? o.flag_copies : rtm_kexec_default_copies(&b->dev.info, NULL), grids[g], launched, r.n,
                            r.p50 * 1e6, r.p99 * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                            us_text(r.landed, false, c2, sizeof(c2)),
                            us_text(r.xfer, false, c3, sizeof(c3)),

@@ -19,9 +19,11 @@ static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
     return units * per_unit;
 }
 
-uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info)
+uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t *kernel)
 {
-    return (info->type & CL_DEVICE_TYPE_CPU) ? 1u : RTM_KEXEC_FLAG_COPIES_GPU;
+    return (info->type & CL_DEVICE_TYPE_CPU) || (kernel && (kernel->flags & RTM_KF_ONE_FLAG))
+               ? 1u
+               : RTM_KEXEC_FLAG_COPIES_GPU;
 }
 
 static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
@@ -45,7 +47,7 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
     if (x->opts.persist_min_blocks == 0)
         x->opts.persist_min_blocks = RTM_KEXEC_PERSIST_MIN_BLOCKS;
     if (x->opts.flag_copies == 0)
-        x->opts.flag_copies = rtm_kexec_default_copies(info);
+        x->opts.flag_copies = rtm_kexec_default_copies(info, x->k->kernel);
     if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
                                 * barriers are not (PoCL splits them into regions); GPUs:
                                 * persistent groups only where a plain grid would drain

@@ -141,9 +141,10 @@ typedef struct {
  * (session 15; board/h100/results/preempt-copies-s15-h100.txt). */
 #define RTM_KEXEC_FLAG_COPIES_GPU 32u
 
-/* The flag copies a job's kernels read when opts.flag_copies is 0: 1 on CPU devices
- * (the flag is host memory the cores cache), RTM_KEXEC_FLAG_COPIES_GPU elsewhere. */
-uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info);
+/* The flag copies kernel's jobs read when opts.flag_copies is 0: 1 on CPU devices (the
+ * flag is host memory the cores cache) and for RTM_KF_ONE_FLAG kernels,
+ * RTM_KEXEC_FLAG_COPIES_GPU elsewhere (kernel NULL: any kernel without the flag). */
+uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t *kernel);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:

@@ -195,15 +195,19 @@ static void test_default_flag_copies(void **state)
     rtm_ocl_info_t gpu = {0}, cpu = {0};
     gpu.type = CL_DEVICE_TYPE_GPU;
     cpu.type = CL_DEVICE_TYPE_CPU;
-    assert_int_equal(rtm_kexec_default_copies(&cpu), 1);
-    assert_int_equal(rtm_kexec_default_copies(&gpu), RTM_KEXEC_FLAG_COPIES_GPU);
+    assert_int_equal(rtm_kexec_default_copies(&cpu, NULL), 1);
+    assert_int_equal(rtm_kexec_default_copies(&gpu, NULL), RTM_KEXEC_FLAG_COPIES_GPU);
+    /* grid_path polls from one work-item between barriers: one word serves it */
+    assert_int_equal(rtm_kexec_default_copies(&gpu, rtm_kernel_find("grid_path")), 1);
+    assert_int_equal(rtm_kexec_default_copies(&gpu, rtm_kernel_find("matrix_mul")),
+                     RTM_KEXEC_FLAG_COPIES_GPU);
     assert_true(RTM_KEXEC_FLAG_COPIES_GPU > 1 &&
                 RTM_KEXEC_FLAG_COPIES_GPU <= RTM_ABORTFLAG_COPIES_MAX);
     kc_pair_t p;
     pair_make(&p, 5);
     rtm_kexec_t x;
     assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
-    assert_int_equal(x.opts.flag_copies, rtm_kexec_default_copies(&kc_dev()->info));
+    assert_int_equal(x.opts.flag_copies, rtm_kexec_default_copies(&kc_dev()->info, p.gpu.kernel));
     rtm_kexec_destroy(&x);
     kc_free(&p);
 }
