@@ -67,8 +67,8 @@ typedef struct {
     uint64_t check; /* FNV-1a 64 of the binary */
     char device[128];
     char driver[128];
-    uint32_t jit_cap; /* NVIDIA: -cl-nv-maxrregcount the binary is built with (0: none) */
-    uint32_t pad;
+    uint32_t jit_cap; /* NVIDIA: -cl-nv-maxrregcount the binary is built with (0: none;
+                       * the header is zeroed before it is filled: padding included) */
 } cache_header_t;
 
 const char *rtm_program_kernel_dir(void)
