@@ -169,6 +169,13 @@ static rtm_kexec_opts_t prod_opts(const bench_t *b)
     return o;
 }
 
+/* The flag copies a job with options o reads, for the tables: o's, else kexec's default
+ * for a kernel without RTM_KF_ONE_FLAG. */
+static uint32_t copies_of(const bench_t *b, const rtm_kexec_opts_t *o)
+{
+    return o->flag_copies ? o->flag_copies : rtm_kexec_default_copies(&b->dev.info, NULL);
+}
+
 static const char *size_text(const rtm_kinst_t *k, char *buf, size_t len)
 {
     size_t n = 0;
@@ -434,8 +441,7 @@ static void section_overhead(bench_t *b)
                "period per kernel (K; sweep's %u), %u flag copies, 1 for one-flag kernels)\n"
                "%-12s %-30s %9s %15s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
                runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
-               prod.flag_copies ? prod.flag_copies : rtm_kexec_default_copies(&b->dev.info, NULL),
-               "kernel", "size", "orig ms", "paper check %", "check %",
+               copies_of(b, &prod), "kernel", "size", "orig ms", "paper check %", "check %",
                "+done[] %", "+persist %", "+poll %", "production %", "persist", "items",
                "blk us", "polls", "K");
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
@@ -873,7 +879,7 @@ static void section_raise(bench_t *b)
                 if (!b->o.json) {
                     char c1[16], c2[16], c3[16], c4[16], c5[16];
                     printf("%-10s %6u %8u %9u %6u %9.1f %9.1f  %s %s %s %s %s\n",
-                           rtm_abortflag_raise_name(mode), o.flag_copies ? o.flag_copies : rtm_kexec_default_copies(&b->dev.info, NULL), grids[g], launched, r.n,
+                           rtm_abortflag_raise_name(mode), copies_of(b, &o), grids[g], launched, r.n,
                            r.p50 * 1e6, r.p99 * 1e6, us_text(r.call, false, c1, sizeof(c1)),
                            us_text(r.landed, false, c2, sizeof(c2)),
                            us_text(r.xfer, false, c3, sizeof(c3)),

@@ -439,6 +439,17 @@ static uint32_t nv_regs(rtm_ocl_dev_t *d, cl_program prog, const char *opts, boo
     return regs;
 }
 
+/* `options` with the register cap jit_cap (a ptxas option: the PTX does not carry it, so
+ * the guard's rebuild and every load of a capped binary from the cache add it), in buf;
+ * `options` itself when jit_cap is 0. */
+static const char *capped_options(const char *options, uint32_t jit_cap, char *buf, size_t len)
+{
+    if (!jit_cap)
+        return options;
+    snprintf(buf, len, "%s -cl-nv-maxrregcount=%u", options, jit_cap);
+    return buf;
+}
+
 /* After an NVIDIA source build of p with `opts` (which carry -cl-nv-verbose): rebuilds it
  * at the register cap that adds a resident work-group per SM, when there is one, and
  * keeps that build if it does not spill; `verbose` (RTM_CL_LOG=1) prints the decision. */
@@ -455,8 +466,8 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     const uint32_t cap = rtm_program_reg_cap(regs, k->tune.wg, regs_sm, threads_sm);
     if (!cap)
         return;
-    char capped[sizeof(p->options) + 64];
-    snprintf(capped, sizeof(capped), "%s -cl-nv-maxrregcount=%u", opts, cap);
+    char buf[sizeof(p->options) + 64];
+    const char *capped = capped_options(opts, cap, buf, sizeof(buf));
     cl_program prog = NULL;
     uint32_t now = 0;
     if (compile(d, src, len, capped, &prog) == CL_SUCCESS)
@@ -475,15 +486,6 @@ static void nv_occupancy(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *src
     }
 }
 
-/* The options a cached binary is JIT-compiled with: the program's, and the register cap
- * its build kept (the cap is a ptxas option: the PTX does not carry it). */
-static const char *load_options(const char *options, uint32_t jit_cap, char *buf, size_t len)
-{
-    if (!jit_cap)
-        return options;
-    snprintf(buf, len, "%s -cl-nv-maxrregcount=%u", options, jit_cap);
-    return buf;
-}
 
 /* RTM_CL_LOG=1: every build's options, log and register-cap decision on stderr. */
 static bool log_on(void)
@@ -537,7 +539,7 @@ static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const ch
             snprintf(why, wlen, "clCreateProgramWithBinary: %s",
                      rtm_ocl_errname(err != CL_SUCCESS ? err : bin_status));
         } else if ((err = clBuildProgram(prog, 1, &d->info.id,
-                                         load_options(options, h.jit_cap, opts, sizeof(opts)),
+                                         capped_options(options, h.jit_cap, opts, sizeof(opts)),
                                          NULL, NULL)) != CL_SUCCESS) {
             snprintf(why, wlen, "clBuildProgram: %s", rtm_ocl_errname(err));
         } else {
@@ -557,9 +559,9 @@ out:
 /* Diagnostics: RTM_CL_DUMP=DIR writes every program built from source to
  * DIR/NAME-KEY.bin as the driver returns it (PTX on NVIDIA: `ptxas -arch=sm_90` and
  * `cuobjdump -sass` show the machine code) and its options to DIR/NAME-KEY.opts. */
-static void dump_binary(cl_program prog, const rtm_kinst_t *k, uint64_t key, const char *opts)
+static void dump_binary(const char *dir, cl_program prog, const rtm_kinst_t *k, uint64_t key,
+                        const char *opts)
 {
-    const char *dir = getenv("RTM_CL_DUMP");
     if (!dir || !*dir || make_dirs(dir) != RTM_OK)
         return;
     size_t size = 0;
@@ -735,7 +737,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         }
         if (nv_gpu(d))
             nv_occupancy(d, k, src, len, opts, verbose, p);
-        dump_binary(p->prog, k, p->key, p->options);
+        dump_binary(dump, p->prog, k, p->key, p->options);
         if (bin_path[0])
             cache_store(d, p->prog, cache_dir, bin_path, p->key, p->jit_cap);
     }
