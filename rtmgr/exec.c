@@ -689,10 +689,8 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     if (fresh) {
         load_inputs(r, j, x->task[t].inst[d]);
         st = rtm_preempt_job_reset(pj);
-        if (st == RTM_OK) /* the inputs with their events (profiling), then the job */
-            st = rtm_kexec_write_inputs(kx, &in0, &in1);
-        if (st == RTM_OK)
-            st = rtm_preempt_start_ex(pj, kx, false);
+        if (st == RTM_OK) /* block-control clears and inputs, with their events, then the job */
+            st = rtm_preempt_start_ex(pj, kx, true, &in0, &in1);
     } else {
         st = marker(kx->dev->exec, &m0);
         if (st == RTM_OK)

@@ -274,10 +274,11 @@ static rtm_status_t finish(rtm_preempt_job_t *job)
 
 rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x)
 {
-    return rtm_preempt_start_ex(job, x, true);
+    return rtm_preempt_start_ex(job, x, true, NULL, NULL);
 }
 
-rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs)
+rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs,
+                                  cl_event *first, cl_event *last)
 {
     if (job->state != RTM_PREEMPT_IDLE)
         return RTM_E_STATE;
@@ -285,7 +286,7 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
         (job->count != NULL) != (x->count != NULL))
         return RTM_E_ARG;
     job->x = x;
-    rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, NULL, NULL) : rtm_kexec_clear(x, NULL, NULL);
+    rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, first, last) : rtm_kexec_clear(x, first, last);
     if (st != RTM_OK)
         return st;
     job->launch = job->next = 0;
@@ -798,7 +799,7 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
         st = rtm_preempt_wait(&job);
     for (int i = 0; st == RTM_OK && i < 3; i++) {
         rtm_preempt_job_reset(&job);
-        st = rtm_preempt_start_ex(&job, x, false);
+        st = rtm_preempt_start_ex(&job, x, false, NULL, NULL);
         if (st == RTM_OK)
             st = rtm_preempt_wait(&job);
         lat = job.run_latency_s;
@@ -809,7 +810,7 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
     for (uint32_t i = 0; st == RTM_OK && i < aborts; i++) {
         rtm_preempt_job_reset(&job);
         const double t0 = rtm_os_now_s();
-        st = rtm_preempt_start_ex(&job, x, false);
+        st = rtm_preempt_start_ex(&job, x, false, NULL, NULL);
         const double t1 = rtm_os_now_s();
         if (st != RTM_OK)
             break;

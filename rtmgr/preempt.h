@@ -119,8 +119,12 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job);
  * once. Real-time safe. */
 rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
 /* Same; with `inputs` false the input transfers are skipped (x's buffers already hold
- * this job's inputs: a rerun of a job whose launches do not change them). */
-rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs);
+ * this job's inputs: a rerun of a job whose launches do not change them; the block
+ * control is cleared either way, once). `first` / `last` (each may be NULL) receive
+ * the events of the first and last of those commands (clears, then input transfers),
+ * for the job's profiled transfer time; the caller releases them. */
+rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs,
+                                  cl_event *first, cl_event *last);
 /* Non-blocking progress of a RUNNING job: keeps the launch window full, enqueues the
  * output reads once the last kernel has ended (x->read_late; else the start call or the
  * last launch's enqueue did), and when the outputs have arrived sets *finished and the

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -220,6 +221,62 @@ static void test_periodic_run(void **state)
         free_task(&t[i]);
 }
 
+/* Fills of one buffer by rtmgr's code (tests/integration/test_exec.cmake wraps
+ * clEnqueueFillBuffer in librtmgr.a; the fill itself is the real OpenCL call). */
+static cl_mem fill_watch;
+static _Atomic uint32_t fill_count;
+extern cl_int __real_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern,
+                                         size_t pattern_size, size_t offset, size_t size,
+                                         cl_uint n_wait, const cl_event *wait, cl_event *ev);
+cl_int __wrap_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern,
+                                  size_t pattern_size, size_t offset, size_t size, cl_uint n_wait,
+                                  const cl_event *wait, cl_event *ev);
+cl_int __wrap_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern,
+                                  size_t pattern_size, size_t offset, size_t size, cl_uint n_wait,
+                                  const cl_event *wait, cl_event *ev)
+{
+    if (buf && buf == fill_watch)
+        atomic_fetch_add(&fill_count, 1);
+    return __real_clEnqueueFillBuffer(q, buf, pattern, pattern_size, offset, size, n_wait, wait,
+                                      ev);
+}
+
+/* A fresh job on the device clears its block control once: the executive wrote the
+ * inputs with their clears, then started the preemptible job, which cleared again (two
+ * fills of the completed-block array per job, each a command the device waits for:
+ * 10-25 us apiece on the H100, in every job's time). */
+static void test_one_clear_per_job(void **state)
+{
+    (void)state;
+    static tk_t t;
+    make_task(&t, "gpu-only", 64, 10, 10, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, true);
+    rtm_exec_task_t et;
+    fill_exec_task(&et, &t, 1 * MS, 1 * MS);
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
+                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    n_recs = 0;
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
+    fill_watch = t.kx.done;
+    atomic_store(&fill_count, 0);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+    rtm_exec_stop(x);
+    fill_watch = NULL;
+    uint32_t ran = 0;
+    for (uint32_t i = 0; i < n_recs; i++)
+        ran += recs[i].ran && recs[i].device == 1 && recs[i].preemptions == 0;
+    printf("%u jobs on the device, %u fills of their completed-block array\n", ran,
+           atomic_load(&fill_count));
+    assert_true(ran >= 5);
+    assert_int_equal(atomic_load(&fill_count), ran);
+    rtm_exec_destroy(x);
+    free(x);
+    free_task(&t);
+}
+
 /* Met its deadline, or late by no more than the machine stalled inside the job. */
 static bool on_time(const rtm_stallprobe_t *probe, const rtm_exec_rec_t *r)
 {
@@ -384,6 +441,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic_run),
+        cmocka_unit_test(test_one_clear_per_job),
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
     };
