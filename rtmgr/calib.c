@@ -2754,6 +2754,42 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
     return RTM_OK;
 }
 
+/* The device's idle time between a job's phases (block-control clears and inputs ->
+ * kernels -> outputs): a small matrix_add job (two inputs, one launch, one output) run
+ * as kexec runs every job; its device span (first command START to last END) less the
+ * three phases' own spans, per change of phase, median of REPS after one warm-up. The
+ * H100's driver starts each command 10-25 us after the one before it when the kind
+ * changes (session 16), a time no phase's span holds and every job pays. */
+static rtm_status_t dev_phase_gap(devcal_t *x)
+{
+    const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
+    const int64_t size[RTM_SIZE_KEYS_MAX] = {63};
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make_in(&in, kern, size, kern->tune_default, 7, &x->arena);
+    if (st != RTM_OK)
+        return st;
+    rtm_kexec_t ex;
+    st = dev_kexec(x, &in, &ex);
+    if (st != RTM_OK) {
+        rtm_calib_inst_free(&in);
+        return st;
+    }
+    double gap[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++) {
+        rtm_kexec_timing_t t;
+        st = rtm_kexec_run(&ex, &t);
+        gap[r] = fmax(0.0, (t.span_s - t.in_s - t.kernel_s - t.out_s) / 2.0);
+    }
+    dev_kexec_end(x, &ex);
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fig;
+    dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(gap + 1, REPS, &fig));
+    *dfig(x, RTM_DEV_P_phase_gap) = fig;
+    return RTM_OK;
+}
+
 /* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
  * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
  * read and written by the kernel (its inputs stay as uploaded), the runs after the
@@ -3674,9 +3710,13 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         st = dev_occupancy(&x);
     if (st == RTM_OK)
         st = dev_launch(&x);
-    say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus", bd->name,
+    if (st == RTM_OK)
+        st = dev_phase_gap(&x);
+    say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus, "
+        "phase gap %.4gus", bd->name,
         bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units], bd->param[RTM_DEV_P_cus],
-        bd->param[RTM_DEV_P_resident], bd->param[RTM_DEV_P_launch] * 1e6);
+        bd->param[RTM_DEV_P_resident], bd->param[RTM_DEV_P_launch] * 1e6,
+        bd->param[RTM_DEV_P_phase_gap] * 1e6);
     tp[2] = rtm_calib_now();
     if (st == RTM_OK)
         st = dev_build(&x, ahead);

@@ -750,7 +750,10 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     res->end_ns = rtm_os_now_ns();
     res->exec_ns = res->end_ns - res->start_ns;
     res->in_ns = span_ns(in0, in1);
-    const int64_t all = span_ns(fresh ? in0 : m0, m1);
+    /* the device's span of the run: its first command's start to its last's end (a
+     * completed job's last output transfer; not the callback's marker behind it) */
+    const int64_t all = span_ns(fresh ? in0 : m0,
+                                pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : m1);
     put_event(&in0), put_event(&in1), put_event(&m0), put_event(&m1);
     res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {

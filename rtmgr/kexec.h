@@ -99,6 +99,9 @@ typedef struct {
     double kernel_s; /* first kernel start to last kernel end, event-profiled */
     double out_s;    /* device -> host transfers, event-profiled */
     double wall_s;   /* host monotonic clock around the whole job */
+    double span_s;   /* first command's START to last command's END, event-profiled: the
+                      * job on the device, with the idle gaps between its phases (the
+                      * model-error log's measured time; 0 when not profiled) */
 } rtm_kexec_timing_t;
 
 /* The arguments last set on one entry point's cl_kernel (the kexec's own): a launch

@@ -38,6 +38,12 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
+ *     gaps: with phase_gap calibrated, wr' += phase_gap per change of phase (block-control
+ *       clears and inputs -> kernels -> outputs: 2, or 1 without outputs): the device
+ *       idles between a job's commands of different kinds (on the H100 10-25 us before
+ *       each, session 16), which no phase's own span holds; the model-error log and
+ *       validation measure out as the job's device span less in and kernel, so the
+ *       gaps are charged to out on both sides
  *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
  *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) / launches
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte): a further
@@ -474,6 +480,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     if (w->bytes_out > 0.0)
         wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next) +
              xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
+    if (d->have[RTM_DEV_P_phase_gap]) /* idle before the kernels, and before the outputs */
+        wr += param(&p, RTM_DEV_P_phase_gap, false) * (w->bytes_out > 0.0 ? 2.0 : 1.0);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
     const double tf = rk > 0.0 ? kernel_fixed(d->ktune, j->kernel) : 0.0;

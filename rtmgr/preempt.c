@@ -99,11 +99,19 @@ static void release_events(rtm_preempt_job_t *job)
     job->last_ev = job->first_ev = job->out_ev = NULL;
 }
 
+static void release_end(rtm_preempt_job_t *job)
+{
+    if (job->end_ev)
+        clReleaseEvent(job->end_ev);
+    job->end_ev = NULL;
+}
+
 void rtm_preempt_job_release(rtm_preempt_job_t *job)
 {
     if (job->x && job->state == RTM_PREEMPT_RUNNING)
         clFinish(job->x->dev->exec);
     release_events(job);
+    release_end(job);
 }
 
 rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
@@ -111,6 +119,7 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
     if (job->state == RTM_PREEMPT_RUNNING)
         return RTM_E_STATE;
     release_events(job);
+    release_end(job);
     memset(job->done, 0, (size_t)job->launches * job->stride);
     if (job->count)
         memset(job->count, 0, (size_t)job->launches * job->stride * sizeof(uint32_t));
@@ -203,12 +212,15 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
             return st;
     }
     if (job->next == job->launches && !job->out_ev && ended) {
-        /* the outputs, then a marker: the job's end even when it has no output buffer */
-        st = rtm_kexec_read_outputs(job->x, NULL, NULL);
+        /* the outputs: the last read is the job's end (one in-order queue); a marker
+         * only for a job without output buffers (a command the device waits 10-25 us
+         * for on the H100, in every job's time) */
+        st = rtm_kexec_read_outputs(job->x, NULL, &job->out_ev);
         if (st != RTM_OK)
             return st;
-        RTM_CL_CHECK(clEnqueueMarkerWithWaitList(job->x->dev->exec, 0, NULL, &job->out_ev),
-                     "clEnqueueMarkerWithWaitList");
+        if (!job->out_ev)
+            RTM_CL_CHECK(clEnqueueMarkerWithWaitList(job->x->dev->exec, 0, NULL, &job->out_ev),
+                         "clEnqueueMarkerWithWaitList");
         more = true;
     }
     if (more)
@@ -266,6 +278,9 @@ static rtm_status_t finish(rtm_preempt_job_t *job)
     const uint32_t lo = job->launch;
     record_timing(job);
     mark_all_done(job);
+    release_end(job);
+    job->end_ev = job->out_ev; /* kept: the run's end for the caller's profiling */
+    job->out_ev = NULL;
     release_events(job);
     job->state = RTM_PREEMPT_DONE;
     job->host_fresh = true;

@@ -90,7 +90,10 @@ typedef struct {
     uint32_t ring_head, ring_n;
     cl_event first_ev;         /* the first kernel enqueued by this start or resume */
     cl_event last_ev;          /* the last enqueued kernel */
-    cl_event out_ev;           /* marker after the output transfers of a finishing job */
+    cl_event out_ev;           /* a finishing job's end: its last output transfer, or a
+                                * marker when it has no output buffer */
+    cl_event end_ev;           /* DONE: the finished run's out_ev, kept for the caller's
+                                * profiling (the device span's end) until the next reset */
     int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
     /* statistics */
     /* the last run, finished or aborted (0 after a reset) */

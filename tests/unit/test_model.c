@@ -248,6 +248,31 @@ static void test_gpu_extended_transfer_commands(void **state)
     assert_ns(p.paper.in_ns, 0);
 }
 
+/* The gaps between a job's phases (phase_gap): charged to the outputs, one before the
+ * kernels and one before the outputs (one alone without outputs); the paper model and
+ * profiles without the parameter as before. */
+static void test_gpu_extended_phase_gap(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p, g;
+    gpu_board(&d);
+    job_make(&j);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    dev_set(&d, RTM_DEV_P_phase_gap, 12e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
+    assert_ns(g.ext.out_ns, p.ext.out_ns + 24000);
+    assert_ns(g.ext.total_ns, p.ext.total_ns + 24000);
+    assert_ns(g.ext.in_ns, p.ext.in_ns);
+    assert_ns(g.ext.kernel_ns, p.ext.kernel_ns);
+    assert_ns(g.paper.total_ns, p.paper.total_ns);
+    j.cost.bytes_out = 0; /* no outputs: the gap before the kernels alone */
+    j.n_out = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
+    assert_ns(g.ext.out_ns, 12000);
+}
+
 /* Multi-launch jobs: without kernel_next every launch costs kernel_fixed on top of the
  * work (older profiles); with it the work is spread over the launches (d each) and the
  * first costs kernel_fixed + d, each further one the host's pace kernel_next or, when
@@ -754,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_launches),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
+        cmocka_unit_test(test_gpu_extended_phase_gap),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_kernel_terms),
