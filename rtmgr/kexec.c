@@ -26,6 +26,12 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
                : RTM_KEXEC_FLAG_COPIES_GPU;
 }
 
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned)
+{
+    return !(info->type & CL_DEVICE_TYPE_CPU) && !host_pinned &&
+           out_bytes > RTM_KEXEC_EAGER_READ_MAX;
+}
+
 static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
 {
     const rtm_ocl_info_t *info = &x->dev->info;
@@ -66,8 +72,8 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         if (x->k->plan.buf[i].dir & RTM_BUF_OUT)
             out_bytes += x->k->plan.buf[i].bytes;
     x->read_late = x->opts.read_late > 0 ||
-                   (x->opts.read_late == 0 && !(info->type & CL_DEVICE_TYPE_CPU) &&
-                    out_bytes > RTM_KEXEC_EAGER_READ_MAX);
+                   (x->opts.read_late == 0 &&
+                    rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned));
 }
 
 /* The block-control build options of x (resolved). */

@@ -23,7 +23,8 @@
 #define RTM_KEXEC_STD_ARGS 8
 /* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
 #define RTM_KEXEC_POLL_DEFAULT 256
-/* Auto read_late: larger outputs of a job on a GPU are read after its last kernel. */
+/* Auto read_late: larger outputs of a job on a GPU are read after its last kernel when
+ * they go to pageable host memory (rtm_kexec_default_read_late). */
 #define RTM_KEXEC_EAGER_READ_MAX (1u << 20)
 
 /* rtm_kexec_opts_t.groups: one work-group per block (no persistent groups). */
@@ -82,11 +83,10 @@ typedef struct {
     bool raise_set;       /* false: RTM_KEXEC_RAISE_DEFAULT (raise_mode ignored) */
     int read_late;        /* outputs of a preemptible job (rtmgr/preempt.c): 1 = enqueued
                            * only once its last kernel has ended, -1 = enqueued behind the
-                           * kernels when the last launch is enqueued, 0 = auto: late on
-                           * GPUs when they exceed RTM_KEXEC_EAGER_READ_MAX bytes (a
-                           * driver may block the enqueue of a large read into pageable
-                           * memory until the copy is done, i.e. past the kernel's end:
-                           * the start call then returns after the job ran), else behind */
+                           * kernels when the last launch is enqueued, 0 = auto
+                           * (rtm_kexec_default_read_late) */
+    bool host_pinned;     /* the instance's host buffers are pinned host memory (the
+                           * manager's per-device regions, pinned.h): for auto read_late */
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
@@ -148,6 +148,13 @@ typedef struct {
  * flag is host memory the cores cache) and for RTM_KF_ONE_FLAG kernels,
  * RTM_KEXEC_FLAG_COPIES_GPU elsewhere (kernel NULL: any kernel without the flag). */
 uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t *kernel);
+
+/* Auto read_late: true on GPUs for outputs of more than RTM_KEXEC_EAGER_READ_MAX bytes
+ * into pageable host memory (a driver may block the enqueue of a large read there until
+ * the copy is done, i.e. past the kernel's end: the start call would return after the
+ * job ran); reads into pinned memory never wait so, and a late read costs the job the
+ * host's notice of its kernel's end (60-100 us on the H100, session 16). */
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:

@@ -212,6 +212,32 @@ static void test_default_flag_copies(void **state)
     kc_free(&p);
 }
 
+/* Auto read_late: a GPU job's large outputs are read after its last kernel only when
+ * they go to pageable memory (whose read a driver may block in the enqueue until the
+ * copy is done); into pinned memory (the manager's instances) the reads follow the
+ * kernels at once: a late read waits for the host to notice the kernel's end, 60-100 us
+ * of every such job's device span on the H100 (session 16: camera, edges, traj, route). */
+static void test_default_read_late(void **state)
+{
+    (void)state;
+    rtm_ocl_info_t gpu = {0}, cpu = {0};
+    gpu.type = CL_DEVICE_TYPE_GPU;
+    cpu.type = CL_DEVICE_TYPE_CPU;
+    const size_t big = RTM_KEXEC_EAGER_READ_MAX + 1, small = RTM_KEXEC_EAGER_READ_MAX;
+    assert_true(rtm_kexec_default_read_late(&gpu, big, false));
+    assert_false(rtm_kexec_default_read_late(&gpu, big, true));
+    assert_false(rtm_kexec_default_read_late(&gpu, small, false));
+    assert_false(rtm_kexec_default_read_late(&cpu, big, false));
+    kc_pair_t p;
+    pair_make(&p, 5);
+    rtm_kexec_t x;
+    const rtm_kexec_opts_t o = {.host_pinned = true};
+    assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
+    assert_false(x.read_late);
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_enqueue_all_events),
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
+        cmocka_unit_test(test_default_read_late),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }
