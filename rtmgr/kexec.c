@@ -26,9 +26,10 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
                : RTM_KEXEC_FLAG_COPIES_GPU;
 }
 
-bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned)
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
+                                 bool preemptible)
 {
-    return !(info->type & CL_DEVICE_TYPE_CPU) && !host_pinned &&
+    return !(info->type & CL_DEVICE_TYPE_CPU) && (!host_pinned || preemptible) &&
            out_bytes > RTM_KEXEC_EAGER_READ_MAX;
 }
 
@@ -73,7 +74,8 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
             out_bytes += x->k->plan.buf[i].bytes;
     x->read_late = x->opts.read_late > 0 ||
                    (x->opts.read_late == 0 &&
-                    rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned));
+                    rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned,
+                                                x->opts.preemptible));
 }
 
 /* The block-control build options of x (resolved). */

@@ -87,6 +87,8 @@ typedef struct {
                            * (rtm_kexec_default_read_late) */
     bool host_pinned;     /* the instance's host buffers are pinned host memory (the
                            * manager's per-device regions, pinned.h): for auto read_late */
+    bool preemptible;     /* its jobs may be aborted to make way (the task's `preemptible`):
+                           * for auto read_late */
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
@@ -152,9 +154,12 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
 /* Auto read_late: true on GPUs for outputs of more than RTM_KEXEC_EAGER_READ_MAX bytes
  * into pageable host memory (a driver may block the enqueue of a large read there until
  * the copy is done, i.e. past the kernel's end: the start call would return after the
- * job ran); reads into pinned memory never wait so, and a late read costs the job the
- * host's notice of its kernel's end (60-100 us on the H100, session 16). */
-bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned);
+ * job ran), or of a preemptible job (an abort would wait for the reads queued behind
+ * its kernels: 311 us against 112 us per preemption on the H100, session 16). Otherwise
+ * the reads follow the kernels at once: a late read costs the job the host's notice of
+ * its kernel's end (60 us to 10 ms on the H100, session 16). */
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
+                                 bool preemptible);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:

@@ -344,7 +344,8 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
         rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
                                .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
-                               .host_pinned = m->pin[d].host != NULL};
+                               .host_pinned = m->pin[d].host != NULL,
+                               .preemptible = tc->preemptible};
         /* the in-loop poll period calibration chose for this kernel here (0: default) */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);

@@ -277,6 +277,46 @@ static void test_one_clear_per_job(void **state)
     free_task(&t);
 }
 
+/* Late output reads (read_late, forced here: on GPUs the large outputs of preemptible
+ * jobs): the dispatcher polls the job from 3/4 of its prediction on and enqueues the
+ * reads itself; every job completes with the CPU twin's results. */
+static void test_late_reads(void **state)
+{
+    (void)state;
+    static tk_t t;
+    make_task(&t, "late-reads", 256, 20, 20, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, true);
+    rtm_kexec_destroy(&t.kx);
+    const rtm_kexec_opts_t o = {.read_late = 1};
+    assert_int_equal(rtm_kexec_create_ex(&t.kx, &ocl, &t.gpu, &o), RTM_OK);
+    assert_true(t.kx.read_late);
+    rtm_exec_task_t et;
+    fill_exec_task(&et, &t, 1 * MS, 1 * MS / 10); /* polling from 75 us */
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
+                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    n_recs = 0;
+    memset(t.gpu.host[2], 0, t.gpu.plan.buf[2].bytes);
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+    rtm_exec_stop(x);
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < n_recs; i++) {
+        const rtm_exec_rec_t *r = &recs[i];
+        assert_int_not_equal(r->outcome, RTM_JOB_FAILED);
+        done += r->ran && r->device == 1 && (r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE);
+    }
+    printf("%u jobs with late reads completed of %u\n", done, n_recs);
+    assert_true(done >= 5);
+    char why[128] = "";
+    assert_int_equal(t.gpu.kernel->compare(&t.gpu, &t.ref, why, sizeof(why)), 0);
+    rtm_exec_destroy(x);
+    free(x);
+    free_task(&t);
+}
+
 /* Met its deadline, or late by no more than the machine stalled inside the job. */
 static bool on_time(const rtm_stallprobe_t *probe, const rtm_exec_rec_t *r)
 {
@@ -442,6 +482,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic_run),
         cmocka_unit_test(test_one_clear_per_job),
+        cmocka_unit_test(test_late_reads),
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
     };
