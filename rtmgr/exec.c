@@ -729,13 +729,13 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
         const int64_t now = rtm_os_now_ns();
         if (r->preempt_job == slot && !aborted) {
             raise = aborted = preempted = true;
+        } else if (firm && !aborted && now >= j->deadline_ns) {
+            raise = aborted = true;
         } else if (!reads_in && !aborted && now >= poll_from && now < poll_until) {
             pthread_mutex_unlock(&x->mu);
             bool fin = false;
             reads_in = rtm_preempt_poll(pj, &fin) != RTM_OK || fin || pj->out_ev != NULL;
             pthread_mutex_lock(&x->mu);
-            if (firm && r->cb_fired < want && rtm_os_now_ns() >= j->deadline_ns)
-                raise = aborted = true;
         } else {
             int64_t until = firm && !aborted ? j->deadline_ns : -1;
             if (!reads_in && !aborted && now < poll_from && (until < 0 || poll_from < until))
