@@ -99,6 +99,7 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
+    k->absent = 0;
     /* Density like a busy strait: ships in a disc that grows with their number. */
     const float radius = 2000.0f * sqrtf((float)n_ships(k));
     rtm_nav_fill(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_ships(k), seed, radius);
@@ -108,7 +109,7 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
 
 static void load_traffic(rtm_kinst_t *k, const rtm_traffic_t *t)
 {
-    rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_ships(k), t, 1);
+    k->absent = rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_ships(k), t, 1);
 }
 
 /* Per-row state of launch 0. */

@@ -18,6 +18,9 @@
  *   => Z = 115.
  * CPU classes: z_unit = 8 (live, 4 target fields, 3 stores: unit stride); own-ship
  * loads are the same address every item (register class); z_scalar = Z - 8 - 2 = 105.
+ * An absent slot's item (k->absent, the last slots): entry, index, live test and the
+ * three stores, 10 operations (z_unit 4: live and the stores; z_scalar 4); Z and z are
+ * averaged over live and absent items.
  * md = 6 input floats per item; li = targets; bytes in = 64 + 24 targets, out =
  * 12 targets; device traffic = in + out. */
 #include <math.h>
@@ -31,6 +34,8 @@
 
 enum { K_TARGETS, K_DSAFE, K_THORIZON };
 enum { Z_ITEM = 2 + 3 + 2 + 32 + 34 + 10 + 2 + 17 + 10 + 3 };
+/* an absent target's item: entry 2, index and bound 3, live 2, the three stores */
+enum { Z_DEAD = 2 + 3 + 2 + 3 };
 
 static uint32_t n_tgt(const rtm_kinst_t *k) { return (uint32_t)k->size[K_TARGETS]; }
 static uint32_t blocks(const rtm_kinst_t *k) { return (n_tgt(k) + k->tune.wg - 1) / k->tune.wg; }
@@ -58,6 +63,7 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
+    k->absent = 0;
     rtm_nav_fill(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), seed, 20000.0f);
     for (uint32_t b = RTM_CPA_CPA; b <= RTM_CPA_FLAG; b++)
         memset(k->host[b], 0, k->plan.buf[b].bytes);
@@ -65,7 +71,7 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
 
 static void load_traffic(rtm_kinst_t *k, const rtm_traffic_t *t)
 {
-    rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
+    k->absent = rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
 }
 
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
@@ -103,11 +109,13 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = n_tgt(k);
+    /* share of the items whose target slot is live (k->absent: the last slots are not) */
+    const double f = n > 0 && k->absent < n_tgt(k) ? (n - (double)k->absent) / n : 0.0;
     memset(c, 0, sizeof(*c));
     c->li = n;
-    c->Z = Z_ITEM;
-    c->z[RTM_LOC_UNIT] = 8.0;
-    c->z[RTM_LOC_SCALAR] = Z_ITEM - 8.0 - 2.0;
+    c->Z = f * Z_ITEM + (1.0 - f) * Z_DEAD;
+    c->z[RTM_LOC_UNIT] = f * 8.0 + (1.0 - f) * 4.0;
+    c->z[RTM_LOC_SCALAR] = f * (Z_ITEM - 8.0 - 2.0) + (1.0 - f) * (Z_DEAD - 4.0 - 2.0);
     c->md = 6.0;
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n;
     c->bytes_out = 12.0 * n;

@@ -136,6 +136,7 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
+    k->absent = 0;
     rtm_nav_fill(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), seed, 15000.0f);
     memset(k->host[RTM_MAN_PART], 0, k->plan.buf[RTM_MAN_PART].bytes);
     memset(k->host[RTM_MAN_OUT], 0, k->plan.buf[RTM_MAN_OUT].bytes);
@@ -143,7 +144,7 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
 
 static void load_traffic(rtm_kinst_t *k, const rtm_traffic_t *t)
 {
-    rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
+    k->absent = rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
 }
 
 /* Block (m, tile) of launch 0: what manoeuvre_eval computes, work-item by work-item. */
@@ -259,13 +260,19 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double wg = k->tune.wg, steps = n_steps(k), man = n_man(k), tiles = n_tiles(k);
     const double items0 = man * tiles * wg, items1 = red_blocks(k) * wg;
-    const double per0 = Z_HEAD + ceil(steps / wg) * Z_OWNPOINT + 1 + Z_TARGET + steps * Z_STEP +
-                        Z_TAIL + log2(wg) * Z_ROUND;
+    /* a live target's item, and the part of it an absent slot skips (all but the bound
+     * and live test of Z_TARGET, the steps, and sqrt, tmin and the target cost of
+     * Z_TAIL); k->absent: the last slots hold no target */
+    const double target = Z_TARGET + steps * Z_STEP + Z_TAIL;
+    const double skipped = Z_TARGET - 3.0 + steps * Z_STEP + 1.0 + 3.0 + 15.0;
+    const double n_live = k->absent < n_tgt(k) ? (double)(n_tgt(k) - k->absent) : 0.0;
+    const double per0 = Z_HEAD + ceil(steps / wg) * Z_OWNPOINT + 1 + target + log2(wg) * Z_ROUND;
     const double red = man * (Z_RED_HEAD + tiles * Z_RED_TILE);
-    const double ops = items0 * per0 + red;
+    const double ops = items0 * per0 - man * ((double)n_tgt(k) - n_live) * skipped + red;
     /* the twin: each block's own path once (one thread), then only the live targets of
-     * its tile (the padded items of a partial tile are skipped), two compares each */
-    const double live = man * (double)n_tgt(k);
+     * its tile (the padded items of a partial tile and the absent slots are skipped),
+     * two compares each */
+    const double live = man * n_live;
     const double twin = man * tiles * (Z_HEAD + steps * Z_OWNPOINT) +
                         live * (Z_TARGET + steps * Z_STEP + Z_TAIL + 2.0) + red;
     memset(c, 0, sizeof(*c));

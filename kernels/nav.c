@@ -70,8 +70,8 @@ void rtm_nav_fill(rtm_nav_own_t *own, float *tgt, uint32_t n, uint64_t seed, flo
     }
 }
 
-void rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n, const rtm_traffic_t *t,
-                          int own_as_ship0)
+uint32_t rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n, const rtm_traffic_t *t,
+                              int own_as_ship0)
 {
     own_clear(own);
     own->sog = t->own_sog;
@@ -84,8 +84,10 @@ void rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n, const rtm_
         set_slot(tgt, n, slot++, 0.0f, 0.0f, t->own_sog, t->own_cog, t->own_rot);
     for (uint32_t i = 0; i < t->n && slot < n; i++, slot++)
         set_slot(tgt, n, slot, t->x[i], t->y[i], t->sog[i], t->cog[i], t->rot[i]);
+    const uint32_t filled = slot;
     for (; slot < n; slot++)
         set_absent(tgt, n, slot);
+    return n - filled;
 }
 
 /* ---- CSV ---- */

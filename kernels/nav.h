@@ -50,9 +50,10 @@ void rtm_nav_fill(rtm_nav_own_t *own, float *tgt, uint32_t n, uint64_t seed, flo
 
 /* Copies a traffic snapshot into the buffers: own ship into *own; targets into the n
  * slots of tgt (after own ship when own_as_ship0, which then takes slot 0). Extra targets
- * are dropped, missing slots marked absent. Real-time safe. */
-void rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n,
-                          const struct rtm_traffic *t, int own_as_ship0);
+ * are dropped, missing slots marked absent. Returns the absent slots (they are the last
+ * ones). Real-time safe. */
+uint32_t rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n,
+                              const struct rtm_traffic *t, int own_as_ship0);
 
 /* CSV input of `rtmgr eval`: rows `lat_deg,lon_deg,sog_kn,cog_deg[,rot_deg_per_min]`,
  * comma-separated; blank lines and lines starting with '#' are skipped, and a first line

@@ -20,6 +20,9 @@
  * CPU classes (eq. 1): array accesses z_unit = 7 (5 field loads + live load, which repeat
  * for the `steps` consecutive items of one target, and the unit-stride store);
  * register arithmetic z_scalar = Z - 7 - 2 = 61. md = 6 / steps input floats per item.
+ * An item of an absent target slot (k->absent, the last slots) runs entry, index and
+ * live test, and the NaN store: 10 operations, z_unit 2 (live load, store), z_scalar 6;
+ * Z and z are averaged over live and absent items.
  * li = targets * steps; bytes in = 64 + 24 targets, out = 8 targets * steps; device
  * traffic = in + out (each field is fetched once per target, then cached). */
 #include <math.h>
@@ -33,6 +36,8 @@
 
 enum { K_TARGETS, K_STEPS, K_DT };
 enum { Z_SINCOS = 28, Z_CTRV = 2 + 10 + 2 + 1 + Z_SINCOS + 4, Z_ITEM = 2 + 7 + 3 + 10 + Z_CTRV + 1 };
+/* an absent target's item: entry 2, index with the live test 7, the NaN store 1 */
+enum { Z_DEAD = 2 + 7 + 1 };
 
 static uint32_t n_tgt(const rtm_kinst_t *k) { return (uint32_t)k->size[K_TARGETS]; }
 static uint32_t n_steps(const rtm_kinst_t *k) { return (uint32_t)k->size[K_STEPS]; }
@@ -64,13 +69,14 @@ static void options(const rtm_kinst_t *k, char *buf, size_t len)
 
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
+    k->absent = 0;
     rtm_nav_fill(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), seed, 20000.0f);
     memset(k->host[RTM_TRAJ_XY], 0, k->plan.buf[RTM_TRAJ_XY].bytes);
 }
 
 static void load_traffic(rtm_kinst_t *k, const rtm_traffic_t *t)
 {
-    rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
+    k->absent = rtm_nav_load_traffic(k->host[RTM_NAV_OWN], k->host[RTM_NAV_TGT], n_tgt(k), t, 0);
 }
 
 static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
@@ -100,11 +106,14 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double li = (double)elems(k);
+    /* share of the items whose target slot is live (k->absent: the last slots are not) */
+    const double f = n_tgt(k) && k->absent < n_tgt(k)
+                         ? (double)(n_tgt(k) - k->absent) / (double)n_tgt(k) : 0.0;
     memset(c, 0, sizeof(*c));
     c->li = li;
-    c->Z = Z_ITEM;
-    c->z[RTM_LOC_UNIT] = 7.0;
-    c->z[RTM_LOC_SCALAR] = Z_ITEM - 7.0 - 2.0;
+    c->Z = f * Z_ITEM + (1.0 - f) * Z_DEAD;
+    c->z[RTM_LOC_UNIT] = f * 7.0 + (1.0 - f) * 2.0;
+    c->z[RTM_LOC_SCALAR] = f * (Z_ITEM - 7.0 - 2.0) + (1.0 - f) * (Z_DEAD - 2.0 - 2.0);
     c->md = 6.0 / (double)n_steps(k);
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n_tgt(k);
     c->bytes_out = 8.0 * li;

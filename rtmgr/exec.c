@@ -42,6 +42,7 @@ typedef struct {
     bool predicted_miss;
     int64_t predicted_ns;   /* what placement assumed (raw model x correction) */
     int64_t raw_ns;         /* the model's prediction */
+    int64_t live;           /* targets at release for the prediction (-1: not used) */
     int64_t decide_ns;
     uint32_t preemptions;
     /* preemption: where its state is, and what its runs so far measured */
@@ -321,6 +322,7 @@ static void rec_init(const rtm_exec_t *x, const job_t *j, rtm_exec_rec_t *r)
     r->release_ns = j->release_ns;
     r->deadline_ns = j->deadline_ns;
     r->predicted_ns = j->raw_ns;
+    r->live = j->live;
     r->placed_ns = j->predicted_ns;
     r->decide_ns = j->decide_ns;
     /* what its runs so far measured (a preempted job's earlier parts) */
@@ -412,16 +414,29 @@ static void finish_unrun(rtm_exec_t *x, int32_t slot, rtm_job_outcome_t outcome)
 
 /* ---- release thread ---- */
 
-/* Device d as placement sees it for a job of `task` with absolute deadline `deadline`. */
-static void device_state(rtm_exec_t *x, uint32_t d, uint32_t task, int64_t deadline, int64_t now,
+/* The model's time of a job of task t on device d with `live` targets in its picture
+ * (-1: the task's whole prediction): between the empty and the full picture's. */
+static int64_t task_ns(const rtm_exec_t *x, uint32_t t, uint32_t d, int64_t live)
+{
+    const rtm_exec_task_t *tk = &x->task[t];
+    const int64_t full = tk->predict_ns[d], empty = tk->predict_empty_ns[d];
+    if (full < 0 || live < 0 || tk->slots == 0 || empty < 0)
+        return full;
+    return empty + (int64_t)((double)(full - empty) * (double)live / (double)tk->slots);
+}
+
+/* Device d as placement sees it for job j (its task, deadline and picture). */
+static void device_state(rtm_exec_t *x, uint32_t d, const job_t *j, int64_t now,
                          rtm_place_dev_t *out)
 {
+    const uint32_t task = j->task;
+    const int64_t deadline = j->deadline_ns;
     const devrt_t *r = &x->drt[d];
     memset(out, 0, sizeof(*out));
     out->kind = x->dev[d].kind;
     out->can_abort = x->dev[d].can_abort;
     out->abort_ns = x->dev[d].abort_ns;
-    out->predict_ns = x->task[task].predict_ns[d];
+    out->predict_ns = task_ns(x, task, d, j->live);
     if (out->predict_ns > 0)
         out->predict_ns = (int64_t)((double)out->predict_ns * x->st.task[task].corr[d]);
     out->margin_ns = out->predict_ns > 0 ? (int64_t)((double)out->predict_ns * x->p.margin) : 0;
@@ -459,7 +474,7 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     if (x->n_free == 0) { /* job table full: the system is overloaded */
         job_t tmp = {.task = t, .seq = seq, .release_ns = release_ns,
                      .deadline_ns = release_ns + cfg->deadline_ns, .device = -1,
-                     .reason = RTM_REASON_NONE};
+                     .reason = RTM_REASON_NONE, .live = -1};
         rtm_exec_rec_t r;
         rec_init(x, &tmp, &r);
         r.outcome = RTM_JOB_REJECTED;
@@ -475,13 +490,18 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     j->release_ns = release_ns;
     j->deadline_ns = release_ns + cfg->deadline_ns;
     j->home = j->first_device = -1;
+    j->live = -1;
+    if (x->task[t].slots && x->p.input.targets) {
+        const uint32_t n = x->p.input.targets(x->p.input.ctx);
+        j->live = n < x->task[t].slots ? n : x->task[t].slots;
+    }
 
     const int64_t t0 = rtm_os_now_ns();
     rtm_place_dev_t devs[RTM_MAX_DEVICES];
     int64_t held_pred[RTM_MAX_DEVICES];
     bool held = false;
     for (uint32_t d = 0; d < x->n_devs; d++) {
-        device_state(x, d, t, j->deadline_ns, t0, &devs[d]);
+        device_state(x, d, j, t0, &devs[d]);
         held_pred[d] = devs[d].predict_ns;
         if (x->hold[t][d] >= 0) { /* a preempted job of this task owns the instance there */
             devs[d].predict_ns = -1;
@@ -513,7 +533,7 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     }
     devrt_t *r = &x->drt[o.device];
     s->placed[o.device]++;
-    j->raw_ns = x->task[t].predict_ns[o.device];
+    j->raw_ns = task_ns(x, t, (uint32_t)o.device, j->live);
     j->predicted_ns = devs[o.device].predict_ns;
     j->state = SLOT_QUEUED;
     rtm_edfq_push(&r->q, (uint32_t)slot, j->deadline_ns);
@@ -873,7 +893,7 @@ static void replace(rtm_exec_t *x, uint32_t from, int32_t slot, uint64_t remaini
     rtm_place_dev_t devs[RTM_MAX_DEVICES];
     int64_t raw[RTM_MAX_DEVICES];
     for (uint32_t d = 0; d < x->n_devs; d++) {
-        device_state(x, d, t, j->deadline_ns, now, &devs[d]);
+        device_state(x, d, j, now, &devs[d]);
         const bool cpu = x->dev[d].kind == RTM_DEV_CPU;
         bool ok = tk->predict_ns[d] >= 0;
         int64_t mv = readback;
@@ -883,7 +903,7 @@ static void replace(rtm_exec_t *x, uint32_t from, int32_t slot, uint64_t remaini
             const double ib = x->in_bytes[t][d];
             mv += ib > 0 ? (int64_t)((double)tk->predict_in_ns[d] * x->all_bytes[t][d] / ib) : 0;
         }
-        raw[d] = ok ? rtm_place_remaining(tk->predict_ns[d], cpu ? 0 : tk->predict_in_ns[d],
+        raw[d] = ok ? rtm_place_remaining(task_ns(x, t, d, j->live), cpu ? 0 : tk->predict_in_ns[d],
                                           cpu ? 0 : tk->predict_out_ns[d], remaining, total,
                                           d == from, mv)
                     : -1;

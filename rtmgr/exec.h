@@ -90,6 +90,8 @@ typedef struct {
     int64_t release_ns, deadline_ns; /* intended release, absolute deadline */
     int64_t start_ns, end_ns; /* first execution start, completion (0 when not run) */
     int64_t predicted_ns;     /* model time on the chosen device (raw, uncorrected) */
+    int64_t live;             /* targets in the picture at release, capped at the task's
+                                 slots; -1 when its prediction does not follow the picture */
     int64_t placed_ns;        /* the time placement assumed (corrected when adapt > 0) */
     int64_t exec_ns;          /* measured execution, host clock, summed over its runs */
     int64_t in_ns, kernel_ns, out_ns; /* OpenCL profiling (0 on the CPU), summed over its
@@ -114,6 +116,9 @@ typedef struct {
     void (*advance)(void *ctx, int64_t now_ns);
     /* Any dispatcher: a consistent copy of the picture (no torn reads). */
     void (*snapshot)(void *ctx, rtm_traffic_t *out);
+    /* Release thread: targets in the latest picture (one atomic load), for the
+     * predictions of tasks with slots. */
+    uint32_t (*targets)(void *ctx);
 } rtm_exec_input_t;
 
 /* Runs blocks [0, n) of launch `launch` of k on the CPU (the worker pool); stops early
@@ -145,6 +150,13 @@ typedef struct {
      * outputs overwrite them in k->host, so each job starts by copying these back
      * (before load_traffic). */
     const void *inout_init[RTM_MAX_DEVICES][RTM_KBUF_MAX];
+    /* Optional, navigation tasks: target slots of the task's inputs (0: its prediction
+     * does not follow the picture) and the prediction with every slot absent (< 0:
+     * none). A job's prediction is then predict_empty_ns + (predict_ns -
+     * predict_empty_ns) * live / slots, live = targets in the picture at its release
+     * (rtm_exec_input_t.targets, capped at slots): the kernels skip absent slots. */
+    uint32_t slots;
+    int64_t predict_empty_ns[RTM_MAX_DEVICES];
 } rtm_exec_task_t;
 
 typedef struct {

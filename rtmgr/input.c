@@ -253,6 +253,12 @@ void rtm_input_snapshot_cb(void *ctx, rtm_traffic_t *out)
     }
 }
 
+uint32_t rtm_input_targets_cb(void *ctx)
+{
+    rtm_input_t *in = ctx;
+    return in ? rtm_targets_pictured(&in->table) : 0;
+}
+
 /* ---- counters --------------------------------------------------------------------- */
 
 static void publish_stats(rtm_input_t *in, int64_t now)

@@ -202,5 +202,7 @@ size_t rtm_input_stats_format(const rtm_input_stats_t *st, char *buf, size_t len
 
 /* Adapter for rtm_exec_input_t.snapshot (ctx = the input). */
 void rtm_input_snapshot_cb(void *ctx, rtm_traffic_t *out);
+/* rtm_exec_input_t.targets: targets in the latest published picture. Real-time safe. */
+uint32_t rtm_input_targets_cb(void *ctx);
 
 #endif

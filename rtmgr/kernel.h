@@ -175,6 +175,10 @@ struct rtm_kinst {
      * that do not take it ignore it. Added after `tune` so that rtm_tune_t literals
      * ({wg, vec}) stay complete. */
     uint32_t items; /* <= RTM_ITEMS_MAX */
+    /* Navigation kernels: target slots of the inputs that hold no target (the last ones:
+     * load_traffic packs the picture first and sets it; 0 otherwise, as fill leaves
+     * them all live). Their cost descriptors count those slots' shorter path. */
+    uint32_t absent;
     rtm_kplan_t plan;                /* filled by rtm_kinst_plan() */
     void *host[RTM_KBUF_MAX];        /* host buffers, plan.buf[i].bytes each */
 };

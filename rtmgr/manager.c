@@ -61,6 +61,11 @@ struct rtm_manager {
     rtm_kexec_t kx[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool kx_ok[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     rtm_model_pred_t pred[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    /* navigation tasks: the prediction with every target slot absent, and whether it
+     * differs (the job's prediction then follows the picture's live targets) */
+    rtm_model_pred_t pred_empty[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    bool live_on[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    uint32_t live_slots[RTM_MAX_TASKS]; /* target slots of a task whose predictions follow */
     int64_t predict_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     int64_t warm_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     uint32_t blocks[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
@@ -295,6 +300,35 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     return now_ns() - t0;
 }
 
+/* Both models' prediction of model job mj on device d (0: the CPU pool). */
+static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_job_t *mj,
+                            rtm_model_pred_t *out)
+{
+    if (d == 0)
+        return rtm_model_predict_cpu(mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model,
+                                     0, out);
+    // cppcheck-suppress arrayIndexOutOfBoundsCond
+    const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
+    return rtm_model_predict_dev(mj, bd, bd->model, 0, out);
+}
+
+/* A navigation task's prediction with every target slot absent (the kernels skip them):
+ * m->live_on[t][d] when it differs from the full picture's. */
+static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_kinst_t *k)
+{
+    m->live_on[t][d] = false;
+    if (!k->kernel->load_traffic || k->kernel->n_keys == 0 || k->size[0] <= 0 ||
+        k->size[0] > UINT32_MAX)
+        return;
+    rtm_kinst_t e = *k;
+    e.absent = (uint32_t)k->size[0];
+    rtm_model_job_t je;
+    if (rtm_model_job_make(&e, &je) != RTM_OK || predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
+        return;
+    const rtm_model_time_t *a = rtm_model_used(&m->pred_empty[t][d]), *b = rtm_model_used(&m->pred[t][d]);
+    m->live_on[t][d] = a->in_ns + a->kernel_ns + a->out_ns != b->in_ns + b->kernel_ns + b->out_ns;
+}
+
 static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
 {
     if (t >= RTM_MAX_TASKS || d >= RTM_MAX_DEVICES || d >= m->n_devs)
@@ -326,15 +360,14 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     /* predictions: both models; placement uses the board's choice, warm (without setup) */
     rtm_model_job_t mj;
     rtm_status_t ms = rtm_model_job_make(k, &mj);
-    if (ms == RTM_OK && d == 0)
-        ms = rtm_model_predict_cpu(&mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model, 0,
-                                   &m->pred[t][d]);
-    else if (ms == RTM_OK)
-        ms = rtm_model_predict_dev(&mj, &m->cfg.board.dev[m->board_dev[d]],
-                                   m->cfg.board.dev[m->board_dev[d]].model, 0, &m->pred[t][d]);
+    if (ms == RTM_OK)
+        ms = predict(m, d, &mj, &m->pred[t][d]);
     if (ms != RTM_OK) {
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
+        m->live_on[t][d] = false;
+    } else {
+        predict_empty(m, t, d, k);
     }
     if (d > 0) {
         const int64_t tb = now_ns();
@@ -528,7 +561,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         m->task_ptr[t] = &c->task[t];
         bool any = false;
         for (uint32_t d = 0; d < m->n_devs; d++) {
-            et[t].predict_ns[d] = -1;
+            et[t].predict_ns[d] = et[t].predict_empty_ns[d] = -1;
             if (!wanted(m, t, d))
                 continue;
             const rtm_status_t ist = make_instance(m, t, d);
@@ -539,6 +572,11 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             et[t].inst[d] = &m->inst[t][d];
             et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
             et[t].predict_ns[d] = m->predict_ns[t][d];
+            if (m->live_on[t][d] && rtm_model_used(&m->pred[t][d])->status == RTM_OK) {
+                const rtm_model_time_t *e = rtm_model_used(&m->pred_empty[t][d]);
+                et[t].predict_empty_ns[d] = e->in_ns + e->kernel_ns + e->out_ns;
+                et[t].slots = m->live_slots[t] = (uint32_t)m->inst[t][d].size[0];
+            }
             const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
             if (u->status == RTM_OK) { /* the transfer parts: a preempted job's remainder */
                 et[t].predict_in_ns[d] = u->in_ns;
@@ -584,7 +622,10 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
                   .advance = m->scenario_on ? rtm_scenario_advance_cb : NULL,
                   .snapshot = m->scenario_on ? rtm_scenario_snapshot_cb
                               : m->input_on  ? rtm_input_snapshot_cb
-                                             : NULL},
+                                             : NULL,
+                  .targets = m->scenario_on ? rtm_scenario_targets_cb
+                             : m->input_on  ? rtm_input_targets_cb
+                                            : NULL},
         .result = m->output_on ? on_result : NULL,
         .result_ctx = m,
     };
@@ -652,7 +693,15 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
     /* the prediction of its first placement (a resumed job's later parts are not scored) */
     const int32_t pd = r->first_device >= 0 ? r->first_device : r->device;
     if (placed && (uint32_t)pd < m->n_devs) {
-        rtm_errlog_row_predicted(&row, &m->pred[r->task][pd]);
+        if (r->live >= 0 && m->live_on[r->task][pd] && m->live_slots[r->task]) {
+            /* the prediction placement used: at the picture's live targets */
+            rtm_model_pred_t at;
+            rtm_model_pred_lerp(&m->pred_empty[r->task][pd], &m->pred[r->task][pd],
+                                (double)r->live / (double)m->live_slots[r->task], &at);
+            rtm_errlog_row_predicted(&row, &at);
+        } else {
+            rtm_errlog_row_predicted(&row, &m->pred[r->task][pd]);
+        }
         row.blocks_total = r->blocks_total ? r->blocks_total : m->blocks[r->task][pd];
     }
     row.preempted = r->preemptions;

@@ -562,6 +562,36 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
 
 /* ---- public ------------------------------------------------------------------------ */
 
+static void time_lerp(const rtm_model_time_t *a, const rtm_model_time_t *b, double f,
+                      rtm_model_time_t *out)
+{
+    *out = *a;
+    if (a->status != RTM_OK || b->status != RTM_OK) {
+        if (a->status == RTM_OK)
+            *out = *b;
+        return;
+    }
+#define RTM_LERP_(x) out->x = a->x + (int64_t)((double)(b->x - a->x) * f)
+    RTM_LERP_(in_ns);
+    RTM_LERP_(kernel_ns);
+    RTM_LERP_(out_ns);
+    RTM_LERP_(setup_ns);
+    RTM_LERP_(total_ns);
+#undef RTM_LERP_
+}
+
+void rtm_model_pred_lerp(const rtm_model_pred_t *a, const rtm_model_pred_t *b, double f,
+                         rtm_model_pred_t *out)
+{
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    rtm_model_pred_t r = *a;
+    time_lerp(&a->paper, &b->paper, f, &r.paper);
+    time_lerp(&a->ext, &b->ext, f, &r.ext);
+    const rtm_model_time_t *u = rtm_model_used(&r);
+    r.total_ns = u->status == RTM_OK ? u->total_ns : -1;
+    *out = r;
+}
+
 static rtm_status_t pick(rtm_model_pred_t *out, rtm_model_kind_t kind)
 {
     out->kind = kind;

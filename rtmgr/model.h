@@ -109,6 +109,13 @@ rtm_status_t rtm_model_predict_cpu_rest(const rtm_model_job_t *job, const rtm_bo
                                         uint32_t blocks_total, rtm_model_kind_t kind,
                                         unsigned flags, rtm_model_pred_t *out);
 
+/* The prediction a fraction f (0..1) of the way from a to b, every time of both models
+ * (statuses and `kind` from a; a model failed in either stays failed): the prediction
+ * of a job whose cost lies between two predicted ones, e.g. a navigation job at the
+ * picture's live target count between an empty and a full picture. Real-time safe. */
+void rtm_model_pred_lerp(const rtm_model_pred_t *a, const rtm_model_pred_t *b, double f,
+                         rtm_model_pred_t *out);
+
 /* "paper" or "extended". Safe anywhere. */
 const char *rtm_model_name(rtm_model_kind_t kind);
 

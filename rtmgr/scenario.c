@@ -147,3 +147,5 @@ void rtm_scenario_snapshot(const rtm_scenario_t *s, rtm_traffic_t *out)
 void rtm_scenario_advance_cb(void *ctx, int64_t now_ns) { rtm_scenario_advance(ctx, now_ns); }
 
 void rtm_scenario_snapshot_cb(void *ctx, rtm_traffic_t *out) { rtm_scenario_snapshot(ctx, out); }
+
+uint32_t rtm_scenario_targets_cb(void *ctx) { return ((const rtm_scenario_t *)ctx)->n; }

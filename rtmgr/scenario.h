@@ -64,5 +64,7 @@ void rtm_scenario_at(const rtm_scenario_t *s, int64_t t_ns, uint64_t seq, rtm_tr
 /* Adapters for rtm_exec_input_t (ctx = the scenario). */
 void rtm_scenario_advance_cb(void *ctx, int64_t now_ns);
 void rtm_scenario_snapshot_cb(void *ctx, rtm_traffic_t *out);
+/* rtm_exec_input_t.targets: the scenario's target count (every picture has them all). */
+uint32_t rtm_scenario_targets_cb(void *ctx);
 
 #endif

@@ -70,6 +70,7 @@ void rtm_targets_init(rtm_targets_t *t, const rtm_targets_config_t *cfg)
     atomic_init(&t->st.retries, 0);
     atomic_init(&t->st.failures, 0);
     atomic_init(&t->st.count, 0);
+    atomic_init(&t->st.pictured, 0);
     atomic_init(&t->latest, RTM_TARGETS_BUFS);
     for (unsigned b = 0; b < RTM_TARGETS_BUFS; b++) {
         atomic_init(&t->buf[b].seq, 0);
@@ -480,6 +481,7 @@ rtm_status_t rtm_targets_publish(rtm_targets_t *t, int64_t now_ns)
     store_words(b, &t->scratch, t->scratch.n);
     atomic_store_explicit(&b->seq, s + 2, memory_order_release);
     atomic_store_explicit(&t->latest, bi, memory_order_release);
+    atomic_store_explicit(&t->st.pictured, t->scratch.n, memory_order_relaxed);
     INC(t->st.publishes);
     return RTM_OK;
 }
@@ -516,6 +518,11 @@ rtm_status_t rtm_targets_snapshot(rtm_targets_t *t, rtm_traffic_t *out)
 uint32_t rtm_targets_count(rtm_targets_t *t)
 {
     return t ? atomic_load_explicit(&t->st.count, memory_order_relaxed) : 0;
+}
+
+uint32_t rtm_targets_pictured(rtm_targets_t *t)
+{
+    return t ? atomic_load_explicit(&t->st.pictured, memory_order_relaxed) : 0;
 }
 
 void rtm_targets_stats(rtm_targets_t *t, rtm_targets_stats_t *out)

@@ -126,6 +126,7 @@ typedef struct {
         _Atomic uint64_t updates, inserted, expired, full, no_position, own_updates,
             publishes, retries, failures;
         _Atomic uint32_t count;
+        _Atomic uint32_t pictured; /* targets in the latest published picture */
     } st;
     _Alignas(64) _Atomic uint32_t latest; /* buffer of the newest picture; BUFS: none */
     rtm_targets_buf_t buf[RTM_TARGETS_BUFS];
@@ -168,6 +169,9 @@ rtm_status_t rtm_targets_find(const rtm_targets_t *t, uint32_t mmsi, rtm_target_
 
 /* Targets in the table (any thread; the value of the last update). Real-time safe. */
 uint32_t rtm_targets_count(rtm_targets_t *t);
+/* Targets in the latest published picture (0 before the first). Any thread; one atomic
+ * load, real-time safe. */
+uint32_t rtm_targets_pictured(rtm_targets_t *t);
 
 /* Counters (any thread; each read atomically). Real-time safe. */
 void rtm_targets_stats(rtm_targets_t *t, rtm_targets_stats_t *out);

@@ -317,6 +317,56 @@ static void test_late_reads(void **state)
     free_task(&t);
 }
 
+/* A task whose prediction follows the picture (slots, predict_empty_ns): each job is
+ * predicted at the targets the input reports at its release, between the empty and the
+ * full picture's predictions, and its record says at how many. */
+static uint32_t n_targets;
+static uint32_t targets_cb(void *ctx)
+{
+    (void)ctx;
+    return n_targets;
+}
+
+static void test_live_prediction(void **state)
+{
+    (void)state;
+    static tk_t t;
+    make_task(&t, "live", 64, 10, 10, 0, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
+    rtm_exec_task_t et;
+    fill_exec_task(&et, &t, 2 * MS, 2 * MS);
+    et.slots = 100;
+    et.predict_empty_ns[0] = et.predict_empty_ns[1] = 1 * MS;
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
+                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink,
+                           .input = {.targets = targets_cb}};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    n_recs = 0;
+    n_targets = 25;
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
+    n_targets = 500; /* more than the slots: the full picture */
+    rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
+    rtm_exec_stop(x);
+    uint32_t at25 = 0, at100 = 0;
+    for (uint32_t i = 0; i < n_recs; i++) {
+        const rtm_exec_rec_t *r = &recs[i];
+        if (!r->ran)
+            continue;
+        assert_true(r->live == 25 || r->live == 100);
+        assert_int_equal(r->predicted_ns, r->live == 25 ? 1250000 : 2 * MS);
+        at25 += r->live == 25;
+        at100 += r->live == 100;
+    }
+    printf("%u jobs predicted at 25 of 100 slots, %u at all\n", at25, at100);
+    assert_true(at25 >= 3 && at100 >= 3);
+    rtm_exec_destroy(x);
+    free(x);
+    free_task(&t);
+}
+
 /* Met its deadline, or late by no more than the machine stalled inside the job. */
 static bool on_time(const rtm_stallprobe_t *probe, const rtm_exec_rec_t *r)
 {
@@ -483,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_periodic_run),
         cmocka_unit_test(test_one_clear_per_job),
         cmocka_unit_test(test_late_reads),
+        cmocka_unit_test(test_live_prediction),
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
     };

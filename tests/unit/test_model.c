@@ -273,6 +273,32 @@ static void test_gpu_extended_phase_gap(void **state)
     assert_ns(g.ext.out_ns, 12000);
 }
 
+/* rtm_model_pred_lerp: every time of both models a fraction of the way, clamped to the
+ * ends; the kind and the used total follow a; a failed model stays failed. */
+static void test_pred_lerp(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t a, b, m;
+    gpu_board(&d);
+    job_make(&j);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &a), RTM_OK);
+    j.cost.li *= 3;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &b), RTM_OK);
+    rtm_model_pred_lerp(&a, &b, 0.25, &m);
+    assert_ns(m.ext.kernel_ns, a.ext.kernel_ns + (b.ext.kernel_ns - a.ext.kernel_ns) / 4);
+    assert_ns(m.paper.total_ns, a.paper.total_ns + (b.paper.total_ns - a.paper.total_ns) / 4);
+    assert_ns(m.ext.in_ns, a.ext.in_ns);
+    assert_int_equal(m.total_ns, m.ext.total_ns);
+    rtm_model_pred_lerp(&a, &b, 2.0, &m);
+    assert_ns(m.ext.total_ns, b.ext.total_ns);
+    b.paper.status = RTM_E_MODEL;
+    rtm_model_pred_lerp(&a, &b, 0.5, &m);
+    assert_int_equal(m.paper.status, RTM_E_MODEL);
+    assert_int_equal(m.ext.status, RTM_OK);
+}
+
 /* Multi-launch jobs: without kernel_next every launch costs kernel_fixed on top of the
  * work (older profiles); with it the work is spread over the launches (d each) and the
  * first costs kernel_fixed + d, each further one the host's pace kernel_next or, when
@@ -780,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),
+        cmocka_unit_test(test_pred_lerp),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_kernel_terms),
