@@ -109,13 +109,9 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = n_tgt(k);
-    /* share of the items whose target slot is live (k->absent: the last slots are not) */
-    const double f = n > 0 && k->absent < n_tgt(k) ? (n - (double)k->absent) / n : 0.0;
     memset(c, 0, sizeof(*c));
     c->li = n;
-    c->Z = f * Z_ITEM + (1.0 - f) * Z_DEAD;
-    c->z[RTM_LOC_UNIT] = f * 8.0 + (1.0 - f) * 4.0;
-    c->z[RTM_LOC_SCALAR] = f * (Z_ITEM - 8.0 - 2.0) + (1.0 - f) * (Z_DEAD - 4.0 - 2.0);
+    rtm_nav_item_ops(k, n_tgt(k), Z_ITEM, 8.0, Z_DEAD, 4.0, c);
     c->md = 6.0;
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n;
     c->bytes_out = 12.0 * n;

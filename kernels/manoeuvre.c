@@ -265,7 +265,7 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
      * Z_TAIL); k->absent: the last slots hold no target */
     const double target = Z_TARGET + steps * Z_STEP + Z_TAIL;
     const double skipped = Z_TARGET - 3.0 + steps * Z_STEP + 1.0 + 3.0 + 15.0;
-    const double n_live = k->absent < n_tgt(k) ? (double)(n_tgt(k) - k->absent) : 0.0;
+    const double n_live = rtm_nav_live(k, n_tgt(k));
     const double per0 = Z_HEAD + ceil(steps / wg) * Z_OWNPOINT + 1 + target + log2(wg) * Z_ROUND;
     const double red = man * (Z_RED_HEAD + tiles * Z_RED_TILE);
     const double ops = items0 * per0 - man * ((double)n_tgt(k) - n_live) * skipped + red;

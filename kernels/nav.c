@@ -90,6 +90,20 @@ uint32_t rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n, const 
     return n - filled;
 }
 
+uint32_t rtm_nav_live(const rtm_kinst_t *k, uint32_t n)
+{
+    return k->absent < n ? n - k->absent : 0;
+}
+
+void rtm_nav_item_ops(const rtm_kinst_t *k, uint32_t n, double z_live, double unit_live,
+                      double z_dead, double unit_dead, rtm_cost_t *c)
+{
+    const double f = n ? (double)rtm_nav_live(k, n) / (double)n : 0.0;
+    c->Z = f * z_live + (1.0 - f) * z_dead;
+    c->z[RTM_LOC_UNIT] = f * unit_live + (1.0 - f) * unit_dead;
+    c->z[RTM_LOC_SCALAR] = c->Z - c->z[RTM_LOC_UNIT] - 2.0;
+}
+
 /* ---- CSV ---- */
 
 /* Copies the next line of *p into buf (truncated), advances *p; 0 at the end. */

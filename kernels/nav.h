@@ -55,6 +55,16 @@ void rtm_nav_fill(rtm_nav_own_t *own, float *tgt, uint32_t n, uint64_t seed, flo
 uint32_t rtm_nav_load_traffic(rtm_nav_own_t *own, float *tgt, uint32_t n,
                               const struct rtm_traffic *t, int own_as_ship0);
 
+/* Target slots of k's n that hold a target (k->absent: the last ones do not). Pure. */
+uint32_t rtm_nav_live(const rtm_kinst_t *k, uint32_t n);
+
+/* Operations per work-item of a kernel with one item per target slot (or per slot and
+ * step), averaged over live and absent slots: Z and the CPU classes from a live item's
+ * and an absent item's count and unit-stride accesses (the register class is the rest,
+ * less the block entry's 2). Pure. */
+void rtm_nav_item_ops(const rtm_kinst_t *k, uint32_t n, double z_live, double unit_live,
+                      double z_dead, double unit_dead, rtm_cost_t *c);
+
 /* CSV input of `rtmgr eval`: rows `lat_deg,lon_deg,sog_kn,cog_deg[,rot_deg_per_min]`,
  * comma-separated; blank lines and lines starting with '#' are skipped, and a first line
  * that does not start with a number is a header. Counts the data rows. Init only. */

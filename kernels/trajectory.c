@@ -106,14 +106,9 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double li = (double)elems(k);
-    /* share of the items whose target slot is live (k->absent: the last slots are not) */
-    const double f = n_tgt(k) && k->absent < n_tgt(k)
-                         ? (double)(n_tgt(k) - k->absent) / (double)n_tgt(k) : 0.0;
     memset(c, 0, sizeof(*c));
     c->li = li;
-    c->Z = f * Z_ITEM + (1.0 - f) * Z_DEAD;
-    c->z[RTM_LOC_UNIT] = f * 7.0 + (1.0 - f) * 2.0;
-    c->z[RTM_LOC_SCALAR] = f * (Z_ITEM - 7.0 - 2.0) + (1.0 - f) * (Z_DEAD - 2.0 - 2.0);
+    rtm_nav_item_ops(k, n_tgt(k), Z_ITEM, 7.0, Z_DEAD, 2.0, c);
     c->md = 6.0 / (double)n_steps(k);
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n_tgt(k);
     c->bytes_out = 8.0 * li;

@@ -65,7 +65,6 @@ struct rtm_manager {
      * differs (the job's prediction then follows the picture's live targets) */
     rtm_model_pred_t pred_empty[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool live_on[RTM_MAX_TASKS][RTM_MAX_DEVICES];
-    uint32_t live_slots[RTM_MAX_TASKS]; /* target slots of a task whose predictions follow */
     int64_t predict_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     int64_t warm_ns[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     uint32_t blocks[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
@@ -312,6 +311,14 @@ static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_
     return rtm_model_predict_dev(mj, bd, bd->model, 0, out);
 }
 
+/* The time placement takes from a prediction: the chosen model's, without setup (the
+ * programs are built at start-up). */
+static int64_t warm_time(const rtm_model_pred_t *p)
+{
+    const rtm_model_time_t *u = rtm_model_used(p);
+    return u->in_ns + u->kernel_ns + u->out_ns;
+}
+
 /* A navigation task's prediction with every target slot absent (the kernels skip them):
  * m->live_on[t][d] when it differs from the full picture's. */
 static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_kinst_t *k)
@@ -325,8 +332,7 @@ static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_ki
     rtm_model_job_t je;
     if (rtm_model_job_make(&e, &je) != RTM_OK || predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
         return;
-    const rtm_model_time_t *a = rtm_model_used(&m->pred_empty[t][d]), *b = rtm_model_used(&m->pred[t][d]);
-    m->live_on[t][d] = a->in_ns + a->kernel_ns + a->out_ns != b->in_ns + b->kernel_ns + b->out_ns;
+    m->live_on[t][d] = warm_time(&m->pred_empty[t][d]) != warm_time(&m->pred[t][d]);
 }
 
 static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
@@ -413,7 +419,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     }
     m->warm_ns[t][d] = w;
     if (model_ok) {
-        m->predict_ns[t][d] = u->in_ns + u->kernel_ns + u->out_ns;
+        m->predict_ns[t][d] = warm_time(&m->pred[t][d]);
     } else {
         m->predict_ns[t][d] = w;
         fprintf(stderr, "rtmgr: warning: task %s on %s: no model prediction (%s%s%s); placement "
@@ -572,10 +578,9 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
             et[t].inst[d] = &m->inst[t][d];
             et[t].kx[d] = d > 0 ? &m->kx[t][d] : NULL;
             et[t].predict_ns[d] = m->predict_ns[t][d];
-            if (m->live_on[t][d] && rtm_model_used(&m->pred[t][d])->status == RTM_OK) {
-                const rtm_model_time_t *e = rtm_model_used(&m->pred_empty[t][d]);
-                et[t].predict_empty_ns[d] = e->in_ns + e->kernel_ns + e->out_ns;
-                et[t].slots = m->live_slots[t] = (uint32_t)m->inst[t][d].size[0];
+            if (m->live_on[t][d]) {
+                et[t].predict_empty_ns[d] = warm_time(&m->pred_empty[t][d]);
+                et[t].slots = (uint32_t)m->inst[t][d].size[0];
             }
             const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
             if (u->status == RTM_OK) { /* the transfer parts: a preempted job's remainder */
@@ -693,11 +698,12 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
     /* the prediction of its first placement (a resumed job's later parts are not scored) */
     const int32_t pd = r->first_device >= 0 ? r->first_device : r->device;
     if (placed && (uint32_t)pd < m->n_devs) {
-        if (r->live >= 0 && m->live_on[r->task][pd] && m->live_slots[r->task]) {
-            /* the prediction placement used: at the picture's live targets */
+        if (r->live >= 0 && m->live_on[r->task][pd]) {
+            /* the prediction placement used: at the picture's live targets (live_on: a
+             * navigation kernel, its first size key the target slots, > 0) */
             rtm_model_pred_t at;
             rtm_model_pred_lerp(&m->pred_empty[r->task][pd], &m->pred[r->task][pd],
-                                (double)r->live / (double)m->live_slots[r->task], &at);
+                                (double)r->live / (double)m->inst[r->task][pd].size[0], &at);
             rtm_errlog_row_predicted(&row, &at);
         } else {
             rtm_errlog_row_predicted(&row, &m->pred[r->task][pd]);

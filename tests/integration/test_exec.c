@@ -241,6 +241,31 @@ cl_int __wrap_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pa
                                       ev);
 }
 
+/* Starts the executive on one task over the CPU and the OpenCL device (no real-time
+ * settings, 16 job slots, no online correction); its records go to recs[]. */
+static rtm_exec_t *exec_start_one(const rtm_exec_task_t *et, rtm_exec_input_t input)
+{
+    rtm_exec_dev_t d[2];
+    devices(d);
+    const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
+                                 .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
+                                 .adapt = 0.0, .sink = sink, .input = input};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    assert_non_null(x);
+    n_recs = 0;
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 1), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    return x;
+}
+
+/* Stops and frees an executive of exec_start_one (its records stay in recs[]). */
+static void exec_end(rtm_exec_t *x)
+{
+    rtm_exec_stop(x);
+    rtm_exec_destroy(x);
+    free(x);
+}
+
 /* A fresh job on the device clears its block control once: the executive wrote the
  * inputs with their clears, then started the preemptible job, which cleared again (two
  * fills of the completed-block array per job, each a command the device waits for:
@@ -252,18 +277,11 @@ static void test_one_clear_per_job(void **state)
     make_task(&t, "gpu-only", 64, 10, 10, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, true);
     rtm_exec_task_t et;
     fill_exec_task(&et, &t, 1 * MS, 1 * MS);
-    rtm_exec_dev_t d[2];
-    devices(d);
-    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
-                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink};
-    rtm_exec_t *x = calloc(1, rtm_exec_size());
-    n_recs = 0;
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
     fill_watch = t.kx.done;
     atomic_store(&fill_count, 0);
-    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
     rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    rtm_exec_stop(x);
+    exec_end(x);
     fill_watch = NULL;
     uint32_t ran = 0;
     for (uint32_t i = 0; i < n_recs; i++)
@@ -272,8 +290,6 @@ static void test_one_clear_per_job(void **state)
            atomic_load(&fill_count));
     assert_true(ran >= 5);
     assert_int_equal(atomic_load(&fill_count), ran);
-    rtm_exec_destroy(x);
-    free(x);
     free_task(&t);
 }
 
@@ -291,17 +307,10 @@ static void test_late_reads(void **state)
     assert_true(t.kx.read_late);
     rtm_exec_task_t et;
     fill_exec_task(&et, &t, 1 * MS, 1 * MS / 10); /* polling from 75 us */
-    rtm_exec_dev_t d[2];
-    devices(d);
-    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
-                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink};
-    rtm_exec_t *x = calloc(1, rtm_exec_size());
-    n_recs = 0;
     memset(t.gpu.host[2], 0, t.gpu.plan.buf[2].bytes);
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
-    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
     rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    rtm_exec_stop(x);
+    exec_end(x);
     uint32_t done = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -312,8 +321,6 @@ static void test_late_reads(void **state)
     assert_true(done >= 5);
     char why[128] = "";
     assert_int_equal(t.gpu.kernel->compare(&t.gpu, &t.ref, why, sizeof(why)), 0);
-    rtm_exec_destroy(x);
-    free(x);
     free_task(&t);
 }
 
@@ -336,20 +343,12 @@ static void test_live_prediction(void **state)
     fill_exec_task(&et, &t, 2 * MS, 2 * MS);
     et.slots = 100;
     et.predict_empty_ns[0] = et.predict_empty_ns[1] = 1 * MS;
-    rtm_exec_dev_t d[2];
-    devices(d);
-    rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false, .start_delay_ns = 5 * MS,
-                           .max_jobs = 16, .margin = 0.1, .adapt = 0.0, .sink = sink,
-                           .input = {.targets = targets_cb}};
-    rtm_exec_t *x = calloc(1, rtm_exec_size());
-    n_recs = 0;
     n_targets = 25;
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, &et, 1), RTM_OK);
-    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){.targets = targets_cb});
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
     n_targets = 500; /* more than the slots: the full picture */
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
-    rtm_exec_stop(x);
+    exec_end(x);
     uint32_t at25 = 0, at100 = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -362,8 +361,6 @@ static void test_live_prediction(void **state)
     }
     printf("%u jobs predicted at 25 of 100 slots, %u at all\n", at25, at100);
     assert_true(at25 >= 3 && at100 >= 3);
-    rtm_exec_destroy(x);
-    free(x);
     free_task(&t);
 }
 

@@ -184,6 +184,9 @@ static void test_args_cached_across_jobs(void **state)
     }
 }
 
+/* A GPU and a CPU device as the defaults below see them (they read the type alone). */
+static const rtm_ocl_info_t gpu = {.type = CL_DEVICE_TYPE_GPU}, cpu = {.type = CL_DEVICE_TYPE_CPU};
+
 /* The flag copies a job's kernels read by default: one on CPU devices; on GPUs
  * RTM_KEXEC_FLAG_COPIES_GPU, as the benchmark's production column measures them (the
  * executive once ran GPU jobs with one copy: on the H100 every work-item's in-loop poll
@@ -192,9 +195,6 @@ static void test_args_cached_across_jobs(void **state)
 static void test_default_flag_copies(void **state)
 {
     (void)state;
-    rtm_ocl_info_t gpu = {0}, cpu = {0};
-    gpu.type = CL_DEVICE_TYPE_GPU;
-    cpu.type = CL_DEVICE_TYPE_CPU;
     assert_int_equal(rtm_kexec_default_copies(&cpu, NULL), 1);
     assert_int_equal(rtm_kexec_default_copies(&gpu, NULL), RTM_KEXEC_FLAG_COPIES_GPU);
     /* grid_path polls from one work-item between barriers: one word serves it */
@@ -222,9 +222,6 @@ static void test_default_flag_copies(void **state)
 static void test_default_read_late(void **state)
 {
     (void)state;
-    rtm_ocl_info_t gpu = {0}, cpu = {0};
-    gpu.type = CL_DEVICE_TYPE_GPU;
-    cpu.type = CL_DEVICE_TYPE_CPU;
     const size_t big = RTM_KEXEC_EAGER_READ_MAX + 1, small = RTM_KEXEC_EAGER_READ_MAX;
     assert_true(rtm_kexec_default_read_late(&gpu, big, false, false));
     assert_false(rtm_kexec_default_read_late(&gpu, big, true, false));
