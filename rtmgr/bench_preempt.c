@@ -61,7 +61,7 @@ typedef struct {
     rtm_preempt_poke_t poke; /* --poke: what the spin does besides */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
-    int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late; 0 auto) */
+    int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late|beside; 0 auto) */
     int wait_end;  /* rtm_kexec_opts_t.wait_end (--wait block|poll; 0 auto) */
     unsigned parts; /* PART_* */
 } bopts_t;
@@ -1274,7 +1274,7 @@ static int usage(void)
             "                           [--cl-opts 'OPTIONS']\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
-            "                           [--read eager|late] [--wait poll|block]\n"
+            "                           [--read eager|late|beside] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
             "                           [--prewake US] [--poke none|poll|write]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
@@ -1377,9 +1377,9 @@ int rtm_bench_preempt(int argc, char **argv)
                 return usage();
         }
         else if (strcmp(a, "--read") == 0 && v && ++i) {
-            if (strcmp(v, "eager") != 0 && strcmp(v, "late") != 0)
+            if (strcmp(v, "eager") != 0 && strcmp(v, "late") != 0 && strcmp(v, "beside") != 0)
                 return usage();
-            b.o.read_late = strcmp(v, "late") == 0 ? 1 : -1;
+            b.o.read_late = strcmp(v, "late") == 0 ? 1 : strcmp(v, "beside") == 0 ? 2 : -1;
         }
         else if (strcmp(a, "--wait") == 0 && v && ++i) {
             if (strcmp(v, "block") != 0 && strcmp(v, "poll") != 0)

@@ -18,7 +18,7 @@ static int usage(FILE *f)
 {
     fprintf(f, "usage: rtmgr run [-c FILE] [--duration S] [--policy model|cpu-only|gpu-only|greedy]\n"
                "                 [--log PATH] [--status-name NAME] [--margin F] [--adapt W]\n"
-               "                 [--no-rt] [--no-warmup] [--verify] [--quiet]\n"
+               "                 [--no-rt] [--no-warmup] [--preempt-wait] [--verify] [--quiet]\n"
                "                 [--nmea-in HOST:PORT] [--nmea-out HOST:PORT]\n"
                "  -c FILE            task set (default " DEFAULT_CONFIG ")\n"
                "  --duration S       run S seconds, then stop (default: until SIGINT/SIGTERM)\n"
@@ -30,6 +30,8 @@ static int usage(FILE *f)
                "                     ratio, weight W per job (default 0.2; 0: the model as is)\n"
                "  --no-rt            do not ask for SCHED_FIFO, affinity, mlockall\n"
                "  --no-warmup        no warm-up job where the model predicts (faster start-up)\n"
+               "  --preempt-wait     after a GPU abort, start the next job only once the host saw\n"
+               "                     the aborted kernel end (default: enqueued behind the raise)\n"
                "  --verify           at the end, check device results against the CPU twins\n"
                "  --quiet            no progress lines\n"
                "  --nmea-in A        NMEA input address instead of the task set's udp/tcp one\n"
@@ -76,6 +78,8 @@ int rtm_cmd_run(int argc, char **argv)
             o.rt = false;
         } else if (strcmp(a, "--no-warmup") == 0) {
             o.no_warmup = true;
+        } else if (strcmp(a, "--preempt-wait") == 0) {
+            o.preempt_wait = true;
         } else if (strcmp(a, "--verify") == 0) {
             verify = true;
         } else if (strcmp(a, "--quiet") == 0) {

@@ -55,6 +55,19 @@ typedef struct {
     int64_t acc_exec_ns, acc_in_ns, acc_kernel_ns, acc_out_ns;
 } job_t;
 
+/* An OpenCL run that has begun: its commands are enqueued; the events of its inputs (a
+ * fresh start) or of its first marker (a resume), its end marker m1 and the completion
+ * callback count it waits for. */
+typedef struct {
+    cl_event in0, in1, m0, m1;
+    uint64_t want;
+    bool waited;          /* its commands have completed (no callback: error path) */
+    bool fresh;
+    rtm_status_t st;
+    int64_t start_ns;
+    const rtm_traffic_t *snap; /* the picture a fresh start loaded, or NULL */
+} ocl_run_t;
+
 /* Per-device run state: the fields placement reads are together at the top; the large
  * buffers live in separate arrays of rtm_exec_t so that the states of all devices share
  * a few cache lines. */
@@ -76,8 +89,14 @@ typedef struct {
     pthread_cond_t cv;
     bool cv_ok;
     rtm_os_thread_t th;
-    rtm_traffic_t *snap;         /* the snapshot of the job being started */
+    rtm_traffic_t *snap[2];      /* pictures of the last two jobs started (alternate) */
+    uint32_t snap_i;             /* the last one loaded */
     char *result;                /* summary of the job just completed */
+    /* OpenCL: the job begun right behind an abort's raise (pend_slot >= 0; already taken
+     * from the queue and `running`), which the dispatcher waits for next */
+    int32_t pend_slot;
+    job_t pend_job;              /* its snapshot when taken */
+    ocl_run_t pend;
 } devrt_t;
 
 struct rtm_exec {
@@ -108,7 +127,7 @@ struct rtm_exec {
     rtm_edfq_item_t heap[RTM_MAX_DEVICES][RTM_MAX_JOBS];
     uint32_t pos[RTM_MAX_DEVICES][RTM_MAX_JOBS];
     char result[RTM_MAX_DEVICES][RTM_EXEC_RESULT_MAX];
-    rtm_traffic_t snap[RTM_MAX_DEVICES];
+    rtm_traffic_t snap[RTM_MAX_DEVICES][2];
     /* preemption, per (task, device): the preemptible job of each OpenCL instance and
      * its checkpoint storage (allocated by init), the slot holding the instance, which
      * instances a job may move between (same plan), and the bytes a move transfers */
@@ -249,8 +268,9 @@ rtm_status_t rtm_exec_init(rtm_exec_t *x, const rtm_exec_params_t *p, const rtm_
         devrt_t *r = &x->drt[d];
         r->x = x;
         r->index = d;
-        r->running = r->preempt_job = -1;
-        r->snap = &x->snap[d];
+        r->running = r->preempt_job = r->pend_slot = -1;
+        r->snap[0] = &x->snap[d][0];
+        r->snap[1] = &x->snap[d][1];
         r->result = x->result[d];
         rtm_edfq_init(&r->q, x->heap[d], x->pos[d], x->max_jobs);
         st = rtm_os_cond_init(&r->cv);
@@ -587,23 +607,31 @@ typedef struct {
     rtm_job_outcome_t outcome;
     bool preempted;   /* stopped by a preemption before completion: re-place it */
     int64_t abort_ns, release_ns; /* preempted: flag raised -> stopped / -> device free */
+    int64_t behind_ns;            /* aborted: raised -> the next job enqueued (0: none) */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
     uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
     const rtm_kinst_t *k; /* completed: the instance holding the outputs */
+    const rtm_traffic_t *snap; /* the picture its inputs came from (NULL: none / unknown) */
     rtm_status_t status;
 } run_result_t;
 
-static void load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t *k)
+/* A fresh job's inputs into its instance's host buffers; returns the picture it loaded
+ * (NULL: none). Pictures alternate between two buffers, so that a job begun behind an
+ * abort keeps the aborted job's (which may have completed anyway) intact. */
+static const rtm_traffic_t *load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t *k)
 {
     const rtm_exec_t *x = r->x;
     const rtm_exec_task_t *tk = &x->task[j->task];
     for (uint32_t b = 0; b < k->plan.n_bufs; b++)
         if (tk->inout_init[r->index][b] && k->plan.buf[b].dir == RTM_BUF_INOUT)
             memcpy(k->host[b], tk->inout_init[r->index][b], k->plan.buf[b].bytes);
-    if (k->kernel->load_traffic && x->p.input.snapshot) {
-        x->p.input.snapshot(x->p.input.ctx, r->snap);
-        k->kernel->load_traffic(k, r->snap);
-    }
+    if (!k->kernel->load_traffic || !x->p.input.snapshot)
+        return NULL;
+    r->snap_i ^= 1u;
+    rtm_traffic_t *snap = r->snap[r->snap_i];
+    x->p.input.snapshot(x->p.input.ctx, snap);
+    k->kernel->load_traffic(k, snap);
+    return snap;
 }
 
 /* CPU twin on the host. Called unlocked. */
@@ -612,7 +640,7 @@ static void run_cpu(devrt_t *r, const job_t *j, run_result_t *res)
     rtm_exec_t *x = r->x;
     rtm_kinst_t *k = x->task[j->task].inst[r->index];
     const bool firm = x->task[j->task].cfg->crit == RTM_CRIT_FIRM;
-    load_inputs(r, j, k);
+    res->snap = load_inputs(r, j, k);
     res->k = k;
     res->start_ns = rtm_os_now_ns();
     bool aborted = false;
@@ -690,49 +718,94 @@ static rtm_status_t marker(cl_command_queue q, cl_event *ev)
     return RTM_OK;
 }
 
-/* One run of a job on an OpenCL device, as a preemptible job: a fresh start (inputs,
- * every launch, outputs), or the resume of a preempted one (only its unfinished blocks;
- * its state uploaded first when it stopped on another device). Waits for the end, for
- * a preemption request (abort, keeping the completed blocks) or for a firm job's
- * deadline (abort, drop). Called unlocked. */
-static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
+/* Spins (clGetEventInfo; clWaitForEvents may sleep and wake late) until ev completes. */
+static rtm_status_t spin_event(cl_event ev)
+{
+    for (;;) {
+        cl_int es = CL_QUEUED;
+        const cl_int err =
+            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(es), &es, NULL);
+        if (err != CL_SUCCESS)
+            return rtm_ocl_fail("clGetEventInfo", err, __FILE__, __LINE__);
+        if (es <= CL_COMPLETE)
+            return es < 0 ? RTM_E_CL : RTM_OK;
+        sched_yield();
+    }
+}
+
+/* Begins one run of a job on an OpenCL device, as a preemptible job: a fresh start
+ * (inputs, every launch, outputs), or the resume of a preempted one (only its
+ * unfinished blocks; its state uploaded first when it stopped on another device), then
+ * the end marker and its callback. Returns once enqueued. Called unlocked. */
+static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
 {
     rtm_exec_t *x = r->x;
     const uint32_t t = j->task, d = r->index;
     rtm_kexec_t *kx = x->task[t].kx[d];
-    const bool fresh = j->home < 0;
-    rtm_preempt_job_t *pj = &x->pj[t][fresh ? d : (uint32_t)j->home];
-    const bool firm = x->task[t].cfg->crit == RTM_CRIT_FIRM;
-    cl_event in0 = NULL, in1 = NULL, m0 = NULL, m1 = NULL;
-    res->start_ns = rtm_os_now_ns();
+    memset(run, 0, sizeof(*run));
+    run->fresh = j->home < 0;
+    rtm_preempt_job_t *pj = &x->pj[t][run->fresh ? d : (uint32_t)j->home];
+    run->start_ns = rtm_os_now_ns();
     rtm_status_t st = RTM_OK;
-    if (fresh) {
-        load_inputs(r, j, x->task[t].inst[d]);
+    if (run->fresh) {
+        run->snap = load_inputs(r, j, x->task[t].inst[d]);
+        const int64_t dbg0 = rtm_os_now_ns();
         st = rtm_preempt_job_reset(pj);
+        const int64_t dbg1 = rtm_os_now_ns();
         if (st == RTM_OK) /* block-control clears and inputs, with their events, then the job */
-            st = rtm_preempt_start_ex(pj, kx, true, &in0, &in1);
+            st = rtm_preempt_start_ex(pj, kx, true, &run->in0, &run->in1);
+        if (getenv("RTM_DEBUG_BEGIN"))
+            fprintf(stderr, "begin %s: inputs %.1f reset %.1f start %.1f us\n", x->task[t].cfg->name,
+                    (double)(dbg0 - run->start_ns) / 1e3, (double)(dbg1 - dbg0) / 1e3,
+                    (double)(rtm_os_now_ns() - dbg1) / 1e3);
     } else {
-        st = marker(kx->dev->exec, &m0);
+        st = marker(kx->dev->exec, &run->m0);
         if (st == RTM_OK)
             st = rtm_preempt_resume_gpu(pj, kx);
     }
-    if (st == RTM_OK) /* in order after the outputs: the end of the run */
-        st = marker(kx->dev->exec, &m1);
-    bool waited = false;
-    uint64_t want = 0;
-    if (st != RTM_OK || clSetEventCallback(m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
+    if (st == RTM_OK) /* in order after the outputs (on their queue): the end of the run */
+        st = marker(kx->read_beside ? kx->dev->side : kx->dev->exec, &run->m1);
+    run->st = st;
+    if (st != RTM_OK || clSetEventCallback(run->m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
         clFinish(kx->dev->exec); /* no callback: wait here (error path) */
-        waited = true;
+        clFinish(kx->dev->side);
+        run->waited = true;
     } else {
-        want = ++r->cb_want;
+        run->want = ++r->cb_want;
         clFlush(kx->dev->exec);
+        if (kx->read_beside)
+            clFlush(kx->dev->side);
     }
+}
+
+/* Right behind an abort's raise on r's device (the aborted job of `task` still
+ * draining): takes the next job of the queue and begins it, so that the device starts
+ * it as soon as the aborted kernels end rather than once the host has noticed (the
+ * H100's driver tells the host 20-100 us after the device). Never a job of `task`,
+ * whose instance holds the aborted job's state. Called unlocked. */
+static bool begin_behind(devrt_t *r, uint32_t task);
+
+/* Waits for a begun OpenCL run: for its end, a preemption request (abort, keeping the
+ * completed blocks; the next job is begun behind the raise) or a firm job's deadline
+ * (abort, drop). Called unlocked. */
+static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, run_result_t *res)
+{
+    rtm_exec_t *x = r->x;
+    const uint32_t t = j->task, d = r->index;
+    rtm_kexec_t *kx = x->task[t].kx[d];
+    const bool fresh = run->fresh;
+    rtm_preempt_job_t *pj = &x->pj[t][fresh ? d : (uint32_t)j->home];
+    const bool firm = x->task[t].cfg->crit == RTM_CRIT_FIRM;
+    const rtm_status_t st = run->st;
+    const uint64_t want = run->want;
+    res->start_ns = run->start_ns;
+    res->snap = run->snap;
     bool aborted = false, preempted = false;
     rtm_preempt_stop_t stop;
     memset(&stop, 0, sizeof(stop));
     rtm_status_t ast = RTM_OK;
     int64_t raised_ns = -1;
-    /* Late output reads (kx->read_late: large outputs of a preemptible job) are
+    /* Late output reads (kx->read_late: large outputs into pageable memory) are
      * enqueued once the last kernel has ended; waiting for the callback to notice that
      * left the device idle 60 us to 10 ms on the H100 (session 16). From 3/4 of the
      * predicted time on, the dispatcher polls the job itself until the reads are in
@@ -743,7 +816,7 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
         poll_from < INT64_MAX ? res->start_ns + 2 * j->predicted_ns : INT64_MAX;
     bool reads_in = poll_from == INT64_MAX;
     pthread_mutex_lock(&x->mu);
-    bool over = waited; /* the run's commands are complete */
+    bool over = run->waited; /* the run's commands are complete */
     while (!over && r->cb_fired < want) {
         bool raise = false;
         const int64_t now = rtm_os_now_ns();
@@ -765,17 +838,23 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
                 rtm_os_now_ns() >= j->deadline_ns)
                 raise = aborted = true;
         }
-        if (raise) { /* the flag through the device's transport; blocks until it took */
+        if (raise) { /* the flag through the device's transport, the next job behind it,
+                      * then this one's stop: its kernels drained, its checkpoint read */
             pthread_mutex_unlock(&x->mu);
             raised_ns = rtm_os_now_ns();
-            ast = rtm_preempt_abort(pj, false, &stop);
+            ast = rtm_preempt_raise(pj);
+            if (ast == RTM_OK && !x->p.wait_abort && begin_behind(r, t))
+                res->behind_ns = rtm_os_now_ns() - raised_ns;
+            if (ast == RTM_OK)
+                ast = rtm_preempt_stopped(pj, false, &stop);
             res->abort_ns = rtm_os_now_ns() - raised_ns;
-            /* the abort drained the queue (m1 is in it): done, whatever the callback's
-             * delivery delay (seen ~10 ms on the H100) */
-            cl_int es = CL_QUEUED;
-            if (ast != RTM_OK || clGetEventInfo(m1, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                                sizeof(es), &es, NULL) != CL_SUCCESS || es <= CL_COMPLETE)
-                over = true;
+            /* this run's marker is right behind its last command on exec: done, whatever
+             * the callback's delivery delay (seen ~10 ms on the H100). On the side queue
+             * (read_beside) it follows the aborted run's output reads, which go on beside
+             * the next job; its late callback counts toward the next run's `want`. */
+            if (ast == RTM_OK && !kx->read_beside)
+                ast = spin_event(run->m1);
+            over = true;
             pthread_mutex_lock(&x->mu);
         }
     }
@@ -783,18 +862,19 @@ static void run_ocl(devrt_t *r, int32_t slot, const job_t *j, run_result_t *res)
     pthread_mutex_unlock(&x->mu);
     if (st == RTM_OK && ast == RTM_OK && done_status >= 0 && pj->state == RTM_PREEMPT_RUNNING) {
         bool fin = false; /* the outputs have arrived (m1 is after them): collect */
-        st = rtm_preempt_poll(pj, &fin);
-        if (st == RTM_OK && !fin)
-            st = rtm_preempt_wait(pj);
+        rtm_status_t pst = rtm_preempt_poll(pj, &fin);
+        if (pst == RTM_OK && !fin)
+            pst = rtm_preempt_wait(pj);
+        ast = pst;
     }
     res->end_ns = rtm_os_now_ns();
     res->exec_ns = res->end_ns - res->start_ns;
-    res->in_ns = span_ns(in0, in1);
+    res->in_ns = span_ns(run->in0, run->in1);
     /* the device's span of the run: its first command's start to its last's end (a
      * completed job's last output transfer; not the callback's marker behind it) */
-    const int64_t all = span_ns(fresh ? in0 : m0,
-                                pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : m1);
-    put_event(&in0), put_event(&in1), put_event(&m0), put_event(&m1);
+    const int64_t all = span_ns(fresh ? run->in0 : run->m0,
+                                pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : run->m1);
+    put_event(&run->in0), put_event(&run->in1), put_event(&run->m0), put_event(&run->m1);
     res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {
         res->outcome = RTM_JOB_FAILED;
@@ -841,8 +921,9 @@ static int64_t rank(const rtm_exec_t *x, const rtm_edfq_item_t *it, int64_t now)
     return it->deadline;
 }
 
-/* Takes the best-ranked runnable job of r's queue; -1 when none. */
-static int32_t pick(rtm_exec_t *x, devrt_t *r)
+/* Takes the best-ranked runnable job of r's queue, not of task `skip` (-1: any); -1
+ * when none. */
+static int32_t pick(rtm_exec_t *x, devrt_t *r, int64_t skip)
 {
     const int64_t now = rtm_os_now_ns();
     int32_t best = -1;
@@ -850,7 +931,7 @@ static int32_t pick(rtm_exec_t *x, devrt_t *r)
     const uint32_t n = rtm_edfq_count(&r->q);
     for (uint32_t i = 0; i < n; i++) {
         const rtm_edfq_item_t *it = rtm_edfq_at(&r->q, i);
-        if (!runnable(x, r, it->handle))
+        if (!runnable(x, r, it->handle) || (int64_t)x->job[it->handle].task == skip)
             continue;
         const int64_t k = rank(x, it, now);
         if (best < 0 || k < best_rank) {
@@ -877,7 +958,7 @@ static void account_run(job_t *j, const run_result_t *res)
 /* Re-places the job in `slot`, just aborted on device `from` with `remaining` of `total`
  * blocks unfinished, by the placement rules, each device predicting its unfinished
  * blocks (rtm_place_remaining). Fills o; *move: its state must be read back before it
- * goes to o->device. Under x->mu; r->running is already -1. */
+ * goes to o->device. Under x->mu; r->running is -1, or the job begun behind the abort. */
 static void replace(rtm_exec_t *x, uint32_t from, int32_t slot, uint64_t remaining,
                     uint64_t total, rtm_place_out_t *o, bool *move)
 {
@@ -949,6 +1030,71 @@ static void requeue(rtm_exec_t *x, int32_t slot, bool preempt)
     pthread_cond_signal(&r->cv);
 }
 
+/* Makes the job in `slot` (just picked) r's running job (under x->mu). */
+static void take(rtm_exec_t *x, devrt_t *r, int32_t slot, int64_t now)
+{
+    job_t *j = &x->job[slot];
+    const bool cpu = x->dev[r->index].kind == RTM_DEV_CPU;
+    const bool resume = j->home >= 0;
+    j->state = SLOT_RUNNING;
+    j->device = (int32_t)r->index;
+    if (j->first_device < 0)
+        j->first_device = (int32_t)r->index;
+    if (resume) {
+        j->resumes++;
+        x->st.task[j->task].resumed[r->index]++;
+        if ((uint32_t)j->home != r->index &&
+            x->pj[j->task][j->home].x != x->task[j->task].kx[r->index])
+            x->st.task[j->task].moved++;
+    }
+    r->running = slot;
+    r->run_start_ns = now;
+    r->run_pred_ns = j->predicted_ns;
+    r->preempt_job = -1;
+    r->done_status = 0;
+    r->abort = 0;
+    r->cpu_pj = cpu && resume ? &x->pj[j->task][j->home] : NULL;
+    if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && (x->p.cpu_run || resume)) {
+        r->wd_deadline = j->deadline_ns; /* the watchdog aborts it there */
+        pthread_cond_signal(&x->wd_cv);
+    }
+}
+
+/* The next runnable job of r's queue, not of task `skip` (-1: any), taken as r's
+ * running job; firm jobs already past their deadline are dropped on the way. -1: none
+ * (under x->mu). */
+static int32_t next_job(rtm_exec_t *x, devrt_t *r, int64_t skip)
+{
+    for (;;) {
+        const int32_t slot = pick(x, r, skip);
+        if (slot < 0)
+            return -1;
+        const job_t *j = &x->job[slot];
+        const int64_t now = rtm_os_now_ns();
+        if (x->task[j->task].cfg->crit == RTM_CRIT_FIRM && now >= j->deadline_ns) {
+            finish_unrun(x, slot, RTM_JOB_DROPPED);
+            continue;
+        }
+        take(x, r, slot, now);
+        return slot;
+    }
+}
+
+static bool begin_behind(devrt_t *r, uint32_t task)
+{
+    rtm_exec_t *x = r->x;
+    pthread_mutex_lock(&x->mu);
+    const int32_t slot = r->pend_slot < 0 && !x->stopping ? next_job(x, r, task) : -1;
+    if (slot >= 0) {
+        r->pend_slot = slot;
+        r->pend_job = x->job[slot];
+    }
+    pthread_mutex_unlock(&x->mu);
+    if (slot >= 0)
+        ocl_begin(r, &r->pend_job, &r->pend);
+    return slot >= 0;
+}
+
 static void *dispatch_main(void *arg)
 {
     devrt_t *r = arg;
@@ -956,7 +1102,10 @@ static void *dispatch_main(void *arg)
     const bool cpu = x->dev[r->index].kind == RTM_DEV_CPU;
     pthread_mutex_lock(&x->mu);
     for (;;) {
-        const int32_t slot = pick(x, r);
+        /* a job begun behind an abort's raise, else the queue's next */
+        const bool begun = r->pend_slot >= 0;
+        const int32_t slot = begun ? r->pend_slot : next_job(x, r, -1);
+        r->pend_slot = -1;
         if (slot < 0) {
             if (x->stopping && rtm_edfq_count(&r->q) == 0)
                 break;
@@ -964,35 +1113,8 @@ static void *dispatch_main(void *arg)
             continue;
         }
         job_t *j = &x->job[slot];
-        const int64_t now = rtm_os_now_ns();
-        if (x->task[j->task].cfg->crit == RTM_CRIT_FIRM && now >= j->deadline_ns) {
-            finish_unrun(x, slot, RTM_JOB_DROPPED);
-            continue;
-        }
         const bool resume = j->home >= 0;
-        j->state = SLOT_RUNNING;
-        j->device = (int32_t)r->index;
-        if (j->first_device < 0)
-            j->first_device = (int32_t)r->index;
-        if (resume) {
-            j->resumes++;
-            x->st.task[j->task].resumed[r->index]++;
-            if ((uint32_t)j->home != r->index &&
-                x->pj[j->task][j->home].x != x->task[j->task].kx[r->index])
-                x->st.task[j->task].moved++;
-        }
-        r->running = slot;
-        r->run_start_ns = now;
-        r->run_pred_ns = j->predicted_ns;
-        r->preempt_job = -1;
-        r->done_status = 0;
-        r->abort = 0;
-        r->cpu_pj = cpu && resume ? &x->pj[j->task][j->home] : NULL;
-        if (cpu && x->task[j->task].cfg->crit == RTM_CRIT_FIRM && (x->p.cpu_run || resume)) {
-            r->wd_deadline = j->deadline_ns; /* the watchdog aborts it there */
-            pthread_cond_signal(&x->wd_cv);
-        }
-        const job_t snapshot = *j;
+        const job_t snapshot = begun ? r->pend_job : *j;
         pthread_mutex_unlock(&x->mu);
 
         run_result_t res;
@@ -1001,12 +1123,20 @@ static void *dispatch_main(void *arg)
             run_cpu_resume(r, &snapshot, &res);
         else if (cpu)
             run_cpu(r, &snapshot, &res);
-        else
-            run_ocl(r, slot, &snapshot, &res);
+        else {
+            ocl_run_t run;
+            if (begun)
+                run = r->pend;
+            else
+                ocl_begin(r, &snapshot, &run);
+            ocl_wait(r, slot, &snapshot, &run, &res);
+        }
 
         pthread_mutex_lock(&x->mu);
-        r->running = -1;
-        r->preempt_job = -1;
+        if (r->pend_slot < 0) { /* else the job begun behind the abort runs already */
+            r->running = -1;
+            r->preempt_job = -1;
+        }
         r->wd_deadline = -1;
         r->cpu_pj = NULL;
         account_run(j, &res);
@@ -1020,6 +1150,12 @@ static void *dispatch_main(void *arg)
                 ts->abort_max_ns = res.abort_ns;
             if (res.release_ns > ts->release_max_ns)
                 ts->release_max_ns = res.release_ns;
+            if (res.behind_ns > 0) {
+                ts->behind++;
+                ts->behind_sum_ns += res.behind_ns;
+                if (res.behind_ns > ts->behind_max_ns)
+                    ts->behind_max_ns = res.behind_ns;
+            }
             if (j->home < 0)
                 j->home = (int32_t)r->index;
             rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
@@ -1072,7 +1208,8 @@ static void *dispatch_main(void *arg)
         if (completed && x->p.result) {
             const uint32_t task = j->task; /* the slot stays ours until rec_finish */
             pthread_mutex_unlock(&x->mu);
-            x->p.result(x->p.result_ctx, task, k, k->kernel->load_traffic ? r->snap : NULL);
+            x->p.result(x->p.result_ctx, task, k,
+                        k->kernel->load_traffic ? (res.snap ? res.snap : r->snap[r->snap_i]) : NULL);
             pthread_mutex_lock(&x->mu);
         }
         rtm_exec_rec_t rec;

@@ -169,6 +169,10 @@ typedef struct {
                                  (0, 1]: it scales each (task, device) prediction by an
                                  exponential average of measured / predicted with this
                                  weight per completed job (the log keeps the raw model) */
+    bool wait_abort;          /* an OpenCL device whose job was aborted starts its next job
+                                 only once the host has seen the abort end (the behaviour
+                                 before session 17, for comparison); false: the next job
+                                 is enqueued right behind the raise */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;
@@ -199,6 +203,9 @@ typedef struct {
     uint64_t moved;           /* resumptions on another device than the one it stopped on */
     int64_t abort_max_ns, abort_sum_ns;     /* preemptions: flag raised -> kernel stopped */
     int64_t release_max_ns, release_sum_ns; /* flag raised -> the device free for the next job */
+    uint64_t behind;          /* preemptions after which the device's next job was
+                                 enqueued right behind the raise (not wait_abort) */
+    int64_t behind_max_ns, behind_sum_ns;   /* flag raised -> that job enqueued */
     uint64_t blocks_rerun;    /* blocks of resumed jobs that ran more than once (counted
                                  only when the executors count block executions:
                                  rtm_kexec_opts_t.count_blocks) */

@@ -29,7 +29,15 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
 bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
                                  bool preemptible)
 {
-    return !(info->type & CL_DEVICE_TYPE_CPU) && (!host_pinned || preemptible) &&
+    (void)preemptible;
+    return !(info->type & CL_DEVICE_TYPE_CPU) && !host_pinned &&
+           out_bytes > RTM_KEXEC_EAGER_READ_MAX;
+}
+
+bool rtm_kexec_default_read_beside(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
+                                   bool preemptible)
+{
+    return !(info->type & CL_DEVICE_TYPE_CPU) && host_pinned && preemptible &&
            out_bytes > RTM_KEXEC_EAGER_READ_MAX;
 }
 
@@ -72,8 +80,12 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
     for (uint32_t i = 0; i < x->k->plan.n_bufs; i++)
         if (x->k->plan.buf[i].dir & RTM_BUF_OUT)
             out_bytes += x->k->plan.buf[i].bytes;
-    x->read_late = x->opts.read_late > 0 ||
-                   (x->opts.read_late == 0 &&
+    x->read_beside = x->opts.read_late == 2 ||
+                     (x->opts.read_late == 0 &&
+                      rtm_kexec_default_read_beside(info, out_bytes, x->opts.host_pinned,
+                                                    x->opts.preemptible));
+    x->read_late = x->opts.read_late == 1 ||
+                   (x->opts.read_late == 0 && !x->read_beside &&
                     rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned,
                                                 x->opts.preemptible));
 }
@@ -423,13 +435,19 @@ rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *firs
 
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
+    return rtm_kexec_read_outputs_on(x, x->dev->exec, NULL, first, last);
+}
+
+rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_event after,
+                                       cl_event *first, cl_event *last)
+{
     const rtm_kinst_t *k = x->k;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (!(k->plan.buf[i].dir & RTM_BUF_OUT))
             continue;
         cl_event ev;
-        RTM_CL_CHECK(clEnqueueReadBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,
-                                         k->plan.buf[i].bytes, k->host[i], 0, NULL, &ev),
+        RTM_CL_CHECK(clEnqueueReadBuffer(q, x->buf[i], CL_FALSE, 0, k->plan.buf[i].bytes,
+                                         k->host[i], after ? 1 : 0, after ? &after : NULL, &ev),
                      "clEnqueueReadBuffer");
         track(ev, first, last);
     }

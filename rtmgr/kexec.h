@@ -83,8 +83,10 @@ typedef struct {
     bool raise_set;       /* false: RTM_KEXEC_RAISE_DEFAULT (raise_mode ignored) */
     int read_late;        /* outputs of a preemptible job (rtmgr/preempt.c): 1 = enqueued
                            * only once its last kernel has ended, -1 = enqueued behind the
-                           * kernels when the last launch is enqueued, 0 = auto
-                           * (rtm_kexec_default_read_late) */
+                           * kernels when the last launch is enqueued, 2 = enqueued then on
+                           * the device's side queue behind the last kernel's event
+                           * (read_beside), 0 = auto (rtm_kexec_default_read_late,
+                           * rtm_kexec_default_read_beside) */
     bool host_pinned;     /* the instance's host buffers are pinned host memory (the
                            * manager's per-device regions, pinned.h): for auto read_late */
     bool preemptible;     /* its jobs may be aborted to make way (the task's `preemptible`):
@@ -135,6 +137,7 @@ typedef struct {
     uint32_t launches;     /* k->plan.launches */
     bool persist;          /* built with RTM_PERSIST=1 */
     bool read_late;        /* opts.read_late resolved */
+    bool read_beside;      /* opts.read_late resolved: outputs on dev->side */
     rtm_kexec_args_t args_set[RTM_KENTRY_MAX]; /* per entry point (rtm_kexec_enqueue) */
 } rtm_kexec_t;
 
@@ -151,15 +154,20 @@ typedef struct {
  * RTM_KEXEC_FLAG_COPIES_GPU elsewhere (kernel NULL: any kernel without the flag). */
 uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t *kernel);
 
-/* Auto read_late: true on GPUs for outputs of more than RTM_KEXEC_EAGER_READ_MAX bytes
- * into pageable host memory (a driver may block the enqueue of a large read there until
- * the copy is done, i.e. past the kernel's end: the start call would return after the
- * job ran), or of a preemptible job (an abort would wait for the reads queued behind
- * its kernels: 311 us against 112 us per preemption on the H100, session 16). Otherwise
- * the reads follow the kernels at once: a late read costs the job the host's notice of
- * its kernel's end (60 us to 10 ms on the H100, session 16). */
+/* Auto output reads of a job on a GPU with more than RTM_KEXEC_EAGER_READ_MAX bytes of
+ * outputs. Late (enqueued once its last kernel has ended) when they go into pageable
+ * host memory: a driver may block the enqueue of a large read there until the copy is
+ * done, i.e. past the kernel's end, and the start call would return after the job ran.
+ * Beside (enqueued at once on the device's side queue, behind the last kernel's event)
+ * for a preemptible job into pinned memory: queued behind its kernels on exec, an abort
+ * would wait for them (311 us against 112 us per preemption on the H100, session 16),
+ * and so would the job begun behind the raise; read late instead, each job waited for
+ * the host's notice of its kernel's end (60 us to 10 ms on the H100, session 16).
+ * Otherwise the reads follow the kernels on exec. */
 bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
                                  bool preemptible);
+bool rtm_kexec_default_read_beside(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
+                                   bool preemptible);
 
 /* Builds k's program on d and creates every device buffer with the default options
  * (full variant, auto groups) and the paper's flag transport (RTM_ABORT_WRITE:
@@ -214,6 +222,10 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
 rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *first, cl_event *last);
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
+/* The same on queue q (of x's device), each transfer after `after` (may be NULL): the
+ * outputs of a job whose kernels have ended, read beside what its exec queue runs next. */
+rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_event after,
+                                       cl_event *first, cl_event *last);
 
 /* Launches each entry point once with the abort flag raised (every work-group exits at
  * its entry check; no output, no completed block), so that a device compiler working

@@ -617,6 +617,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .max_jobs = c->max_jobs ? c->max_jobs : 256,
         .margin = m->o.margin,
         .adapt = m->o.adapt,
+        .wait_abort = m->o.preempt_wait,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,
@@ -982,6 +983,12 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                 m->cfg.task[t].name, (unsigned long long)a->preemptions,
                 (double)a->abort_sum_ns / n / 1e3, (double)a->abort_max_ns / 1e3,
                 (double)a->release_sum_ns / n / 1e3, (double)a->release_max_ns / 1e3);
+        if (a->behind)
+            fprintf(f, "  next job enqueued behind the raise %llu times: flag raised -> enqueued "
+                       "mean %.1f us, max %.1f us\n",
+                    (unsigned long long)a->behind,
+                    (double)a->behind_sum_ns / (double)a->behind / 1e3,
+                    (double)a->behind_max_ns / 1e3);
     }
 }
 

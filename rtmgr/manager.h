@@ -45,6 +45,8 @@ typedef struct {
     const char *nmea_out;    /* host:port instead of the task set's output.nmea.udp */
     bool no_warmup;          /* skip the warm-up job where the model predicts (faster
                                 start-up; the first job on a device may compile) */
+    bool preempt_wait;       /* after an abort, start the device's next job only once the
+                                host saw the abort end (rtm_exec_params_t.wait_abort) */
 } rtm_manager_opts_t;
 
 typedef struct rtm_manager rtm_manager_t;

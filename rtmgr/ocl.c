@@ -164,18 +164,25 @@ rtm_status_t rtm_ocl_open(rtm_ocl_dev_t *d, const rtm_ocl_info_t *info)
         rtm_ocl_close(d);
         return rtm_ocl_fail("clCreateCommandQueueWithProperties(ctrl)", err, __FILE__, __LINE__);
     }
+    d->side = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
+    if (err != CL_SUCCESS) {
+        rtm_ocl_close(d);
+        return rtm_ocl_fail("clCreateCommandQueueWithProperties(side)", err, __FILE__, __LINE__);
+    }
     return RTM_OK;
 }
 
 void rtm_ocl_close(rtm_ocl_dev_t *d)
 {
+    if (d->side)
+        clReleaseCommandQueue(d->side);
     if (d->ctrl)
         clReleaseCommandQueue(d->ctrl);
     if (d->exec)
         clReleaseCommandQueue(d->exec);
     if (d->ctx)
         clReleaseContext(d->ctx);
-    d->ctrl = d->exec = NULL;
+    d->side = d->ctrl = d->exec = NULL;
     d->ctx = NULL;
 }
 

@@ -41,7 +41,9 @@ typedef struct {
     rtm_ocl_info_t info;
     cl_context ctx;
     cl_command_queue exec; /* kernels and transfers, profiling enabled */
-    cl_command_queue ctrl; /* abort-flag traffic */
+    cl_command_queue ctrl; /* abort-flag traffic, checkpoint reads after an abort */
+    cl_command_queue side; /* output reads beside exec, each behind its job's last kernel
+                            * (preemptible jobs: kexec read_beside), profiling enabled */
 } rtm_ocl_dev_t;
 
 /* Prints "rtmgr: CALL failed: CL_NAME (code) at FILE:LINE" to stderr and returns

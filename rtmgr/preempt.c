@@ -13,7 +13,10 @@
  *   - dev_fresh / host_fresh say where the latest state is; resume moves it as needed;
  *   - with x->read_late the output reads are enqueued only once the last kernel has
  *     ended (never from the start call: a driver may block that enqueue until the copy
- *     is done, and the start call would return after the job ran: every abort "missed").
+ *     is done, and the start call would return after the job ran: every abort "missed");
+ *     with x->read_beside they are enqueued with the last launch on the device's side
+ *     queue, behind its event, so that nothing enqueued on exec after the job waits for
+ *     them (an abort's next job);
  * Nothing here allocates after rtm_preempt_job_init. */
 #include "preempt.h"
 #include "os.h"
@@ -106,8 +109,21 @@ static void release_end(rtm_preempt_job_t *job)
     job->end_ev = NULL;
 }
 
+/* Waits for the aborted run's output reads still on the side queue (read_beside). */
+static rtm_status_t settle_side(rtm_preempt_job_t *job)
+{
+    if (!job->side_ev)
+        return RTM_OK;
+    const cl_int err = clWaitForEvents(1, &job->side_ev);
+    clReleaseEvent(job->side_ev);
+    job->side_ev = NULL;
+    RTM_CL_CHECK(err, "clWaitForEvents(side reads)");
+    return RTM_OK;
+}
+
 void rtm_preempt_job_release(rtm_preempt_job_t *job)
 {
+    (void)settle_side(job);
     if (job->x && job->state == RTM_PREEMPT_RUNNING)
         clFinish(job->x->dev->exec);
     release_events(job);
@@ -118,12 +134,16 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
 {
     if (job->state == RTM_PREEMPT_RUNNING)
         return RTM_E_STATE;
+    const rtm_status_t sst = settle_side(job);
+    if (sst != RTM_OK)
+        return sst;
     release_events(job);
     release_end(job);
     memset(job->done, 0, (size_t)job->launches * job->stride);
     if (job->count)
         memset(job->count, 0, (size_t)job->launches * job->stride * sizeof(uint32_t));
     job->state = RTM_PREEMPT_IDLE;
+    job->raised = false;
     job->launch = job->next = 0;
     job->run_latency_s = job->run_kernel_s = 0.0;
     job->dev_fresh = false;
@@ -215,7 +235,10 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
         /* the outputs: the last read is the job's end (one in-order queue); a marker
          * only for a job without output buffers (a command the device waits 10-25 us
          * for on the H100, in every job's time) */
-        st = rtm_kexec_read_outputs(job->x, NULL, &job->out_ev);
+        const bool beside = job->x->read_beside && job->last_ev;
+        st = beside ? rtm_kexec_read_outputs_on(job->x, job->x->dev->side, job->last_ev, NULL,
+                                                &job->out_ev)
+                    : rtm_kexec_read_outputs(job->x, NULL, &job->out_ev);
         if (st != RTM_OK)
             return st;
         if (!job->out_ev)
@@ -223,28 +246,36 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
                          "clEnqueueMarkerWithWaitList");
         more = true;
     }
-    if (more)
+    if (more) {
         RTM_CL_CHECK(clFlush(job->x->dev->exec), "clFlush(exec)");
+        if (job->x->read_beside)
+            RTM_CL_CHECK(clFlush(job->x->dev->side), "clFlush(side)");
+    }
     return RTM_OK;
 }
 
 /* Reads the completion counters of launches [lo, hi) into the job's totals and clears
- * them on the device (counting builds only). */
-static rtm_status_t drain_counts(rtm_preempt_job_t *job, uint32_t lo, uint32_t hi)
+ * them on the device (counting builds only), through queue q after `after` (may be
+ * NULL); on a queue other than exec it waits for the clear, which must precede the job's
+ * next launch there. */
+static rtm_status_t drain_counts(rtm_preempt_job_t *job, uint32_t lo, uint32_t hi,
+                                 cl_command_queue q, cl_event after)
 {
     if (!job->count || !job->x->count || lo >= hi)
         return RTM_OK;
     const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
     const cl_uint zero = 0;
-    RTM_CL_CHECK(clEnqueueReadBuffer(job->x->dev->exec, job->x->count, CL_TRUE,
-                                     off * sizeof(uint32_t), n * sizeof(uint32_t),
-                                     job->count_tmp + off, 0, NULL, NULL),
+    RTM_CL_CHECK(clEnqueueReadBuffer(q, job->x->count, CL_TRUE, off * sizeof(uint32_t),
+                                     n * sizeof(uint32_t), job->count_tmp + off, after ? 1 : 0,
+                                     after ? &after : NULL, NULL),
                  "clEnqueueReadBuffer(count)");
     for (size_t i = off; i < off + n; i++)
         job->count[i] += job->count_tmp[i];
-    RTM_CL_CHECK(clEnqueueFillBuffer(job->x->dev->exec, job->x->count, &zero, sizeof(zero),
+    RTM_CL_CHECK(clEnqueueFillBuffer(q, job->x->count, &zero, sizeof(zero),
                                      off * sizeof(uint32_t), n * sizeof(uint32_t), 0, NULL, NULL),
                  "clEnqueueFillBuffer(count)");
+    if (q != job->x->dev->exec)
+        RTM_CL_CHECK(clFinish(q), "clFinish");
     return RTM_OK;
 }
 
@@ -284,7 +315,7 @@ static rtm_status_t finish(rtm_preempt_job_t *job)
     release_events(job);
     job->state = RTM_PREEMPT_DONE;
     job->host_fresh = true;
-    return drain_counts(job, lo, job->launches);
+    return drain_counts(job, lo, job->launches, job->x->dev->exec, NULL);
 }
 
 rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x)
@@ -306,6 +337,7 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
         return st;
     job->launch = job->next = 0;
     job->state = RTM_PREEMPT_RUNNING;
+    job->raised = false;
     job->dev_fresh = true;
     job->host_fresh = false;
     st = topup(job);
@@ -428,18 +460,33 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
     out->notice_s = out->response_s - ((double)k - (double)q) * 1e-9;
 }
 
-/* Reads every buffer the kernels may write (OUT, INOUT, SCRATCH) into the host copy. */
+/* Keeps ev (retained) as the job's end: the last command of its run. */
+static void keep_end(rtm_preempt_job_t *job, cl_event ev)
+{
+    release_end(job);
+    if (ev)
+        clRetainEvent(ev);
+    job->end_ev = ev;
+}
+
+/* Reads every buffer the kernels may write (OUT, INOUT, SCRATCH) into the host copy,
+ * through the control queue after the run's end (the exec queue may hold the next job). */
 static rtm_status_t read_state(rtm_preempt_job_t *job)
 {
+    const rtm_status_t sst = settle_side(job);
+    if (sst != RTM_OK)
+        return sst;
     const rtm_kinst_t *k = job->k;
+    cl_command_queue q = job->x->dev->ctrl;
+    cl_event after = job->end_ev;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (k->plan.buf[i].dir == RTM_BUF_IN)
             continue;
-        RTM_CL_CHECK(clEnqueueReadBuffer(job->x->dev->exec, job->x->buf[i], CL_FALSE, 0,
-                                         k->plan.buf[i].bytes, k->host[i], 0, NULL, NULL),
+        RTM_CL_CHECK(clEnqueueReadBuffer(q, job->x->buf[i], CL_FALSE, 0, k->plan.buf[i].bytes,
+                                         k->host[i], after ? 1 : 0, after ? &after : NULL, NULL),
                      "clEnqueueReadBuffer(state)");
     }
-    RTM_CL_CHECK(clFinish(job->x->dev->exec), "clFinish");
+    RTM_CL_CHECK(clFinish(q), "clFinish");
     job->host_fresh = true;
     return RTM_OK;
 }
@@ -454,30 +501,59 @@ static void describe(const rtm_preempt_job_t *job, rtm_preempt_stop_t *out)
     out->finished = job->state == RTM_PREEMPT_DONE;
 }
 
+rtm_status_t rtm_preempt_raise(rtm_preempt_job_t *job)
+{
+    if (job->state != RTM_PREEMPT_RUNNING || job->raised)
+        return RTM_OK;
+    const rtm_status_t st = rtm_abortflag_raise(&job->x->flag);
+    job->raised = st == RTM_OK;
+    return st;
+}
+
 rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out)
+{
+    const rtm_status_t st = rtm_preempt_raise(job);
+    if (st != RTM_OK) {
+        memset(out, 0, sizeof(*out));
+        return st;
+    }
+    return rtm_preempt_stopped(job, readback, out);
+}
+
+rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out)
 {
     memset(out, 0, sizeof(*out));
     if (job->state != RTM_PREEMPT_RUNNING) {
         describe(job, out);
         return RTM_OK;
     }
-    rtm_kexec_t *x = job->x;
-    rtm_status_t st = rtm_abortflag_raise(&x->flag);
+    rtm_status_t st = rtm_preempt_raise(job);
     if (st != RTM_OK)
         return st;
+    job->raised = false;
+    rtm_kexec_t *x = job->x;
+    const bool cpu = (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0;
     const double t0 = x->flag.raised_at;
     double t1 = t0, landed = -1.0;
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
     if (job->last_ev) {
-        st = wait_end(job->last_ev, x->flag.raise_ev, (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0,
-                      x->opts.wait_end > 0, t0, &t1, &landed);
+        st = wait_end(job->last_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0, &t1, &landed);
         if (st != RTM_OK)
             return st;
     }
     out->response_s = t1 - t0;
-    RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+    /* the job's own commands on exec have ended (its queued output reads, if any, are
+     * the last; the exec queue may hold other work behind them). Reads on the side queue
+     * go on beside the next job: settled before the job's buffers are touched again. */
+    const bool beside = job->out_ev && x->read_beside;
+    if (job->out_ev && !beside) {
+        double seen = 0.0, none = 0.0;
+        st = wait_end(job->out_ev, NULL, cpu, x->opts.wait_end > 0, t1, &seen, &none);
+        if (st != RTM_OK)
+            return st;
+    }
     if (x->flag.raise_ev && landed < 0.0) { /* landed after the kernel ended */
         RTM_CL_CHECK(clWaitForEvents(1, &x->flag.raise_ev), "clWaitForEvents(raise)");
         landed = rtm_os_now_s();
@@ -489,18 +565,26 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     if (st != RTM_OK)
         return st;
     const bool outputs_read = job->out_ev != NULL;
-    record_timing(job); /* the run's kernels have ended (clFinish): its device times */
+    record_timing(job); /* the run's kernels have ended: its device times */
+    keep_end(job, job->out_ev && !beside ? job->out_ev : job->last_ev);
+    if (beside) {
+        clRetainEvent(job->out_ev);
+        job->side_ev = job->out_ev;
+    }
     release_events(job);
     job->preemptions++;
 
-    /* completed-block arrays of the launches that were enqueued */
+    /* completed-block arrays of the launches that were enqueued, through the control
+     * queue after the run's end */
+    cl_command_queue q = x->dev->ctrl;
+    cl_event after = job->end_ev;
     const uint32_t lo = job->launch, hi = job->next;
     if (hi > lo) {
         const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
-        RTM_CL_CHECK(clEnqueueReadBuffer(x->dev->exec, x->done, CL_TRUE, off, n, job->done + off,
-                                         0, NULL, NULL),
+        RTM_CL_CHECK(clEnqueueReadBuffer(q, x->done, CL_TRUE, off, n, job->done + off,
+                                         after ? 1 : 0, after ? &after : NULL, NULL),
                      "clEnqueueReadBuffer(done)");
-        st = drain_counts(job, lo, hi);
+        st = drain_counts(job, lo, hi, q, after);
         if (st != RTM_OK)
             return st;
     }
@@ -514,10 +598,19 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
     job->dev_fresh = true;
     job->host_fresh = false;
     if (l == job->launches) { /* every block completed before the flag took effect */
-        if (!outputs_read) {
-            st = rtm_kexec_read_outputs(x, NULL, NULL);
+        if (beside) { /* its outputs: the side reads, the run's end */
+            keep_end(job, job->side_ev);
+            st = settle_side(job);
+        }
+        if (st == RTM_OK && !outputs_read) {
+            cl_event last = NULL;
+            st = rtm_kexec_read_outputs_on(x, q, after, NULL, &last);
+            if (st == RTM_OK && last)
+                keep_end(job, last);
+            if (last)
+                clReleaseEvent(last);
             if (st == RTM_OK)
-                RTM_CL_CHECK(clFinish(x->dev->exec), "clFinish");
+                RTM_CL_CHECK(clFinish(q), "clFinish");
         }
         job->state = RTM_PREEMPT_DONE;
         job->host_fresh = true;
@@ -537,6 +630,9 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
  * counters: the job moves to another device. */
 static rtm_status_t upload_state(rtm_preempt_job_t *job, rtm_kexec_t *x)
 {
+    const rtm_status_t sst = settle_side(job);
+    if (sst != RTM_OK)
+        return sst;
     const rtm_kinst_t *k = job->k;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++)
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,
@@ -565,7 +661,9 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     if (x->k->plan.launches != job->launches || x->done_stride != job->stride ||
         (job->count != NULL) != (x->count != NULL))
         return RTM_E_ARG;
-    rtm_status_t st;
+    rtm_status_t st = settle_side(job);
+    if (st != RTM_OK)
+        return st;
     if (!(job->dev_fresh && x == job->x)) {
         if (!job->host_fresh) {
             st = read_state(job);
@@ -583,6 +681,7 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
     const uint32_t nmap = rtm_preempt_remaining(job, l, job->map, all);
     job->state = RTM_PREEMPT_RUNNING;
+    job->raised = false;
     job->dev_fresh = true;
     job->host_fresh = false;
     job->blocks_gpu_resumed += nmap;
@@ -616,6 +715,9 @@ static rtm_status_t cpu_takeover(rtm_preempt_job_t *job)
 {
     if (job->state != RTM_PREEMPT_IDLE && job->state != RTM_PREEMPT_STOPPED)
         return RTM_E_STATE;
+    const rtm_status_t sst = settle_side(job);
+    if (sst != RTM_OK)
+        return sst;
     if (!job->host_fresh) {
         const rtm_status_t st = read_state(job);
         if (st != RTM_OK)

@@ -92,9 +92,13 @@ typedef struct {
     cl_event last_ev;          /* the last enqueued kernel */
     cl_event out_ev;           /* a finishing job's end: its last output transfer, or a
                                 * marker when it has no output buffer */
+    cl_event side_ev;          /* STOPPED (read_beside): the aborted run's output reads on
+                                * the side queue, still in flight; settled (waited for)
+                                * before anything touches the job's buffers again */
     cl_event end_ev;           /* DONE: the finished run's out_ev, kept for the caller's
                                 * profiling (the device span's end) until the next reset */
     int cpu_stop;              /* set by rtm_preempt_stop_cpu (atomic access) */
+    bool raised;               /* RUNNING: rtm_preempt_raise was called, stopped is next */
     /* statistics */
     /* the last run, finished or aborted (0 after a reset) */
     double run_latency_s;      /* first kernel queued -> started */
@@ -141,8 +145,18 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job);
  * end (response_s), reads back the completed-block arrays and, with `readback`, every
  * buffer the kernels write (so the CPU can resume); state STOPPED, or DONE when every
  * block had completed. IDLE, STOPPED, DONE: nothing runs; `out` describes the state.
- * Real-time safe (blocks while the kernel drains and the data comes back). */
+ * Real-time safe (blocks while the kernel drains and the data comes back).
+ * rtm_preempt_raise then rtm_preempt_stopped. */
 rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out);
+/* The abort in two halves. raise: the flag only, returns at once (nothing when the job
+ * is not RUNNING). stopped: the rest of rtm_preempt_abort (raising first if raise was
+ * not called). Between the two the caller may enqueue another job on the device's
+ * exec queue: the device starts it as soon as this job's commands have ended, since
+ * stopped waits for this job's own events and reads the checkpoint (completed-block
+ * arrays, counters, outputs of a job that finished anyway, `readback` state) through
+ * the control queue, never behind what was enqueued after it. Real-time safe. */
+rtm_status_t rtm_preempt_raise(rtm_preempt_job_t *job);
+rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out);
 
 /* Resumes a STOPPED (or starts an IDLE) job on x asynchronously: only the unfinished
  * blocks of the launch reached run (through the block map), then the later launches.

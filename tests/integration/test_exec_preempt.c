@@ -247,12 +247,15 @@ static void scan(seen_t *s)
     }
 }
 
+static bool wait_abort; /* the next run_exec's rtm_exec_params_t.wait_abort */
+
 static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *pool, int64_t run_ms)
 {
     rtm_exec_dev_t d[NDEV];
     devices(d);
     rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = true, .start_delay_ns = 5 * MS,
-                           .max_jobs = 16, .margin = 0.1, .sink = sink, .pool = pool};
+                           .max_jobs = 16, .margin = 0.1, .sink = sink, .pool = pool,
+                           .wait_abort = wait_abort};
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
     assert_int_equal(rtm_exec_init(x, &p, d, NDEV, et, n_tasks), RTM_OK);
@@ -305,18 +308,30 @@ static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, co
     assert_int_equal(st.task[0].blocks_rerun, 0);
 }
 
-/* Preempted twice, resumed on the same device both times (the long job may only run on
- * ocl0, as the hard job). */
-static void test_resume_same_device_twice(void **state)
+/* The urgent job's outputs on ocl0 equal the reference (it ran behind aborts). */
+static void check_urgent(const tk_t *t)
 {
-    (void)state;
+    char why[160] = "";
+    const size_t bad = t->inst[1].kernel->compare(&t->inst[1], &t->ref, why, sizeof(why));
+    if (bad)
+        printf("urgent mismatch: %s\n", why);
+    assert_int_equal(bad, 0);
+}
+
+/* Preempted twice, resumed on the same device both times (the long job may only run on
+ * ocl0, as the hard job). With `wait`, each hard job starts once the host saw the abort
+ * end; else it is enqueued right behind the raise, every time. */
+static void same_device_twice(bool wait)
+{
     static tk_t t[2];
     make_long(&t[0], RTM_PLACE_GPU, 400.0);
     make_urgent(&t[1], 120, 40, 50);
     rtm_exec_task_t et[2];
     fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){-1, 800, -1});
     fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 1, -1});
+    wait_abort = wait;
     rtm_exec_t *x = run_exec(et, 2, NULL, 2500);
+    wait_abort = false;
     seen_t s;
     scan(&s);
     if (!s.lr || s.urgent_preempt == 0) {
@@ -329,10 +344,30 @@ static void test_resume_same_device_twice(void **state)
     assert_timing(probe, run_t0, run_t1, s.lr->preemptions >= 2);
     assert_int_equal(s.lr->resume_reason, RTM_REASON_ONLY_DEVICE);
     assert_true(s.urgent_done == s.urgent && s.urgent >= 2);
+    check_urgent(&t[1]);
+    static rtm_exec_stats_t st;
+    rtm_exec_stats(x, &st);
+    printf("next job behind the raise: %llu of %llu preemptions, mean %.1f us after it\n",
+           (unsigned long long)st.task[0].behind, (unsigned long long)st.task[0].preemptions,
+           st.task[0].behind ? (double)st.task[0].behind_sum_ns / (double)st.task[0].behind / 1e3
+                             : 0.0);
+    assert_int_equal(st.task[0].behind, wait ? 0 : st.task[0].preemptions);
     rtm_exec_destroy(x);
     free(x);
     for (int i = 0; i < 2; i++)
         free_task(&t[i]);
+}
+
+static void test_resume_same_device_twice(void **state)
+{
+    (void)state;
+    same_device_twice(false);
+}
+
+static void test_resume_same_device_wait(void **state)
+{
+    (void)state;
+    same_device_twice(true);
 }
 
 /* Resumed through the CPU twin on the worker pool: the hard job on ocl0 is predicted
@@ -397,6 +432,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_same_device_twice),
+        cmocka_unit_test(test_resume_same_device_wait),
         cmocka_unit_test(test_resume_on_cpu),
         cmocka_unit_test(test_resume_other_device),
     };

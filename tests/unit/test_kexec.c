@@ -212,28 +212,35 @@ static void test_default_flag_copies(void **state)
     kc_free(&p);
 }
 
-/* Auto read_late: a GPU job's large outputs are read after its last kernel when they go
- * to pageable memory (whose read a driver may block in the enqueue until the copy is
- * done), or when the job may be preempted (an abort would wait for reads queued behind
- * the kernel: on the H100 the executive's preemptions of a 4 MiB-output job took 311 us
- * on average with them against 112 us without, session 16); else (pinned memory, the
- * manager's instances) right behind the kernels: a late read waits for the host to
- * notice the kernel's end, 60 us to 10 ms of such a job's device span on the H100. */
+/* Auto output reads of a GPU job's large outputs: late (after its last kernel) when they
+ * go to pageable memory (whose read a driver may block in the enqueue until the copy is
+ * done); beside (at once, on the side queue behind the last kernel) for a preemptible
+ * job into pinned memory (an abort, and the job begun behind it, would wait for reads
+ * queued behind the kernel on exec: 311 us against 112 us per preemption on the H100,
+ * session 16; late, each job waited for the host's notice of its kernel's end, 60 us to
+ * 10 ms on the H100); else (pinned, not preemptible) right behind the kernels on exec. */
 static void test_default_read_late(void **state)
 {
     (void)state;
     const size_t big = RTM_KEXEC_EAGER_READ_MAX + 1, small = RTM_KEXEC_EAGER_READ_MAX;
     assert_true(rtm_kexec_default_read_late(&gpu, big, false, false));
+    assert_true(rtm_kexec_default_read_late(&gpu, big, false, true));
     assert_false(rtm_kexec_default_read_late(&gpu, big, true, false));
-    assert_true(rtm_kexec_default_read_late(&gpu, big, true, true));
+    assert_false(rtm_kexec_default_read_late(&gpu, big, true, true));
     assert_false(rtm_kexec_default_read_late(&gpu, small, false, true));
     assert_false(rtm_kexec_default_read_late(&cpu, big, false, true));
+    assert_true(rtm_kexec_default_read_beside(&gpu, big, true, true));
+    assert_false(rtm_kexec_default_read_beside(&gpu, big, true, false));
+    assert_false(rtm_kexec_default_read_beside(&gpu, big, false, true));
+    assert_false(rtm_kexec_default_read_beside(&gpu, small, true, true));
+    assert_false(rtm_kexec_default_read_beside(&cpu, big, true, true));
     kc_pair_t p;
     pair_make(&p, 5);
     rtm_kexec_t x;
     const rtm_kexec_opts_t o = {.host_pinned = true};
     assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
     assert_false(x.read_late);
+    assert_false(x.read_beside);
     rtm_kexec_destroy(&x);
     kc_free(&p);
 }

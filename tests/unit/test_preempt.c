@@ -95,16 +95,28 @@ static void test_gpu_full_strips(void **state)
 static void test_read_late(void **state)
 {
     (void)state;
-    for (int late = 0; late < 2; late++) {
+    /* eager (-1), late (1), beside (2: at once, on the side queue behind the last
+     * kernel, so that what is enqueued on exec after the job does not wait for them) */
+    const int modes[3] = {-1, 1, 2};
+    for (int m = 0; m < 3; m++) {
+        const int mode = modes[m];
         const rtm_kexec_opts_t o = {.hide_latency = 1, .groups = 3, .poll_every = 64,
-                                    .read_late = late ? 1 : -1};
+                                    .read_late = mode};
         fixture_t f;
         fixture_open(&f, rtm_kernel_find("spin"), 6000, &o, 0);
-        assert_int_equal(f.x.read_late, late != 0);
+        assert_int_equal(f.x.read_late, mode == 1);
+        assert_int_equal(f.x.read_beside, mode == 2);
         fixture_reset(&f);
         assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
         /* the output reads: not enqueued by the start call with read_late */
-        assert_true(late ? f.job.out_ev == NULL : f.job.out_ev != NULL);
+        assert_true(mode == 1 ? f.job.out_ev == NULL : f.job.out_ev != NULL);
+        if (mode != 1) {
+            cl_command_queue q = NULL;
+            assert_int_equal(clGetEventInfo(f.job.out_ev, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q,
+                                            NULL),
+                             CL_SUCCESS);
+            assert_ptr_equal(q, mode == 2 ? f.x.dev->side : f.x.dev->exec);
+        }
         assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
         assert_same_result(&f);
         assert_once(&f.job);
@@ -117,7 +129,10 @@ static void test_read_late(void **state)
         assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
         assert_false(s.finished);
         assert_true(s.dev_kernel_s < 0.0 || s.dev_kernel_s < t);
+        /* beside: the stop did not wait for the side reads; the resume settles them */
+        assert_true(mode == 2 ? f.job.side_ev != NULL : f.job.side_ev == NULL);
         assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+        assert_null(f.job.side_ev);
         assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
         assert_same_result(&f);
         assert_once(&f.job);
