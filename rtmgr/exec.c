@@ -60,7 +60,6 @@ typedef struct {
  * callback count it waits for. */
 typedef struct {
     cl_event in0, in1, m0, m1;
-    uint64_t want;
     bool waited;          /* its commands have completed (no callback: error path) */
     bool fresh;
     rtm_status_t st;
@@ -78,10 +77,10 @@ typedef struct {
     int32_t running;    /* job slot, -1 when idle */
     int64_t run_start_ns, run_pred_ns;
     int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
-    /* Completion callbacks: fired counts them, want is the count this run waits for. A
-     * preempted run may stop waiting before its callback (the abort finished its queue);
-     * the late callback then counts toward the next run's `want`, never ends it early. */
-    uint64_t cb_fired, cb_want;
+    /* Completion callbacks count here and wake the dispatcher, which then asks its run's
+     * end marker itself: a callback may come late (~10-20 ms seen on the H100), and an
+     * aborted run's may come after the next run's, so no count stands for a run. */
+    uint64_t cb_fired;
     int done_status;
     volatile int abort;  /* CPU: stop between blocks (pool and twin loop read it) */
     rtm_preempt_job_t *cpu_pj; /* CPU: the preempted job being resumed here, or NULL */
@@ -749,15 +748,9 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
     rtm_status_t st = RTM_OK;
     if (run->fresh) {
         run->snap = load_inputs(r, j, x->task[t].inst[d]);
-        const int64_t dbg0 = rtm_os_now_ns();
         st = rtm_preempt_job_reset(pj);
-        const int64_t dbg1 = rtm_os_now_ns();
         if (st == RTM_OK) /* block-control clears and inputs, with their events, then the job */
             st = rtm_preempt_start_ex(pj, kx, true, &run->in0, &run->in1);
-        if (getenv("RTM_DEBUG_BEGIN"))
-            fprintf(stderr, "begin %s: inputs %.1f reset %.1f start %.1f us\n", x->task[t].cfg->name,
-                    (double)(dbg0 - run->start_ns) / 1e3, (double)(dbg1 - dbg0) / 1e3,
-                    (double)(rtm_os_now_ns() - dbg1) / 1e3);
     } else {
         st = marker(kx->dev->exec, &run->m0);
         if (st == RTM_OK)
@@ -771,7 +764,6 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
         clFinish(kx->dev->side);
         run->waited = true;
     } else {
-        run->want = ++r->cb_want;
         clFlush(kx->dev->exec);
         if (kx->read_beside)
             clFlush(kx->dev->side);
@@ -797,7 +789,6 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     rtm_preempt_job_t *pj = &x->pj[t][fresh ? d : (uint32_t)j->home];
     const bool firm = x->task[t].cfg->crit == RTM_CRIT_FIRM;
     const rtm_status_t st = run->st;
-    const uint64_t want = run->want;
     res->start_ns = run->start_ns;
     res->snap = run->snap;
     bool aborted = false, preempted = false;
@@ -817,7 +808,24 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     bool reads_in = poll_from == INT64_MAX;
     pthread_mutex_lock(&x->mu);
     bool over = run->waited; /* the run's commands are complete */
-    while (!over && r->cb_fired < want) {
+    bool check = true;       /* ask the end marker (first, then after each callback) */
+    uint64_t seen = 0;
+    while (!over) {
+        if (check || r->cb_fired != seen) {
+            seen = r->cb_fired;
+            check = false;
+            pthread_mutex_unlock(&x->mu);
+            cl_int es = CL_QUEUED;
+            const cl_int err = clGetEventInfo(run->m1, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                              sizeof(es), &es, NULL);
+            pthread_mutex_lock(&x->mu);
+            if (err != CL_SUCCESS || es <= CL_COMPLETE) {
+                if (err != CL_SUCCESS || es < 0)
+                    r->done_status = err != CL_SUCCESS ? err : es;
+                break;
+            }
+            continue;
+        }
         bool raise = false;
         const int64_t now = rtm_os_now_ns();
         if (r->preempt_job == slot && !aborted) {
@@ -834,7 +842,7 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             if (!reads_in && !aborted && now < poll_from && (until < 0 || poll_from < until))
                 until = poll_from;
             const bool timed_out = rtm_os_cond_wait_until(&r->cv, &x->mu, until);
-            if (timed_out && firm && !aborted && r->cb_fired < want &&
+            if (timed_out && firm && !aborted && r->cb_fired == seen &&
                 rtm_os_now_ns() >= j->deadline_ns)
                 raise = aborted = true;
         }
@@ -851,7 +859,7 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             /* this run's marker is right behind its last command on exec: done, whatever
              * the callback's delivery delay (seen ~10 ms on the H100). On the side queue
              * (read_beside) it follows the aborted run's output reads, which go on beside
-             * the next job; its late callback counts toward the next run's `want`. */
+             * the next job; its callback may come late (it only wakes the dispatcher). */
             if (ast == RTM_OK && !kx->read_beside)
                 ast = spin_event(run->m1);
             over = true;
