@@ -305,13 +305,7 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
 
 rtm_status_t rtm_abortflag_settle(rtm_abortflag_t *f)
 {
-    if (!f->raise_ev)
-        return RTM_OK;
-    const cl_int err = clWaitForEvents(1, &f->raise_ev);
-    clReleaseEvent(f->raise_ev);
-    f->raise_ev = NULL;
-    RTM_CL_CHECK(err, "clWaitForEvents(abort raise)");
-    return RTM_OK;
+    return rtm_ocl_settle(&f->raise_ev, "clWaitForEvents(abort raise)");
 }
 
 rtm_status_t rtm_abortflag_read(rtm_abortflag_t *f, int *value)

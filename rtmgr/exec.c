@@ -56,8 +56,8 @@ typedef struct {
 } job_t;
 
 /* An OpenCL run that has begun: its commands are enqueued; the events of its inputs (a
- * fresh start) or of its first marker (a resume), its end marker m1 and the completion
- * callback count it waits for. */
+ * fresh start) or of its first marker (a resume), and its end marker m1 (its callback
+ * wakes the dispatcher, which then asks m1's status). */
 typedef struct {
     cl_event in0, in1, m0, m1;
     bool waited;          /* its commands have completed (no callback: error path) */
@@ -717,21 +717,6 @@ static rtm_status_t marker(cl_command_queue q, cl_event *ev)
     return RTM_OK;
 }
 
-/* Spins (clGetEventInfo; clWaitForEvents may sleep and wake late) until ev completes. */
-static rtm_status_t spin_event(cl_event ev)
-{
-    for (;;) {
-        cl_int es = CL_QUEUED;
-        const cl_int err =
-            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(es), &es, NULL);
-        if (err != CL_SUCCESS)
-            return rtm_ocl_fail("clGetEventInfo", err, __FILE__, __LINE__);
-        if (es <= CL_COMPLETE)
-            return es < 0 ? RTM_E_CL : RTM_OK;
-        sched_yield();
-    }
-}
-
 /* Begins one run of a job on an OpenCL device, as a preemptible job: a fresh start
  * (inputs, every launch, outputs), or the resume of a preempted one (only its
  * unfinished blocks; its state uploaded first when it stopped on another device), then
@@ -815,15 +800,10 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             seen = r->cb_fired;
             check = false;
             pthread_mutex_unlock(&x->mu);
-            cl_int es = CL_QUEUED;
-            const cl_int err = clGetEventInfo(run->m1, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                              sizeof(es), &es, NULL);
+            const int ended = rtm_ocl_event_done(run->m1, &ast); /* < 0: failed, reported */
             pthread_mutex_lock(&x->mu);
-            if (err != CL_SUCCESS || es <= CL_COMPLETE) {
-                if (err != CL_SUCCESS || es < 0)
-                    r->done_status = err != CL_SUCCESS ? err : es;
+            if (ended != 0)
                 break;
-            }
             continue;
         }
         bool raise = false;
@@ -856,12 +836,9 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             if (ast == RTM_OK)
                 ast = rtm_preempt_stopped(pj, false, &stop);
             res->abort_ns = rtm_os_now_ns() - raised_ns;
-            /* this run's marker is right behind its last command on exec: done, whatever
-             * the callback's delivery delay (seen ~10 ms on the H100). On the side queue
-             * (read_beside) it follows the aborted run's output reads, which go on beside
-             * the next job; its callback may come late (it only wakes the dispatcher). */
-            if (ast == RTM_OK && !kx->read_beside)
-                ast = spin_event(run->m1);
+            /* stopped: its kernels have ended and the checkpoint is read; the end marker
+             * (behind them, or behind the side reads) and its callback are not waited
+             * for, since the callback only wakes the dispatcher */
             over = true;
             pthread_mutex_lock(&x->mu);
         }

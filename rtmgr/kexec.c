@@ -26,10 +26,8 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
                : RTM_KEXEC_FLAG_COPIES_GPU;
 }
 
-bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
-                                 bool preemptible)
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned)
 {
-    (void)preemptible;
     return !(info->type & CL_DEVICE_TYPE_CPU) && !host_pinned &&
            out_bytes > RTM_KEXEC_EAGER_READ_MAX;
 }
@@ -86,8 +84,7 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                                                     x->opts.preemptible));
     x->read_late = x->opts.read_late == 1 ||
                    (x->opts.read_late == 0 && !x->read_beside &&
-                    rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned,
-                                                x->opts.preemptible));
+                    rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned));
 }
 
 /* The block-control build options of x (resolved). */

@@ -88,9 +88,9 @@ typedef struct {
                            * (read_beside), 0 = auto (rtm_kexec_default_read_late,
                            * rtm_kexec_default_read_beside) */
     bool host_pinned;     /* the instance's host buffers are pinned host memory (the
-                           * manager's per-device regions, pinned.h): for auto read_late */
+                           * manager's per-device regions, pinned.h): for auto reads */
     bool preemptible;     /* its jobs may be aborted to make way (the task's `preemptible`):
-                           * for auto read_late */
+                           * for auto read_beside */
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
@@ -164,8 +164,7 @@ uint32_t rtm_kexec_default_copies(const rtm_ocl_info_t *info, const rtm_kernel_t
  * and so would the job begun behind the raise; read late instead, each job waited for
  * the host's notice of its kernel's end (60 us to 10 ms on the H100, session 16).
  * Otherwise the reads follow the kernels on exec. */
-bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
-                                 bool preemptible);
+bool rtm_kexec_default_read_late(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned);
 bool rtm_kexec_default_read_beside(const rtm_ocl_info_t *info, size_t out_bytes, bool host_pinned,
                                    bool preemptible);
 

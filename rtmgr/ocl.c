@@ -197,3 +197,30 @@ int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
         return 0;
     return t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }
+
+int rtm_ocl_event_done(cl_event ev, rtm_status_t *st)
+{
+    cl_int s = CL_QUEUED;
+    const cl_int err =
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL);
+    if (err != CL_SUCCESS) {
+        *st = rtm_ocl_fail("clGetEventInfo", err, __FILE__, __LINE__);
+        return -1;
+    }
+    if (s < 0) {
+        *st = rtm_ocl_fail("kernel execution", s, __FILE__, __LINE__);
+        return -1;
+    }
+    return s == CL_COMPLETE;
+}
+
+rtm_status_t rtm_ocl_settle(cl_event *ev, const char *what)
+{
+    if (!*ev)
+        return RTM_OK;
+    const cl_int err = clWaitForEvents(1, ev);
+    clReleaseEvent(*ev);
+    *ev = NULL;
+    RTM_CL_CHECK(err, what);
+    return RTM_OK;
+}

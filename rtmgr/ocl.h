@@ -79,5 +79,11 @@ double rtm_ocl_event_seconds(cl_event ev);
 /* Nanoseconds from a's START to b's END (finished, profiled events); 0 when either is
  * NULL, not profiled, or b ends before a starts. Real-time safe. */
 int64_t rtm_ocl_span_ns(cl_event a, cl_event b);
+/* 1 when ev's command has completed, 0 not yet, < 0 failed (the command, or the query:
+ * status in *st, reported). Does not wait. Real-time safe. */
+int rtm_ocl_event_done(cl_event ev, rtm_status_t *st);
+/* Waits for *ev (if any), releases it and sets it NULL; `what` names the wait in the
+ * error report. Real-time safe (blocks until the command ends). */
+rtm_status_t rtm_ocl_settle(cl_event *ev, const char *what);
 
 #endif

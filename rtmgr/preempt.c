@@ -112,13 +112,7 @@ static void release_end(rtm_preempt_job_t *job)
 /* Waits for the aborted run's output reads still on the side queue (read_beside). */
 static rtm_status_t settle_side(rtm_preempt_job_t *job)
 {
-    if (!job->side_ev)
-        return RTM_OK;
-    const cl_int err = clWaitForEvents(1, &job->side_ev);
-    clReleaseEvent(job->side_ev);
-    job->side_ev = NULL;
-    RTM_CL_CHECK(err, "clWaitForEvents(side reads)");
-    return RTM_OK;
+    return rtm_ocl_settle(&job->side_ev, "clWaitForEvents(side reads)");
 }
 
 void rtm_preempt_job_release(rtm_preempt_job_t *job)
@@ -150,23 +144,6 @@ rtm_status_t rtm_preempt_job_reset(rtm_preempt_job_t *job)
     job->host_fresh = true;
     __atomic_store_n(&job->cpu_stop, 0, __ATOMIC_SEQ_CST);
     return RTM_OK;
-}
-
-/* 1 complete, 0 not yet, <0 failed (status in *st). */
-static int event_state(cl_event ev, rtm_status_t *st)
-{
-    cl_int s = CL_QUEUED;
-    const cl_int err =
-        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL);
-    if (err != CL_SUCCESS) {
-        *st = rtm_ocl_fail("clGetEventInfo", err, __FILE__, __LINE__);
-        return -1;
-    }
-    if (s < 0) {
-        *st = rtm_ocl_fail("kernel execution", s, __FILE__, __LINE__);
-        return -1;
-    }
-    return s == CL_COMPLETE;
 }
 
 /* Enqueues launch l (mapped when nmap > 0) and records its event. Events only where
@@ -207,7 +184,7 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
 {
     rtm_status_t st = RTM_OK;
     while (job->ring_n > 0) {
-        const int s = event_state(job->ring[job->ring_head], &st);
+        const int s = rtm_ocl_event_done(job->ring[job->ring_head], &st);
         if (s < 0)
             return st;
         if (s == 0)
@@ -227,7 +204,7 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
     }
     int ended = 1; /* the last kernel has ended (read_late: outputs only after it) */
     if (job->next == job->launches && !job->out_ev && job->x->read_late && job->last_ev) {
-        ended = event_state(job->last_ev, &st);
+        ended = rtm_ocl_event_done(job->last_ev, &st);
         if (ended < 0)
             return st;
     }
@@ -356,7 +333,7 @@ rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished)
         return st;
     if (!job->out_ev)
         return RTM_OK;
-    const int s = event_state(job->out_ev, &st);
+    const int s = rtm_ocl_event_done(job->out_ev, &st);
     if (s < 0)
         return st;
     if (s == 1) {
@@ -398,19 +375,19 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
     if (block) { /* the driver's own wait; the flag's landing is then known only after */
         RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
         *seen = rtm_os_now_s();
-        if (raise && *landed < 0.0 && event_state(raise, &st) == 1)
+        if (raise && *landed < 0.0 && rtm_ocl_event_done(raise, &st) == 1)
             *landed = *seen;
         return st;
     }
     for (;;) {
         if (raise && *landed < 0.0) {
-            const int r = event_state(raise, &st);
+            const int r = rtm_ocl_event_done(raise, &st);
             if (r < 0)
                 return st;
             if (r == 1)
                 *landed = rtm_os_now_s();
         }
-        const int s = event_state(ev, &st);
+        const int s = rtm_ocl_event_done(ev, &st);
         if (s < 0)
             return st;
         if (s == 1)
@@ -603,12 +580,12 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
             st = settle_side(job);
         }
         if (st == RTM_OK && !outputs_read) {
-            cl_event last = NULL;
+            cl_event last = NULL; /* the last read: the run's end */
             st = rtm_kexec_read_outputs_on(x, q, after, NULL, &last);
-            if (st == RTM_OK && last)
-                keep_end(job, last);
-            if (last)
-                clReleaseEvent(last);
+            if (last) {
+                release_end(job);
+                job->end_ev = last;
+            }
             if (st == RTM_OK)
                 RTM_CL_CHECK(clFinish(q), "clFinish");
         }

@@ -223,12 +223,10 @@ static void test_default_read_late(void **state)
 {
     (void)state;
     const size_t big = RTM_KEXEC_EAGER_READ_MAX + 1, small = RTM_KEXEC_EAGER_READ_MAX;
-    assert_true(rtm_kexec_default_read_late(&gpu, big, false, false));
-    assert_true(rtm_kexec_default_read_late(&gpu, big, false, true));
-    assert_false(rtm_kexec_default_read_late(&gpu, big, true, false));
-    assert_false(rtm_kexec_default_read_late(&gpu, big, true, true));
-    assert_false(rtm_kexec_default_read_late(&gpu, small, false, true));
-    assert_false(rtm_kexec_default_read_late(&cpu, big, false, true));
+    assert_true(rtm_kexec_default_read_late(&gpu, big, false));
+    assert_false(rtm_kexec_default_read_late(&gpu, big, true));
+    assert_false(rtm_kexec_default_read_late(&gpu, small, false));
+    assert_false(rtm_kexec_default_read_late(&cpu, big, false));
     assert_true(rtm_kexec_default_read_beside(&gpu, big, true, true));
     assert_false(rtm_kexec_default_read_beside(&gpu, big, true, false));
     assert_false(rtm_kexec_default_read_beside(&gpu, big, false, true));
