@@ -1,16 +1,19 @@
 /* pool.c — the CPU worker pool (see pool.h). Owns the worker threads, their mutex and
  * condition variables, and the description of the job in progress.
  *
- * Protocol: the caller writes the job into the pool, sets active = n_workers, bumps the
- * generation and broadcasts `wake` (all under the lock). Each worker that sees a new
- * generation drops the lock, takes block indices from the atomic counter `next` until
- * it runs out or sees the abort flag, then retakes the lock, adds the blocks it
- * completed to `completed`, decrements `active` and, when it is the last, signals
- * `idle`. `next` is the only datum written per block, on a cache line of its own. Every worker joins every generation, so a job
- * cannot finish without all of them and none can miss one. The job fields are written
- * only while active == 0 and are read-only while a job runs; the mutex orders those
- * writes before the workers' reads, and the workers' done[] stores before the caller's
- * return.
+ * Protocol: the caller writes the job into the pool, opens it, bumps the generation and
+ * broadcasts `wake` (all under the lock). Each worker that sees a new generation joins
+ * if the job is still open (active++ under the lock), drops the lock, takes block
+ * indices from the atomic counter `next` until it runs out or sees the abort flag, then
+ * retakes the lock, adds the blocks it completed to `completed`, counts itself out
+ * (`left`), and signals `idle` when it was the last one inside. The job is over once a
+ * worker has left (every index handed out, or the flag up) and none is inside: every
+ * block handed out has then run. The caller closes it under the lock, so a worker that
+ * wakes later skips it; the job does not wait for a worker that the host's scheduler
+ * has not run yet. `next` is the only datum written per block, on a cache line of its
+ * own. The job fields are written only while no worker is inside a job and read-only
+ * while one is; the mutex orders those writes before the workers' reads, and the
+ * workers' done[] stores before the caller's return.
  *
  * A job ran completely iff every index was handed out (next >= n_blocks at the end):
  * a worker that takes an index always runs that block. */
@@ -68,10 +71,15 @@ static void *worker_main(void *arg)
         if (p->stopping)
             break;
         seen = p->generation;
+        if (!p->open)
+            continue; /* woken after that job ended: wait for the next */
+        p->active++;
+        p->joins++;
         pthread_mutex_unlock(&p->lock);
         const uint32_t completed = work(p);
         pthread_mutex_lock(&p->lock);
         p->completed += completed;
+        p->left++;
         if (--p->active == 0)
             pthread_cond_signal(&p->idle);
     }
@@ -226,11 +234,14 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
         p->skip_done = skip_done && done;
         atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
         p->completed = 0;
-        p->active = p->n_workers;
+        p->left = 0;
+        p->open = true;
+        p->launches++;
         p->generation++;
         pthread_cond_broadcast(&p->wake);
-        while (p->active > 0)
+        while (p->left == 0 || p->active > 0)
             pthread_cond_wait(&p->idle, &p->lock);
+        p->open = false;
         next = atomic_load_explicit(&p->next, memory_order_relaxed);
         completed = p->completed;
         p->k = NULL;
@@ -291,4 +302,12 @@ rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *lau
     }
     atomic_store(&p->busy, false);
     return s;
+}
+
+void rtm_pool_joins(rtm_pool_t *p, uint64_t *launches, uint64_t *joins)
+{
+    pthread_mutex_lock(&p->lock);
+    *launches = p->launches;
+    *joins = p->joins;
+    pthread_mutex_unlock(&p->lock);
 }

@@ -16,8 +16,11 @@
  * Blocks are handed out dynamically: each worker takes the next index from an atomic
  * counter, runs that block with the kernel's cpu_block(), marks it done, and takes the
  * next, until none is left or the abort flag is seen (checked before every block). The
- * caller sleeps on a condition variable until every worker has stopped; idle workers
- * sleep on another. A block is never run twice by one call. */
+ * caller sleeps on a condition variable until the workers that joined have stopped;
+ * idle workers sleep on another. A worker that the host has not run by the time every
+ * block is handed out does not join that job: on a busy host the job ends with the
+ * workers that were awake, rather than after the last one's wake-up. A block is never
+ * run twice by one call. */
 #ifndef RTM_POOL_H
 #define RTM_POOL_H
 
@@ -36,7 +39,7 @@ typedef struct {
     uint32_t blocks_run; /* blocks completed by this call */
     uint32_t launches;   /* launches completed (rtm_pool_run_job; 0 or 1 for rtm_pool_run) */
     uint32_t workers;    /* worker threads of the pool */
-    double wall_s;       /* monotonic clock, hand-out to the last worker's stop */
+    double wall_s;       /* monotonic clock, hand-out to the last joined worker's stop */
 } rtm_pool_stats_t;
 
 typedef struct rtm_pool rtm_pool_t;
@@ -55,9 +58,12 @@ typedef struct {
 struct rtm_pool {
     alignas(64) pthread_mutex_t lock;
     pthread_cond_t wake;      /* workers: a new job or stop */
-    pthread_cond_t idle;      /* caller: the last worker finished the job */
+    pthread_cond_t idle;      /* caller: the last worker inside finished the job */
     uint64_t generation;      /* bumped per job, under lock */
-    uint32_t active;          /* workers still on the current job, under lock */
+    uint32_t active;          /* workers inside the current job, under lock */
+    uint32_t left;            /* workers that left the current job, under lock */
+    bool open;                /* the current job takes workers, under lock */
+    uint64_t launches, joins; /* launches posted, workers that took part: under lock */
     uint32_t ready;           /* workers that reached their wait loop, under lock */
     bool stopping;            /* under lock */
     bool started;
@@ -119,6 +125,10 @@ rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *lau
                               unsigned char *done, const volatile int *abort,
                               rtm_pool_stats_t *st);
 
+/* The pool's launches so far and the workers that took part in them, summed: a launch
+ * ends without a worker that had not woken by the time its blocks were handed out, so
+ * joins / launches below n_workers says the host's cores were busy. Any thread. */
+void rtm_pool_joins(rtm_pool_t *p, uint64_t *launches, uint64_t *joins);
 /* Stops and joins the workers. Safe on a pool never started or already stopped; must
  * not be called while a run is in progress. Shutdown only. */
 void rtm_pool_stop(rtm_pool_t *p);
