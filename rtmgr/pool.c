@@ -2,18 +2,20 @@
  * condition variables, and the description of the job in progress.
  *
  * Protocol: the caller writes the job into the pool, opens it, bumps the generation and
- * broadcasts `wake` (all under the lock). Each worker that sees a new generation joins
- * if the job is still open (active++ under the lock), drops the lock, takes block
- * indices from the atomic counter `next` until it runs out or sees the abort flag, then
- * retakes the lock, adds the blocks it completed to `completed`, counts itself out
- * (`left`), and signals `idle` when it was the last one inside. The job is over once a
- * worker has left (every index handed out, or the flag up) and none is inside: every
- * block handed out has then run. The caller closes it under the lock, so a worker that
- * wakes later skips it; the job does not wait for a worker that the host's scheduler
- * has not run yet. `next` is the only datum written per block, on a cache line of its
- * own. The job fields are written only while no worker is inside a job and read-only
- * while one is; the mutex orders those writes before the workers' reads, and the
- * workers' done[] stores before the caller's return.
+ * broadcasts `wake` (all under the lock), then takes blocks itself. Each worker that
+ * sees a new generation joins if the job is still open (active++ under the lock), drops
+ * the lock, takes block indices from the atomic counter `next` until it runs out or
+ * sees the abort flag, then retakes the lock, adds the blocks it completed to
+ * `completed`, and leaves (active--, signalling `idle` when it was the last one inside).
+ * Once the caller's own share is over (every index handed out, or the flag up), the
+ * job is over when no worker is inside: every block handed out has then run. The
+ * caller closes it under the lock, so a worker that wakes later skips it; the job does
+ * not wait for a worker that the host's scheduler has not run yet, nor for its own
+ * thread's wake-up at the end (it spins a while before it sleeps). `next` is the only
+ * datum written per block, on a cache line of its own. The job fields are written only
+ * while no worker is inside a job and read-only while one is; the mutex orders those
+ * writes before the workers' reads, and the workers' done[] stores before the caller's
+ * return. `active` is written under the lock and read by the spinning caller without.
  *
  * A job ran completely iff every index was handed out (next >= n_blocks at the end):
  * a worker that takes an index always runs that block. */
@@ -63,7 +65,7 @@ static void *worker_main(void *arg)
     uint64_t seen = 0; /* the generation at start: a job posted before this thread
                         * first runs is still new to it */
     pthread_mutex_lock(&p->lock);
-    if (++p->ready == p->n_workers)
+    if (++p->ready == p->n_spawned)
         pthread_cond_signal(&p->idle); /* rtm_pool_start waits for every worker */
     for (;;) {
         while (!p->stopping && p->generation == seen)
@@ -73,14 +75,13 @@ static void *worker_main(void *arg)
         seen = p->generation;
         if (!p->open)
             continue; /* woken after that job ended: wait for the next */
-        p->active++;
+        __atomic_add_fetch(&p->active, 1u, __ATOMIC_RELAXED);
         p->joins++;
         pthread_mutex_unlock(&p->lock);
         const uint32_t completed = work(p);
         pthread_mutex_lock(&p->lock);
         p->completed += completed;
-        p->left++;
-        if (--p->active == 0)
+        if (__atomic_sub_fetch(&p->active, 1u, __ATOMIC_RELEASE) == 0)
             pthread_cond_signal(&p->idle);
     }
     pthread_mutex_unlock(&p->lock);
@@ -101,6 +102,7 @@ static void shut(rtm_pool_t *p, uint32_t n)
     pthread_mutex_destroy(&p->lock);
     p->started = false;
     p->n_workers = 0;
+    p->n_spawned = 0;
 }
 
 /* Applies affinity and priority to the started workers; one warning per kind. */
@@ -108,7 +110,7 @@ static void tune_threads(rtm_pool_t *p, int rt_priority, const int *cpus)
 {
     if (cpus) {
         int err = 0;
-        for (uint32_t i = 0; i < p->n_workers && !err; i++) {
+        for (uint32_t i = 0; i < p->n_spawned && !err; i++) {
             cpu_set_t set;
             CPU_ZERO(&set);
             CPU_SET(cpus[i], &set);
@@ -122,12 +124,12 @@ static void tune_threads(rtm_pool_t *p, int rt_priority, const int *cpus)
     if (rt_priority > 0) {
         int err = 0;
         const struct sched_param fifo = {.sched_priority = rt_priority};
-        for (uint32_t i = 0; i < p->n_workers && !err; i++)
+        for (uint32_t i = 0; i < p->n_spawned && !err; i++)
             err = pthread_setschedparam(p->worker[i].thread, SCHED_FIFO, &fifo);
         p->rt_priority = !err;
         if (err) {
             const struct sched_param other = {.sched_priority = 0};
-            for (uint32_t i = 0; i < p->n_workers; i++)
+            for (uint32_t i = 0; i < p->n_spawned; i++)
                 pthread_setschedparam(p->worker[i].thread, SCHED_OTHER, &other);
             fprintf(stderr, "rtmgr: warning: SCHED_FIFO priority %d for CPU workers not "
                             "permitted (%s; needs CAP_SYS_NICE or an rtprio limit); running "
@@ -175,7 +177,8 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
     }
     pthread_attr_setstacksize(&attr, RTM_WORKER_STACK_BYTES);
     p->n_workers = threads; /* before the first worker reads it */
-    for (uint32_t i = 0; i < threads; i++) {
+    p->n_spawned = threads - 1; /* the caller of a run is the last one */
+    for (uint32_t i = 0; i < p->n_spawned; i++) {
         p->worker[i] = (rtm_pool_worker_t){.pool = p, .index = i};
         const int err = pthread_create(&p->worker[i].thread, &attr, worker_main, &p->worker[i]);
         if (err != 0) {
@@ -190,7 +193,7 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
     /* Every worker is in its wait loop (its thread start-up allocations done) before
      * start returns: from here on the pool allocates nothing. */
     pthread_mutex_lock(&p->lock);
-    while (p->ready < threads)
+    while (p->ready < p->n_spawned)
         pthread_cond_wait(&p->idle, &p->lock);
     pthread_mutex_unlock(&p->lock);
     p->started = true;
@@ -201,10 +204,23 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
 void rtm_pool_stop(rtm_pool_t *p)
 {
     if (p && p->started)
-        shut(p, p->n_workers);
+        shut(p, p->n_spawned);
 }
 
-/* Hands one launch to the workers and waits. Caller holds p->busy. */
+/* How long a run's caller spins for the workers still inside its launch before it
+ * sleeps: they are on their last block, and a sleeping caller is one more wake-up on
+ * the job's path (tens of microseconds on a VM's idle core). */
+#define JOIN_SPIN_NS 100000
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Hands one launch to the workers, runs blocks of it here too, and waits for the
+ * workers that joined. Caller holds p->busy. */
 static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launch,
                              const uint32_t *blocks, uint32_t n_blocks,
                              const volatile int *abort, unsigned char *done, bool skip_done,
@@ -234,13 +250,26 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
         p->skip_done = skip_done && done;
         atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
         p->completed = 0;
-        p->left = 0;
+        p->active = 1; /* this thread */
         p->open = true;
         p->launches++;
         p->generation++;
         pthread_cond_broadcast(&p->wake);
-        while (p->left == 0 || p->active > 0)
-            pthread_cond_wait(&p->idle, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+        /* the caller is awake already: it runs blocks from the start, while the workers
+         * wake, and then waits for the ones that joined, spinning a while first */
+        const uint32_t mine = work(p);
+        pthread_mutex_lock(&p->lock);
+        p->completed += mine;
+        if (__atomic_sub_fetch(&p->active, 1u, __ATOMIC_RELEASE) > 0) {
+            pthread_mutex_unlock(&p->lock);
+            const int64_t until = rtm_os_now_ns() + JOIN_SPIN_NS;
+            while (__atomic_load_n(&p->active, __ATOMIC_ACQUIRE) > 0 && rtm_os_now_ns() < until)
+                spin_pause();
+            pthread_mutex_lock(&p->lock);
+            while (__atomic_load_n(&p->active, __ATOMIC_ACQUIRE) > 0)
+                pthread_cond_wait(&p->idle, &p->lock);
+        }
         p->open = false;
         next = atomic_load_explicit(&p->next, memory_order_relaxed);
         completed = p->completed;

@@ -311,15 +311,17 @@ static void stall_handler(int sig)
 }
 
 /* A worker that does not get a core when the job is posted (woken late on a busy host)
- * does not hold the job: the workers that are awake run every block and the job ends
- * without it. On the H100 host's running system, where the GPU dispatchers, the driver's
- * threads and the release work share the 16 cores with 15 workers, the pool's jobs took
- * 1.5-2.2x their prediction while every job waited for its last worker to wake. */
+ * does not hold the job: the caller and the workers that are awake run every block and
+ * the job ends without it. On the H100 host's running system, where the GPU
+ * dispatchers, the driver's threads and the release work share the 16 cores with the
+ * pool, a 0.1 ms CPU job took about twice its prediction while every job waited for
+ * every worker's wake-up. */
 static void test_late_worker_does_not_hold_the_job(void **state)
 {
     (void)state;
     static rtm_pool_t pool;
-    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+    assert_int_equal(rtm_pool_start(&pool, 3, 0, NULL), RTM_OK); /* 2 worker threads */
+    assert_int_equal(pool.n_spawned, 2);
     rtm_kinst_t k;
     void *arena = make(&k, &count_kernel, 64, 1);
     reset_counters();
@@ -335,7 +337,7 @@ static void test_late_worker_does_not_hold_the_job(void **state)
     runner_t r = {&pool, &k, RTM_E_ARG, 0};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, runner, &r), 0);
-    /* the awake worker alone: well within 10 s (64 short blocks) */
+    /* the caller and the awake worker: well within 10 s (64 short blocks) */
     for (int i = 0; i < 10000 && !__atomic_load_n(&r.finished, __ATOMIC_ACQUIRE); i++) {
         const struct timespec ms = {0, 1000000L};
         nanosleep(&ms, NULL);
@@ -354,7 +356,7 @@ static void test_late_worker_does_not_hold_the_job(void **state)
     uint64_t launches = 0, joins = 0;
     rtm_pool_joins(&pool, &launches, &joins);
     assert_int_equal(launches, 1);
-    assert_int_equal(joins, 1);
+    assert_true(joins <= 1); /* worker 0, unless the caller ran out of blocks first */
     /* the late worker joins the next job again (or sleeps through it: no block twice) */
     memset(k.host[0], 0, 64 * sizeof(uint32_t));
     for (int j = 0; j < 20; j++)
@@ -363,7 +365,7 @@ static void test_late_worker_does_not_hold_the_job(void **state)
         assert_int_equal(runs[b], 20);
     rtm_pool_joins(&pool, &launches, &joins);
     assert_int_equal(launches, 21);
-    assert_true(joins >= 21 && joins <= 41);
+    assert_true(joins <= 41);
     assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
     rtm_pool_stop(&pool);
     free(arena);
@@ -407,8 +409,8 @@ static void test_priority_and_affinity_fall_back(void **state)
     assert_int_equal(rtm_pool_run(&pool, &k, 0, NULL, 0, NULL, NULL, NULL), RTM_OK);
     rtm_pool_stop(&pool);
     /* A CPU that does not exist: one warning, unpinned. */
-    const int cpus_bad[] = {1023}; /* CPU_SETSIZE - 1 */
-    assert_int_equal(rtm_pool_start(&pool, 1, 0, cpus_bad), RTM_OK);
+    const int cpus_bad[] = {1023, 1023}; /* CPU_SETSIZE - 1; the second thread is the caller */
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, cpus_bad), RTM_OK);
     assert_false(pool.pinned);
     assert_int_equal(rtm_pool_run(&pool, &k, 0, NULL, 0, NULL, NULL, NULL), RTM_OK);
     rtm_pool_stop(&pool);
