@@ -4207,6 +4207,66 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
     return RTM_OK;
 }
 
+/* A kernel whose every block spins BUSY_NS on the host clock: a launch long enough that
+ * every worker joins it, whatever its wake-up costs (no-op blocks all go to the awake
+ * caller). Not in the catalogue. */
+#define BUSY_NS 5000
+static void busy_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
+{
+    (void)k;
+    (void)l;
+    (void)b;
+    const int64_t until = rtm_os_now_ns() + BUSY_NS;
+    while (rtm_os_now_ns() < until) {
+    }
+}
+static const rtm_kernel_t busy_kernel = {
+    .name = "calib_busy",
+    .source = "",
+    .entries = {NULL},
+    .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},
+             {"launches", 1, 4096, 1, "launches per job"}},
+    .n_keys = 2,
+    .vec_allowed = 1u << 1,
+    .tune_default = {1, 1},
+    .plan = noop_plan,
+    .launch = noop_launch,
+    .args = noop_args,
+    .fill = noop_fill,
+    .cpu_block = busy_block,
+    .cost = noop_cost,
+    .compare = noop_compare,
+};
+
+/* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
+#define IDLE_NS 20000000L
+
+/* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
+ * each), timed back to back and after the pool slept IDLE_NS before each run, as the
+ * running system's periodic jobs find it; the difference of the medians of REPS. */
+static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
+{
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, &busy_kernel);
+    k.size[0] = 8 * n;
+    k.size[1] = 1;
+    rtm_status_t st = rtm_kinst_plan(&k);
+    double warm[REPS + 1], idle[REPS];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &warm[r]);
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        const struct timespec pause = {0, IDLE_NS};
+        nanosleep(&pause, NULL);
+        st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
+    }
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fw;
+    const double tw = rtm_calib_summary(warm + 1, REPS, &fw);
+    *extra = fmax(rtm_calib_summary(idle, REPS, f) - tw, 0.0);
+    return RTM_OK;
+}
+
 /* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
  * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
  * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
@@ -4255,6 +4315,15 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
         f->n = (uint32_t)((np + 1) * REPS);
         f->kept = f->n;
     }
+    /* the first launch of a running system's job (RTM_MODEL_F_IDLE) finds the pool
+     * asleep: cw and what a launch takes more after IDLE_NS */
+    double idle = 0;
+    rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle);
+    st = busy_idle_extra(n, &idle, fi);
+    if (st != RTM_OK)
+        return st;
+    cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
+    fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
     char runs[256];
     size_t used = 0;
     runs[0] = '\0';
@@ -4262,8 +4331,11 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
         (void)appendf(runs, sizeof(runs), &used, "%s%u:%.4gus", i ? " " : "", per[i], ys[i] * 1e6);
     note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
             "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
-            "dispatch %.4gns per block (slope of the two longest runs)",
-         n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9);
+            "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
+            "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus",
+         n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
+         BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
+         b->cpu_param[RTM_CPU_P_cw_idle] * 1e6);
     return RTM_OK;
 }
 

@@ -106,7 +106,8 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
     if (st == RTM_OK)
         st = rtm_model_job_make(&k, &job);
     if (st == RTM_OK)
-        st = dev < 0 ? rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model, 0, &pred)
+        st = dev < 0 ? rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
+                                             RTM_MODEL_F_IDLE, &pred) /* as the manager */
                      : rtm_model_predict_dev(&job, &cfg->board.dev[dev], cfg->board.dev[dev].model,
                                              0, &pred);
     if (st != RTM_OK) {

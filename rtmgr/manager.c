@@ -299,13 +299,14 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     return now_ns() - t0;
 }
 
-/* Both models' prediction of model job mj on device d (0: the CPU pool). */
+/* Both models' prediction of model job mj on device d (0: the CPU pool, which a
+ * periodic job finds asleep: RTM_MODEL_F_IDLE). */
 static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_job_t *mj,
                             rtm_model_pred_t *out)
 {
     if (d == 0)
         return rtm_model_predict_cpu(mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model,
-                                     0, out);
+                                     RTM_MODEL_F_IDLE, out);
     // cppcheck-suppress arrayIndexOutOfBoundsCond
     const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
     return rtm_model_predict_dev(mj, bd, bd->model, 0, out);

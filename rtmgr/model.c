@@ -109,7 +109,7 @@
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
  *   CPU worker pool:  T = t_fixed + per_thread * t_block + bytes_dev * r_byte
- *                          + per_thread * dispatch + launches * cw
+ *                          + per_thread * dispatch + (launches - 1) * cw + cw_first
  *                          (t_fixed, r_byte, r_big or r_miss / knee as for a device)
  *     t1 = single-thread time of the whole job: r_kernel * li * sum_k z_k when the
  *          kernel's own CPU r (cpu_ktune r_op, lp folded in) is calibrated, else
@@ -123,7 +123,10 @@
  *          with its own r for jobs whose buffers exceed the CPU's `cache` (no memory term
  *          otherwise);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
- *     cw: the join at the end of every launch.
+ *     cw: the join at the end of every launch; with RTM_MODEL_F_IDLE (the running
+ *          system's jobs, which find the pool asleep) the first launch's is cw_idle,
+ *          a no-op launch timed after 20 ms of sleep: the H100 host's 15 threads took
+ *          +50-90 us after 40 ms idle against back-to-back runs, 1 thread nothing.
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
  *
  * Parameter rule (both models): a parameter is needed iff its term is non-zero for the
@@ -198,6 +201,7 @@ typedef struct {
     double bytes_dev; /* device-memory traffic */
     double blocks;    /* blocks still to run */
     double launches;  /* launches still to run */
+    bool idle;        /* RTM_MODEL_F_IDLE */
 } work_t;
 
 static bool finite_count(double x) { return x >= 0.0 && x <= PARAM_MAX; }
@@ -236,6 +240,7 @@ static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint
     w->bytes_dev = c->bytes_dev * f;
     w->blocks = (double)ceil_div((uint64_t)j->blocks * remaining, total);
     w->launches = (double)ceil_div((uint64_t)launches * remaining, total);
+    w->idle = (flags & RTM_MODEL_F_IDLE) != 0;
     return RTM_OK;
 }
 
@@ -555,8 +560,11 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double rb = rk > 0.0 ? kernel_term(b->cpu_ktune, j->kernel,
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
+    /* after idling, the first launch's wake-up and join: cw_idle, where calibrated */
+    const double cw_first =
+        w->idle && b->cpu_have[RTM_CPU_P_cw_idle] ? param(&p, RTM_CPU_P_cw_idle, false) : cw;
     const double kernel = tf + work + w->bytes_dev * rb + per_thread * dispatch +
-                          w->launches * cw;
+                          (w->launches - 1.0) * cw + cw_first;
     finish(t, &p, 0.0, kernel, 0.0, 0.0);
 }
 

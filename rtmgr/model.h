@@ -41,6 +41,10 @@ enum {
     /* The inputs are already in device memory (a job resumed on the device that ran its
      * first part): no host -> device transfer in either model. */
     RTM_MODEL_F_IN_RESIDENT = 1u << 1,
+    /* The CPU pool idles before the job (the running system's periodic jobs, unlike
+     * calibration's and validation's back-to-back runs): the extended CPU model prices
+     * the job's first launch at cw_idle instead of cw where the profile has it. */
+    RTM_MODEL_F_IDLE = 1u << 2,
 };
 
 /* Largest predicted time (about 73 years); longer results are clamped to it. */
