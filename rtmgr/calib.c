@@ -3956,23 +3956,18 @@ static size_t noop_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why
     (void)len;
     return 0;
 }
-static const rtm_kernel_t noop_kernel = {
-    .name = "calib_noop",
-    .source = "",
-    .entries = {NULL},
-    .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},
-             {"launches", 1, 4096, 1, "launches per job"}},
-    .n_keys = 2,
-    .vec_allowed = 1u << 1,
-    .tune_default = {1, 1},
-    .plan = noop_plan,
-    .launch = noop_launch,
-    .args = noop_args,
-    .fill = noop_fill,
-    .cpu_block = noop_block,
-    .cost = noop_cost,
-    .compare = noop_compare,
-};
+/* Calibration's pool kernels (size keys: blocks per launch, launches per job), which
+ * differ only in what a block does. */
+#define CALIB_POOL_KERNEL(NAME, BLOCK)                                                  \
+    {                                                                                   \
+        .name = (NAME), .source = "", .entries = {NULL},                                \
+        .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},                        \
+                 {"launches", 1, 4096, 1, "launches per job"}},                         \
+        .n_keys = 2, .vec_allowed = 1u << 1, .tune_default = {1, 1}, .plan = noop_plan, \
+        .launch = noop_launch, .args = noop_args, .fill = noop_fill,                    \
+        .cpu_block = (BLOCK), .cost = noop_cost, .compare = noop_compare,               \
+    }
+static const rtm_kernel_t noop_kernel = CALIB_POOL_KERNEL("calib_noop", noop_block);
 
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds)
 {
@@ -4216,27 +4211,10 @@ static void busy_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
     (void)k;
     (void)l;
     (void)b;
-    const int64_t until = rtm_os_now_ns() + BUSY_NS;
-    while (rtm_os_now_ns() < until) {
-    }
+    const double busy_s = BUSY_NS * 1e-9; /* all of it spun: no sleep */
+    rtm_os_sleep_spin_until_s(rtm_os_now_s() + busy_s, busy_s);
 }
-static const rtm_kernel_t busy_kernel = {
-    .name = "calib_busy",
-    .source = "",
-    .entries = {NULL},
-    .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},
-             {"launches", 1, 4096, 1, "launches per job"}},
-    .n_keys = 2,
-    .vec_allowed = 1u << 1,
-    .tune_default = {1, 1},
-    .plan = noop_plan,
-    .launch = noop_launch,
-    .args = noop_args,
-    .fill = noop_fill,
-    .cpu_block = busy_block,
-    .cost = noop_cost,
-    .compare = noop_compare,
-};
+static const rtm_kernel_t busy_kernel = CALIB_POOL_KERNEL("calib_busy", busy_block);
 
 /* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
 #define IDLE_NS 20000000L

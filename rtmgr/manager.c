@@ -977,11 +977,11 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
     uint64_t launches = 0, joins = 0;
     if (m->pool.started)
         rtm_pool_joins(&m->pool, &launches, &joins);
-    if (launches) /* below n_spawned: workers that woke after the blocks ran out */
+    if (launches) /* below rtm_pool_spawned: workers that woke after the blocks ran out */
         fprintf(f, "CPU pool: %llu launches, worker threads joined per launch mean %.1f of %u "
                    "(besides the caller)\n",
                 (unsigned long long)launches, (double)joins / (double)launches,
-                m->pool.n_spawned);
+                rtm_pool_spawned(&m->pool));
     for (uint32_t t = 0; t < s->n_tasks; t++) {
         const rtm_exec_task_stats_t *a = &s->task[t];
         if (a->preemptions == 0)

@@ -124,9 +124,10 @@
  *          otherwise);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch; with RTM_MODEL_F_IDLE (the running
- *          system's jobs, which find the pool asleep) the first launch's is cw_idle,
- *          a no-op launch timed after 20 ms of sleep: the H100 host's 15 threads took
- *          +50-90 us after 40 ms idle against back-to-back runs, 1 thread nothing.
+ *          system's jobs, which find the pool asleep) the first launch's is cw_idle:
+ *          cw plus what a launch of busy blocks takes more after 20 ms of sleep than
+ *          back to back (the H100 host's 15 threads +50-90 us after 40 ms idle, 1
+ *          thread nothing).
  *     ti (a measurement artefact) and w * md (covered by the memory term) are left out.
  *
  * Parameter rule (both models): a parameter is needed iff its term is non-zero for the

@@ -65,7 +65,7 @@ static void *worker_main(void *arg)
     uint64_t seen = 0; /* the generation at start: a job posted before this thread
                         * first runs is still new to it */
     pthread_mutex_lock(&p->lock);
-    if (++p->ready == p->n_spawned)
+    if (++p->ready == rtm_pool_spawned(p))
         pthread_cond_signal(&p->idle); /* rtm_pool_start waits for every worker */
     for (;;) {
         while (!p->stopping && p->generation == seen)
@@ -102,7 +102,6 @@ static void shut(rtm_pool_t *p, uint32_t n)
     pthread_mutex_destroy(&p->lock);
     p->started = false;
     p->n_workers = 0;
-    p->n_spawned = 0;
 }
 
 /* Applies affinity and priority to the started workers; one warning per kind. */
@@ -110,7 +109,7 @@ static void tune_threads(rtm_pool_t *p, int rt_priority, const int *cpus)
 {
     if (cpus) {
         int err = 0;
-        for (uint32_t i = 0; i < p->n_spawned && !err; i++) {
+        for (uint32_t i = 0; i < rtm_pool_spawned(p) && !err; i++) {
             cpu_set_t set;
             CPU_ZERO(&set);
             CPU_SET(cpus[i], &set);
@@ -124,12 +123,12 @@ static void tune_threads(rtm_pool_t *p, int rt_priority, const int *cpus)
     if (rt_priority > 0) {
         int err = 0;
         const struct sched_param fifo = {.sched_priority = rt_priority};
-        for (uint32_t i = 0; i < p->n_spawned && !err; i++)
+        for (uint32_t i = 0; i < rtm_pool_spawned(p) && !err; i++)
             err = pthread_setschedparam(p->worker[i].thread, SCHED_FIFO, &fifo);
         p->rt_priority = !err;
         if (err) {
             const struct sched_param other = {.sched_priority = 0};
-            for (uint32_t i = 0; i < p->n_spawned; i++)
+            for (uint32_t i = 0; i < rtm_pool_spawned(p); i++)
                 pthread_setschedparam(p->worker[i].thread, SCHED_OTHER, &other);
             fprintf(stderr, "rtmgr: warning: SCHED_FIFO priority %d for CPU workers not "
                             "permitted (%s; needs CAP_SYS_NICE or an rtprio limit); running "
@@ -176,9 +175,8 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
         return RTM_E_OS_THREAD;
     }
     pthread_attr_setstacksize(&attr, RTM_WORKER_STACK_BYTES);
-    p->n_workers = threads; /* before the first worker reads it */
-    p->n_spawned = threads - 1; /* the caller of a run is the last one */
-    for (uint32_t i = 0; i < p->n_spawned; i++) {
+    p->n_workers = threads; /* before the first worker reads it; the caller is the last */
+    for (uint32_t i = 0; i < rtm_pool_spawned(p); i++) {
         p->worker[i] = (rtm_pool_worker_t){.pool = p, .index = i};
         const int err = pthread_create(&p->worker[i].thread, &attr, worker_main, &p->worker[i]);
         if (err != 0) {
@@ -193,7 +191,7 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
     /* Every worker is in its wait loop (its thread start-up allocations done) before
      * start returns: from here on the pool allocates nothing. */
     pthread_mutex_lock(&p->lock);
-    while (p->ready < p->n_spawned)
+    while (p->ready < rtm_pool_spawned(p))
         pthread_cond_wait(&p->idle, &p->lock);
     pthread_mutex_unlock(&p->lock);
     p->started = true;
@@ -204,7 +202,7 @@ rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, co
 void rtm_pool_stop(rtm_pool_t *p)
 {
     if (p && p->started)
-        shut(p, p->n_spawned);
+        shut(p, rtm_pool_spawned(p));
 }
 
 /* How long a run's caller spins for the workers still inside its launch before it

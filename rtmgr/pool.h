@@ -69,8 +69,7 @@ struct rtm_pool {
     bool stopping;            /* under lock */
     bool started;
     atomic_bool busy;         /* a run is in progress (one caller at a time) */
-    uint32_t n_workers;       /* threads that run blocks: the caller and n_spawned */
-    uint32_t n_spawned;       /* worker threads (n_workers - 1) */
+    uint32_t n_workers;       /* threads that run blocks: the caller and the worker threads */
     bool rt_priority;         /* SCHED_FIFO in effect */
     bool pinned;              /* CPU affinity in effect */
 
@@ -130,9 +129,14 @@ rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *lau
 
 /* The pool's launches so far and the worker threads that took part in them, summed (the
  * callers not counted): a launch ends without a worker that had not woken by the time
- * its blocks were handed out, so joins / launches below n_spawned says how many came
+ * its blocks were handed out, so joins / launches below rtm_pool_spawned says how many came
  * too late for the jobs' blocks. Any thread. */
 void rtm_pool_joins(rtm_pool_t *p, uint64_t *launches, uint64_t *joins);
+/* The pool's worker threads: n_workers less the run's caller (0 when not started). */
+static inline uint32_t rtm_pool_spawned(const rtm_pool_t *p)
+{
+    return p->n_workers ? p->n_workers - 1 : 0;
+}
 /* Stops and joins the workers. Safe on a pool never started or already stopped; must
  * not be called while a run is in progress. Shutdown only. */
 void rtm_pool_stop(rtm_pool_t *p);

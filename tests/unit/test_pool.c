@@ -321,7 +321,7 @@ static void test_late_worker_does_not_hold_the_job(void **state)
     (void)state;
     static rtm_pool_t pool;
     assert_int_equal(rtm_pool_start(&pool, 3, 0, NULL), RTM_OK); /* 2 worker threads */
-    assert_int_equal(pool.n_spawned, 2);
+    assert_int_equal(rtm_pool_spawned(&pool), 2);
     rtm_kinst_t k;
     void *arena = make(&k, &count_kernel, 64, 1);
     reset_counters();
