@@ -3015,24 +3015,22 @@ static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
 }
 
 /* A prebuild worker's command line: this executable, `calibrate --prebuild-worker DEV
- * --cache DIR`, and `--try N` for a worker's N-th fresh start (rtm_calib_prebuild_worker).
- * The strings live in the struct. False when this executable's path cannot be read. */
+ * --cache DIR` (rtm_calib_prebuild_worker). The strings live in the struct. False when
+ * this executable's path cannot be read. */
 typedef struct {
-    char exe[RTM_PATH_MAX], dev[16], tries[16];
-    char *argv[9];
+    char exe[RTM_PATH_MAX], dev[16];
+    char *argv[7];
 } worker_cmd_t;
 
-static bool worker_cmd(worker_cmd_t *w, int device, const char *cache, int tries)
+static bool worker_cmd(worker_cmd_t *w, int device, const char *cache)
 {
     const ssize_t el = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
     if (el <= 0)
         return false;
     w->exe[el] = '\0';
     snprintf(w->dev, sizeof(w->dev), "%d", device);
-    snprintf(w->tries, sizeof(w->tries), "%d", tries);
-    char *const a[] = {w->exe,    (char *)"calibrate", (char *)"--prebuild-worker",
-                       w->dev,    (char *)"--cache",   (char *)cache,
-                       tries ? (char *)"--try" : NULL, w->tries, NULL};
+    char *const a[] = {w->exe,  (char *)"calibrate", (char *)"--prebuild-worker", w->dev,
+                       (char *)"--cache", (char *)cache, NULL};
     memcpy(w->argv, a, sizeof(a));
     return true;
 }
@@ -3046,7 +3044,7 @@ static bool worker_cmd(worker_cmd_t *w, int device, const char *cache, int tries
 static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     worker_cmd_t cmd;
-    if (!x->cache || !worker_cmd(&cmd, x->ocl_index, x->cache, 0))
+    if (!x->cache || !worker_cmd(&cmd, x->ocl_index, x->cache))
         return 0;
     uint32_t np = host_cores();
     np = np > n ? n : np > 32 ? 32 : np;
@@ -3071,10 +3069,11 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
         /* a worker starts as from a shell: every signal at its default action (SIGPIPE
          * is ignored here, see above; a driver may ignore others, and an ignored signal
-         * stays ignored across exec), none blocked, whatever this thread has, and the
-         * environment rtmgr started with, not the one its drivers left (16 concurrent
-         * `rtmgr devices` on the H100 machine all saw the H100; calibration's workers
-         * never did) */
+         * stays ignored across exec), none blocked, whatever this thread has, and a copy
+         * of the environment rtmgr started with, not the one its drivers left: the ICD
+         * loader had cut OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" to its
+         * first name in place, and the H100 machine's workers saw PoCL alone
+         * (rtm_os_keep_environ) */
         posix_spawnattr_t sa;
         posix_spawnattr_init(&sa);
         sigset_t none, all;
@@ -3146,8 +3145,8 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
             x->n_pre += n;
             return;
         }
-        /* no worker could open the device (the H100 machine's NVIDIA platform shows
-         * no device to a second process while this one holds it): threads, from now on */
+        /* no worker could open the device (each says why on stderr): threads, from now
+         * on */
         x->procs_broken = true;
         char proc[256];
         rtm_os_describe_process(proc, sizeof(proc));
@@ -4809,16 +4808,18 @@ static rtm_status_t prewarm_one(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, cons
     return st;
 }
 
-/* A worker that finds no device starts afresh this many times in all (`--try N`). */
-#define WORKER_TRIES 3
-
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tries, FILE *in)
+static const char *env_or_unset(const char *name)
 {
-    if (device < 0 || tries < 0 || !cache_dir || !*cache_dir || !in)
+    const char *v = getenv(name);
+    return v ? v : "(unset)";
+}
+
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in)
+{
+    if (device < 0 || !cache_dir || !*cache_dir || !in)
         return RTM_E_ARG;
     /* the descriptors calibration's process had open when it spawned this one, its GPU
-     * drivers' device files among them: with them the NVIDIA driver saw no device here
-     * (the ICD loader listed PoCL alone); this process opens its own */
+     * drivers' device files among them: this process opens its own */
     const int inherited = rtm_os_close_inherited(3);
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
@@ -4826,8 +4827,7 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tr
     if (st != RTM_OK)
         return st;
     if ((uint32_t)device >= n) {
-        /* which platforms this process saw (on the H100 machine a worker that calibration
-         * starts lists PoCL alone, one started from a shell both) */
+        /* which devices and platforms this process saw, and what it inherited */
         char seen[512] = "";
         size_t used = 0;
         for (uint32_t i = 0; i < n && used < sizeof(seen); i++)
@@ -4835,18 +4835,14 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tr
                                      i ? ", " : ": ", infos[i].name, infos[i].platform_name);
         char proc[256];
         rtm_os_describe_process(proc, sizeof(proc));
+        char plats[512];
+        rtm_ocl_describe_platforms(plats, sizeof(plats));
         fprintf(stderr,
-                "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %d inherited "
-                "descriptors closed; %s; try %d of %d)\n",
-                device, n, seen, inherited, proc, tries + 1, WORKER_TRIES);
-        /* a fresh process tries again, a little later (the ICD loader reads its vendors
-         * once per process), from the environment this one started with */
-        worker_cmd_t cmd;
-        if (tries + 1 < WORKER_TRIES && worker_cmd(&cmd, device, cache_dir, tries + 1)) {
-            const struct timespec pause = {0, (long)(50 + 50 * (getpid() % 4)) * 1000000L};
-            nanosleep(&pause, NULL);
-            execve(cmd.exe, cmd.argv, rtm_os_initial_environ());
-        }
+                "rtmgr: calibrate: prebuild worker: no device %d (%u found%s; %s; "
+                "OCL_ICD_FILENAMES=%s, OCL_ICD_VENDORS=%s; %d inherited descriptors closed; "
+                "%s)\n",
+                device, n, seen, plats, env_or_unset("OCL_ICD_FILENAMES"),
+                env_or_unset("OCL_ICD_VENDORS"), inherited, proc);
         return RTM_E_CL_NODEV;
     }
     rtm_ocl_dev_t d;

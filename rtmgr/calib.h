@@ -120,9 +120,9 @@ int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t
  * --prebuild-worker DEV --cache DIR`): drivers serialise their compiler within a process.
  * A line that does not plan is skipped; a failed build shows again when measured. On a
  * CPU-type device each built instance is also launched once (flag raised). A worker that
- * finds no device `device` starts afresh (`--try N`, `tries` its fresh starts so far)
- * until its third try. Returns RTM_OK, RTM_E_ARG, RTM_E_CL_NODEV or RTM_E_CL*. Init only. */
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int tries, FILE *in);
+ * finds no device `device` says what discovery saw on stderr. Returns RTM_OK, RTM_E_ARG,
+ * RTM_E_CL_NODEV or RTM_E_CL*. Init only. */
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in);
 
 /* How a validation run is done. */
 typedef struct {

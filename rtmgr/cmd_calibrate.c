@@ -69,14 +69,13 @@ static bool small_count(const char *s, long below, long *out)
 int rtm_cmd_calibrate(int argc, char **argv)
 {
     /* internal: calibration's own build workers (rtm_calib_prebuild_worker):
-     * --prebuild-worker DEV --cache DIR [--try N] */
-    if ((argc == 5 || (argc == 7 && strcmp(argv[5], "--try") == 0)) &&
-        strcmp(argv[1], "--prebuild-worker") == 0 && strcmp(argv[3], "--cache") == 0) {
-        long dev = 0, tries = 0;
-        if (!small_count(argv[2], RTM_MAX_DEVICES, &dev) ||
-            (argc == 7 && !small_count(argv[6], 100, &tries)))
+     * --prebuild-worker DEV --cache DIR */
+    if (argc == 5 && strcmp(argv[1], "--prebuild-worker") == 0 &&
+        strcmp(argv[3], "--cache") == 0) {
+        long dev = 0;
+        if (!small_count(argv[2], RTM_MAX_DEVICES, &dev))
             return RTM_EXIT_USAGE;
-        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], (int)tries, stdin);
+        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], stdin);
         return st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
     }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;

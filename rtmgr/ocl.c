@@ -127,6 +127,32 @@ rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)
     return *n ? RTM_OK : RTM_E_CL_NODEV;
 }
 
+const char *rtm_ocl_describe_platforms(char *buf, size_t len)
+{
+    cl_platform_id plats[RTM_MAX_PLATFORMS];
+    cl_uint np = 0;
+    const cl_int err = clGetPlatformIDs(RTM_MAX_PLATFORMS, plats, &np);
+    if (err != CL_SUCCESS) {
+        snprintf(buf, len, "clGetPlatformIDs %s", rtm_ocl_errname(err));
+        return buf;
+    }
+    np = np > RTM_MAX_PLATFORMS ? RTM_MAX_PLATFORMS : np;
+    size_t used = (size_t)snprintf(buf, len, "%u platform(s)", (unsigned)np);
+    for (cl_uint p = 0; p < np && used < len; p++) {
+        char pname[128] = "";
+        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(pname) - 1, pname, NULL);
+        cl_uint nd = 0;
+        const cl_int de = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (de == CL_SUCCESS)
+            used += (size_t)snprintf(buf + used, len - used, "%s %s %u device(s)",
+                                     p ? "," : ":", pname, (unsigned)nd);
+        else
+            used += (size_t)snprintf(buf + used, len - used, "%s %s clGetDeviceIDs %s",
+                                     p ? "," : ":", pname, rtm_ocl_errname(de));
+    }
+    return buf;
+}
+
 rtm_status_t rtm_ocl_find(const char *platform, const char *device, rtm_ocl_info_t *out)
 {
     rtm_ocl_info_t all[RTM_MAX_DEVICES];

@@ -65,6 +65,11 @@ const char *rtm_ocl_errname(cl_int err);
  * A machine with no platform returns RTM_E_CL_NODEV. Init only. */
 rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n);
 
+/* What discovery saw, for a diagnostic: "2 platforms: NAME 1 device(s), NAME
+ * clGetDeviceIDs CL_..." (a platform whose devices cannot be listed is skipped by
+ * rtm_ocl_discover without a word). Returns buf. Init only. */
+const char *rtm_ocl_describe_platforms(char *buf, size_t len);
+
 /* Finds the first device whose platform name contains `platform` and whose device name
  * contains `device` (empty strings match anything). Init only. */
 rtm_status_t rtm_ocl_find(const char *platform, const char *device, rtm_ocl_info_t *out);

@@ -288,18 +288,24 @@ bool rtm_os_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, int64_t t_ns)
 
 extern char **environ;
 static char *initial_env[RTM_OS_ENV_MAX + 1];
+/* Copies, not the live strings: a library may edit those in place (the ICD loader cuts
+ * OCL_ICD_FILENAMES at its colons where getenv returned it). */
+static char initial_text[RTM_OS_ENV_BYTES];
 static bool initial_kept;
 
 void rtm_os_keep_environ(void)
 {
-    size_t n = 0;
+    size_t n = 0, used = 0;
     if (!environ)
         return;
-    while (environ[n])
-        n++;
-    if (n > RTM_OS_ENV_MAX)
-        return;
-    memcpy(initial_env, environ, n * sizeof(*initial_env));
+    for (; environ[n]; n++) {
+        const size_t len = strlen(environ[n]) + 1;
+        if (n >= RTM_OS_ENV_MAX || len > sizeof(initial_text) - used)
+            return; /* too big to keep: rtm_os_initial_environ gives environ */
+        memcpy(initial_text + used, environ[n], len);
+        initial_env[n] = initial_text + used;
+        used += len;
+    }
     initial_env[n] = NULL;
     initial_kept = true;
 }

@@ -93,12 +93,15 @@ typedef struct {
 } rtm_os_cpu_times_t;
 bool rtm_os_cpu_times(rtm_os_cpu_times_t *t);
 
-/* Keeps the environment this process started with (call first thing in main): drivers
- * set variables in their process as they start (PoCL sets HWLOC_PLUGINS_PATH=/dev/null),
- * and a process rtmgr spawns should start from what the user gave, not from those.
- * rtm_os_initial_environ() returns it (the current environ before the call, or when the
- * environment had more than RTM_OS_ENV_MAX entries). */
+/* Keeps a copy of the environment this process started with (call first thing in
+ * main): drivers set variables in their process as they start (PoCL sets
+ * HWLOC_PLUGINS_PATH=/dev/null) or edit them in place (the ICD loader cuts
+ * OCL_ICD_FILENAMES at its colons), and a process rtmgr spawns should start from what
+ * the user gave. rtm_os_initial_environ() returns it (the current environ before the
+ * call, or when the environment had more than RTM_OS_ENV_MAX entries or
+ * RTM_OS_ENV_BYTES of text). */
 #define RTM_OS_ENV_MAX 1024
+#define RTM_OS_ENV_BYTES (128u * 1024u)
 void rtm_os_keep_environ(void);
 char **rtm_os_initial_environ(void);
 

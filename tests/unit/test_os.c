@@ -243,6 +243,30 @@ static void test_initial_environ(void **state)
     unsetenv("RTM_TEST_LATER");
 }
 
+/* A value some library tokenised in place: the ICD loader cuts OCL_ICD_FILENAMES
+ * ("libpocl.so.2:libnvidia-opencl.so.1" on the H100 machine) at its colons inside the
+ * environment's own string, and calibration's prebuild workers, spawned with the kept
+ * pointers, saw "libpocl.so.2" alone and no NVIDIA platform (sessions 3-18). The kept
+ * environment holds copies. */
+static void test_initial_environ_copies(void **state)
+{
+    (void)state;
+    assert_int_equal(setenv("RTM_TEST_LIBS", "liba.so.1:libb.so.1", 1), 0);
+    rtm_os_keep_environ();
+    char *v = getenv("RTM_TEST_LIBS");
+    assert_non_null(v);
+    char *save = NULL;
+    assert_non_null(strtok_r(v, ":", &save)); /* what the loader does to the live string */
+    assert_string_equal(getenv("RTM_TEST_LIBS"), "liba.so.1");
+    const char *kept = NULL;
+    for (char **e = rtm_os_initial_environ(); *e; e++)
+        if (strncmp(*e, "RTM_TEST_LIBS=", 14) == 0)
+            kept = *e + 14;
+    assert_non_null(kept);
+    assert_string_equal(kept, "liba.so.1:libb.so.1");
+    unsetenv("RTM_TEST_LIBS");
+}
+
 /* Which signals a spawned process would inherit ignored: SIGUSR1 ignored here shows,
  * a handled or default one does not. */
 static void on_usr2(int sig) { (void)sig; }
@@ -287,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_cpu_times),
         cmocka_unit_test(test_self_cpu),
         cmocka_unit_test(test_initial_environ),
+        cmocka_unit_test(test_initial_environ_copies),
         cmocka_unit_test(test_ignored_signals),
         cmocka_unit_test(test_describe_process),
         cmocka_unit_test(test_close_inherited),
