@@ -1540,9 +1540,11 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
 
 /* ---- OpenCL device ------------------------------------------------------------------ */
 
-/* Later calibration targets whose sizes are prebuilt for kernels with size-built programs
- * (the next two in kernel_points' order: the middle target and the last). */
-#define PRE_TARGETS_MAX 2
+/* Later calibration targets whose sizes are prebuilt for kernels with size-built programs:
+ * every one after the first, in kernel_points' order (the middle target, the last, the
+ * others). With the middle and the last alone (before session 19), the H100 host still
+ * compiled 8-9 s on the path, one program at a time, over gpu0 and ocl0. */
+#define PRE_TARGETS_MAX 4
 /* Host cores from which they are prebuilt (dev_prebuild_all) */
 #define PRE_LATER_CORES 8
 
@@ -3001,17 +3003,24 @@ static pre_mode_t pre_mode(void)
                                                   : PRE_OFF;
 }
 
-/* One prebuild entry as the worker reads it: "KERNEL WG VEC KEY..." */
-static int pre_line(const rtm_kinst_t *k, char *buf, size_t len)
+/* One prebuild entry as the workers read it: "KERNEL WG VEC KEY...\n", NUL-padded to
+ * PRE_RECORD bytes. The workers of a batch share one pipe and each reads one record at a
+ * time: writes of up to PIPE_BUF bytes are atomic, so every read of PRE_RECORD bytes
+ * gets one whole entry, and a worker takes the next entry when it is free (PoCL's builds
+ * on the H100 host take 0.3-2.6 s each: dealt round-robin, one worker's two long ones
+ * set the batch's wall time). */
+#define PRE_RECORD 256
+
+static bool pre_record(const rtm_kinst_t *k, char rec[PRE_RECORD])
 {
-    int n = snprintf(buf, len, "%s %u %u", k->kernel->name, k->tune.wg, k->tune.vec);
-    for (uint32_t j = 0; j < k->kernel->n_keys && n > 0 && (size_t)n < len; j++)
-        n += snprintf(buf + n, len - (size_t)n, " %lld", (long long)k->size[j]);
-    if (n > 0 && (size_t)n + 1 < len) {
-        buf[n++] = '\n';
-        buf[n] = '\0';
-    }
-    return n;
+    memset(rec, 0, PRE_RECORD);
+    int n = snprintf(rec, PRE_RECORD, "%s %u %u", k->kernel->name, k->tune.wg, k->tune.vec);
+    for (uint32_t j = 0; j < k->kernel->n_keys && n > 0 && n < PRE_RECORD; j++)
+        n += snprintf(rec + n, PRE_RECORD - (size_t)n, " %lld", (long long)k->size[j]);
+    if (n <= 0 || n + 1 >= PRE_RECORD)
+        return false;
+    rec[n] = '\n';
+    return true;
 }
 
 /* A prebuild worker's command line: this executable, `calibrate --prebuild-worker DEV
@@ -3035,45 +3044,60 @@ static bool worker_cmd(worker_cmd_t *w, int device, const char *cache)
     return true;
 }
 
+/* Worker processes of a GPU's prebuild batch at most: each opens a context on the one
+ * device, and the driver makes them one after another (H100 host, 16 workers: 2.1 s to
+ * open each, 42 programs in 4.02 s; 8 workers: 3.10 s). */
+#define PRE_GPU_WORKERS 8
+
 /* The builds of pb[0..n) in worker processes (`rtmgr calibrate --prebuild-worker`), as
- * many as the host has cores, entries dealt round-robin. Drivers serialise their
- * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
- * built 22 programs in 13.9 s in threads, about what one core does), not across
- * processes. A worker builds into the binary cache only; the measurements then load
- * from it. Returns the number of workers started (0: none, the caller uses threads). */
+ * many as the host has cores (PRE_GPU_WORKERS on a GPU), each taking the next entry from one shared pipe when it is
+ * free (PRE_RECORD). Drivers serialise their compiler within a process (PoCL's LLVM work
+ * takes one lock: the H100 host's 16 cores built 22 programs in 13.9 s in threads, about
+ * what one core does; NVIDIA's compiler too: 45 programs in 8.4 s), not across
+ * processes. A worker builds into the binary cache only; the measurements then load from
+ * it. Returns the number of workers started (0: none, the caller uses threads). */
 static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     worker_cmd_t cmd;
     if (!x->cache || !worker_cmd(&cmd, x->ocl_index, x->cache))
         return 0;
     uint32_t np = host_cores();
+    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
+        np = PRE_GPU_WORKERS;
     np = np > n ? n : np > 32 ? 32 : np;
+    /* every entry goes into the pipe before a worker reads: the batch must fit its buffer
+     * (64 KiB on Linux: 256 entries) */
+    if ((size_t)n * PRE_RECORD > 65536)
+        return 0;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return 0;
+    /* neither end leaks into a worker but as its stdin (a write end held there would keep
+     * the workers waiting for EOF) */
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    bool queued = true;
+    for (uint32_t i = 0; i < n && queued; i++) {
+        char rec[PRE_RECORD];
+        queued = pre_record(&pb[i].k, rec) && write(fds[1], rec, PRE_RECORD) == PRE_RECORD;
+    }
+    close(fds[1]);
+    if (!queued) {
+        close(fds[0]);
+        return 0;
+    }
     pid_t pids[32];
     uint32_t started = 0;
-    /* a worker that exits before reading its share (it cannot open the device) must not
-     * take calibration down with SIGPIPE: the write fails instead */
-    struct sigaction ign = {0}, old_pipe;
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    const bool pipe_saved = sigaction(SIGPIPE, &ign, &old_pipe) == 0;
     for (uint32_t w = 0; w < np; w++) {
-        int fds[2];
-        if (pipe(fds) != 0)
-            break;
-        /* neither end leaks into the other workers (a write end held elsewhere would
-         * keep a worker waiting for EOF) */
-        fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-        fcntl(fds[1], F_SETFD, FD_CLOEXEC);
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
-        /* a worker starts as from a shell: every signal at its default action (SIGPIPE
-         * is ignored here, see above; a driver may ignore others, and an ignored signal
-         * stays ignored across exec), none blocked, whatever this thread has, and a copy
-         * of the environment rtmgr started with, not the one its drivers left: the ICD
-         * loader had cut OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" to its
-         * first name in place, and the H100 machine's workers saw PoCL alone
-         * (rtm_os_keep_environ) */
+        /* a worker starts as from a shell: every signal at its default action (a driver
+         * may ignore some, and an ignored signal stays ignored across exec), none
+         * blocked, whatever this thread has, and a copy of the environment rtmgr started
+         * with, not the one its drivers left: the ICD loader had cut
+         * OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" to its first name in
+         * place, and the H100 machine's workers saw PoCL alone (rtm_os_keep_environ) */
         posix_spawnattr_t sa;
         posix_spawnattr_init(&sa);
         sigset_t none, all;
@@ -3087,34 +3111,21 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
             posix_spawn(&pid, cmd.exe, &fa, &sa, cmd.argv, rtm_os_initial_environ());
         posix_spawnattr_destroy(&sa);
         posix_spawn_file_actions_destroy(&fa);
-        close(fds[0]);
-        if (rc != 0) {
-            close(fds[1]);
+        if (rc != 0)
             break;
-        }
         pids[started++] = pid;
-        /* its share (a few short lines: within the pipe's buffer), then EOF */
-        for (uint32_t i = w; i < n; i += np) {
-            char line[256];
-            const int len = pre_line(&pb[i].k, line, sizeof(line));
-            if (len > 0 && write(fds[1], line, (size_t)len) != (ssize_t)len)
-                break;
-        }
-        close(fds[1]);
     }
-    if (pipe_saved)
-        sigaction(SIGPIPE, &old_pipe, NULL);
+    close(fds[0]);
+    uint32_t failed = 0;
     for (uint32_t w = 0; w < started; w++) {
         int status = 0;
         while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
         }
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            x->pre_failed++;
+        failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     }
-    /* entries of workers that did not start: built here */
-    for (uint32_t w = started; w < np && started > 0; w++)
-        for (uint32_t i = w; i < n; i += np)
-            prebuild_run(&pb[i]);
+    x->pre_failed += failed;
+    /* every worker failed (or none started): the entries they did not take are built by
+     * the caller (prebuild_many: what is in the cache by now is skipped) */
     return started;
 }
 
@@ -3141,6 +3152,13 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         n * x->bd->param[RTM_DEV_P_build] >= PROCS_MIN_S &&
         (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
         if (x->pre_failed < x->pre_procs) {
+            /* a worker that failed after taking entries left them unbuilt: built here */
+            uint32_t left = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
+                    pb[left++] = pb[i];
+            for (uint32_t i = 0; i < left; i++)
+                prebuild_run(&pb[i]);
             x->pre_s += rtm_calib_now() - t0;
             x->n_pre += n;
             return;
@@ -3447,16 +3465,24 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
          * host of PRE_LATER_CORES cores or more, where a few more parallel builds cost
          * little wall time (this 2-core VM: PoCL's 11 more builds took 7.3 s more in
          * parallel and saved 3.2 s of the 7.4 s compiled on the path) */
-        const size_t later[PRE_TARGETS_MAX] = {c->n_targets > 2 ? c->n_targets / 2 : 0,
-                                               c->n_targets - 1};
+        const size_t nt = c->n_targets;
+        size_t later[PRE_TARGETS_MAX], nl = 0;
+        if (nt > 2)
+            later[nl++] = nt / 2;
+        if (nt > 1)
+            later[nl++] = nt - 1;
+        for (size_t i = 1; i + 1 < nt && nl < PRE_TARGETS_MAX; i++)
+            if (i != nt / 2)
+                later[nl++] = i;
         x->n_pre_key[ki] = 0;
-        for (uint32_t j = 0; later_ok && k0 >= 0 && j < PRE_TARGETS_MAX && n < max; j++) {
-            if (later[j] == 0 || (j > 0 && later[j] == later[j - 1]))
-                continue;
+        for (uint32_t j = 0; later_ok && k0 >= 0 && j < nl && n < max; j++) {
             int64_t s2[RTM_SIZE_KEYS_MAX];
+            /* the last target at least 1.5x the first size, as kernel_points sizes it */
+            const int64_t kmin = later[j] == nt - 1 ? k0 + (k0 + 1) / 2 : 0;
             const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]], dev_pred, &pt,
-                                                  &x->lim, 1, k0 + (k0 + 1) / 2, NULL, 0, s2);
-            if (kj < 0 || kj == k0 || !size_built(kern, tune, k0, kj))
+                                                  &x->lim, 1, kmin, NULL, 0, s2);
+            if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
+                !size_built(kern, tune, k0, kj))
                 continue;
             if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
                 n++;
@@ -4852,8 +4878,16 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
                 rtm_strerror(st));
         return st;
     }
-    char line[512];
-    while (fgets(line, sizeof(line), in)) {
+    char line[PRE_RECORD + 1];
+    const int fd = fileno(in);
+    for (;;) {
+        /* one whole entry per read (pre_record); a short read is the end */
+        ssize_t got = 0;
+        while ((got = read(fd, line, PRE_RECORD)) < 0 && errno == EINTR) {
+        }
+        if (got != PRE_RECORD)
+            break;
+        line[PRE_RECORD] = '\0';
         char *save = NULL;
         const char *name = strtok_r(line, " \n", &save);
         const rtm_kernel_t *kern = name ? rtm_kernel_find(name) : NULL;

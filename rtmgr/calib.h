@@ -112,8 +112,9 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
 int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t *infos,
                     uint32_t n);
 
-/* The worker side of calibration's parallel program builds: reads lines "KERNEL WG VEC
- * KEY..." (a catalogue kernel, its tuning and every size key) from `in` until EOF and
+/* The worker side of calibration's parallel program builds: reads entries "KERNEL WG VEC
+ * KEY...\n" (a catalogue kernel, its tuning and every size key), each NUL-padded to 256
+ * bytes and read whole (the workers of a batch share one pipe), from `in` until EOF and
  * builds each program as calibration's measurements will (kexec's default options) into
  * the binary cache `cache_dir`, on OpenCL device `device` (rtm_ocl_discover's order).
  * Started by calibration itself, one process per core (`rtmgr calibrate
