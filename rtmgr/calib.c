@@ -1161,6 +1161,24 @@ static rtm_status_t remeasure_smallest(kfit_t *kf, kpoint_t *pts, const int64_t 
     return st;
 }
 
+/* The order a kernel's calibration targets are measured in: the first, the middle one,
+ * the last, then the others (each point sizes the next from the largest measured so
+ * far: a short step first, then the long one). Returns how many (at most max). */
+static size_t target_order(size_t nt, size_t *order, size_t max)
+{
+    size_t no = 0;
+    if (nt > 0 && no < max)
+        order[no++] = 0;
+    if (nt > 2 && no < max)
+        order[no++] = nt / 2;
+    if (nt > 1 && no < max)
+        order[no++] = nt - 1;
+    for (size_t i = 1; i + 1 < nt && no < max; i++)
+        if (i != nt / 2)
+            order[no++] = i;
+    return no;
+}
+
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
@@ -1169,17 +1187,8 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
     const size_t nt = c->n_targets;
     const uint32_t ne = extra_sizes(c, kf->kern, kf->tune, extra);
     const double top = c->targets[nt - 1];
-    /* the order of the targets: 0, middle, last, then the others (each point sizes the
-     * next from the largest measured so far: a short step first, then the long one) */
-    size_t order[16], no = 0;
-    order[no++] = 0;
-    if (nt > 2)
-        order[no++] = nt / 2;
-    if (nt > 1)
-        order[no++] = nt - 1;
-    for (size_t i = 1; i + 1 < nt && no < N_OF(order); i++)
-        if (i != nt / 2)
-            order[no++] = i;
+    size_t order[16];
+    (void)target_order(nt, order, N_OF(order)); /* nt targets, each once */
     const size_t first_extra = nt > 2 ? 3 : nt;
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
@@ -3129,6 +3138,17 @@ static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
     return started;
 }
 
+/* Keeps in pb[0..n) the entries whose programs the cache does not hold yet; returns how
+ * many. */
+static uint32_t uncached(prebuild_t *pb, uint32_t n, const rtm_kexec_opts_t *o)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!rtm_kexec_cached(pb[i].d, &pb[i].k, o))
+            pb[m++] = pb[i];
+    return m;
+}
+
 static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     const double t0 = rtm_calib_now();
@@ -3138,11 +3158,7 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
     /* what the cache already holds (a second calibration on this machine) needs no
      * build, nor a worker to start for it */
     const rtm_kexec_opts_t o = prebuild_opts(x->cache);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
-            pb[m++] = pb[i];
-    n = m;
+    n = uncached(pb, n, &o);
     if (n == 0)
         return;
     /* a worker costs a start (discovery, the device opened: a CUDA context): worth it
@@ -3153,14 +3169,12 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
         if (x->pre_failed < x->pre_procs) {
             /* a worker that failed after taking entries left them unbuilt: built here */
-            uint32_t left = 0;
+            const uint32_t n_all = n;
+            n = uncached(pb, n, &o);
             for (uint32_t i = 0; i < n; i++)
-                if (!rtm_kexec_cached(pb[i].d, &pb[i].k, &o))
-                    pb[left++] = pb[i];
-            for (uint32_t i = 0; i < left; i++)
                 prebuild_run(&pb[i]);
             x->pre_s += rtm_calib_now() - t0;
-            x->n_pre += n;
+            x->n_pre += n_all;
             return;
         }
         /* no worker could open the device (each says why on stderr): threads, from now
@@ -3466,16 +3480,10 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
          * little wall time (this 2-core VM: PoCL's 11 more builds took 7.3 s more in
          * parallel and saved 3.2 s of the 7.4 s compiled on the path) */
         const size_t nt = c->n_targets;
-        size_t later[PRE_TARGETS_MAX], nl = 0;
-        if (nt > 2)
-            later[nl++] = nt / 2;
-        if (nt > 1)
-            later[nl++] = nt - 1;
-        for (size_t i = 1; i + 1 < nt && nl < PRE_TARGETS_MAX; i++)
-            if (i != nt / 2)
-                later[nl++] = i;
+        size_t later[PRE_TARGETS_MAX + 1]; /* kernel_points' order; [0], the first, is k0 */
+        const size_t nl = target_order(nt, later, N_OF(later));
         x->n_pre_key[ki] = 0;
-        for (uint32_t j = 0; later_ok && k0 >= 0 && j < nl && n < max; j++) {
+        for (uint32_t j = 1; later_ok && k0 >= 0 && j < nl && n < max; j++) {
             int64_t s2[RTM_SIZE_KEYS_MAX];
             /* the last target at least 1.5x the first size, as kernel_points sizes it */
             const int64_t kmin = later[j] == nt - 1 ? k0 + (k0 + 1) / 2 : 0;
@@ -4258,8 +4266,7 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
     for (int r = 0; r <= REPS && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&cal_pool, &k, &warm[r]);
     for (int r = 0; r < REPS && st == RTM_OK; r++) {
-        const struct timespec pause = {0, IDLE_NS};
-        nanosleep(&pause, NULL);
+        rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
         st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
     }
     if (st != RTM_OK)

@@ -54,15 +54,22 @@ static void info_string(cl_device_id d, cl_device_info what, char *buf, size_t l
     buf[len - 1] = '\0';
 }
 
+/* The platform's name, "" when it cannot be read. */
+static void platform_name(cl_platform_id p, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, len - 1, buf, NULL) != CL_SUCCESS)
+        buf[0] = '\0';
+    buf[len - 1] = '\0';
+}
+
 static void describe(cl_platform_id p, cl_device_id d, uint32_t index, rtm_ocl_info_t *o)
 {
     memset(o, 0, sizeof(*o));
     o->platform = p;
     o->id = d;
     o->index = index;
-    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(o->platform_name) - 1,
-                          o->platform_name, NULL) != CL_SUCCESS)
-        o->platform_name[0] = '\0';
+    platform_name(p, o->platform_name, sizeof(o->platform_name));
     info_string(d, CL_DEVICE_NAME, o->name, sizeof(o->name));
     info_string(d, CL_DEVICE_VENDOR, o->vendor, sizeof(o->vendor));
     info_string(d, CL_DEVICE_VERSION, o->version, sizeof(o->version));
@@ -105,8 +112,8 @@ rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)
     const char *only = getenv("RTM_PLATFORM");
     for (cl_uint p = 0; p < np; p++) {
         if (only && *only) {
-            char pname[128] = "";
-            clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(pname) - 1, pname, NULL);
+            char pname[128];
+            platform_name(plats[p], pname, sizeof(pname));
             if (!strstr(pname, only))
                 continue;
         }
@@ -139,16 +146,16 @@ const char *rtm_ocl_describe_platforms(char *buf, size_t len)
     np = np > RTM_MAX_PLATFORMS ? RTM_MAX_PLATFORMS : np;
     size_t used = (size_t)snprintf(buf, len, "%u platform(s)", (unsigned)np);
     for (cl_uint p = 0; p < np && used < len; p++) {
-        char pname[128] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(pname) - 1, pname, NULL);
+        char pname[128];
+        platform_name(plats[p], pname, sizeof(pname));
         cl_uint nd = 0;
         const cl_int de = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        char what[64];
         if (de == CL_SUCCESS)
-            used += (size_t)snprintf(buf + used, len - used, "%s %s %u device(s)",
-                                     p ? "," : ":", pname, (unsigned)nd);
+            snprintf(what, sizeof(what), "%u device(s)", (unsigned)nd);
         else
-            used += (size_t)snprintf(buf + used, len - used, "%s %s clGetDeviceIDs %s",
-                                     p ? "," : ":", pname, rtm_ocl_errname(de));
+            snprintf(what, sizeof(what), "clGetDeviceIDs %s", rtm_ocl_errname(de));
+        used += (size_t)snprintf(buf + used, len - used, "%s %s %s", p ? "," : ":", pname, what);
     }
     return buf;
 }

@@ -489,6 +489,15 @@ static void test_cpu_extended(void **state)
     assert_int_equal(p.paper.status, RTM_E_MODEL);
 }
 
+/* The CPU pool's prediction of j on b with `flags`, which must succeed. */
+static rtm_model_pred_t cpu_pred(const rtm_model_job_t *j, const rtm_board_t *b,
+                                 rtm_model_kind_t kind, unsigned flags)
+{
+    rtm_model_pred_t p;
+    assert_int_equal(rtm_model_predict_cpu(j, b, 0, kind, flags, &p), RTM_OK);
+    return p;
+}
+
 /* A job that finds the pool asleep (RTM_MODEL_F_IDLE: the running system's periodic
  * jobs) pays cw_idle for its first launch's wake-up and join, where the profile has it:
  * on the H100 host the running system's 0.1 ms CPU jobs (camera, cpa) took 1.4-1.9x the
@@ -498,32 +507,22 @@ static void test_cpu_extended_idle(void **state)
     (void)state;
     rtm_board_t b;
     rtm_model_job_t j;
-    rtm_model_pred_t p;
     cpu_board(&b);
     job_make(&j);
+    const rtm_model_kind_t ext = RTM_MODEL_EXTENDED;
     /* no cw_idle in the profile (one made before it): the flag changes nothing */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &p),
-                     RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2205000);
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2205000);
     cpu_set(&b, RTM_CPU_P_cw_idle, 65e-6);
     /* back to back (calibration, validation): cw 5 us as before */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2205000);
+    assert_ns(cpu_pred(&j, &b, ext, 0).ext.kernel_ns, 2205000);
     /* asleep: 1200 + 1000 + 65 us */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &p),
-                     RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2265000);
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2265000);
     /* only the first launch: 3 launches pay 65 + 2 x 5 us */
     j.cost.launches = 3;
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &p),
-                     RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2275000);
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2275000);
     /* the paper's eq. 1 keeps its cw */
-    rtm_model_pred_t q;
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_PAPER, 0, &q), RTM_OK);
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_PAPER, RTM_MODEL_F_IDLE, &p),
-                     RTM_OK);
-    assert_int_equal(p.paper.total_ns, q.paper.total_ns);
+    assert_int_equal(cpu_pred(&j, &b, RTM_MODEL_PAPER, RTM_MODEL_F_IDLE).paper.total_ns,
+                     cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
 }
 
 /* The kernel's own fixed term and second regime (ktune t_fixed, r_big or r_miss beyond
