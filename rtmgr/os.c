@@ -296,6 +296,7 @@ static bool initial_kept;
 void rtm_os_keep_environ(void)
 {
     size_t n = 0, used = 0;
+    initial_kept = false; /* until the whole copy is made */
     if (!environ)
         return;
     for (; environ[n]; n++) {

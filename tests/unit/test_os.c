@@ -267,6 +267,21 @@ static void test_initial_environ_copies(void **state)
     unsetenv("RTM_TEST_LIBS");
 }
 
+/* An environment too big to copy is not kept, even after an earlier call kept one: the
+ * spawned process gets the live environ, not a half-overwritten copy. */
+static void test_initial_environ_too_big(void **state)
+{
+    (void)state;
+    rtm_os_keep_environ();
+    assert_true(rtm_os_initial_environ() != environ);
+    static char big[RTM_OS_ENV_BYTES + 1];
+    memset(big, 'x', RTM_OS_ENV_BYTES);
+    assert_int_equal(setenv("RTM_TEST_BIG", big, 1), 0);
+    rtm_os_keep_environ();
+    assert_true(rtm_os_initial_environ() == environ);
+    unsetenv("RTM_TEST_BIG");
+}
+
 /* Which signals a spawned process would inherit ignored: SIGUSR1 ignored here shows,
  * a handled or default one does not. */
 static void on_usr2(int sig) { (void)sig; }
@@ -312,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_self_cpu),
         cmocka_unit_test(test_initial_environ),
         cmocka_unit_test(test_initial_environ_copies),
+        cmocka_unit_test(test_initial_environ_too_big),
         cmocka_unit_test(test_ignored_signals),
         cmocka_unit_test(test_describe_process),
         cmocka_unit_test(test_close_inherited),
