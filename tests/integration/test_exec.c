@@ -344,11 +344,16 @@ static void test_live_prediction(void **state)
     et.slots = 100;
     et.predict_empty_ns[0] = et.predict_empty_ns[1] = 1 * MS;
     n_targets = 25;
+    rtm_stallprobe_t *probe = NULL;
+    assert_int_equal(rtm_stallprobe_start(&probe), RTM_OK);
+    const int64_t t0 = rtm_os_now_ns();
     rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){.targets = targets_cb});
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
     n_targets = 500; /* more than the slots: the full picture */
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
     exec_end(x);
+    const int64_t t1 = rtm_os_now_ns();
+    rtm_stallprobe_stop(probe);
     uint32_t at25 = 0, at100 = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -360,8 +365,14 @@ static void test_live_prediction(void **state)
         at100 += r->live == 100;
     }
     printf("%u jobs predicted at 25 of 100 slots, %u at all\n", at25, at100);
-    assert_true(at25 >= 3 && at100 >= 3);
+    /* the counts are the machine's to give (CI, session 19: a 2-core VM stalled 1.1 s of
+     * the run and a window came out short); the predictions above are rtmgr's */
+    const bool enough = at25 >= 3 && at100 >= 3;
+    if (!enough)
+        rtm_stallprobe_print(probe, "");
     free_task(&t);
+    assert_timing(probe, t0, t1, enough);
+    rtm_stallprobe_free(probe);
 }
 
 /* Met its deadline, or late by no more than the machine stalled inside the job. */
