@@ -42,6 +42,7 @@
 
 
 #include "calibint.h"
+#include "builder.h"
 #include "cpubench.h"
 #include "kexec.h"
 #include "model.h"
@@ -812,7 +813,7 @@ typedef struct {
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
-typedef struct {
+typedef struct kfit {
     const rtm_kernel_t *kern;
     rtm_tune_t tune;
     const rtm_calib_lim_t *lim;
@@ -840,8 +841,12 @@ typedef struct {
     double inst_s;   /* out: seconds spent making and freeing the points' instances */
     /* first keys whose programs were prebuilt for this kernel's later targets (size-built
      * programs): a target takes one whose predicted time is within PREBUILT_RATIO of it */
-    const int64_t *pre_keys;
+    int64_t pre_keys[24];
     uint32_t n_pre_keys;
+    /* optional (NULL: none): builds together what the cache lacks of the programs at
+     * sizes[0..n) (first keys keys[]), adding those it holds then to pre_keys */
+    void (*prebuild)(void *ctx, struct kfit *kf, const int64_t *keys,
+                     const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
 } kfit_t;
 
 /* How far (as a ratio of times) a prebuilt size may be from a target's own and still be
@@ -1179,6 +1184,59 @@ static size_t target_order(size_t nt, size_t *order, size_t max)
     return no;
 }
 
+/* True when kern's program differs between first keys a and b (its build options hold
+ * the size: the navigation kernels' target counts, an image's width). */
+static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a, int64_t b)
+{
+    rtm_kinst_t ka, kb;
+    if (!kern->options || !size_plan(kern, a, tune, NULL, &ka) ||
+        !size_plan(kern, b, tune, NULL, &kb))
+        return false;
+    char oa[512] = "", ob[512] = "";
+    kern->options(&ka, oa, sizeof(oa));
+    kern->options(&kb, ob, sizeof(ob));
+    return strcmp(oa, ob) != 0;
+}
+
+/* Programs built ahead of a kernel's points (kf->prebuild) at most per call. */
+#define AHEAD_MAX 16
+
+/* Hands kf->prebuild the sizes kernel_points is about to measure, by the prediction as it
+ * stands: the targets order[from..nt), and with `all` the extra sizes and the point past
+ * the cache. Their programs are built together (in parallel by the build workers) instead
+ * of one at a time on the path: the H100's sweeps moved several kernels to another
+ * work-group size than the prebuilt points', and PoCL's first points resized the rest,
+ * 25 programs (7.7 s) compiled one by one in kernel_points on the H100 host. */
+static void points_ahead(const cal_t *c, kfit_t *kf, const size_t *order, size_t from,
+                         const int64_t *extra, uint32_t ne, bool all, const kpoint_t *pts,
+                         const int64_t *keys, uint32_t n)
+{
+    if (!kf->prebuild)
+        return;
+    int64_t sizes[AHEAD_MAX][RTM_SIZE_KEYS_MAX], ks[AHEAD_MAX];
+    uint32_t m = 0;
+    for (size_t jj = from; jj < c->n_targets && m < AHEAD_MAX; jj++) {
+        const int64_t key = target_key(c, kf, order[jj], pts, keys, n, sizes[m]);
+        if (key >= 0 && !key_in(ks, m, key))
+            ks[m++] = key;
+    }
+    for (uint32_t e = 0; all && e < ne && m < AHEAD_MAX; e++) {
+        rtm_kinst_t k;
+        if (!key_in(ks, m, extra[e]) && size_plan(kf->kern, extra[e], kf->tune, kf->lim, &k)) {
+            memcpy(sizes[m], k.size, sizeof(k.size));
+            ks[m++] = extra[e];
+        }
+    }
+    if (all && kf->cache > 0 && m < AHEAD_MAX) {
+        const int64_t pk =
+            rtm_calib_past_cache(kf->kern, kf->tune, kf->cache, kf->lim, 1, sizes[m]);
+        if (pk >= 0 && !key_in(ks, m, pk))
+            ks[m++] = pk;
+    }
+    if (m > 0)
+        kf->prebuild(kf->ctx, kf, ks, (const int64_t(*)[RTM_SIZE_KEYS_MAX])sizes, m);
+}
+
 static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
@@ -1234,6 +1292,10 @@ static rtm_status_t kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t 
                 reps = PART_REPS;
         } else {
             const size_t jj = j < first_extra ? j : j - ne;
+            /* before the first point (the tuning settled), and again as the first two
+             * points re-size the rest */
+            if (jj < 3)
+                points_ahead(c, kf, order, jj, extra, ne, jj == 0, pts, keys, *n);
             key = target_key(c, kf, order[jj], pts, keys, *n, size);
             if (key < 0)
                 continue;
@@ -1573,13 +1635,14 @@ typedef struct {
     double build_s, load_s, run_s, pre_s; /* pre_s: parallel prebuild batches (wall) */
     uint32_t n_built, n_loaded, n_pre;
     int ocl_index;         /* the device's index in rtm_ocl_discover's order */
-    uint32_t pre_procs;    /* worker processes the prebuilds used (0: threads) */
-    uint32_t pre_failed;   /* of them, those that exited with an error */
-    bool procs_broken;     /* every worker failed once: prebuild in threads */
+    uint32_t pre_procs;    /* build workers started (0: none, or threads) */
+    bool procs_broken;     /* the build workers stopped: prebuild in this process */
     rtm_calib_arena_t arena; /* the points' pinned host memory */
     /* size-built programs prebuilt for later targets: their first keys, by kernel */
     int64_t pre_key[RTM_MAX_KERNELS][PRE_TARGETS_MAX];
     uint32_t n_pre_key[RTM_MAX_KERNELS];
+    rtm_builder_t bld;       /* the device's build workers (builder.h), up after the first
+                              * batch worth them until the device is done */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -2931,33 +2994,34 @@ static bool same_bufs(const rtm_kinst_t *a, rtm_kinst_t *b)
     return true;
 }
 
-/* One sweep candidate's program, built in a thread of its own into the binary cache. */
+/* One program to build into the binary cache (a sweep candidate, a point's size, a poll
+ * period's build): by a build worker (builder.h), else in a thread of its own. */
 typedef struct {
     rtm_ocl_dev_t *d;
-    rtm_kinst_t k;
+    rtm_build_job_t j;
     const char *cache;
-    pthread_t th;
-    bool started;
 } prebuild_t;
 
-/* The options dev_measure's rtm_kexec_create_cached uses: what a prebuild builds and
- * what the cache is asked for. */
-static rtm_kexec_opts_t prebuild_opts(const char *cache)
+/* The job dev_measure's rtm_kexec_create_cached runs (its options: what a prebuild
+ * builds and what the cache is asked for): the write flag, the default variant and
+ * polls. */
+static void prebuild_job(rtm_build_job_t *j, const rtm_kernel_t *kern)
 {
-    return (rtm_kexec_opts_t){
-        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache};
+    memset(j, 0, sizeof(*j));
+    rtm_kinst_init(&j->k, kern);
+    j->transport = RTM_ABORT_WRITE;
 }
 
 static rtm_status_t prebuild_one(prebuild_t *p)
 {
-    const rtm_kexec_opts_t o = prebuild_opts(p->cache);
-    return rtm_kexec_prebuild(p->d, &p->k, &o);
+    const rtm_kexec_opts_t o = rtm_build_job_opts(&p->j, p->cache);
+    return rtm_kexec_prebuild(p->d, &p->j.k, &o);
 }
 
-static void *prebuild_run(void *arg)
+static bool prebuild_cached(const prebuild_t *p)
 {
-    (void)prebuild_one(arg); /* a failure shows again when measured */
-    return NULL;
+    const rtm_kexec_opts_t o = rtm_build_job_opts(&p->j, p->cache);
+    return rtm_kexec_cached(p->d, &p->j.k, &o);
 }
 
 /* Builds the programs of pb[0..n) (planned instances) in parallel threads, as many at a
@@ -2975,11 +3039,11 @@ static void *prebuild_worker(void *arg)
         const uint32_t i = __atomic_fetch_add(&set->next, 1u, __ATOMIC_RELAXED);
         if (i >= set->n)
             return NULL;
-        prebuild_run(&set->pb[i]);
+        (void)prebuild_one(&set->pb[i]); /* a failure shows again when measured */
     }
 }
 
-/* Serial build time of a batch (n x c) from which it is built in worker processes. */
+/* Serial build time of a batch (n x c) from which build workers are started for it. */
 #define PROCS_MIN_S 0.5
 
 /* How the prebuilds run: RTM_CALIB_PREBUILD=procs (the default), threads, or off. */
@@ -3012,143 +3076,54 @@ static pre_mode_t pre_mode(void)
                                                   : PRE_OFF;
 }
 
-/* One prebuild entry as the workers read it: "KERNEL WG VEC KEY...\n", NUL-padded to
- * PRE_RECORD bytes. The workers of a batch share one pipe and each reads one record at a
- * time: writes of up to PIPE_BUF bytes are atomic, so every read of PRE_RECORD bytes
- * gets one whole entry, and a worker takes the next entry when it is free (PoCL's builds
- * on the H100 host take 0.3-2.6 s each: dealt round-robin, one worker's two long ones
- * set the batch's wall time). */
-#define PRE_RECORD 256
-
-static bool pre_record(const rtm_kinst_t *k, char rec[PRE_RECORD])
-{
-    memset(rec, 0, PRE_RECORD);
-    int n = snprintf(rec, PRE_RECORD, "%s %u %u", k->kernel->name, k->tune.wg, k->tune.vec);
-    for (uint32_t j = 0; j < k->kernel->n_keys && n > 0 && n < PRE_RECORD; j++)
-        n += snprintf(rec + n, PRE_RECORD - (size_t)n, " %lld", (long long)k->size[j]);
-    if (n <= 0 || n + 1 >= PRE_RECORD)
-        return false;
-    rec[n] = '\n';
-    return true;
-}
-
-/* A prebuild worker's command line: this executable, `calibrate --prebuild-worker DEV
- * --cache DIR` (rtm_calib_prebuild_worker). The strings live in the struct. False when
- * this executable's path cannot be read. */
-typedef struct {
-    char exe[RTM_PATH_MAX], dev[16];
-    char *argv[7];
-} worker_cmd_t;
-
-static bool worker_cmd(worker_cmd_t *w, int device, const char *cache)
-{
-    const ssize_t el = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
-    if (el <= 0)
-        return false;
-    w->exe[el] = '\0';
-    snprintf(w->dev, sizeof(w->dev), "%d", device);
-    char *const a[] = {w->exe,  (char *)"calibrate", (char *)"--prebuild-worker", w->dev,
-                       (char *)"--cache", (char *)cache, NULL};
-    memcpy(w->argv, a, sizeof(a));
-    return true;
-}
-
-/* Worker processes of a GPU's prebuild batch at most: each opens a context on the one
- * device, and the driver makes them one after another (H100 host, 16 workers: 2.1 s to
- * open each, 42 programs in 4.02 s; 8 workers: 3.10 s). */
+/* Build workers of a GPU at most: each opens a context on the one device, and the
+ * driver makes them one after another (H100 host, 16 workers: 2.1 s to open each, 42
+ * programs in 4.02 s; 8 workers: 3.10 s). A CPU device gets one per core. */
 #define PRE_GPU_WORKERS 8
 
-/* The builds of pb[0..n) in worker processes (`rtmgr calibrate --prebuild-worker`), as
- * many as the host has cores (PRE_GPU_WORKERS on a GPU), each taking the next entry from one shared pipe when it is
- * free (PRE_RECORD). Drivers serialise their compiler within a process (PoCL's LLVM work
- * takes one lock: the H100 host's 16 cores built 22 programs in 13.9 s in threads, about
- * what one core does; NVIDIA's compiler too: 45 programs in 8.4 s), not across
- * processes. A worker builds into the binary cache only; the measurements then load from
- * it. Returns the number of workers started (0: none, the caller uses threads). */
-static uint32_t prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
+/* The builds of pb[0..n) by the device's build workers (builder.h), started at the
+ * first batch worth it and kept for the device's calibration. Drivers serialise their
+ * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
+ * built 22 programs in 13.9 s in threads, about what one core does; NVIDIA's compiler
+ * too: 45 programs in 8.4 s), not across processes. Returns false when no worker could
+ * take the batch (the caller builds). */
+static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
-    worker_cmd_t cmd;
-    if (!x->cache || !worker_cmd(&cmd, x->ocl_index, x->cache))
-        return 0;
-    uint32_t np = host_cores();
-    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
-        np = PRE_GPU_WORKERS;
-    np = np > n ? n : np > 32 ? 32 : np;
-    /* every entry goes into the pipe before a worker reads: the batch must fit its buffer
-     * (64 KiB on Linux: 256 entries) */
-    if ((size_t)n * PRE_RECORD > 65536)
-        return 0;
-    int fds[2];
-    if (pipe(fds) != 0)
-        return 0;
-    /* neither end leaks into a worker but as its stdin (a write end held there would keep
-     * the workers waiting for EOF) */
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    bool queued = true;
-    for (uint32_t i = 0; i < n && queued; i++) {
-        char rec[PRE_RECORD];
-        queued = pre_record(&pb[i].k, rec) && write(fds[1], rec, PRE_RECORD) == PRE_RECORD;
+    if (!rtm_builder_up(&x->bld)) {
+        if (x->bld.broken || !x->cache)
+            return false;
+        uint32_t np = host_cores();
+        if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
+            np = PRE_GPU_WORKERS;
+        x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np);
+        if (x->pre_procs == 0)
+            return false;
     }
-    close(fds[1]);
-    if (!queued) {
-        close(fds[0]);
-        return 0;
+    const rtm_build_job_t *jobs[256];
+    uint32_t done = 0;
+    while (done < n && rtm_builder_up(&x->bld)) {
+        const uint32_t m = n - done < N_OF(jobs) ? n - done : (uint32_t)N_OF(jobs);
+        for (uint32_t i = 0; i < m; i++)
+            jobs[i] = &pb[done + i].j;
+        (void)rtm_builder_batch(&x->bld, jobs, m);
+        done += m;
     }
-    pid_t pids[32];
-    uint32_t started = 0;
-    for (uint32_t w = 0; w < np; w++) {
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, fds[0], 0); /* clears CLOEXEC on fd 0 */
-        /* a worker starts as from a shell: every signal at its default action (a driver
-         * may ignore some, and an ignored signal stays ignored across exec), none
-         * blocked, whatever this thread has, and a copy of the environment rtmgr started
-         * with, not the one its drivers left: the ICD loader had cut
-         * OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" to its first name in
-         * place, and the H100 machine's workers saw PoCL alone (rtm_os_keep_environ) */
-        posix_spawnattr_t sa;
-        posix_spawnattr_init(&sa);
-        sigset_t none, all;
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawnattr_setsigmask(&sa, &none);
-        posix_spawnattr_setsigdefault(&sa, &all);
-        posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        pid_t pid;
-        const int rc =
-            posix_spawn(&pid, cmd.exe, &fa, &sa, cmd.argv, rtm_os_initial_environ());
-        posix_spawnattr_destroy(&sa);
-        posix_spawn_file_actions_destroy(&fa);
-        if (rc != 0)
-            break;
-        pids[started++] = pid;
-    }
-    close(fds[0]);
-    uint32_t failed = 0;
-    for (uint32_t w = 0; w < started; w++) {
-        int status = 0;
-        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR) {
-        }
-        failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
-    x->pre_failed += failed;
-    /* every worker failed (or none started): the entries they did not take are built by
-     * the caller (prebuild_many: what is in the cache by now is skipped) */
-    return started;
+    return done == n && rtm_builder_up(&x->bld);
 }
 
 /* Keeps in pb[0..n) the entries whose programs the cache does not hold yet; returns how
  * many. */
-static uint32_t uncached(prebuild_t *pb, uint32_t n, const rtm_kexec_opts_t *o)
+static uint32_t uncached(prebuild_t *pb, uint32_t n)
 {
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (!rtm_kexec_cached(pb[i].d, &pb[i].k, o))
+        if (!prebuild_cached(&pb[i]))
             pb[m++] = pb[i];
     return m;
 }
 
+/* Builds what pb[0..n) the cache lacks: by the build workers when they are up or the
+ * batch is worth starting them, else in threads. */
 static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     const double t0 = rtm_calib_now();
@@ -3157,34 +3132,33 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         return;
     /* what the cache already holds (a second calibration on this machine) needs no
      * build, nor a worker to start for it */
-    const rtm_kexec_opts_t o = prebuild_opts(x->cache);
-    n = uncached(pb, n, &o);
+    n = uncached(pb, n);
     if (n == 0)
         return;
     /* a worker costs a start (discovery, the device opened: a CUDA context): worth it
      * when the batch's builds one after another would take longer (PoCL's c on the H100
-     * host 0.24 s, NVIDIA's 0.05 s) */
-    if (mode == PRE_PROCS && !x->procs_broken && n >= 2 &&
-        n * x->bd->param[RTM_DEV_P_build] >= PROCS_MIN_S &&
-        (x->pre_procs = prebuild_procs(x, pb, n)) > 0) {
-        if (x->pre_failed < x->pre_procs) {
-            /* a worker that failed after taking entries left them unbuilt: built here */
-            const uint32_t n_all = n;
-            n = uncached(pb, n, &o);
-            for (uint32_t i = 0; i < n; i++)
-                prebuild_run(&pb[i]);
-            x->pre_s += rtm_calib_now() - t0;
-            x->n_pre += n_all;
-            return;
+     * host 0.24 s, NVIDIA's 0.05 s); workers already up take any batch of two or more */
+    const bool worth = rtm_builder_up(&x->bld) ? n >= 2
+                                               : n >= 2 && n * x->bd->param[RTM_DEV_P_build] >=
+                                                               PROCS_MIN_S;
+    if (mode == PRE_PROCS && worth) {
+        const bool all = prebuild_procs(x, pb, n);
+        /* entries a worker that died had taken are built here */
+        const uint32_t n_all = n;
+        n = all ? 0 : uncached(pb, n);
+        if (!all && x->bld.broken && x->pre_procs > 0 && !x->procs_broken) {
+            x->procs_broken = true;
+            char proc[256];
+            rtm_os_describe_process(proc, sizeof(proc));
+            note(x->c, "%s: the build workers stopped (%u of %u failed): builds in this "
+                       "process from now on (this process: %s)",
+                 x->bd->name, x->bld.failed, x->pre_procs, proc);
         }
-        /* no worker could open the device (each says why on stderr): threads, from now
-         * on */
-        x->procs_broken = true;
-        char proc[256];
-        rtm_os_describe_process(proc, sizeof(proc));
-        note(x->c, "%s: no prebuild worker opened the device: builds in threads from now "
-                   "on (this process: %s)",
-             x->bd->name, proc);
+        for (uint32_t i = 0; i < n; i++)
+            (void)prebuild_one(&pb[i]);
+        x->pre_s += rtm_calib_now() - t0;
+        x->n_pre += n_all;
+        return;
     }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
@@ -3205,12 +3179,12 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 static bool prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                            rtm_tune_t tune, prebuild_t *pb)
 {
-    *pb = (prebuild_t){x->d, {0}, x->cache, 0, false};
-    rtm_kinst_init(&pb->k, kern);
+    *pb = (prebuild_t){.d = x->d, .cache = x->cache};
+    prebuild_job(&pb->j, kern);
     for (uint32_t j = 0; j < kern->n_keys; j++)
-        pb->k.size[j] = size[j];
-    pb->k.tune = tune;
-    return rtm_kinst_plan(&pb->k) == RTM_OK;
+        pb->j.k.size[j] = size[j];
+    pb->j.k.tune = tune;
+    return rtm_kinst_plan(&pb->j.k) == RTM_OK;
 }
 
 /* Builds the programs of `n` tuning candidates of kern at `size` in parallel threads
@@ -3330,6 +3304,37 @@ typedef struct {
     int ki;
 } dkctx_t;
 
+/* kfit_t's prebuild on a device: the sizes' programs the cache lacks, built together
+ * (prebuild_many: by the build workers when up or worth starting); those in the cache
+ * after become prebuilt keys the targets may take. */
+static void dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
+                        const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n)
+{
+    devcal_t *x = ((dkctx_t *)ctx)->x;
+    /* one program gains nothing built ahead; a kernel whose program does not hold its
+     * size has its one program by now */
+    if (!x->cache || !prebuild_on() || n < 2 || !kf->kern->options)
+        return;
+    prebuild_t pb[AHEAD_MAX];
+    int64_t pk[AHEAD_MAX];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n && m < AHEAD_MAX; i++) {
+        /* a size whose program is another's of the batch is not a program of its own */
+        bool own = false;
+        for (uint32_t j = 0; j < n && !own; j++)
+            own = j != i && size_built(kf->kern, kf->tune, keys[i], keys[j]);
+        if (own && !key_in(kf->pre_keys, kf->n_pre_keys, keys[i]) &&
+            prebuild_entry(x, kf->kern, sizes[i], kf->tune, &pb[m]))
+            pk[m++] = keys[i];
+    }
+    prebuild_t todo[AHEAD_MAX];
+    memcpy(todo, pb, m * sizeof(pb[0]));
+    prebuild_many(x, todo, m);
+    for (uint32_t i = 0; i < m && kf->n_pre_keys < N_OF(kf->pre_keys); i++)
+        if (prebuild_cached(&pb[i]))
+            kf->pre_keys[kf->n_pre_keys++] = pk[i];
+}
+
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b)
 {
     const dkctx_t *d = ctx;
@@ -3418,20 +3423,6 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
-/* True when kern's program differs between first keys a and b (its build options hold
- * the size: the navigation kernels' target counts, an image's width). */
-static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a, int64_t b)
-{
-    rtm_kinst_t ka, kb;
-    if (!kern->options || !size_plan(kern, a, tune, NULL, &ka) ||
-        !size_plan(kern, b, tune, NULL, &kb))
-        return false;
-    char oa[512] = "", ob[512] = "";
-    kern->options(&ka, oa, sizeof(oa));
-    kern->options(&kb, ob, sizeof(ob));
-    return strcmp(oa, ob) != 0;
-}
-
 static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
 {
     cal_t *c = x->c;
@@ -3500,17 +3491,15 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
-    x->pre_procs = x->pre_failed = 0;
     prebuild_many(x, pb, n);
     const double pre_s = rtm_calib_now() - t0;
-    const rtm_kexec_opts_t o = prebuild_opts(x->cache);
     uint32_t cached = 0;
     for (uint32_t i = 0; i < n; i++)
-        cached += rtm_kexec_cached(x->d, &pb[i].k, &o);
+        cached += prebuild_cached(&pb[i]);
     note(c, "%s: prebuild: %u programs (sweep candidates, first sizes), %u not in the cache "
             "built in parallel in %.2fs, %u worker processes (%u failed); %u of %u in the "
             "cache after",
-         x->bd->name, n, x->n_pre - pre0, pre_s, x->pre_procs, x->pre_failed, cached, n);
+         x->bd->name, n, x->n_pre - pre0, pre_s, x->pre_procs, x->bld.failed, cached, n);
     free(pb);
 }
 
@@ -3672,7 +3661,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
     pt.total = true;
-    kfit_t kf = {.pre_keys = x->pre_key[ki], .n_pre_keys = x->n_pre_key[ki],
+    kfit_t kf = {.n_pre_keys = x->n_pre_key[ki], .prebuild = dk_prebuild,
                  .kern = kern, .tune = tune, .lim = &x->lim, .pred = dev_pred, .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
@@ -3683,6 +3672,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
                  .cache = x->knee};
+    memcpy(kf.pre_keys, x->pre_key[ki], kf.n_pre_keys * sizeof(int64_t));
     kpoint_t pts[16];
     uint32_t n = 0;
     const rtm_status_t st = kernel_points(c, &kf, pts, N_OF(pts), &n);
@@ -3718,8 +3708,9 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
         return st;
     char cache[RTM_PATH_MAX];
     const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
-    devcal_t x = {c, &dev, bd, di, {0.0, 0.0}, NULL, 0, 0.0, have_cache ? cache : NULL,
-                  0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, ocl_index, 0, 0, false, {0}, {{0}}, {0}};
+    devcal_t x = {.c = c, .d = &dev, .bd = bd, .di = di, .cache = have_cache ? cache : NULL,
+                  .ocl_index = ocl_index};
+    rtm_builder_init(&x.bld);
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
     x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
     x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
@@ -3805,6 +3796,7 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     tp[4] = rtm_calib_now();
     if (st == RTM_OK)
         dev_prebuild_all(&x, mov);
+    const uint32_t pre_n = x.n_pre;
     tp[5] = rtm_calib_now();
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
@@ -3815,14 +3807,16 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
     tp[6] = rtm_calib_now();
     if (st == RTM_OK)
         st = dev_abort(&x);
+    rtm_builder_stop(&x.bld); /* the device's builds are done */
     tp[7] = rtm_calib_now();
     note(c, "%s: time %.2fs of budget %.2fs: transfers %.2fs, memory/occupancy/launch %.2fs, "
             "build-time figure c %.2fs, cache sweep %.2fs, matrix_mov %.2fs, prebuild %.2fs "
-            "(%u programs), catalogue %.2fs, abort %.2fs; in kexecs %u programs compiled "
+            "(%u programs; in all %u by %u build workers, %u failed, in %.2fs), catalogue %.2fs, abort %.2fs; in kexecs %u programs compiled "
             "%.2fs, %u loaded from the cache %.2fs, runs %.2fs; points' pinned memory made "
             "%u times (%.0fMiB at the end) in %.2fs",
          bd->name, tp[7] - t0, c->deadline - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2],
-         llc_s, tp[4] - tp[3] - llc_s, tp[5] - tp[4], x.n_pre, tp[6] - tp[5], tp[7] - tp[6],
+         llc_s, tp[4] - tp[3] - llc_s, tp[5] - tp[4], pre_n, x.n_pre, x.pre_procs, x.bld.failed,
+         x.pre_s, tp[6] - tp[5], tp[7] - tp[6],
          x.n_built, x.build_s, x.n_loaded, x.load_s, x.run_s, x.arena.grows,
          (double)x.arena.pin.bytes / MIB, x.arena.grow_s);
     c->build_s += x.build_s;
@@ -3850,6 +3844,8 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
 #define POLL_PERIOD_S 3e-6
 #define POLL_MAX_PCT 1.0
 #define POLL_BUDGET_S 2.0
+/* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
+#define POLL_JOB_S 2e-3
 static void dev_poll(devcal_t *x)
 {
     rtm_board_dev_t *bd = x->bd;
@@ -3862,10 +3858,52 @@ static void dev_poll(devcal_t *x)
                    "candidate): default", bd->name);
         return;
     }
+    /* every search's programs built ahead, together: its build without in-loop polls
+     * and one per period it may try, at the size the calibrated model puts at
+     * POLL_JOB_S (spin sizes its own loop: left to the search). One at a time on the
+     * path they spent the whole budget: the H100's 2 s ran out inside the first kernel
+     * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
+    int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
+    bool sized[RTM_MAX_KERNELS] = {false};
+    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
+    uint32_t np = 0;
+    const rtm_kernel_t *kern;
+    for (uint32_t i = 0; pb && (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
+        const uint32_t ki = (uint32_t)rtm_kernel_index(kern);
+        if (!bd->ktune[ki].have || !rtm_calib_wanted(x->c->o->kernels, kern->name) ||
+            strcmp(kern->name, "spin") == 0)
+            continue;
+        rtm_tune_t tune;
+        dpred_t p;
+        (void)kernel_start(x, ki, &tune, &p);
+        rtm_kinst_t k;
+        if (rtm_calib_size_for(kern, tune, POLL_JOB_S, dev_pred_kernel, &p, &x->lim, 1, 0, NULL,
+                               0, size[ki]) < 0 ||
+            !size_plan(kern, size[ki][0], tune, &x->lim, &k))
+            continue;
+        sized[ki] = true;
+        uint32_t ks[RTM_PREEMPT_TUNE_MAX];
+        const uint32_t nk =
+            rtm_preempt_poll_ks(&x->d->info, &k, dev_pred_kernel(&p, &k), POLL_PERIOD_S, ks);
+        for (uint32_t c = 0; c <= nk; c++) {
+            if (!prebuild_entry(x, kern, size[ki], tune, &pb[np]))
+                break;
+            pb[np].j.variant = RTM_KEXEC_FULL;
+            pb[np].j.transport = bd->abort;
+            pb[np].j.no_poll = c == nk;
+            pb[np].j.poll_every = c < nk ? ks[c] : 0;
+            np++;
+        }
+    }
+    const double t_pre = rtm_calib_now();
+    if (pb)
+        prebuild_many(x, pb, np);
+    free(pb);
+    note(x->c, "%s: poll searches' programs: %u, built ahead in %.2fs", bd->name, np,
+         rtm_calib_now() - t_pre);
     const double deadline = rtm_calib_now() + POLL_BUDGET_S;
     const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
                                    .cache_dir = x->cache};
-    const rtm_kernel_t *kern;
     double last = 0.0; /* the previous kernel's calibration time */
     for (uint32_t i = 0; (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
         rtm_board_ktune_t *kt = &bd->ktune[rtm_kernel_index(kern)];
@@ -3880,7 +3918,8 @@ static void dev_poll(devcal_t *x)
         }
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, kern, kt->tune, POLL_PERIOD_S, POLL_MAX_PCT, 3, 0, deadline, &kp);
+            x->d, &base, kern, kt->tune, sized[rtm_kernel_index(kern)] ? size[rtm_kernel_index(kern)] : NULL,
+            POLL_PERIOD_S, POLL_MAX_PCT, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {
             note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
@@ -4825,14 +4864,14 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
  * it built once as calibration will, with the flag raised (every group leaves at its
  * entry check): on the development machine, fresh caches, `calibrate --quick --no-cpu`
  * spent 16.6 s in PoCL runs against 8.6 s once its cache held them. */
-static rtm_status_t prewarm_one(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, const rtm_kinst_t *k,
-                                const char *cache_dir)
+static rtm_status_t prewarm_one(rtm_ocl_dev_t *d, const rtm_build_job_t *j, const char *cache_dir)
 {
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make(&in, kern, k->size, k->tune, 1);
+    rtm_status_t st = rtm_calib_inst_make(&in, j->k.kernel, j->k.size, j->k.tune, 1);
     rtm_kexec_t ex;
+    const rtm_kexec_opts_t o = rtm_build_job_opts(j, cache_dir);
     if (st == RTM_OK)
-        st = rtm_kexec_create_cached(&ex, d, &in.k, cache_dir);
+        st = rtm_kexec_create_ex(&ex, d, &in.k, &o);
     if (st == RTM_OK) {
         st = rtm_kexec_warm(&ex);
         rtm_kexec_destroy(&ex);
@@ -4841,19 +4880,40 @@ static rtm_status_t prewarm_one(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, cons
     return st;
 }
 
+/* What a worker does with one job: the build, and on a CPU device the warm-up launch. */
+typedef struct {
+    rtm_ocl_dev_t *d;
+    const char *cache;
+    int device;
+} worker_ctx_t;
+
+static bool worker_build(void *ctx, rtm_build_job_t *j)
+{
+    const worker_ctx_t *w = ctx;
+    prebuild_t pb = {w->d, *j, w->cache};
+    rtm_status_t st = prebuild_one(&pb);
+    if (st == RTM_OK && (w->d->info.type & CL_DEVICE_TYPE_CPU))
+        st = prewarm_one(w->d, j, w->cache);
+    if (st != RTM_OK)
+        fprintf(stderr, "rtmgr: calibrate: prebuild worker (device %d): %s: %s\n", w->device,
+                j->k.kernel->name, rtm_strerror(st));
+    return st == RTM_OK;
+}
+
 static const char *env_or_unset(const char *name)
 {
     const char *v = getenv(name);
     return v ? v : "(unset)";
 }
 
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in)
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd)
 {
-    if (device < 0 || !cache_dir || !*cache_dir || !in)
+    if (device < 0 || !cache_dir || !*cache_dir || in_fd < 0)
         return RTM_E_ARG;
     /* the descriptors calibration's process had open when it spawned this one, its GPU
-     * drivers' device files among them: this process opens its own */
-    const int inherited = rtm_os_close_inherited(3);
+     * drivers' device files among them: this process opens its own (those past the
+     * acknowledgements' descriptor: the builder passes 3) */
+    const int inherited = rtm_os_close_inherited(ack_fd > 2 ? ack_fd + 1 : 3);
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
@@ -4885,44 +4945,8 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *
                 rtm_strerror(st));
         return st;
     }
-    char line[PRE_RECORD + 1];
-    const int fd = fileno(in);
-    for (;;) {
-        /* one whole entry per read (pre_record); a short read is the end */
-        ssize_t got = 0;
-        while ((got = read(fd, line, PRE_RECORD)) < 0 && errno == EINTR) {
-        }
-        if (got != PRE_RECORD)
-            break;
-        line[PRE_RECORD] = '\0';
-        char *save = NULL;
-        const char *name = strtok_r(line, " \n", &save);
-        const rtm_kernel_t *kern = name ? rtm_kernel_find(name) : NULL;
-        if (!kern)
-            continue;
-        prebuild_t pb = {&d, {0}, cache_dir, 0, false};
-        rtm_kinst_init(&pb.k, kern);
-        const char *wg = strtok_r(NULL, " \n", &save), *vec = strtok_r(NULL, " \n", &save);
-        if (!wg || !vec)
-            continue;
-        pb.k.tune.wg = (uint32_t)strtoul(wg, NULL, 10);
-        pb.k.tune.vec = (uint32_t)strtoul(vec, NULL, 10);
-        bool ok = true;
-        for (uint32_t j = 0; j < kern->n_keys && ok; j++) {
-            const char *v = strtok_r(NULL, " \n", &save);
-            ok = v != NULL;
-            if (ok)
-                pb.k.size[j] = strtoll(v, NULL, 10);
-        }
-        if (ok && rtm_kinst_plan(&pb.k) == RTM_OK) {
-            rtm_status_t bst = prebuild_one(&pb);
-            if (bst == RTM_OK && (d.info.type & CL_DEVICE_TYPE_CPU))
-                bst = prewarm_one(&d, kern, &pb.k, cache_dir);
-            if (bst != RTM_OK)
-                fprintf(stderr, "rtmgr: calibrate: prebuild worker (device %d): %s: %s\n",
-                        device, kern->name, rtm_strerror(bst));
-        }
-    }
+    worker_ctx_t w = {&d, cache_dir, device};
+    rtm_builder_serve(in_fd, ack_fd, worker_build, &w);
     rtm_ocl_close(&d);
     return RTM_OK;
 }

@@ -112,18 +112,19 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
 int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t *infos,
                     uint32_t n);
 
-/* The worker side of calibration's parallel program builds: reads entries "KERNEL WG VEC
- * KEY...\n" (a catalogue kernel, its tuning and every size key), each NUL-padded to 256
- * bytes and read whole (the workers of a batch share one pipe), from `in` until EOF and
- * builds each program as calibration's measurements will (kexec's default options) into
- * the binary cache `cache_dir`, on OpenCL device `device` (rtm_ocl_discover's order).
- * Started by calibration itself, one process per core (`rtmgr calibrate
- * --prebuild-worker DEV --cache DIR`): drivers serialise their compiler within a process.
- * A line that does not plan is skipped; a failed build shows again when measured. On a
- * CPU-type device each built instance is also launched once (flag raised). A worker that
- * finds no device `device` says what discovery saw on stderr. Returns RTM_OK, RTM_E_ARG,
- * RTM_E_CL_NODEV or RTM_E_CL*. Init only. */
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, FILE *in);
+/* A build worker of calibration's parallel program builds (builder.h): reads job records
+ * (rtm_build_record: a catalogue kernel, its tuning, the kexec options that change its
+ * program, every size key) from in_fd until its end, builds each program as
+ * calibration's measurements will into the binary cache `cache_dir`, on OpenCL device
+ * `device` (rtm_ocl_discover's order), and writes one acknowledgement byte per record to
+ * ack_fd (-1: none; the builder passes 3). Started by calibration itself (`rtmgr
+ * calibrate --prebuild-worker DEV --cache DIR --ack-fd 3`): drivers serialise their
+ * compiler within a process. A record that does not plan is acknowledged as failed; a
+ * failed build shows again when measured. On a CPU-type device each built instance is
+ * also launched once (flag raised). A worker that finds no device `device` says what
+ * discovery saw on stderr. Returns RTM_OK, RTM_E_ARG, RTM_E_CL_NODEV or RTM_E_CL*, the
+ * errors before it took a record. Init only. */
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd);
 
 /* How a validation run is done. */
 typedef struct {

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "board.h"
+#include "builder.h"
 #include "calib.h"
 #include "cli.h"
 
@@ -68,15 +70,18 @@ static bool small_count(const char *s, long below, long *out)
 
 int rtm_cmd_calibrate(int argc, char **argv)
 {
-    /* internal: calibration's own build workers (rtm_calib_prebuild_worker):
-     * --prebuild-worker DEV --cache DIR */
-    if (argc == 5 && strcmp(argv[1], "--prebuild-worker") == 0 &&
+    /* internal: calibration's own build workers (rtm_calib_prebuild_worker, builder.h):
+     * --prebuild-worker DEV --cache DIR [--ack-fd N] */
+    if ((argc == 5 || argc == 7) && strcmp(argv[1], "--prebuild-worker") == 0 &&
         strcmp(argv[3], "--cache") == 0) {
-        long dev = 0;
-        if (!small_count(argv[2], RTM_MAX_DEVICES, &dev))
+        long dev = 0, ack = -1;
+        if (!small_count(argv[2], RTM_MAX_DEVICES, &dev) ||
+            (argc == 7 && (strcmp(argv[5], "--ack-fd") != 0 || !small_count(argv[6], 1024, &ack))))
             return RTM_EXIT_USAGE;
-        const rtm_status_t st = rtm_calib_prebuild_worker((int)dev, argv[4], stdin);
-        return st == RTM_OK ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
+        const rtm_status_t st =
+            rtm_calib_prebuild_worker((int)dev, argv[4], STDIN_FILENO, (int)ack);
+        /* an error here came before the worker took a job: the builder's others go on */
+        return st == RTM_OK ? RTM_EXIT_OK : RTM_BUILD_EXIT_NO_DEVICE;
     }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;

@@ -1283,10 +1283,25 @@ static rtm_status_t kp_make(kp_inst_t *in, const rtm_kinst_t *proto)
     return RTM_OK;
 }
 
+uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
+                             double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX])
+{
+    const double step = loop_step(info, k, loop_key(k->kernel), t);
+    /* K0: the power of two whose K steps last about period_s; then 16K, 256K, …, 65536 */
+    uint32_t k0 = 16;
+    while (k0 < 65536u && (double)k0 * 1.41421356 * step < period_s)
+        k0 *= 2;
+    uint32_t n = 0;
+    for (uint32_t kk = k0; n < RTM_PREEMPT_TUNE_MAX && kk != 0;
+         kk = kk >= 65536u ? 0u : kk * 16u > 65536u ? 65536u : kk * 16u)
+        ks[n++] = kk;
+    return n;
+}
+
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          double period_s, double max_pct, uint32_t runs,
-                                          uint32_t aborts, double deadline,
+                                          const int64_t *size, double period_s, double max_pct,
+                                          uint32_t runs, uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -1300,6 +1315,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     if (spin) { /* a full device of 256-item blocks, 64 steps per element to start */
         proto.size[0] = rtm_preempt_min_blocks(&d->info, proto.tune.wg);
         proto.size[1] = 64;
+    } else if (size) {
+        memcpy(proto.size, size, sizeof(proto.size));
     }
     if (rtm_kinst_plan(&proto) != RTM_OK)
         return RTM_E_ARG;
@@ -1328,8 +1345,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             st = time_pair(&x0, NULL, 1, &t0, &unused);
         if (pass == 0)
             one = rtm_os_now_s() - t_in;
-        if (st != RTM_OK || spin || pass > 0 || (t0 > 0.5 * KP_TARGET_S && t0 < 4 * KP_TARGET_S) ||
-            rtm_os_now_s() > deadline)
+        if (st != RTM_OK || spin || size || pass > 0 ||
+            (t0 > 0.5 * KP_TARGET_S && t0 < 4 * KP_TARGET_S) || rtm_os_now_s() > deadline)
             break;
         rtm_kinst_t next = proto;
         const double ops = job_ops(&next);
@@ -1348,15 +1365,12 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     if (st == RTM_OK && rtm_os_now_s() <= deadline) {
         out->size0 = in.k.size[0];
         out->step_s = loop_step(&d->info, &in.k, loop_key(kernel), t0);
-        /* K0: the power of two whose K steps last about period_s */
-        uint32_t k0 = 16;
-        while (k0 < 65536u && (double)k0 * 1.41421356 * out->step_s < period_s)
-            k0 *= 2;
+        uint32_t cand[RTM_PREEMPT_TUNE_MAX];
+        const uint32_t nk = rtm_preempt_poll_ks(&d->info, &in.k, t0, period_s, cand);
         out->base_s = t0;
-        uint32_t pick = 0;
-        uint32_t kk;
-        for (kk = k0; st == RTM_OK && out->n < RTM_PREEMPT_TUNE_MAX && kk != 0;
-             kk = kk >= 65536u ? 0u : kk * 16u > 65536u ? 65536u : kk * 16u) {
+        uint32_t pick = 0, c;
+        for (c = 0; st == RTM_OK && c < nk; c++) {
+            const uint32_t kk = cand[c];
             if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
                 break;
             pol.poll_every = kk;
@@ -1390,7 +1404,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             if (out->poll_every && max_pct >= 0)
                 break;
         }
-        if (st == RTM_OK && !out->poll_every && out->n > 0 && kk == 0) /* every candidate */
+        if (st == RTM_OK && !out->poll_every && out->n > 0 && c == nk) /* every candidate */
             out->poll_every = RTM_BOARD_POLL_NONE;
     }
     free(samples);

@@ -287,13 +287,22 @@ typedef struct {
  * transport, cache directory and flag copies (its variant and poll fields are set
  * here). With aborts > 0 the chosen build is aborted that many times at random instants
  * (response p50/p99). max_pct < 0: the budget is -max_pct and every candidate is
- * measured (benchmarks). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
+ * measured (benchmarks). `size` (NULL: sized here) gives the instance's sizes instead
+ * (calibration: the size whose programs it built ahead; not for spin). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
  * `deadline`. Init only (builds programs, allocates). */
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          double period_s, double max_pct, uint32_t runs,
-                                          uint32_t aborts, double deadline,
+                                          const int64_t *size, double period_s, double max_pct,
+                                          uint32_t runs, uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out);
+
+/* The periods K that rtm_preempt_tune_kernel_poll tries, in order, for instance k (a
+ * kernel whose work-items loop) whose kernel time without in-loop polls is t on the
+ * device `info`: K0 (the power of two whose K loop steps last about period_s), 16K0,
+ * 256K0, …, up to 65536. Returns how many (ks[0..n)). Calibration builds their programs
+ * ahead from a predicted t. */
+uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
+                             double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX]);
 
 /* Blocks longer than this run on a plain grid (one work-group per block), whatever the
  * grid's size: on the H100 the persistent loop itself (no in-loop polls) cost 58 %,

@@ -1,0 +1,89 @@
+/* builder.h — calibration's build workers: processes (`rtmgr calibrate --prebuild-worker
+ * DEV --cache DIR`) that compile kernel programs into the binary cache in parallel, so
+ * that calibration's measurements load them instead of compiling them on the path.
+ *
+ * Drivers serialise their compiler within a process (PoCL's LLVM work takes one lock;
+ * NVIDIA's compiler too), not across processes; hence processes, not threads. A worker
+ * costs a start (discovery, the device opened: an NVIDIA worker opens a CUDA context,
+ * 0.3-2.1 s), so one set of workers serves a device's whole calibration: started at its
+ * first batch, kept (blocked on a read, idle) until rtm_builder_stop. Every later batch
+ * (a sweep's candidates, a kernel's later points, the poll search's periods) costs no
+ * start.
+ *
+ * Protocol: one request pipe shared by all workers, one RTM_BUILD_RECORD-byte record per
+ * job (writes of up to PIPE_BUF bytes are atomic, so every read gets one whole record and
+ * a worker takes the next when it is free); one acknowledgement pipe, one byte per job
+ * done (RTM_BUILD_ACK_OK or _FAIL). A worker exits at the request pipe's end.
+ *
+ * Nothing here runs on the real-time path. */
+#ifndef RTM_BUILDER_H
+#define RTM_BUILDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel.h"
+#include "kexec.h"
+#include "status.h"
+
+#define RTM_BUILD_RECORD 256
+#define RTM_BUILDER_MAX 32
+#define RTM_BUILD_ACK_OK 'o'
+#define RTM_BUILD_ACK_FAIL 'x'
+/* A worker's exit status when it ended before taking a job (no device, or the device
+ * would not open): the others go on. Any other failure may have taken one. */
+#define RTM_BUILD_EXIT_NO_DEVICE 69
+
+/* One program to build: a planned instance (kernel, tuning, sizes) and the kexec options
+ * that change its program (the rest come from the builder's device and cache). */
+typedef struct {
+    rtm_kinst_t k;
+    rtm_kexec_variant_t variant;
+    rtm_abort_transport_t transport;
+    uint32_t poll_every;
+    bool no_poll;
+} rtm_build_job_t;
+
+/* A job's kexec options with the program cache `cache` (transport_set). */
+rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache);
+
+/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL KEY...\n", NUL-padded.
+ * False when it does not fit. */
+bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD]);
+/* The job of a record (NUL-terminated, modified); false when it names no kernel, is
+ * malformed, or does not plan. */
+bool rtm_build_parse(char *rec, rtm_build_job_t *j);
+
+typedef struct {
+    pid_t pid[RTM_BUILDER_MAX];
+    uint32_t n;      /* workers started and not yet reaped */
+    uint32_t failed; /* workers that exited with an error or by a signal */
+    int req, ack;    /* request pipe's write end, acknowledgement pipe's read end; -1 */
+    bool broken;     /* none started, or one died: no more batches (the caller builds) */
+} rtm_builder_t;
+
+void rtm_builder_init(rtm_builder_t *b);
+bool rtm_builder_up(const rtm_builder_t *b);
+
+/* Starts up to `np` workers of executable `exe` (an rtmgr; NULL: this process's own) for
+ * discovery index `device` with binary cache `cache`, as from a shell (default signal
+ * actions, none blocked, rtm_os_initial_environ). Returns the number started; 0 leaves b
+ * broken. */
+uint32_t rtm_builder_start(rtm_builder_t *b, const char *exe, int device, const char *cache,
+                           uint32_t np);
+
+/* Queues jobs[0..n) and waits for their acknowledgements; returns how many built
+ * (RTM_BUILD_ACK_OK). A worker that dies meanwhile stops the builder (broken): what it
+ * took is unbuilt, and the caller builds what the cache still lacks. */
+uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
+
+/* Ends the workers (the request pipe closed: each exits when idle) and reaps them. */
+void rtm_builder_stop(rtm_builder_t *b);
+
+/* A worker's loop: reads records from in_fd until its end, runs build() on each job,
+ * acknowledges each on ack_fd (every record, parsed or not). */
+void rtm_builder_serve(int in_fd, int ack_fd, bool (*build)(void *ctx, rtm_build_job_t *j),
+                       void *ctx);
+
+#endif

@@ -1,0 +1,141 @@
+/* test_builder.c — calibration's build workers (rtmgr/builder.h), real rtmgr worker
+ * processes building real programs for PoCL's CPU device into a fresh binary cache:
+ * - a job's record carries what changes its program, and reads back the same; a
+ *   malformed record is refused;
+ * - one set of workers serves several batches (the same processes: no second start),
+ *   every job acknowledged and its program in the cache after, poll variants included;
+ * - workers that cannot open their device (no such device) exit without taking a job:
+ *   the batch comes back empty, the builder broken, nothing blocks. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "builder.h"
+#include "tests/ocl_fixture.h"
+
+static rtm_build_job_t job(const char *kernel, int64_t key0, uint32_t poll, bool no_poll)
+{
+    rtm_build_job_t j;
+    memset(&j, 0, sizeof(j));
+    rtm_kinst_init(&j.k, rtm_kernel_find(kernel));
+    j.k.size[0] = key0;
+    j.transport = RTM_ABORT_WRITE;
+    j.poll_every = poll;
+    j.no_poll = no_poll;
+    assert_int_equal(rtm_kinst_plan(&j.k), RTM_OK);
+    return j;
+}
+
+static void test_record_round_trip(void **state)
+{
+    (void)state;
+    rtm_build_job_t a = job("cpa_tcpa", 123, 64, false);
+    a.k.tune.wg = 128;
+    a.k.tune.vec = 1;
+    a.variant = RTM_KEXEC_FULL;
+    a.transport = RTM_ABORT_MAPPED;
+    char rec[RTM_BUILD_RECORD + 1];
+    assert_true(rtm_build_record(&a, rec));
+    rec[RTM_BUILD_RECORD] = '\0';
+    assert_non_null(strchr(rec, '\n'));
+    rtm_build_job_t b;
+    assert_true(rtm_build_parse(rec, &b));
+    assert_ptr_equal(b.k.kernel, a.k.kernel);
+    assert_int_equal(b.k.tune.wg, 128);
+    assert_int_equal(b.k.tune.vec, 1);
+    assert_int_equal(b.variant, RTM_KEXEC_FULL);
+    assert_int_equal(b.transport, RTM_ABORT_MAPPED);
+    assert_int_equal(b.poll_every, 64);
+    assert_false(b.no_poll);
+    for (uint32_t i = 0; i < a.k.kernel->n_keys; i++)
+        assert_int_equal(b.k.size[i], a.k.size[i]);
+    /* refused: no such kernel, a field missing, a number that is not one */
+    char bad1[] = "no_such_kernel 256 1 0 0 0 0 100\n";
+    char bad2[] = "cpa_tcpa 256 1 0 0\n";
+    char bad3[] = "cpa_tcpa 256 x 0 0 0 0 100 1852 1200\n";
+    assert_false(rtm_build_parse(bad1, &b));
+    assert_false(rtm_build_parse(bad2, &b));
+    assert_false(rtm_build_parse(bad3, &b));
+}
+
+static bool cached(rtm_ocl_dev_t *d, const rtm_build_job_t *j, const char *cache)
+{
+    const rtm_kexec_opts_t o = rtm_build_job_opts(j, cache);
+    return rtm_kexec_cached(d, &j->k, &o);
+}
+
+static void test_batches_share_workers(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rtmgr-test-builder-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    rtm_ocl_dev_t d;
+    assert_int_equal(ocl_open_first(&d), RTM_OK);
+    /* the navigation kernels' target counts are build options: each size its program */
+    const rtm_build_job_t j[4] = {job("cpa_tcpa", 101, 0, false), job("cpa_tcpa", 203, 0, false),
+                                  job("cpa_tcpa", 305, 0, false), job("spin", 64, 0, true)};
+    for (int i = 0; i < 4; i++)
+        assert_false(cached(&d, &j[i], dir));
+
+    rtm_builder_t b;
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2), 2);
+    assert_true(rtm_builder_up(&b));
+    const pid_t p0 = b.pid[0], p1 = b.pid[1];
+    const rtm_build_job_t *first[] = {&j[0], &j[1]};
+    assert_int_equal(rtm_builder_batch(&b, first, 2), 2);
+    assert_true(cached(&d, &j[0], dir) && cached(&d, &j[1], dir));
+    assert_false(cached(&d, &j[2], dir));
+    /* the second batch: the same two processes, no start */
+    const rtm_build_job_t *second[] = {&j[2], &j[3]};
+    assert_int_equal(rtm_builder_batch(&b, second, 2), 2);
+    assert_true(rtm_builder_up(&b));
+    assert_int_equal(b.n, 2);
+    assert_true((b.pid[0] == p0 && b.pid[1] == p1) || (b.pid[0] == p1 && b.pid[1] == p0));
+    assert_true(cached(&d, &j[2], dir) && cached(&d, &j[3], dir));
+    /* spin without polls is not spin with the default polls */
+    const rtm_build_job_t polled = job("spin", 64, 0, false);
+    assert_false(cached(&d, &polled, dir));
+    rtm_builder_stop(&b);
+    assert_int_equal(b.n, 0);
+    assert_int_equal(b.failed, 0);
+    assert_false(rtm_builder_up(&b));
+    rtm_ocl_close(&d);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_no_device_breaks_without_blocking(void **state)
+{
+    (void)state;
+    rtm_builder_t b;
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 7, "/tmp", 2), 2);
+    const rtm_build_job_t j = job("cpa_tcpa", 101, 0, false);
+    const rtm_build_job_t *one[] = {&j};
+    assert_int_equal(rtm_builder_batch(&b, one, 1), 0);
+    assert_true(b.broken);
+    assert_false(rtm_builder_up(&b));
+    assert_int_equal(b.n, 0);
+    assert_int_equal(b.failed, 2);
+    /* a broken builder takes no batch */
+    assert_int_equal(rtm_builder_batch(&b, one, 1), 0);
+    rtm_builder_stop(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_round_trip),
+        cmocka_unit_test(test_batches_share_workers),
+        cmocka_unit_test(test_no_device_breaks_without_blocking),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
