@@ -3381,9 +3381,13 @@ static bool kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred
     return !(x->d->info.type & CL_DEVICE_TYPE_CPU);
 }
 
+/* Host time to make and fill a sweep instance, per byte of its buffers (the H100 host:
+ * 192 MiB in 0.34 s). */
+#define SWEEP_INST_S_PER_BYTE 1.7e-9
+
 /* Sweep candidates a time share of `share` seconds pays for, at the sweep's size: each
- * costs a program build (c, when it is not in the binary cache) and 6 runs of its kernel
- * (one warm-up, 5 timed), the kernel time predicted at `size`. */
+ * costs a program build (c, when it is not in the binary cache) and 6 runs of its job
+ * (one warm-up, 5 timed), the job's time predicted at `size`; the instance comes first. */
 static double sweep_affords(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                             rtm_tune_t tune, const dpred_t *p, double share)
 {
@@ -3392,14 +3396,18 @@ static double sweep_affords(const devcal_t *x, const rtm_kernel_t *kern, const i
     for (uint32_t j = 0; j < kern->n_keys; j++)
         k.size[j] = size[j];
     k.tune = tune;
-    double t = 0.0;
+    double t = 0.0, inst = 0.0;
     if (rtm_kinst_plan(&k) == RTM_OK) {
+        /* each run a whole job, transfers included (dev_measure), and the instance made
+         * and filled once (the H100's matrix_add at 3 x 64 MiB: 0.34 s, then one
+         * candidate measured in 0.26 s and the sweep out of time: a sweep of one) */
         dpred_t pk = *p;
-        pk.total = false;
+        pk.total = true;
         t = fmax(dev_pred(&pk, &k), 0.0);
+        inst = (double)rtm_kinst_bytes(&k) * SWEEP_INST_S_PER_BYTE;
     }
     const double cand = x->bd->param[RTM_DEV_P_build] + 6.0 * t;
-    return cand > 0 ? share / cand : 1e9;
+    return cand > 0 ? fmax(share - inst, 0.0) / cand : 1e9;
 }
 
 /* True when the tuning sweep runs: it is worth its time only when it can compare two
@@ -3931,14 +3939,17 @@ static void dev_poll(devcal_t *x)
         for (uint32_t c = 0, o = 0; c < kp.n && o < sizeof(tried); c++)
             o += (uint32_t)snprintf(tried + o, sizeof(tried) - o, "%sK %u %.2f%%", c ? ", " : "",
                                     kp.k[c], kp.overhead_pct[c]);
+        char took[128];
+        snprintf(took, sizeof(took), "search %.2fs: %u programs compiled, %u loaded, %.2fs", last,
+                 kp.compiled, kp.loaded, kp.program_s);
         if (kp.poll_every == RTM_BOARD_POLL_NONE)
             note(x->c, "%s: %s: no in-loop polls (none within %.1f%%: %s; step %.3gns, %.3gms "
-                       "job)", bd->name, kern->name, POLL_MAX_PCT, tried, kp.step_s * 1e9,
-                 kp.base_s * 1e3);
+                       "job; %s)", bd->name, kern->name, POLL_MAX_PCT, tried, kp.step_s * 1e9,
+                 kp.base_s * 1e3, took);
         else
-            note(x->c, "%s: %s: poll every %u steps (%.3gus; %s; %.3gms job)", bd->name,
+            note(x->c, "%s: %s: poll every %u steps (%.3gus; %s; %.3gms job; %s)", bd->name,
                  kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6, tried,
-                 kp.base_s * 1e3);
+                 kp.base_s * 1e3, took);
     }
 }
 

@@ -1298,6 +1298,14 @@ uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, d
     return n;
 }
 
+/* The search's program accounting: x's program, compiled or loaded from the cache. */
+static void kp_count(rtm_preempt_kpoll_t *out, const rtm_kexec_t *x)
+{
+    out->compiled += x->prog.from_cache ? 0u : 1u;
+    out->loaded += x->prog.from_cache ? 1u : 0u;
+    out->program_s += x->prog.build_s;
+}
+
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
                                           const int64_t *size, double period_s, double max_pct,
@@ -1336,6 +1344,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
         st = kp_make(&in, &proto);
         if (st == RTM_OK)
             st = rtm_kexec_create_ex(&x0, d, &in.k, &nop);
+        if (st == RTM_OK)
+            kp_count(out, &x0);
         if (st == RTM_OK)
             st = rtm_kexec_warm(&x0);
         if (st == RTM_OK && spin)
@@ -1378,6 +1388,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             st = rtm_kexec_create_ex(&x1, d, &in.k, &pol);
             if (st != RTM_OK)
                 break;
+            kp_count(out, &x1);
             st = rtm_kexec_warm(&x1);
             double ta = 0.0, tb = 0.0;
             if (st == RTM_OK)

@@ -276,6 +276,8 @@ typedef struct {
     double step_s;       /* a work-item's loop step (base_s over waves and steps) */
     double resp_p50_s, resp_p99_s; /* abort response at the chosen K (0: not measured) */
     uint32_t resp_n;
+    uint32_t compiled, loaded;     /* the search's programs: compiled, from the cache */
+    double program_s;              /* their build and load time */
 } rtm_preempt_kpoll_t;
 
 /* Chooses `kernel`'s in-loop poll period on d: sizes an instance (tune; wg 0 = the
