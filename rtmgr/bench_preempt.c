@@ -1240,7 +1240,7 @@ static void section_kpoll(bench_t *b)
             continue;
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, NULL, KPOLL_PERIOD_S, -KPOLL_MAX_PCT,
+            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, NULL, 0.0, KPOLL_PERIOD_S, -KPOLL_MAX_PCT,
             b->o.quick ? 5 : 15, b->o.quick ? 8 : 50, rtm_os_now_s() + 120.0, &kp);
         if (st != RTM_OK) {
             fail(b, "poll period calibration failed", kernel->name, rtm_strerror(st));

@@ -3848,7 +3848,8 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
  * two periods), else the smallest of 16K, 256K, …, 65536 whose overhead vs the build without
  * in-loop polls is <= POLL_MAX_PCT, else no in-loop polls (ktune poll_every). Within
  * POLL_BUDGET_S per device, the application's kernels first: kernels left when it is
- * spent keep the default (a cold program cache spends most of it on builds). */
+ * spent keep the default. The searches' programs are built ahead, together, by the
+ * device's build workers (one at a time on the path they had spent the whole budget). */
 #define POLL_PERIOD_S 3e-6
 #define POLL_MAX_PCT 1.0
 #define POLL_BUDGET_S 2.0
@@ -3873,6 +3874,7 @@ static void dev_poll(devcal_t *x)
      * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
     bool sized[RTM_MAX_KERNELS] = {false};
+    double t_pred[RTM_MAX_KERNELS] = {0.0};
     prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
     uint32_t np = 0;
     const rtm_kernel_t *kern;
@@ -3890,9 +3892,9 @@ static void dev_poll(devcal_t *x)
             !size_plan(kern, size[ki][0], tune, &x->lim, &k))
             continue;
         sized[ki] = true;
+        t_pred[ki] = dev_pred_kernel(&p, &k);
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nk =
-            rtm_preempt_poll_ks(&x->d->info, &k, dev_pred_kernel(&p, &k), POLL_PERIOD_S, ks);
+        const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], POLL_PERIOD_S, ks);
         for (uint32_t c = 0; c <= nk; c++) {
             if (!prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
@@ -3925,9 +3927,10 @@ static void dev_poll(devcal_t *x)
             continue;
         }
         rtm_preempt_kpoll_t kp;
+        const int ki = rtm_kernel_index(kern);
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, kern, kt->tune, sized[rtm_kernel_index(kern)] ? size[rtm_kernel_index(kern)] : NULL,
-            POLL_PERIOD_S, POLL_MAX_PCT, 3, 0, deadline, &kp);
+            x->d, &base, kern, kt->tune, sized[ki] ? size[ki] : NULL, t_pred[ki], POLL_PERIOD_S,
+            POLL_MAX_PCT, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {
             note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,

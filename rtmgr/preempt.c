@@ -1308,7 +1308,8 @@ static void kp_count(rtm_preempt_kpoll_t *out, const rtm_kexec_t *x)
 
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          const int64_t *size, double period_s, double max_pct,
+                                          const int64_t *size, double t_hint, double period_s,
+                                          double max_pct,
                                           uint32_t runs, uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out)
 {
@@ -1376,7 +1377,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
         out->size0 = in.k.size[0];
         out->step_s = loop_step(&d->info, &in.k, loop_key(kernel), t0);
         uint32_t cand[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nk = rtm_preempt_poll_ks(&d->info, &in.k, t0, period_s, cand);
+        const uint32_t nk =
+            rtm_preempt_poll_ks(&d->info, &in.k, size && t_hint > 0 ? t_hint : t0, period_s, cand);
         out->base_s = t0;
         uint32_t pick = 0, c;
         for (c = 0; st == RTM_OK && c < nk; c++) {

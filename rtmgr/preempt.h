@@ -290,13 +290,15 @@ typedef struct {
  * here). With aborts > 0 the chosen build is aborted that many times at random instants
  * (response p50/p99). max_pct < 0: the budget is -max_pct and every candidate is
  * measured (benchmarks). `size` (NULL: sized here) gives the instance's sizes instead
- * (calibration: the size whose programs it built ahead; not for spin). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
+ * (calibration: the size whose programs it built ahead; not for spin), and with it
+ * t_hint > 0 the kernel time the periods are chosen from (rtm_preempt_poll_ks: the
+ * prediction they were built ahead for, so that the search finds them built). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
  * `deadline`. Init only (builds programs, allocates). */
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          const int64_t *size, double period_s, double max_pct,
-                                          uint32_t runs, uint32_t aborts, double deadline,
-                                          rtm_preempt_kpoll_t *out);
+                                          const int64_t *size, double t_hint, double period_s,
+                                          double max_pct, uint32_t runs, uint32_t aborts,
+                                          double deadline, rtm_preempt_kpoll_t *out);
 
 /* The periods K that rtm_preempt_tune_kernel_poll tries, in order, for instance k (a
  * kernel whose work-items loop) whose kernel time without in-loop polls is t on the
