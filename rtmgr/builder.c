@@ -152,8 +152,7 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
         fcntl(req[i], F_SETFD, FD_CLOEXEC);
         fcntl(ack[i], F_SETFD, FD_CLOEXEC);
     }
-    np = np > RTM_BUILDER_MAX ? RTM_BUILDER_MAX : np;
-    for (uint32_t w = 0; w < np; w++) {
+    while (b->n < np && b->n < RTM_BUILDER_MAX) {
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, req[0], 0); /* dup2 clears CLOEXEC */

@@ -3102,9 +3102,11 @@ static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
     const rtm_build_job_t *jobs[256];
     uint32_t done = 0;
     while (done < n && rtm_builder_up(&x->bld)) {
-        const uint32_t m = n - done < N_OF(jobs) ? n - done : (uint32_t)N_OF(jobs);
-        for (uint32_t i = 0; i < m; i++)
-            jobs[i] = &pb[done + i].j;
+        uint32_t m = 0;
+        while (done + m < n && m < N_OF(jobs)) {
+            jobs[m] = &pb[done + m].j;
+            m++;
+        }
         (void)rtm_builder_batch(&x->bld, jobs, m);
         done += m;
     }

@@ -1345,10 +1345,10 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
         st = kp_make(&in, &proto);
         if (st == RTM_OK)
             st = rtm_kexec_create_ex(&x0, d, &in.k, &nop);
-        if (st == RTM_OK)
+        if (st == RTM_OK) {
             kp_count(out, &x0);
-        if (st == RTM_OK)
             st = rtm_kexec_warm(&x0);
+        }
         if (st == RTM_OK && spin)
             st = spin_length(&x0, &in.k, KP_TARGET_S);
         double unused;
