@@ -35,6 +35,14 @@ rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache)
                               .no_poll = j->no_poll};
 }
 
+void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
+{
+    j->variant = o->variant;
+    j->transport = o->transport;
+    j->poll_every = o->poll_every;
+    j->no_poll = o->no_poll;
+}
+
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD])
 {
     memset(rec, 0, RTM_BUILD_RECORD);

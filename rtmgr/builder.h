@@ -47,6 +47,8 @@ typedef struct {
 
 /* A job's kexec options with the program cache `cache` (transport_set). */
 rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache);
+/* Sets j's program options (variant, transport, polls) from kexec options o. */
+void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o);
 
 /* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL KEY...\n", NUL-padded.
  * False when it does not fit. */

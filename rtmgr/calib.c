@@ -1636,7 +1636,6 @@ typedef struct {
     uint32_t n_built, n_loaded, n_pre;
     int ocl_index;         /* the device's index in rtm_ocl_discover's order */
     uint32_t pre_procs;    /* build workers started (0: none, or threads) */
-    bool procs_broken;     /* the build workers stopped: prebuild in this process */
     rtm_calib_arena_t arena; /* the points' pinned host memory */
     /* size-built programs prebuilt for later targets: their first keys, by kernel */
     int64_t pre_key[RTM_MAX_KERNELS][PRE_TARGETS_MAX];
@@ -3085,19 +3084,18 @@ static pre_mode_t pre_mode(void)
  * first batch worth it and kept for the device's calibration. Drivers serialise their
  * compiler within a process (PoCL's LLVM work takes one lock: the H100 host's 16 cores
  * built 22 programs in 13.9 s in threads, about what one core does; NVIDIA's compiler
- * too: 45 programs in 8.4 s), not across processes. Returns false when no worker could
- * take the batch (the caller builds). */
+ * too: 45 programs in 8.4 s), not across processes. Returns false when the workers
+ * could not take the whole batch (none started, or one died: noted once, when it
+ * happens; the caller builds what the cache lacks, this batch's and every later one). */
 static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
+    if (x->bld.broken || !x->cache)
+        return false;
     if (!rtm_builder_up(&x->bld)) {
-        if (x->bld.broken || !x->cache)
-            return false;
         uint32_t np = host_cores();
         if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
             np = PRE_GPU_WORKERS;
         x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np);
-        if (x->pre_procs == 0)
-            return false;
     }
     const rtm_build_job_t *jobs[256];
     uint32_t done = 0;
@@ -3110,7 +3108,14 @@ static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         (void)rtm_builder_batch(&x->bld, jobs, m);
         done += m;
     }
-    return done == n && rtm_builder_up(&x->bld);
+    if (rtm_builder_up(&x->bld))
+        return true;
+    char proc[256];
+    rtm_os_describe_process(proc, sizeof(proc));
+    note(x->c, "%s: the build workers stopped (%u of %u failed): builds in this process "
+               "from now on (this process: %s)",
+         x->bd->name, x->bld.failed, x->pre_procs, proc);
+    return false;
 }
 
 /* Keeps in pb[0..n) the entries whose programs the cache does not hold yet; returns how
@@ -3125,7 +3130,7 @@ static uint32_t uncached(prebuild_t *pb, uint32_t n)
 }
 
 /* Builds what pb[0..n) the cache lacks: by the build workers when they are up or the
- * batch is worth starting them, else in threads. */
+ * batch is worth starting them, else (and what they could not build) in threads. */
 static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     const double t0 = rtm_calib_now();
@@ -3143,24 +3148,14 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
     const bool worth = rtm_builder_up(&x->bld) ? n >= 2
                                                : n >= 2 && n * x->bd->param[RTM_DEV_P_build] >=
                                                                PROCS_MIN_S;
+    const uint32_t n_all = n;
     if (mode == PRE_PROCS && worth) {
-        const bool all = prebuild_procs(x, pb, n);
-        /* entries a worker that died had taken are built here */
-        const uint32_t n_all = n;
-        n = all ? 0 : uncached(pb, n);
-        if (!all && x->bld.broken && x->pre_procs > 0 && !x->procs_broken) {
-            x->procs_broken = true;
-            char proc[256];
-            rtm_os_describe_process(proc, sizeof(proc));
-            note(x->c, "%s: the build workers stopped (%u of %u failed): builds in this "
-                       "process from now on (this process: %s)",
-                 x->bd->name, x->bld.failed, x->pre_procs, proc);
+        if (prebuild_procs(x, pb, n)) {
+            x->pre_s += rtm_calib_now() - t0;
+            x->n_pre += n_all;
+            return;
         }
-        for (uint32_t i = 0; i < n; i++)
-            (void)prebuild_one(&pb[i]);
-        x->pre_s += rtm_calib_now() - t0;
-        x->n_pre += n_all;
-        return;
+        n = uncached(pb, n); /* what no worker built (one that died had taken some) */
     }
     uint32_t nt = host_cores();
     nt = nt > n ? n : nt > 64 ? 64 : nt;
@@ -3174,7 +3169,7 @@ static void prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n)
         if (started[t])
             pthread_join(th[t], NULL);
     x->pre_s += rtm_calib_now() - t0;
-    x->n_pre += n;
+    x->n_pre += n_all;
 }
 
 /* Plans kern at `size` and `tune` into *pb; false when it does not plan. */
@@ -3329,7 +3324,7 @@ static void dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
             prebuild_entry(x, kf->kern, sizes[i], kf->tune, &pb[m]))
             pk[m++] = keys[i];
     }
-    prebuild_t todo[AHEAD_MAX];
+    prebuild_t todo[AHEAD_MAX]; /* prebuild_many keeps only what it builds; pb[i] stays pk[i]'s */
     memcpy(todo, pb, m * sizeof(pb[0]));
     prebuild_many(x, todo, m);
     for (uint32_t i = 0; i < m && kf->n_pre_keys < N_OF(kf->pre_keys); i++)
@@ -3874,9 +3869,10 @@ static void dev_poll(devcal_t *x)
      * POLL_JOB_S (spin sizes its own loop: left to the search). One at a time on the
      * path they spent the whole budget: the H100's 2 s ran out inside the first kernel
      * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
+    const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
+                                   .cache_dir = x->cache};
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
-    bool sized[RTM_MAX_KERNELS] = {false};
-    double t_pred[RTM_MAX_KERNELS] = {0.0};
+    double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
     prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
     uint32_t np = 0;
     const rtm_kernel_t *kern;
@@ -3893,18 +3889,14 @@ static void dev_poll(devcal_t *x)
                                0, size[ki]) < 0 ||
             !size_plan(kern, size[ki][0], tune, &x->lim, &k))
             continue;
-        sized[ki] = true;
         t_pred[ki] = dev_pred_kernel(&p, &k);
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
         const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], POLL_PERIOD_S, ks);
-        for (uint32_t c = 0; c <= nk; c++) {
+        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) { /* the periods, then none */
             if (!prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
-            pb[np].j.variant = RTM_KEXEC_FULL;
-            pb[np].j.transport = bd->abort;
-            pb[np].j.no_poll = c == nk;
-            pb[np].j.poll_every = c < nk ? ks[c] : 0;
-            np++;
+            const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&base, c < nk ? ks[c] : 0);
+            rtm_build_job_set_opts(&pb[np++].j, &o);
         }
     }
     const double t_pre = rtm_calib_now();
@@ -3914,8 +3906,6 @@ static void dev_poll(devcal_t *x)
     note(x->c, "%s: poll searches' programs: %u, built ahead in %.2fs", bd->name, np,
          rtm_calib_now() - t_pre);
     const double deadline = rtm_calib_now() + POLL_BUDGET_S;
-    const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
-                                   .cache_dir = x->cache};
     double last = 0.0; /* the previous kernel's calibration time */
     for (uint32_t i = 0; (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
         rtm_board_ktune_t *kt = &bd->ktune[rtm_kernel_index(kern)];
@@ -3931,7 +3921,7 @@ static void dev_poll(devcal_t *x)
         rtm_preempt_kpoll_t kp;
         const int ki = rtm_kernel_index(kern);
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, kern, kt->tune, sized[ki] ? size[ki] : NULL, t_pred[ki], POLL_PERIOD_S,
+            x->d, &base, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki], POLL_PERIOD_S,
             POLL_MAX_PCT, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {

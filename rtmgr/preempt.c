@@ -1283,6 +1283,15 @@ static rtm_status_t kp_make(kp_inst_t *in, const rtm_kinst_t *proto)
     return RTM_OK;
 }
 
+rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32_t k)
+{
+    rtm_kexec_opts_t o = *base;
+    o.variant = RTM_KEXEC_FULL;
+    o.no_poll = k == 0;
+    o.poll_every = k;
+    return o;
+}
+
 uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
                              double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX])
 {
@@ -1329,10 +1338,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     }
     if (rtm_kinst_plan(&proto) != RTM_OK)
         return RTM_E_ARG;
-    rtm_kexec_opts_t nop = *base, pol = *base;
-    nop.variant = pol.variant = RTM_KEXEC_FULL;
-    nop.no_poll = true;
-    pol.no_poll = false;
+    const rtm_kexec_opts_t nop = rtm_preempt_poll_candidate(base, 0);
     /* size: ~2 ms without polls (one re-size from the measured time through the job's
      * operation count; spin: its loop length) */
     kp_inst_t in = {0};
@@ -1385,7 +1391,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             const uint32_t kk = cand[c];
             if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
                 break;
-            pol.poll_every = kk;
+            const rtm_kexec_opts_t pol = rtm_preempt_poll_candidate(base, kk);
             rtm_kexec_t x1;
             st = rtm_kexec_create_ex(&x1, d, &in.k, &pol);
             if (st != RTM_OK)

@@ -308,6 +308,11 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
 uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
                              double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX]);
 
+/* The kexec options rtm_preempt_tune_kernel_poll builds and runs a candidate with: base's,
+ * with the full variant and in-loop polls every k steps (0: the build without in-loop
+ * polls). Calibration builds the same programs ahead. */
+rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32_t k);
+
 /* Blocks longer than this run on a plain grid (one work-group per block), whatever the
  * grid's size: on the H100 the persistent loop itself (no in-loop polls) cost 58 %,
  * 80 % and 98 % on matrix_mov / matrix_loop_add / matrix_mul at n = 4000 (blocks of
