@@ -126,7 +126,7 @@ static int reap(rtm_builder_t *b, uint32_t w, bool block)
 }
 
 uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const char *cache,
-                           uint32_t np)
+                           uint32_t np, bool idle)
 {
     rtm_builder_init(b);
     b->broken = true;
@@ -144,8 +144,12 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
         return 0;
     snprintf(dev, sizeof(dev), "%d", device);
     snprintf(ackfd, sizeof(ackfd), "%d", ACK_FD);
-    char *const argv[] = {exe, (char *)"calibrate", (char *)"--prebuild-worker", dev,
-                          (char *)"--cache", (char *)cache, (char *)"--ack-fd", ackfd, NULL};
+    /* with `idle` the worker lowers itself to SCHED_IDLE (posix_spawn takes no such
+     * policy) */
+    char *const argv[] = {exe,          (char *)"calibrate", (char *)"--prebuild-worker",
+                          dev,          (char *)"--cache",   (char *)cache,
+                          (char *)"--ack-fd", ackfd,         idle ? (char *)"--idle" : NULL,
+                          NULL};
     int req[2], ack[2];
     if (pipe(req) != 0)
         return 0;
@@ -160,6 +164,10 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
         fcntl(req[i], F_SETFD, FD_CLOEXEC);
         fcntl(ack[i], F_SETFD, FD_CLOEXEC);
     }
+#ifdef F_SETPIPE_SZ
+    (void)fcntl(req[1], F_SETPIPE_SZ, RTM_BUILDER_QUEUE * RTM_BUILD_RECORD); /* best effort */
+#endif
+    b->idle = idle;
     while (b->n < np && b->n < RTM_BUILDER_MAX) {
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
@@ -216,7 +224,7 @@ static bool write_all(int fd, const char *buf, size_t len)
 /* Milliseconds between checks on the workers while a batch is out. */
 #define CHECK_MS 200
 
-uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
+uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
 {
     if (!rtm_builder_up(b) || n == 0)
         return 0;
@@ -238,7 +246,17 @@ uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs,
     while (sigtimedwait(&pipe_set, NULL, &zero) > 0) { /* a SIGPIPE raised meanwhile */
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    b->pending += sent;
+    if (!ok)
+        b->broken = true; /* rtm_builder_wait stops the workers */
+    return sent;
+}
+
+uint32_t rtm_builder_wait(rtm_builder_t *b)
+{
+    bool ok = !b->broken && b->req >= 0;
     uint32_t got = 0, built = 0;
+    const uint32_t sent = b->pending;
     while (ok && got < sent) {
         struct pollfd p = {b->ack, POLLIN, 0};
         const int pr = poll(&p, 1, CHECK_MS);
@@ -267,14 +285,29 @@ uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs,
             w += r == 0; /* a reaped one's slot holds the last worker now */
         }
     }
+    b->pending = 0;
     if (!ok || got < sent) {
-        b->broken = true;
         for (uint32_t w = 0; w < b->n; w++)
             kill(b->pid[w], SIGTERM);
         rtm_builder_stop(b);
         b->broken = true;
     }
     return built;
+}
+
+uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
+{
+    if (rtm_builder_send(b, jobs, n) == 0 && !b->broken && b->pending == 0)
+        return 0;
+    return rtm_builder_wait(b);
+}
+
+double rtm_builder_cpu_s(const rtm_builder_t *b)
+{
+    double s = 0.0;
+    for (uint32_t w = 0; w < b->n; w++)
+        s += rtm_os_proc_cpu_s(b->pid[w]);
+    return s;
 }
 
 void rtm_builder_stop(rtm_builder_t *b)

@@ -10,6 +10,8 @@
  * (a sweep's candidates, a kernel's later points, the poll search's periods) costs no
  * start.
  *
+ * Workers are `rtmgr calibrate --prebuild-worker DEV --cache DIR --ack-fd 3 [--idle]`.
+ *
  * Protocol: one request pipe shared by all workers, one RTM_BUILD_RECORD-byte record per
  * job (writes of up to PIPE_BUF bytes are atomic, so every read gets one whole record and
  * a worker takes the next when it is free); one acknowledgement pipe, one byte per job
@@ -59,10 +61,12 @@ bool rtm_build_parse(char *rec, rtm_build_job_t *j);
 
 typedef struct {
     pid_t pid[RTM_BUILDER_MAX];
-    uint32_t n;      /* workers started and not yet reaped */
-    uint32_t failed; /* workers that exited with an error or by a signal */
-    int req, ack;    /* request pipe's write end, acknowledgement pipe's read end; -1 */
-    bool broken;     /* none started, or one died: no more batches (the caller builds) */
+    uint32_t n;       /* workers started and not yet reaped */
+    uint32_t failed;  /* workers that exited with an error or by a signal */
+    uint32_t pending; /* jobs sent and not yet acknowledged (rtm_builder_send) */
+    int req, ack;     /* request pipe's write end, acknowledgement pipe's read end; -1 */
+    bool broken;      /* none started, or one died: no more batches (the caller builds) */
+    bool idle;        /* the workers were asked to run under SCHED_IDLE (`idle`) */
 } rtm_builder_t;
 
 void rtm_builder_init(rtm_builder_t *b);
@@ -70,15 +74,31 @@ bool rtm_builder_up(const rtm_builder_t *b);
 
 /* Starts up to `np` workers of executable `exe` (an rtmgr; NULL: this process's own) for
  * discovery index `device` with binary cache `cache`, as from a shell (default signal
- * actions, none blocked, rtm_os_initial_environ). Returns the number started; 0 leaves b
- * broken. */
+ * actions, none blocked, rtm_os_initial_environ). With `idle` (`--idle`), each worker
+ * lowers itself to SCHED_IDLE before it opens its device: they take only what the
+ * host's other threads leave (builds in the background of another device's
+ * measurements); where the policy is refused a worker goes on as usual. Returns the
+ * number started; 0 leaves b broken. */
 uint32_t rtm_builder_start(rtm_builder_t *b, const char *exe, int device, const char *cache,
-                           uint32_t np);
+                           uint32_t np, bool idle);
 
-/* Queues jobs[0..n) and waits for their acknowledgements; returns how many built
+/* Queues jobs[0..n) without waiting (rtm_builder_wait collects them); returns how many
+ * were queued (b->pending grows by it). Blocks only while the request pipe is full (its
+ * size is raised to RTM_BUILDER_QUEUE records where the kernel allows). */
+#define RTM_BUILDER_QUEUE 1024
+uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
+
+/* Waits for the acknowledgements of every job queued; returns how many built
  * (RTM_BUILD_ACK_OK). A worker that dies meanwhile stops the builder (broken): what it
  * took is unbuilt, and the caller builds what the cache still lacks. */
+uint32_t rtm_builder_wait(rtm_builder_t *b);
+
+/* rtm_builder_send, then rtm_builder_wait. */
 uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
+
+/* CPU seconds (user + system) the live workers have used so far (/proc; 0 where it
+ * cannot be read): their share of the host's load while they are not yet reaped. */
+double rtm_builder_cpu_s(const rtm_builder_t *b);
 
 /* Ends the workers (the request pipe closed: each exits when idle) and reaps them. */
 void rtm_builder_stop(rtm_builder_t *b);

@@ -450,6 +450,10 @@ typedef struct {
      * loads from rtmgr's cache; the build-time figure c (dev_build) apart */
     double build_s, load_s, prebuild_s, cfig_s;
     uint32_t n_built, n_loaded, n_prebuilt;
+    /* build workers building in the background of other devices' measurements (their
+     * CPU time is this run's: load_mark) */
+    const rtm_builder_t *bg[RTM_MAX_DEVICES];
+    uint32_t n_bg;
 } cal_t;
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown.
@@ -571,17 +575,21 @@ typedef struct {
 /* Other processes' or the hypervisor's share above which the figures are suspect. */
 #define LOAD_WARN_CORES 0.5
 
-static void load_mark(load_mark_t *m)
+/* self_s counts the build workers that build in the background (c->bg), not yet reaped:
+ * this run's own load, not another process's. */
+static void load_mark(const cal_t *c, load_mark_t *m)
 {
     m->ok = rtm_os_cpu_times(&m->t);
     m->self_s = rtm_os_self_cpu_s();
+    for (uint32_t i = 0; i < c->n_bg; i++)
+        m->self_s += rtm_builder_cpu_s(c->bg[i]);
     m->at = rtm_calib_now();
 }
 
 static void load_note(cal_t *c, const char *what, const load_mark_t *m0)
 {
     load_mark_t m1;
-    load_mark(&m1);
+    load_mark(c, &m1);
     const double wall = m1.at - m0->at;
     if (!m0->ok || !m1.ok || !(wall > 0))
         return;
@@ -868,13 +876,14 @@ typedef struct kfit {
 #define PART_S 0.03
 #define PART_REPS 3
 
-/* Runs of a partial-job point after its warm-up run took first_s: the warm-up tells
- * what a run takes, and one longer than predicted (matrix_loop_add's 5x from n = 1000
- * to 3000 on the CPU) gets fewer, at least EXTRA_MIN_REPS. */
+/* Runs of a point after its warm-up run took first_s: the warm-up tells what a run
+ * takes, and one longer than predicted (matrix_loop_add's 5x from n = 1000 to 3000 on
+ * the CPU; grid_path's 20 ms target at 206 ms there, 10 runs) gets fewer, at least
+ * EXTRA_MIN_REPS (never more than asked). */
 static int reps_after_warmup(double first_s, int reps)
 {
     return first_s > 0 && first_s * reps > POINT_BUDGET_S
-               ? (int)fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / first_s)
+               ? (int)fmin(reps, fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / first_s))
                : reps;
 }
 /* Longest predicted job of the point past the cache measured whole (--quick:
@@ -921,7 +930,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;
     pt->spread = f.spread;
-    *per_job = (rtm_calib_now() - t0) / (reps + 1);
+    if (st == RTM_OK && f.n > 0 && f.n < (uint32_t)pt->reps)
+        pt->reps = (int)f.n; /* fewer after the warm-up (reps_after_warmup) */
+    *per_job = (rtm_calib_now() - t0) / (pt->reps + 1);
     return st;
 }
 
@@ -1642,6 +1653,10 @@ typedef struct {
     uint32_t n_pre_key[RTM_MAX_KERNELS];
     rtm_builder_t bld;       /* the device's build workers (builder.h), up after the first
                               * batch worth them until the device is done */
+    /* the background batch (dev_prebuild_all's `send`): jobs queued, when, and the
+     * workers' CPU seconds then */
+    uint32_t bg_sent;
+    double bg_t0, bg_cpu0;
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -3095,7 +3110,7 @@ static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
         uint32_t np = host_cores();
         if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
             np = PRE_GPU_WORKERS;
-        x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np);
+        x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, false);
     }
     const rtm_build_job_t *jobs[256];
     uint32_t done = 0;
@@ -3428,15 +3443,11 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
-static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
+/* dev_prebuild_all's list: pb (room for max) gets the programs; returns how many. */
+static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t *pb,
+                              uint32_t max)
 {
     cal_t *c = x->c;
-    if (!x->cache || !prebuild_on())
-        return;
-    const uint32_t max = rtm_kernel_count() * (2 + PRE_TARGETS_MAX);
-    prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
-    if (!pb)
-        return;
     uint32_t n = 0;
     /* the kernels' budgets after this prebuild (one build c per kernel on a device that
      * builds one at a time: PoCL's LLVM work is serialised): a sweep they will not run
@@ -3493,6 +3504,58 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip)
                 x->pre_key[ki][x->n_pre_key[ki]++] = kj;
             }
         }
+    }
+    return n;
+}
+
+/* With `send`: dev_prebuild_all's programs that the cache lacks handed to the device's
+ * build workers, started under SCHED_IDLE, without waiting (a CPU-type device's, before
+ * the GPUs are measured: they build in the background of the GPUs' measurements, which
+ * leave the host's cores idle); dev_prebuild_all collects them. Without: the programs
+ * built now, together (what the workers built in the background is in the cache). */
+static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send)
+{
+    cal_t *c = x->c;
+    if (!x->cache || !prebuild_on())
+        return;
+    const uint32_t max = rtm_kernel_count() * (2 + PRE_TARGETS_MAX);
+    prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
+    if (!pb)
+        return;
+    uint32_t n = prebuild_list(x, skip, pb, max);
+    if (send) {
+        n = uncached(pb, n);
+        if (n > 0 && pre_mode() == PRE_PROCS && !x->bld.broken) {
+            uint32_t np = host_cores();
+            np = np > n ? n : np;
+            x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, true);
+            const rtm_build_job_t *jobs[RTM_BUILDER_QUEUE];
+            uint32_t m = 0;
+            for (; m < n && m < N_OF(jobs); m++)
+                jobs[m] = &pb[m].j;
+            x->bg_sent = rtm_builder_send(&x->bld, jobs, m);
+            x->bg_t0 = rtm_calib_now();
+            x->bg_cpu0 = rtm_builder_cpu_s(&x->bld);
+            note(c, "%s: %u programs (first sizes) handed to %u build workers under "
+                    "SCHED_IDLE%s, to build while the GPUs are measured",
+                 x->bd->name, x->bg_sent, x->pre_procs, x->bld.idle ? "" : " (refused: as usual)");
+        }
+        free(pb);
+        return;
+    }
+    if (x->bg_sent > 0) {
+        /* the background batch: what it still builds is waited for here */
+        const double tw = rtm_calib_now();
+        const double cpu = rtm_builder_cpu_s(&x->bld) - x->bg_cpu0;
+        const uint32_t built = rtm_builder_wait(&x->bld);
+        const double wait_s = rtm_calib_now() - tw;
+        x->pre_s += wait_s;
+        x->n_pre += x->bg_sent;
+        note(c, "%s: background builds: %u of %u built by %u workers (%u failed) in %.2fs "
+                "before this section, %.1f CPU s; %.2fs waited for here",
+             x->bd->name, built, x->bg_sent, x->pre_procs, x->bld.failed, tw - x->bg_t0, cpu,
+             wait_s);
+        x->bg_sent = 0;
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
@@ -3704,57 +3767,89 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 
 static rtm_status_t dev_abort(devcal_t *x);
 
-static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
-                                  int di, int ocl_index, bahead_t *ahead)
-{
+/* One OpenCL device's calibration, in two sections: dev_first (the device's figures and
+ * matrix_mov's r_op, which sizes the rest) and dev_rest (the catalogue's kernels, the
+ * abort transport, the poll periods). rtm_calib_run runs a CPU-type device's first
+ * section before the GPUs when there are both, so that its catalogue's programs build
+ * in the background of the GPUs' measurements (dev_prebuild_all's `send`). */
+typedef struct {
     rtm_ocl_dev_t dev;
-    rtm_status_t st = rtm_ocl_open(&dev, info);
+    devcal_t x;
+    bool open;
+    char cache[RTM_PATH_MAX];
+    const rtm_kernel_t *mov;
+    uint32_t left;  /* kernels still to measure (their time shares) */
+    bool have_c;    /* the build-time figure c is measured (dev_build) */
+    double past_s;  /* the device's cal_t past_s, kept between its sections */
+    double first_s; /* seconds of the first section */
+    bool split;     /* the first section ran before the GPUs' */
+    /* phase times (the device's note): transfers, memory..launch, build figure c, cache
+     * sweep, matrix_mov, prebuild, catalogue, abort */
+    double ph[8];
+    uint32_t pre_n; /* programs of the catalogue's prebuild (x.n_pre after it) */
+    load_mark_t load; /* the host's load from the device's start (a split one's: rest's) */
+} devrun_t;
+
+static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
+{
+    const double t = rtm_calib_now();
+    const rtm_status_t st = dev_build(&r->x, ahead);
+    r->ph[2] += rtm_calib_now() - t;
+    r->x.c->cfig_s += rtm_calib_now() - t;
+    r->have_c = true;
+    return st;
+}
+
+/* Opens the device and measures its figures and matrix_mov; with `with_c` the build-time
+ * figure too (else dev_rest measures it: a CPU-type device's, on a helper thread while
+ * the GPUs are measured). */
+static rtm_status_t dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd, int di,
+                              int ocl_index, devrun_t *r, bahead_t *ahead, bool with_c)
+{
+    rtm_status_t st = rtm_ocl_open(&r->dev, info);
     if (st != RTM_OK)
         return st;
-    char cache[RTM_PATH_MAX];
-    const bool have_cache = rtm_program_cache_dir(cache, sizeof(cache)) == RTM_OK;
-    devcal_t x = {.c = c, .d = &dev, .bd = bd, .di = di, .cache = have_cache ? cache : NULL,
-                  .ocl_index = ocl_index};
-    rtm_builder_init(&x.bld);
+    r->open = true;
+    const bool have_cache = rtm_program_cache_dir(r->cache, sizeof(r->cache)) == RTM_OK;
+    r->x = (devcal_t){.c = c, .d = &r->dev, .bd = bd, .di = di,
+                      .cache = have_cache ? r->cache : NULL, .ocl_index = ocl_index};
+    devcal_t *x = &r->x;
+    rtm_builder_init(&x->bld);
     const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
-    x.lim.max_buf = fmin((double)info->max_alloc, host_cap);
-    x.lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
-    rtm_calib_arena_init(&x.arena, &dev, (size_t)x.lim.max_total);
+    x->lim.max_buf = fmin((double)info->max_alloc, host_cap);
+    x->lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
+    rtm_calib_arena_init(&x->arena, &r->dev, (size_t)x->lim.max_total);
     const double t0 = rtm_calib_now();
-    load_mark_t load;
-    load_mark(&load);
-    double tp[8] = {t0}; /* phase ends: transfers, memory..launch, build figure, matrix_mov,
-                          * prebuild, catalogue, abort */
+    load_mark(c, &r->load);
     say(c, "%s: %s (%s), driver %s", bd->name, info->name, info->platform_name, info->driver);
-    st = dev_transfers(&x);
-    tp[1] = rtm_calib_now();
+    st = dev_transfers(x);
+    const double t1 = rtm_calib_now();
+    r->ph[0] = t1 - t0;
     say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
         bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
         bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
     if (st == RTM_OK)
-        st = dev_memrate(&x);
+        st = dev_memrate(x);
     if (st == RTM_OK)
-        st = build_probe(x.d, &x.probe);
+        st = build_probe(x->d, &x->probe);
     if (st == RTM_OK)
-        st = dev_occupancy(&x);
+        st = dev_occupancy(x);
     if (st == RTM_OK)
-        st = dev_launch(&x);
+        st = dev_launch(x);
     if (st == RTM_OK)
-        st = dev_phase_gap(&x);
+        st = dev_phase_gap(x);
     say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus, "
         "phase gap %.4gus", bd->name,
         bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units], bd->param[RTM_DEV_P_cus],
         bd->param[RTM_DEV_P_resident], bd->param[RTM_DEV_P_launch] * 1e6,
         bd->param[RTM_DEV_P_phase_gap] * 1e6);
-    tp[2] = rtm_calib_now();
-    if (st == RTM_OK)
-        st = dev_build(&x, ahead);
-    tp[3] = rtm_calib_now();
-    c->cfig_s += tp[3] - tp[2];
+    r->ph[1] = rtm_calib_now() - t1;
+    if (st == RTM_OK && with_c)
+        st = dev_c(r, ahead);
     cl_ulong llc = 0;
     clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
     dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
-    *dfig(&x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
+    *dfig(x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
     if (llc)
         note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)", bd->name,
              bd->param[RTM_DEV_P_cache] / MIB);
@@ -3764,78 +3859,129 @@ static rtm_status_t dev_calibrate(cal_t *c, const rtm_ocl_info_t *info, rtm_boar
      * for a 50 MB L2): measured by the read sweep; a CPU device keeps it (its kernels'
      * knee is the cores' private caches, below) */
     const double tl0 = rtm_calib_now();
-    if (st == RTM_OK && x.probe && !(info->type & CL_DEVICE_TYPE_CPU))
-        dev_llc(&x, bd->param[RTM_DEV_P_cache]);
-    const double llc_s = rtm_calib_now() - tl0;
+    if (st == RTM_OK && x->probe && !(info->type & CL_DEVICE_TYPE_CPU))
+        dev_llc(x, bd->param[RTM_DEV_P_cache]);
+    r->ph[3] = rtm_calib_now() - tl0;
     /* the knee of the kernel fits: a CPU device's cores' private caches (the host's
      * L2s, where the seed-000 kernels' cliff is: see host_private), else the device's
      * cache */
     c->past_s = 0.0;
-    x.knee = bd->param[RTM_DEV_P_cache];
+    x->knee = bd->param[RTM_DEV_P_cache];
     if ((info->type & CL_DEVICE_TYPE_CPU) && bd->param[RTM_DEV_P_cus] > 0) {
         const double cores = fmin(bd->param[RTM_DEV_P_cus], (double)host_cores());
         const double priv = host_private((uint32_t)cores);
         if (priv > 0)
-            x.knee = priv;
+            x->knee = priv;
     }
     note(c, "%s: kernel fits place a second regime's knee at %.4gMiB (%s)", bd->name,
-         x.knee / MIB, x.knee == bd->param[RTM_DEV_P_cache] ? "the device's cache"
+         x->knee / MIB, x->knee == bd->param[RTM_DEV_P_cache] ? "the device's cache"
                                                              : "its cores' L2 caches together");
     say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
     /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
-    const rtm_kernel_t *mov = rtm_kernel_find("matrix_mov");
-    uint32_t left = kernels_wanted(c) + (mov && !rtm_calib_wanted(c->o->kernels, "matrix_mov"));
-    if (st == RTM_OK && mov) {
-        const int mi = rtm_kernel_index(mov);
-        st = dev_kernel(&x, (uint32_t)mi, left--);
+    const double tm = rtm_calib_now();
+    r->mov = rtm_kernel_find("matrix_mov");
+    r->left = kernels_wanted(c) + (r->mov && !rtm_calib_wanted(c->o->kernels, "matrix_mov"));
+    if (st == RTM_OK && r->mov) {
+        const int mi = rtm_kernel_index(r->mov);
+        st = dev_kernel(x, (uint32_t)mi, r->left--);
         if (st == RTM_OK && bd->ktune[mi].have && bd->ktune[mi].r_op > 0) {
             dev_param(bd, RTM_DEV_P_r_op, bd->ktune[mi].r_op);
-            *dfig(&x, RTM_DEV_P_r_op) = c->rec->dev_k[di][mi];
+            *dfig(x, RTM_DEV_P_r_op) = c->rec->dev_k[di][mi];
         }
     }
     if (st == RTM_OK && !bd->have[RTM_DEV_P_r_op]) {
-        dev_param(bd, RTM_DEV_P_r_op, x.r_probe);
+        dev_param(bd, RTM_DEV_P_r_op, x->r_probe);
         fallback(c, "%s: no matrix_mov calibration: r_op is the occupancy probe's operation "
                     "time", bd->name);
     }
-    tp[4] = rtm_calib_now();
+    r->ph[4] = rtm_calib_now() - tm;
+    r->past_s = c->past_s;
+    r->first_s = rtm_calib_now() - t0;
+    r->split = !with_c;
+    if (r->split) { /* its host load now, the rest's in dev_rest */
+        char what[96];
+        snprintf(what, sizeof(what), "%s (first section)", bd->name);
+        load_note(c, what, &r->load);
+    }
+    return st;
+}
+
+/* The background builds of a device whose first section is done: its catalogue's first
+ * programs, queued to build workers under SCHED_IDLE (dev_prebuild_all's `send`). */
+static void dev_send(devrun_t *r)
+{
+    if (r->open)
+        dev_prebuild_all(&r->x, r->mov, true);
+}
+
+/* The device's workers stopped, its memory freed, the device closed. */
+static void dev_close(devrun_t *r)
+{
+    if (!r->open)
+        return;
+    rtm_builder_stop(&r->x.bld);
+    if (r->x.probe)
+        clReleaseProgram(r->x.probe);
+    r->x.probe = NULL;
+    rtm_calib_arena_free(&r->x.arena);
+    rtm_ocl_close(&r->dev);
+    r->open = false;
+}
+
+/* The rest of a device's calibration after dev_first (st: its status), and the device
+ * closed. */
+static rtm_status_t dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
+{
+    if (!r->open)
+        return st;
+    devcal_t *x = &r->x;
+    cal_t *c = x->c;
+    rtm_board_dev_t *bd = x->bd;
+    const double t0 = rtm_calib_now();
+    if (r->split)
+        load_mark(c, &r->load);
+    c->past_s = r->past_s;
+    if (st == RTM_OK && !r->have_c)
+        st = dev_c(r, ahead);
+    const double tp = rtm_calib_now();
     if (st == RTM_OK)
-        dev_prebuild_all(&x, mov);
-    const uint32_t pre_n = x.n_pre;
-    tp[5] = rtm_calib_now();
+        dev_prebuild_all(x, r->mov, false);
+    r->pre_n = x->n_pre;
+    const double tk = rtm_calib_now();
+    r->ph[5] = tk - tp;
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
-        if (kern == mov || !rtm_calib_wanted(c->o->kernels, kern->name))
+        if (kern == r->mov || !rtm_calib_wanted(c->o->kernels, kern->name))
             continue;
-        st = dev_kernel(&x, ki, left ? left-- : 1);
+        st = dev_kernel(x, ki, r->left ? r->left-- : 1);
     }
-    tp[6] = rtm_calib_now();
+    const double ta = rtm_calib_now();
+    r->ph[6] = ta - tk;
     if (st == RTM_OK)
-        st = dev_abort(&x);
-    rtm_builder_stop(&x.bld); /* the device's builds are done */
-    tp[7] = rtm_calib_now();
-    note(c, "%s: time %.2fs of budget %.2fs: transfers %.2fs, memory/occupancy/launch %.2fs, "
+        st = dev_abort(x);
+    rtm_builder_stop(&x->bld); /* the device's builds are done */
+    r->ph[7] = rtm_calib_now() - ta;
+    const double dev_s = r->first_s + (rtm_calib_now() - t0);
+    note(c, "%s: time %.2fs of budget %.2fs%s: transfers %.2fs, memory/occupancy/launch %.2fs, "
             "build-time figure c %.2fs, cache sweep %.2fs, matrix_mov %.2fs, prebuild %.2fs "
-            "(%u programs; in all %u by %u build workers, %u failed, in %.2fs), catalogue %.2fs, abort %.2fs; in kexecs %u programs compiled "
-            "%.2fs, %u loaded from the cache %.2fs, runs %.2fs; points' pinned memory made "
-            "%u times (%.0fMiB at the end) in %.2fs",
-         bd->name, tp[7] - t0, c->deadline - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2],
-         llc_s, tp[4] - tp[3] - llc_s, tp[5] - tp[4], pre_n, x.n_pre, x.pre_procs, x.bld.failed,
-         x.pre_s, tp[6] - tp[5], tp[7] - tp[6],
-         x.n_built, x.build_s, x.n_loaded, x.load_s, x.run_s, x.arena.grows,
-         (double)x.arena.pin.bytes / MIB, x.arena.grow_s);
-    c->build_s += x.build_s;
-    c->load_s += x.load_s;
-    c->prebuild_s += x.pre_s;
-    c->n_built += x.n_built;
-    c->n_loaded += x.n_loaded;
-    c->n_prebuilt += x.n_pre;
-    if (x.probe)
-        clReleaseProgram(x.probe);
-    rtm_calib_arena_free(&x.arena);
-    rtm_ocl_close(&dev);
-    load_note(c, bd->name, &load);
-    say(c, "%s: done (%.1fs)", bd->name, rtm_calib_now() - t0);
+            "(%u programs; in all %u by %u build workers, %u failed, in %.2fs), catalogue "
+            "%.2fs, abort %.2fs; in kexecs %u programs compiled %.2fs, %u loaded from the "
+            "cache %.2fs, runs %.2fs; points' pinned memory made %u times (%.0fMiB at the "
+            "end) in %.2fs",
+         bd->name, dev_s, c->deadline - t0 + r->first_s,
+         r->split ? " (its first section before the GPUs', its builds meanwhile)" : "", r->ph[0], r->ph[1], r->ph[2], r->ph[3],
+         r->ph[4], r->ph[5], r->pre_n, x->n_pre, x->pre_procs, x->bld.failed, x->pre_s,
+         r->ph[6], r->ph[7], x->n_built, x->build_s, x->n_loaded, x->load_s, x->run_s,
+         x->arena.grows, (double)x->arena.pin.bytes / MIB, x->arena.grow_s);
+    c->build_s += x->build_s;
+    c->load_s += x->load_s;
+    c->prebuild_s += x->pre_s;
+    c->n_built += x->n_built;
+    c->n_loaded += x->n_loaded;
+    c->n_prebuilt += x->n_pre;
+    dev_close(r);
+    load_note(c, bd->name, &r->load);
+    say(c, "%s: done (%.1fs)", bd->name, dev_s);
     return st;
 }
 
@@ -4098,8 +4244,11 @@ static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
     rtm_status_t st = RTM_OK;
     if (reps > REPS)
         reps = REPS;
-    for (int r = 0; r <= reps && st == RTM_OK; r++)
+    for (int r = 0; r <= reps && st == RTM_OK; r++) {
         st = rtm_calib_pool_time(&cal_pool, &in->k, &samp[r]);
+        if (r == 0 && st == RTM_OK)
+            reps = reps_after_warmup(samp[0], reps);
+    }
     if (st == RTM_OK)
         *t = rtm_calib_summary(samp + 1, (size_t)reps, f);
     return st;
@@ -4446,7 +4595,7 @@ static rtm_status_t cpu_calibrate(cal_t *c, rtm_board_t *b)
 {
     const double t0 = rtm_calib_now();
     load_mark_t load;
-    load_mark(&load);
+    load_mark(c, &load);
     const long online = rtm_os_cpu_count();
     /* one core left to the executive's threads, the drivers and the OS from
      * RTM_CALIB_SPARE_MIN_CORES cores up: on the H100 host (16 vCPUs, 0.4-2.3 cores stolen by
@@ -4598,7 +4747,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
                .targets = opts->quick ? cal_targets_quick : cal_targets_full,
                .n_targets = opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full),
                .t0 = t0, .deadline = t0};
-    const double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
+    double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     const double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
@@ -4630,12 +4779,13 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     bahead_t ahead[RTM_MAX_DEVICES];
     memset(ahead, 0, sizeof(ahead));
     (void)rtm_program_kernel_dir(); /* its first call sets a static: before any thread */
-    for (uint32_t j = n_gpu; st == RTM_OK && n_gpu > 0 && j < n_order; j++) {
-        bahead_t *b = &ahead[order[j]];
-        b->info = infos[order[j]];
-        b->reps = build_reps(opts);
-        b->started = pthread_create(&b->th, NULL, bahead_run, b) == 0;
-    }
+    devrun_t *runs = st == RTM_OK ? calloc(n_order ? n_order : 1, sizeof(*runs)) : NULL;
+    if (st == RTM_OK && !runs)
+        st = RTM_E_NOMEM;
+    rtm_status_t dst[RTM_MAX_DEVICES];
+    for (uint32_t oi = 0; oi < RTM_MAX_DEVICES; oi++)
+        dst[oi] = RTM_OK;
+    /* the board device of each one to calibrate */
     for (uint32_t oi = 0; st == RTM_OK && oi < n_order; oi++) {
         const uint32_t i = order[oi];
         if (map[i] < 0) {
@@ -4652,13 +4802,52 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         snprintf(bd->driver, sizeof(bd->driver), "%s", infos[i].driver);
         bd->memory = infos[i].global_mem;
         iso_now(bd->measured, sizeof(bd->measured));
+    }
+    /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
+     * GPUs (their figures and matrix_mov, on a quiet host), then their catalogues' first
+     * programs built in the background while the GPUs are measured (SCHED_IDLE workers),
+     * and their build-time figures measured meanwhile on helper threads (bahead_t); the
+     * time of those first sections is the devices' own, not the run's (run_end) */
+    const bool split = n_gpu > 0 && n_gpu < n_order;
+    for (uint32_t oi = n_gpu; st == RTM_OK && split && oi < n_order; oi++) {
+        const uint32_t i = order[oi];
+        const double t = rtm_calib_now();
+        c.deadline = t + (run_end - t) / (n_order + cpu_share);
+        dst[oi] = dev_first(&c, &infos[i], &board->dev[map[i]], map[i], (int)i, &runs[oi], NULL,
+                            false);
+        run_end += rtm_calib_now() - t;
+    }
+    for (uint32_t oi = n_gpu; st == RTM_OK && split && oi < n_order; oi++) {
+        if (dst[oi] != RTM_OK)
+            continue;
+        dev_send(&runs[oi]);
+        if (runs[oi].x.bg_sent > 0 && c.n_bg < RTM_MAX_DEVICES)
+            c.bg[c.n_bg++] = &runs[oi].x.bld;
+        bahead_t *b = &ahead[order[oi]];
+        b->info = infos[order[oi]];
+        b->reps = build_reps(opts);
+        b->started = pthread_create(&b->th, NULL, bahead_run, b) == 0;
+    }
+    for (uint32_t oi = 0; st == RTM_OK && oi < n_order; oi++) {
+        const uint32_t i = order[oi];
+        rtm_board_dev_t *bd = &board->dev[map[i]];
         const uint32_t devs_left = n_order - oi;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
-        st = dev_calibrate(&c, &infos[i], bd, map[i], (int)i, &ahead[i]);
+        devrun_t *r = &runs[oi];
+        if (!(split && oi >= n_gpu))
+            dst[oi] = dev_first(&c, &infos[i], bd, map[i], (int)i, r, &ahead[i], true);
+        st = dev_rest(r, dst[oi], &ahead[i]);
+        for (uint32_t q = 0; q < c.n_bg; q++) /* its workers are reaped */
+            if (c.bg[q] == &r->x.bld)
+                c.bg[q] = c.bg[--c.n_bg];
     }
-    for (uint32_t i = 0; i < RTM_MAX_DEVICES; i++) /* a run cut short by an error */
+    /* a run cut short by an error: the devices left open closed, their workers stopped */
+    for (uint32_t oi = 0; runs && oi < n_order; oi++)
+        dev_close(&runs[oi]);
+    for (uint32_t i = 0; i < RTM_MAX_DEVICES; i++)
         if (ahead[i].started)
             pthread_join(ahead[i].th, NULL);
+    free(runs);
     c.deadline = run_end;
     if (st == RTM_OK && !opts->no_cpu)
         st = cpu_calibrate(&c, board);
@@ -4912,10 +5101,13 @@ static const char *env_or_unset(const char *name)
     return v ? v : "(unset)";
 }
 
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd)
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd,
+                                       bool idle)
 {
     if (device < 0 || !cache_dir || !*cache_dir || in_fd < 0)
         return RTM_E_ARG;
+    if (idle) /* before the device is opened: its driver's threads inherit it */
+        (void)rtm_os_sched_idle();
     /* the descriptors calibration's process had open when it spawned this one, its GPU
      * drivers' device files among them: this process opens its own (those past the
      * acknowledgements' descriptor: the builder passes 3) */

@@ -123,8 +123,10 @@ int rtm_calib_match(const rtm_board_t *board, uint32_t dev, const rtm_ocl_info_t
  * failed build shows again when measured. On a CPU-type device each built instance is
  * also launched once (flag raised). A worker that finds no device `device` says what
  * discovery saw on stderr. Returns RTM_OK, RTM_E_ARG, RTM_E_CL_NODEV or RTM_E_CL*, the
- * errors before it took a record. Init only. */
-rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd);
+ * errors before it took a record. With `idle` (`--idle`) it first lowers itself to
+ * SCHED_IDLE (best effort: where refused it goes on as it is). Init only. */
+rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in_fd, int ack_fd,
+                                       bool idle);
 
 /* How a validation run is done. */
 typedef struct {

@@ -71,15 +71,16 @@ static bool small_count(const char *s, long below, long *out)
 int rtm_cmd_calibrate(int argc, char **argv)
 {
     /* internal: calibration's own build workers (rtm_calib_prebuild_worker, builder.h):
-     * --prebuild-worker DEV --cache DIR [--ack-fd N] */
-    if ((argc == 5 || argc == 7) && strcmp(argv[1], "--prebuild-worker") == 0 &&
+     * --prebuild-worker DEV --cache DIR [--ack-fd N [--idle]] */
+    if ((argc == 5 || argc == 7 || argc == 8) && strcmp(argv[1], "--prebuild-worker") == 0 &&
         strcmp(argv[3], "--cache") == 0) {
         long dev = 0, ack = -1;
         if (!small_count(argv[2], RTM_MAX_DEVICES, &dev) ||
-            (argc == 7 && (strcmp(argv[5], "--ack-fd") != 0 || !small_count(argv[6], 1024, &ack))))
+            (argc >= 7 && (strcmp(argv[5], "--ack-fd") != 0 || !small_count(argv[6], 1024, &ack))) ||
+            (argc == 8 && strcmp(argv[7], "--idle") != 0))
             return RTM_EXIT_USAGE;
         const rtm_status_t st =
-            rtm_calib_prebuild_worker((int)dev, argv[4], STDIN_FILENO, (int)ack);
+            rtm_calib_prebuild_worker((int)dev, argv[4], STDIN_FILENO, (int)ack, argc == 8);
         /* an error here came before the worker took a job: the builder's others go on */
         return st == RTM_OK ? RTM_EXIT_OK : RTM_BUILD_EXIT_NO_DEVICE;
     }

@@ -323,6 +323,33 @@ double rtm_os_self_cpu_s(void)
     return tv_s(self.ru_utime) + tv_s(self.ru_stime) + tv_s(kids.ru_utime) + tv_s(kids.ru_stime);
 }
 
+bool rtm_os_sched_idle(void)
+{
+    const struct sched_param zero = {.sched_priority = 0};
+    return sched_setscheduler(0, SCHED_IDLE, &zero) == 0;
+}
+
+double rtm_os_proc_cpu_s(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0.0;
+    const bool got = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    /* pid (comm) state ppid ... utime stime: fields 14 and 15; comm may hold spaces and
+     * parentheses, so count from its last ')' */
+    const char *p = got ? strrchr(line, ')') : NULL;
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (!p || hz <= 0)
+        return 0.0;
+    unsigned long long ut = 0, st = 0;
+    if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return 0.0;
+    return (double)(ut + st) / (double)hz;
+}
+
 uint64_t rtm_os_ignored_signals(void)
 {
     uint64_t ign = 0;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "status.h"
 
@@ -108,6 +109,13 @@ char **rtm_os_initial_environ(void);
 /* CPU time this process used (every thread) plus that of its children it has waited for,
  * in seconds (getrusage). With rtm_os_cpu_times: what other processes used. */
 double rtm_os_self_cpu_s(void);
+/* The calling thread (and the threads it creates after) under SCHED_IDLE: it runs only
+ * on what the host's other threads leave. False where refused. */
+bool rtm_os_sched_idle(void);
+
+/* CPU seconds (user + system) process `pid` has used so far, from /proc/PID/stat; 0
+ * where it cannot be read. */
+double rtm_os_proc_cpu_s(pid_t pid);
 
 /* Closes every open descriptor numbered `from` or above (a spawned process's inheritance:
  * device files its parent's drivers opened without O_CLOEXEC). Returns how many it

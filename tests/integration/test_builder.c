@@ -6,6 +6,8 @@
  *   every job acknowledged and its program in the cache after, poll variants included;
  * - workers that cannot open their device (no such device) exit without taking a job:
  *   the batch comes back empty, the builder broken, nothing blocks. */
+#define _GNU_SOURCE /* SCHED_IDLE */
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -86,7 +88,7 @@ static void test_batches_share_workers(void **state)
         assert_false(cached(&d, &j[i], dir));
 
     rtm_builder_t b;
-    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2), 2);
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, false), 2);
     assert_true(rtm_builder_up(&b));
     const pid_t p0 = b.pid[0], p1 = b.pid[1];
     const rtm_build_job_t *first[] = {&j[0], &j[1]};
@@ -113,11 +115,50 @@ static void test_batches_share_workers(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A background batch: queued without waiting to workers under SCHED_IDLE, collected
+ * later; their CPU time is readable while they live. */
+static void test_background_batch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rtmgr-test-builder-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    rtm_ocl_dev_t d;
+    assert_int_equal(ocl_open_first(&d), RTM_OK);
+    const rtm_build_job_t j[3] = {job("cpa_tcpa", 107, 0, false), job("cpa_tcpa", 209, 0, false),
+                                  job("trajectory", 301, 0, false)};
+    rtm_builder_t b;
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, true), 2);
+    assert_true(b.idle);
+    const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
+    assert_int_equal(rtm_builder_send(&b, all, 3), 3);
+    assert_int_equal(b.pending, 3);
+    /* the caller goes on meanwhile; then collects */
+    assert_int_equal(rtm_builder_wait(&b), 3);
+    assert_int_equal(b.pending, 0);
+    assert_true(rtm_builder_up(&b));
+    for (int i = 0; i < 3; i++)
+        assert_true(cached(&d, &j[i], dir));
+    /* they took jobs, so they lowered themselves first (an unprivileged process may
+     * always go to SCHED_IDLE) */
+    for (uint32_t w = 0; w < b.n; w++)
+        assert_int_equal(sched_getscheduler(b.pid[w]), SCHED_IDLE);
+    assert_true(rtm_builder_cpu_s(&b) > 0.0); /* three PoCL builds took CPU time */
+    /* nothing pending: a wait returns at once */
+    assert_int_equal(rtm_builder_wait(&b), 0);
+    rtm_builder_stop(&b);
+    assert_int_equal(b.failed, 0);
+    assert_true(rtm_builder_cpu_s(&b) == 0.0); /* none live */
+    rtm_ocl_close(&d);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_no_device_breaks_without_blocking(void **state)
 {
     (void)state;
     rtm_builder_t b;
-    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 7, "/tmp", 2), 2);
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 7, "/tmp", 2, false), 2);
     const rtm_build_job_t j = job("cpa_tcpa", 101, 0, false);
     const rtm_build_job_t *one[] = {&j};
     assert_int_equal(rtm_builder_batch(&b, one, 1), 0);
@@ -135,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_batches_share_workers),
+        cmocka_unit_test(test_background_batch),
         cmocka_unit_test(test_no_device_breaks_without_blocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
