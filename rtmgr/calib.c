@@ -1627,6 +1627,17 @@ static void kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, 
  * others). With the middle and the last alone (before session 19), the H100 host still
  * compiled 8-9 s on the path, one program at a time, over gpu0 and ocl0. */
 #define PRE_TARGETS_MAX 4
+/* A CPU-type device's background batch (built while the GPUs are measured, its cores
+ * otherwise idle) adds, for kernels whose programs hold their size, a ladder of sizes
+ * whose predicted times step by LADDER_STEP from LADDER_SPAN below the smallest target
+ * to LADDER_SPAN above the largest: a target then finds a prebuilt size within
+ * sqrt(LADDER_STEP) < PREBUILT_RATIO of its time whatever its first points taught the
+ * prediction (the H100 host's PoCL rebuilt cpa_pairs' and trajectory's later sizes,
+ * 2.2-3.4 s on the path, after its first points). */
+#define LADDER_STEP 3.0
+#define LADDER_SPAN 8.0
+/* Prebuilt sizes kept per kernel: the later targets' and the ladder's. */
+#define PRE_KEYS_MAX 16
 /* Host cores from which they are prebuilt (dev_prebuild_all) */
 #define PRE_LATER_CORES 8
 
@@ -1649,7 +1660,7 @@ typedef struct {
     uint32_t pre_procs;    /* build workers started (0: none, or threads) */
     rtm_calib_arena_t arena; /* the points' pinned host memory */
     /* size-built programs prebuilt for later targets: their first keys, by kernel */
-    int64_t pre_key[RTM_MAX_KERNELS][PRE_TARGETS_MAX];
+    int64_t pre_key[RTM_MAX_KERNELS][PRE_KEYS_MAX];
     uint32_t n_pre_key[RTM_MAX_KERNELS];
     rtm_builder_t bld;       /* the device's build workers (builder.h), up after the first
                               * batch worth them until the device is done */
@@ -1657,6 +1668,7 @@ typedef struct {
      * workers' CPU seconds then */
     uint32_t bg_sent;
     double bg_t0, bg_cpu0;
+    bool ladder; /* prebuild_list adds the ladder (LADDER_STEP): a background batch's */
 } devcal_t;
 
 static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
@@ -3504,6 +3516,22 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
                 x->pre_key[ki][x->n_pre_key[ki]++] = kj;
             }
         }
+        const double top = c->targets[nt - 1] * LADDER_SPAN;
+        for (double t = c->targets[0] / LADDER_SPAN;
+             x->ladder && later_ok && k0 >= 0 && t <= top && n < max &&
+             x->n_pre_key[ki] < PRE_KEYS_MAX;
+             t *= LADDER_STEP) {
+            int64_t s2[RTM_SIZE_KEYS_MAX];
+            const int64_t kj =
+                rtm_calib_size_for(kern, tune, t, dev_pred, &pt, &x->lim, 1, 0, NULL, 0, s2);
+            if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
+                !size_built(kern, tune, k0, kj))
+                continue;
+            if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
+                n++;
+                x->pre_key[ki][x->n_pre_key[ki]++] = kj;
+            }
+        }
     }
     return n;
 }
@@ -3518,7 +3546,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send)
     cal_t *c = x->c;
     if (!x->cache || !prebuild_on())
         return;
-    const uint32_t max = rtm_kernel_count() * (2 + PRE_TARGETS_MAX);
+    const uint32_t max = rtm_kernel_count() * (2 + PRE_KEYS_MAX);
     prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
     if (!pb)
         return;
@@ -3536,7 +3564,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send)
             x->bg_sent = rtm_builder_send(&x->bld, jobs, m);
             x->bg_t0 = rtm_calib_now();
             x->bg_cpu0 = rtm_builder_cpu_s(&x->bld);
-            note(c, "%s: %u programs (first sizes) handed to %u build workers under "
+            note(c, "%s: %u programs (first sizes, size ladders) handed to %u build workers under "
                     "SCHED_IDLE%s, to build while the GPUs are measured",
                  x->bd->name, x->bg_sent, x->pre_procs, x->bld.idle ? "" : " (refused: as usual)");
         }
@@ -3910,8 +3938,10 @@ static rtm_status_t dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_de
  * programs, queued to build workers under SCHED_IDLE (dev_prebuild_all's `send`). */
 static void dev_send(devrun_t *r)
 {
-    if (r->open)
-        dev_prebuild_all(&r->x, r->mov, true);
+    if (!r->open)
+        return;
+    r->x.ladder = true; /* and in dev_rest's list: the ladder's keys are prebuilt keys */
+    dev_prebuild_all(&r->x, r->mov, true);
 }
 
 /* The device's workers stopped, its memory freed, the device closed. */
