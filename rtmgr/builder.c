@@ -168,6 +168,7 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
     (void)fcntl(req[1], F_SETPIPE_SZ, RTM_BUILDER_QUEUE * RTM_BUILD_RECORD); /* best effort */
 #endif
     b->idle = idle;
+    b->start_s = rtm_os_now_s();
     while (b->n < np && b->n < RTM_BUILDER_MAX) {
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
@@ -274,6 +275,8 @@ uint32_t rtm_builder_wait(rtm_builder_t *b)
             }
             for (ssize_t i = 0; i < r; i++)
                 built += a[i] == RTM_BUILD_ACK_OK;
+            if (b->first_ack_s == 0.0)
+                b->first_ack_s = rtm_os_now_s() - b->start_s;
             got += (uint32_t)r;
             continue;
         }
