@@ -732,7 +732,8 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         }
         const bool verbose = log_on();
         if (verbose) {
-            fprintf(stderr, "rtmgr: built '%s' with '%s'\n", k->kernel->name, p->options);
+            fprintf(stderr, "rtmgr[%ld]: built '%s' with '%s'\n", (long)getpid(),
+                    k->kernel->name, p->options);
             print_build_log(d, p->prog, k->kernel->name);
         }
         if (nv_gpu(d))
