@@ -1195,20 +1195,6 @@ static size_t target_order(size_t nt, size_t *order, size_t max)
     return no;
 }
 
-/* True when kern's program differs between first keys a and b (its build options hold
- * the size: the navigation kernels' target counts, an image's width). */
-static bool size_built(const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a, int64_t b)
-{
-    rtm_kinst_t ka, kb;
-    if (!kern->options || !size_plan(kern, a, tune, NULL, &ka) ||
-        !size_plan(kern, b, tune, NULL, &kb))
-        return false;
-    char oa[512] = "", ob[512] = "";
-    kern->options(&ka, oa, sizeof(oa));
-    kern->options(&kb, ob, sizeof(ob));
-    return strcmp(oa, ob) != 0;
-}
-
 /* Programs built ahead of a kernel's points (kf->prebuild) at most per call. */
 #define AHEAD_MAX 16
 
@@ -3038,6 +3024,34 @@ static void prebuild_job(rtm_build_job_t *j, const rtm_kernel_t *kern)
     j->transport = RTM_ABORT_WRITE;
 }
 
+/* The build options of the program dev_measure's kexec runs for k on d (prebuild_job's
+ * options; rtm_kexec_program_options). */
+#define PROG_OPTS_MAX 768
+static void prog_options(rtm_ocl_dev_t *d, const rtm_kinst_t *k, char out[PROG_OPTS_MAX])
+{
+    rtm_build_job_t j;
+    prebuild_job(&j, k->kernel);
+    const rtm_kexec_opts_t o = rtm_build_job_opts(&j, NULL);
+    rtm_kexec_program_options(d, k, &o, out, PROG_OPTS_MAX);
+}
+
+/* True when kern's program on d differs between first keys a and b: its build options
+ * hold the size (the navigation kernels' target counts, an image's width), or the size
+ * moves it to another block-control build (a GPU's persistent groups from
+ * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks: the H100's matrix kernels, sort, copy and spin
+ * compiled that one on the path at their larger points, 3-4 s of gpu0's calibration). */
+static bool size_built(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a,
+                       int64_t b)
+{
+    rtm_kinst_t ka, kb;
+    if (!size_plan(kern, a, tune, NULL, &ka) || !size_plan(kern, b, tune, NULL, &kb))
+        return false;
+    char oa[PROG_OPTS_MAX], ob[PROG_OPTS_MAX];
+    prog_options(d, &ka, oa);
+    prog_options(d, &kb, ob);
+    return strcmp(oa, ob) != 0;
+}
+
 static rtm_status_t prebuild_one(prebuild_t *p)
 {
     const rtm_kexec_opts_t o = rtm_build_job_opts(&p->j, p->cache);
@@ -3335,19 +3349,22 @@ static void dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
                         const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n)
 {
     devcal_t *x = ((dkctx_t *)ctx)->x;
-    /* one program gains nothing built ahead; a kernel whose program does not hold its
-     * size has its one program by now */
-    if (!x->cache || !prebuild_on() || n < 2 || !kf->kern->options)
+    /* one program gains nothing built ahead (a kernel whose sizes all run one program
+     * has it by now: no size of the batch is a program of its own, below) */
+    if (!x->cache || !prebuild_on() || n < 2)
         return;
     prebuild_t pb[AHEAD_MAX];
     int64_t pk[AHEAD_MAX];
     uint32_t m = 0;
     for (uint32_t i = 0; i < n && m < AHEAD_MAX; i++) {
-        /* a size whose program is another's of the batch is not a program of its own */
-        bool own = false;
+        /* a size whose program is another's of the batch is not a program of its own,
+         * and one program is built once (the first of its sizes) */
+        bool own = false, twin = false;
         for (uint32_t j = 0; j < n && !own; j++)
-            own = j != i && size_built(kf->kern, kf->tune, keys[i], keys[j]);
-        if (own && !key_in(kf->pre_keys, kf->n_pre_keys, keys[i]) &&
+            own = j != i && size_built(x->d, kf->kern, kf->tune, keys[i], keys[j]);
+        for (uint32_t q = 0; q < m && !twin; q++)
+            twin = !size_built(x->d, kf->kern, kf->tune, keys[i], pk[q]);
+        if (own && !twin && !key_in(kf->pre_keys, kf->n_pre_keys, keys[i]) &&
             prebuild_entry(x, kf->kern, sizes[i], kf->tune, &pb[m]))
             pk[m++] = keys[i];
     }
@@ -3455,6 +3472,19 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
+/* True when key kj of kernel ki runs a program of its own: not k0's, nor that of a size
+ * prebuilt for the kernel already (x->pre_key). */
+static bool own_program(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, int64_t k0,
+                        uint32_t ki, int64_t kj)
+{
+    if (!size_built(x->d, kern, tune, k0, kj))
+        return false;
+    for (uint32_t q = 0; q < x->n_pre_key[ki]; q++)
+        if (!size_built(x->d, kern, tune, x->pre_key[ki][q], kj))
+            return false;
+    return true;
+}
+
 /* dev_prebuild_all's list: pb (room for max) gets the programs; returns how many. */
 static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t *pb,
                               uint32_t max)
@@ -3509,7 +3539,7 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
             const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]], dev_pred, &pt,
                                                   &x->lim, 1, kmin, NULL, 0, s2);
             if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
-                !size_built(kern, tune, k0, kj))
+                !own_program(x, kern, tune, k0, ki, kj))
                 continue;
             if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
                 n++;
@@ -3525,7 +3555,7 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
             const int64_t kj =
                 rtm_calib_size_for(kern, tune, t, dev_pred, &pt, &x->lim, 1, 0, NULL, 0, s2);
             if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
-                !size_built(kern, tune, k0, kj))
+                !own_program(x, kern, tune, k0, ki, kj))
                 continue;
             if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
                 n++;

@@ -139,6 +139,16 @@ bool rtm_kexec_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_op
     return rtm_program_cached(d, k, extra, opts->cache_dir);
 }
 
+void rtm_kexec_program_options(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                               const rtm_kexec_opts_t *opts, char *out, size_t len)
+{
+    char own[256] = "", extra[384];
+    if (k->kernel->options)
+        k->kernel->options(k, own, sizeof(own));
+    opts_for(d, k, opts, extra, sizeof(extra));
+    snprintf(out, len, "%s %s", own, extra);
+}
+
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k)
 {
     /* the first kexec's flag: a device buffer written by clEnqueueWriteBuffer */

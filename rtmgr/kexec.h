@@ -191,6 +191,14 @@ rtm_status_t rtm_kexec_prebuild(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
 /* True when the program rtm_kexec_prebuild(d, k, opts) would build is already in the
  * binary cache opts->cache_dir (rtm_program_cached). Builds nothing. Init only. */
 bool rtm_kexec_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const rtm_kexec_opts_t *opts);
+
+/* The whole build-option text of the program a kexec of k with `opts` runs on d: the
+ * kernel's own options (its sizes, where they are build options) and the block-control
+ * ones resolved as rtm_kexec_create_ex resolves them (persistent groups on a GPU from
+ * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks: one kernel, two programs by size). Two instances
+ * run one program exactly when their texts are equal. */
+void rtm_kexec_program_options(rtm_ocl_dev_t *d, const rtm_kinst_t *k,
+                               const rtm_kexec_opts_t *opts, char *out, size_t len);
 /* Releases everything rtm_kexec_create made. Safe on a zeroed struct. */
 void rtm_kexec_destroy(rtm_kexec_t *x);
 
