@@ -3546,11 +3546,12 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
                 x->pre_key[ki][x->n_pre_key[ki]++] = kj;
             }
         }
-        const double top = c->targets[nt - 1] * LADDER_SPAN;
-        for (double t = c->targets[0] / LADDER_SPAN;
-             x->ladder && later_ok && k0 >= 0 && t <= top && n < max &&
-             x->n_pre_key[ki] < PRE_KEYS_MAX;
-             t *= LADDER_STEP) {
+        const double bottom = c->targets[0] / LADDER_SPAN, top = c->targets[nt - 1] * LADDER_SPAN;
+        for (uint32_t step = 0; x->ladder && later_ok && k0 >= 0 && n < max &&
+                                x->n_pre_key[ki] < PRE_KEYS_MAX &&
+                                bottom * pow(LADDER_STEP, step) <= top;
+             step++) {
+            const double t = bottom * pow(LADDER_STEP, step);
             int64_t s2[RTM_SIZE_KEYS_MAX];
             const int64_t kj =
                 rtm_calib_size_for(kern, tune, t, dev_pred, &pt, &x->lim, 1, 0, NULL, 0, s2);

@@ -340,14 +340,27 @@ double rtm_os_proc_cpu_s(pid_t pid)
     fclose(f);
     /* pid (comm) state ppid ... utime stime: fields 14 and 15; comm may hold spaces and
      * parentheses, so count from its last ')' */
-    const char *p = got ? strrchr(line, ')') : NULL;
+    char *p = got ? strrchr(line, ')') : NULL;
     const long hz = sysconf(_SC_CLK_TCK);
     if (!p || hz <= 0)
         return 0.0;
-    unsigned long long ut = 0, st = 0;
-    if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return 0.0;
-    return (double)(ut + st) / (double)hz;
+    /* after ')': state is token 0, utime token 11, stime token 12 */
+    char *save = NULL;
+    unsigned long long ticks = 0;
+    int got_n = 0;
+    char *tok = strtok_r(p + 1, " \n", &save);
+    for (int i = 0; tok && i <= 12; i++, tok = strtok_r(NULL, " \n", &save)) {
+        if (i < 11)
+            continue;
+        char *end = NULL;
+        errno = 0;
+        const unsigned long long v = strtoull(tok, &end, 10);
+        if (errno || end == tok)
+            return 0.0;
+        ticks += v;
+        got_n++;
+    }
+    return got_n == 2 ? (double)ticks / (double)hz : 0.0;
 }
 
 uint64_t rtm_os_ignored_signals(void)
