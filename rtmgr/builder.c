@@ -167,7 +167,6 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
 #ifdef F_SETPIPE_SZ
     (void)fcntl(req[1], F_SETPIPE_SZ, RTM_BUILDER_QUEUE * RTM_BUILD_RECORD); /* best effort */
 #endif
-    b->idle = idle;
     b->start_s = rtm_os_now_s();
     while (b->n < np && b->n < RTM_BUILDER_MAX) {
         posix_spawn_file_actions_t fa;
@@ -255,6 +254,8 @@ uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, 
 
 uint32_t rtm_builder_wait(rtm_builder_t *b)
 {
+    if (b->pending == 0 && !b->broken) /* nothing out (a broken one is stopped below) */
+        return 0;
     bool ok = !b->broken && b->req >= 0;
     uint32_t got = 0, built = 0;
     const uint32_t sent = b->pending;
@@ -300,8 +301,7 @@ uint32_t rtm_builder_wait(rtm_builder_t *b)
 
 uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
 {
-    if (rtm_builder_send(b, jobs, n) == 0 && !b->broken && b->pending == 0)
-        return 0;
+    (void)rtm_builder_send(b, jobs, n);
     return rtm_builder_wait(b);
 }
 

@@ -66,7 +66,6 @@ typedef struct {
     uint32_t pending; /* jobs sent and not yet acknowledged (rtm_builder_send) */
     int req, ack;     /* request pipe's write end, acknowledgement pipe's read end; -1 */
     bool broken;      /* none started, or one died: no more batches (the caller builds) */
-    bool idle;        /* the workers were asked to run under SCHED_IDLE (`idle`) */
     double start_s;   /* rtm_os_now_s() at rtm_builder_start */
     double first_ack_s; /* seconds from the start to the first acknowledgement; 0: none yet
                          * (what the workers' start cost the first batch: discovery and

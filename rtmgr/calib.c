@@ -3128,16 +3128,24 @@ static pre_mode_t pre_mode(void)
  * too: 45 programs in 8.4 s), not across processes. Returns false when the workers
  * could not take the whole batch (none started, or one died: noted once, when it
  * happens; the caller builds what the cache lacks, this batch's and every later one). */
+/* The device's build workers started unless they are up: one per host core (a GPU's at
+ * most PRE_GPU_WORKERS), at most `cap`; with `idle` under SCHED_IDLE. */
+static void workers_up(devcal_t *x, uint32_t cap, bool idle)
+{
+    if (rtm_builder_up(&x->bld))
+        return;
+    uint32_t np = host_cores();
+    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
+        np = PRE_GPU_WORKERS;
+    np = np > cap ? cap : np;
+    x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, idle);
+}
+
 static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
 {
     if (x->bld.broken || !x->cache)
         return false;
-    if (!rtm_builder_up(&x->bld)) {
-        uint32_t np = host_cores();
-        if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
-            np = PRE_GPU_WORKERS;
-        x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, false);
-    }
+    workers_up(x, UINT32_MAX, false);
     const rtm_build_job_t *jobs[256];
     uint32_t done = 0;
     while (done < n && rtm_builder_up(&x->bld)) {
@@ -3472,17 +3480,21 @@ static bool sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_
  * first ones do. On PoCL a build costs 0.3-1.5 s of one core and the nav kernels' sizes
  * are build options (every point its own program): one at a time they were most of the
  * H100 host's 57 s; its 16 cores build them together. */
-/* True when key kj of kernel ki runs a program of its own: not k0's, nor that of a size
- * prebuilt for the kernel already (x->pre_key). */
-static bool own_program(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, int64_t k0,
-                        uint32_t ki, int64_t kj)
+/* Plans key kj (sizes s) of kernel ki into *pb and keeps it among the kernel's prebuilt
+ * keys (x->pre_key) when it runs a program of its own: not k0's, nor that of a key kept
+ * already (within PRE_KEYS_MAX). Returns 1 when it did, else 0 (kj < 0: no size). */
+static uint32_t pre_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, uint32_t ki,
+                         int64_t k0, int64_t kj, const int64_t *s, prebuild_t *pb)
 {
-    if (!size_built(x->d, kern, tune, k0, kj))
-        return false;
+    if (kj < 0 || x->n_pre_key[ki] >= PRE_KEYS_MAX || !size_built(x->d, kern, tune, k0, kj))
+        return 0;
     for (uint32_t q = 0; q < x->n_pre_key[ki]; q++)
         if (!size_built(x->d, kern, tune, x->pre_key[ki][q], kj))
-            return false;
-    return true;
+            return 0;
+    if (!prebuild_entry(x, kern, s, tune, pb))
+        return 0;
+    x->pre_key[ki][x->n_pre_key[ki]++] = kj;
+    return 1;
 }
 
 /* dev_prebuild_all's list: pb (room for max) gets the programs; returns how many. */
@@ -3538,30 +3550,17 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
             const int64_t kmin = later[j] == nt - 1 ? k0 + (k0 + 1) / 2 : 0;
             const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]], dev_pred, &pt,
                                                   &x->lim, 1, kmin, NULL, 0, s2);
-            if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
-                !own_program(x, kern, tune, k0, ki, kj))
-                continue;
-            if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
-                n++;
-                x->pre_key[ki][x->n_pre_key[ki]++] = kj;
-            }
+            n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
         }
         const double bottom = c->targets[0] / LADDER_SPAN, top = c->targets[nt - 1] * LADDER_SPAN;
         for (uint32_t step = 0; x->ladder && later_ok && k0 >= 0 && n < max &&
-                                x->n_pre_key[ki] < PRE_KEYS_MAX &&
                                 bottom * pow(LADDER_STEP, step) <= top;
              step++) {
             const double t = bottom * pow(LADDER_STEP, step);
             int64_t s2[RTM_SIZE_KEYS_MAX];
             const int64_t kj =
                 rtm_calib_size_for(kern, tune, t, dev_pred, &pt, &x->lim, 1, 0, NULL, 0, s2);
-            if (kj < 0 || kj == k0 || key_in(x->pre_key[ki], x->n_pre_key[ki], kj) ||
-                !own_program(x, kern, tune, k0, ki, kj))
-                continue;
-            if (prebuild_entry(x, kern, s2, tune, &pb[n])) {
-                n++;
-                x->pre_key[ki][x->n_pre_key[ki]++] = kj;
-            }
+            n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
         }
     }
     return n;
@@ -3585,9 +3584,7 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send)
     if (send) {
         n = uncached(pb, n);
         if (n > 0 && pre_mode() == PRE_PROCS && !x->bld.broken) {
-            uint32_t np = host_cores();
-            np = np > n ? n : np;
-            x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, true);
+            workers_up(x, n, true);
             const rtm_build_job_t *jobs[RTM_BUILDER_QUEUE];
             uint32_t m = 0;
             for (; m < n && m < N_OF(jobs); m++)
@@ -3596,8 +3593,8 @@ static void dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send)
             x->bg_t0 = rtm_calib_now();
             x->bg_cpu0 = rtm_builder_cpu_s(&x->bld);
             note(c, "%s: %u programs (first sizes, size ladders) handed to %u build workers under "
-                    "SCHED_IDLE%s, to build while the GPUs are measured",
-                 x->bd->name, x->bg_sent, x->pre_procs, x->bld.idle ? "" : " (refused: as usual)");
+                    "SCHED_IDLE, to build while the GPUs are measured",
+                 x->bd->name, x->bg_sent, x->pre_procs);
         }
         free(pb);
         return;
@@ -3839,7 +3836,6 @@ typedef struct {
     char cache[RTM_PATH_MAX];
     const rtm_kernel_t *mov;
     uint32_t left;  /* kernels still to measure (their time shares) */
-    bool have_c;    /* the build-time figure c is measured (dev_build) */
     double past_s;  /* the device's cal_t past_s, kept between its sections */
     double first_s; /* seconds of the first section */
     bool split;     /* the first section ran before the GPUs' */
@@ -3856,7 +3852,6 @@ static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
     const rtm_status_t st = dev_build(&r->x, ahead);
     r->ph[2] += rtm_calib_now() - t;
     r->x.c->cfig_s += rtm_calib_now() - t;
-    r->have_c = true;
     return st;
 }
 
@@ -3870,6 +3865,7 @@ static rtm_status_t dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_de
     if (st != RTM_OK)
         return st;
     r->open = true;
+    r->split = !with_c;
     const bool have_cache = rtm_program_cache_dir(r->cache, sizeof(r->cache)) == RTM_OK;
     r->x = (devcal_t){.c = c, .d = &r->dev, .bd = bd, .di = di,
                       .cache = have_cache ? r->cache : NULL, .ocl_index = ocl_index};
@@ -3957,7 +3953,6 @@ static rtm_status_t dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_de
     r->ph[4] = rtm_calib_now() - tm;
     r->past_s = c->past_s;
     r->first_s = rtm_calib_now() - t0;
-    r->split = !with_c;
     if (r->split) { /* its host load now, the rest's in dev_rest */
         char what[96];
         snprintf(what, sizeof(what), "%s (first section)", bd->name);
@@ -4003,7 +3998,7 @@ static rtm_status_t dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     if (r->split)
         load_mark(c, &r->load);
     c->past_s = r->past_s;
-    if (st == RTM_OK && !r->have_c)
+    if (st == RTM_OK && r->split) /* its c: dev_first left it to the helper thread */
         st = dev_c(r, ahead);
     const double tp = rtm_calib_now();
     if (st == RTM_OK)

@@ -74,18 +74,41 @@ static bool cached(rtm_ocl_dev_t *d, const rtm_build_job_t *j, const char *cache
     return rtm_kexec_cached(d, &j->k, &o);
 }
 
+/* A fresh binary cache directory and PoCL's device (the tests that build). */
+typedef struct {
+    char dir[40];
+    rtm_ocl_dev_t d;
+} fix_t;
+
+static int fix_open(void **state)
+{
+    static fix_t f;
+    snprintf(f.dir, sizeof(f.dir), "/tmp/rtmgr-test-builder-XXXXXX");
+    if (!mkdtemp(f.dir) || ocl_open_first(&f.d) != RTM_OK)
+        return -1;
+    *state = &f;
+    return 0;
+}
+
+static int fix_close(void **state)
+{
+    fix_t *f = *state;
+    rtm_ocl_close(&f->d);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 static void test_batches_share_workers(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/rtmgr-test-builder-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    rtm_ocl_dev_t d;
-    assert_int_equal(ocl_open_first(&d), RTM_OK);
+    fix_t *f = *state;
+    const char *dir = f->dir;
+    rtm_ocl_dev_t *d = &f->d;
     /* the navigation kernels' target counts are build options: each size its program */
     const rtm_build_job_t j[4] = {job("cpa_tcpa", 101, 0, false), job("cpa_tcpa", 203, 0, false),
                                   job("cpa_tcpa", 305, 0, false), job("spin", 64, 0, true)};
     for (int i = 0; i < 4; i++)
-        assert_false(cached(&d, &j[i], dir));
+        assert_false(cached(d, &j[i], dir));
 
     rtm_builder_t b;
     assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, false), 2);
@@ -93,42 +116,35 @@ static void test_batches_share_workers(void **state)
     const pid_t p0 = b.pid[0], p1 = b.pid[1];
     const rtm_build_job_t *first[] = {&j[0], &j[1]};
     assert_int_equal(rtm_builder_batch(&b, first, 2), 2);
-    assert_true(cached(&d, &j[0], dir) && cached(&d, &j[1], dir));
-    assert_false(cached(&d, &j[2], dir));
+    assert_true(cached(d, &j[0], dir) && cached(d, &j[1], dir));
+    assert_false(cached(d, &j[2], dir));
     /* the second batch: the same two processes, no start */
     const rtm_build_job_t *second[] = {&j[2], &j[3]};
     assert_int_equal(rtm_builder_batch(&b, second, 2), 2);
     assert_true(rtm_builder_up(&b));
     assert_int_equal(b.n, 2);
     assert_true((b.pid[0] == p0 && b.pid[1] == p1) || (b.pid[0] == p1 && b.pid[1] == p0));
-    assert_true(cached(&d, &j[2], dir) && cached(&d, &j[3], dir));
+    assert_true(cached(d, &j[2], dir) && cached(d, &j[3], dir));
     /* spin without polls is not spin with the default polls */
     const rtm_build_job_t polled = job("spin", 64, 0, false);
-    assert_false(cached(&d, &polled, dir));
+    assert_false(cached(d, &polled, dir));
     rtm_builder_stop(&b);
     assert_int_equal(b.n, 0);
     assert_int_equal(b.failed, 0);
     assert_false(rtm_builder_up(&b));
-    rtm_ocl_close(&d);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* A background batch: queued without waiting to workers under SCHED_IDLE, collected
  * later; their CPU time is readable while they live. */
 static void test_background_batch(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/rtmgr-test-builder-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    rtm_ocl_dev_t d;
-    assert_int_equal(ocl_open_first(&d), RTM_OK);
+    fix_t *f = *state;
+    const char *dir = f->dir;
+    rtm_ocl_dev_t *d = &f->d;
     const rtm_build_job_t j[3] = {job("cpa_tcpa", 107, 0, false), job("cpa_tcpa", 209, 0, false),
                                   job("trajectory", 301, 0, false)};
     rtm_builder_t b;
     assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, true), 2);
-    assert_true(b.idle);
     const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
     assert_int_equal(rtm_builder_send(&b, all, 3), 3);
     assert_int_equal(b.pending, 3);
@@ -137,7 +153,7 @@ static void test_background_batch(void **state)
     assert_int_equal(b.pending, 0);
     assert_true(rtm_builder_up(&b));
     for (int i = 0; i < 3; i++)
-        assert_true(cached(&d, &j[i], dir));
+        assert_true(cached(d, &j[i], dir));
     /* they took jobs, so they lowered themselves first (an unprivileged process may
      * always go to SCHED_IDLE) */
     for (uint32_t w = 0; w < b.n; w++)
@@ -148,10 +164,6 @@ static void test_background_batch(void **state)
     rtm_builder_stop(&b);
     assert_int_equal(b.failed, 0);
     assert_true(rtm_builder_cpu_s(&b) == 0.0); /* none live */
-    rtm_ocl_close(&d);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 static void test_no_device_breaks_without_blocking(void **state)
@@ -175,8 +187,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_round_trip),
-        cmocka_unit_test(test_batches_share_workers),
-        cmocka_unit_test(test_background_batch),
+        cmocka_unit_test_setup_teardown(test_batches_share_workers, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_background_batch, fix_open, fix_close),
         cmocka_unit_test(test_no_device_breaks_without_blocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
