@@ -132,6 +132,10 @@ struct rtm_exec {
      * instances a job may move between (same plan), and the bytes a move transfers */
     rtm_preempt_job_t pj[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     void *pj_mem[RTM_MAX_TASKS][RTM_MAX_DEVICES];
+    /* the picture a preempted traffic job's inputs came from (preemptible tasks whose
+     * kernel loads one; allocated by init): its result is handed with it when it
+     * completes, whichever pictures its home device loaded in between */
+    rtm_traffic_t *pj_pic[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     int32_t hold[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     uint64_t compat[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* bit e: d's job may resume on e */
     uint64_t blocks_total[RTM_MAX_TASKS][RTM_MAX_DEVICES]; /* over all launches */
@@ -205,6 +209,12 @@ static rtm_status_t preempt_init(rtm_exec_t *x)
                                                          (bytes + 63u) & ~(size_t)63u, 0, count);
             if (st != RTM_OK)
                 return st;
+            if (k->kernel->load_traffic && tk->cfg->preemptible) {
+                x->pj_pic[t][d] = malloc(sizeof(rtm_traffic_t));
+                if (!x->pj_pic[t][d])
+                    return RTM_E_NOMEM;
+                x->pj_pic[t][d]->n = 0;
+            }
         }
         for (uint32_t d = 0; d < x->n_devs; d++) {
             if (!x->pj_mem[t][d])
@@ -302,6 +312,8 @@ void rtm_exec_destroy(rtm_exec_t *x)
 {
     for (uint32_t t = 0; t < x->n_tasks; t++) {
         for (uint32_t d = 0; d < x->n_devs; d++) {
+            free(x->pj_pic[t][d]);
+            x->pj_pic[t][d] = NULL;
             if (!x->pj_mem[t][d])
                 continue;
             rtm_preempt_job_release(&x->pj[t][d]);
@@ -674,6 +686,7 @@ static void run_cpu_resume(devrt_t *r, const job_t *j, run_result_t *res)
     rtm_exec_t *x = r->x;
     rtm_preempt_job_t *pj = &x->pj[j->task][j->home];
     res->k = pj->k;
+    res->snap = x->pj_pic[j->task][j->home];
     res->start_ns = rtm_os_now_ns();
     const rtm_status_t st = rtm_preempt_resume_pool(pj, x->p.pool);
     res->end_ns = rtm_os_now_ns();
@@ -737,6 +750,7 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
         if (st == RTM_OK) /* block-control clears and inputs, with their events, then the job */
             st = rtm_preempt_start_ex(pj, kx, true, &run->in0, &run->in1);
     } else {
+        run->snap = x->pj_pic[t][j->home];
         st = marker(kx->dev->exec, &run->m0);
         if (st == RTM_OK)
             st = rtm_preempt_resume_gpu(pj, kx);
@@ -881,6 +895,9 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     if (preempted) {
         res->preempted = true;
         res->release_ns = raised_ns >= 0 ? rtm_os_now_ns() - raised_ns : 0;
+        /* its picture stays with it (this device's next jobs load theirs over it) */
+        if (fresh && run->snap && x->pj_pic[t][d])
+            rtm_traffic_copy(x->pj_pic[t][d], run->snap);
     } else
         res->outcome = RTM_JOB_ABORTED;
 }
@@ -1193,8 +1210,7 @@ static void *dispatch_main(void *arg)
         if (completed && x->p.result) {
             const uint32_t task = j->task; /* the slot stays ours until rec_finish */
             pthread_mutex_unlock(&x->mu);
-            x->p.result(x->p.result_ctx, task, k,
-                        k->kernel->load_traffic ? (res.snap ? res.snap : r->snap[r->snap_i]) : NULL);
+            x->p.result(x->p.result_ctx, task, k, k->kernel->load_traffic ? res.snap : NULL);
             pthread_mutex_lock(&x->mu);
         }
         rtm_exec_rec_t rec;

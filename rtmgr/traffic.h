@@ -7,6 +7,7 @@
 #define RTM_TRAFFIC_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "limits.h"
 
@@ -23,5 +24,26 @@ typedef struct rtm_traffic {
     float x[RTM_MAX_TARGETS], y[RTM_MAX_TARGETS];
     float sog[RTM_MAX_TARGETS], cog[RTM_MAX_TARGETS], rot[RTM_MAX_TARGETS];
 } rtm_traffic_t;
+
+/* Copies src into dst: the header and src's n targets (the rest of dst is left as it
+ * was). Real-time safe; O(n). */
+static inline void rtm_traffic_copy(rtm_traffic_t *dst, const rtm_traffic_t *src)
+{
+    const size_t n = src->n <= RTM_MAX_TARGETS ? src->n : RTM_MAX_TARGETS;
+    dst->seq = src->seq;
+    dst->t_ns = src->t_ns;
+    dst->lat0 = src->lat0;
+    dst->lon0 = src->lon0;
+    dst->own_sog = src->own_sog;
+    dst->own_cog = src->own_cog;
+    dst->own_rot = src->own_rot;
+    dst->n = (uint32_t)n;
+    memcpy(dst->id, src->id, n * sizeof(dst->id[0]));
+    memcpy(dst->x, src->x, n * sizeof(dst->x[0]));
+    memcpy(dst->y, src->y, n * sizeof(dst->y[0]));
+    memcpy(dst->sog, src->sog, n * sizeof(dst->sog[0]));
+    memcpy(dst->cog, src->cog, n * sizeof(dst->cog[0]));
+    memcpy(dst->rot, src->rot, n * sizeof(dst->rot[0]));
+}
 
 #endif

@@ -14,6 +14,7 @@
  * Timing on a loaded 2-core machine: nothing asserts a wall-clock bound; where the long
  * job could not be caught running (the machine too slow to start it before the hard
  * job's release), the test says so and skips. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -181,6 +182,8 @@ static int teardown(void **state)
     return 0;
 }
 
+#define SPIN_BLOCKS 128 /* the long spin job's: 64 blocks x 2 launches */
+
 /* The long job: spin, 64 blocks of 64 work-items, two launches (ping-pong), `work`
  * set so that one uninterrupted run on ocl0 lasts about `ms`. */
 static void make_long(tk_t *t, rtm_place_t place, double ms)
@@ -249,6 +252,52 @@ static void scan(seen_t *s)
 
 static bool wait_abort; /* the next run_exec's rtm_exec_params_t.wait_abort */
 
+/* Pictures for the traffic tasks (load_traffic kernels): every snapshot is a new one,
+ * its seq counting, its targets placed by seq (on converging courses, within a few
+ * nautical miles), so that two pictures give two different outputs. */
+static atomic_uint pic_seq;
+static uint32_t pic_targets; /* targets in each picture */
+static bool with_pictures;   /* the next run_exec passes snapshot and result */
+
+static void pic_snapshot(void *ctx, rtm_traffic_t *out)
+{
+    (void)ctx;
+    const uint32_t s = atomic_fetch_add(&pic_seq, 1u) + 1u;
+    out->seq = s;
+    out->t_ns = (int64_t)s * MS;
+    out->lat0 = 49.5;
+    out->lon0 = -2.5;
+    out->own_sog = 7.0f;
+    out->own_cog = 0.3f;
+    out->own_rot = 0.0f;
+    out->n = pic_targets;
+    for (uint32_t i = 0; i < pic_targets; i++) {
+        const float a = 0.37f * (float)i + 0.011f * (float)s;
+        const float d = 900.0f + 7.0f * (float)(i % 500) + 13.0f * (float)s;
+        out->id[i] = 200000000u + i;
+        out->x[i] = d * sinf(a);
+        out->y[i] = d * cosf(a);
+        out->sog[i] = 5.0f + 0.01f * (float)(i % 300);
+        out->cog[i] = a + 3.14159265f; /* towards own ship */
+        out->rot[i] = 0.0f;
+    }
+}
+
+/* The picture handed with task 0's last completed job (static: no allocation while
+ * the executive runs), and how many were handed. */
+static rtm_traffic_t got_pic;
+static uint32_t got_results;
+
+static void pic_result(void *ctx, uint32_t task, const rtm_kinst_t *k, const rtm_traffic_t *snap)
+{
+    (void)ctx;
+    (void)k;
+    if (task != 0 || !snap)
+        return;
+    memcpy(&got_pic, snap, sizeof(got_pic));
+    got_results++;
+}
+
 static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *pool, int64_t run_ms)
 {
     rtm_exec_dev_t d[NDEV];
@@ -256,6 +305,11 @@ static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *p
     rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = true, .start_delay_ns = 5 * MS,
                            .max_jobs = 16, .margin = 0.1, .sink = sink, .pool = pool,
                            .wait_abort = wait_abort};
+    if (with_pictures) {
+        p.input.snapshot = pic_snapshot;
+        p.result = pic_result;
+    }
+    got_results = 0;
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     n_recs = 0;
     assert_int_equal(rtm_exec_init(x, &p, d, NDEV, et, n_tasks), RTM_OK);
@@ -277,7 +331,9 @@ static rtm_exec_t *run_exec(rtm_exec_task_t *et, uint32_t n_tasks, rtm_pool_t *p
     return x;
 }
 
-static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, const rtm_exec_t *x)
+/* The long job's record and output; `blocks`: its blocks over all launches. */
+static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, const rtm_exec_t *x,
+                       uint32_t blocks)
 {
     assert_non_null(lr);
     assert_true(lr->outcome == RTM_JOB_MET || lr->outcome == RTM_JOB_LATE);
@@ -285,9 +341,9 @@ static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, co
     assert_int_equal(lr->resumes, lr->preemptions);
     assert_int_equal(lr->first_device, 1);
     assert_int_equal(lr->device, (int32_t)dev);
-    assert_int_equal(lr->blocks_total, 128); /* 64 blocks x 2 launches */
-    assert_int_equal(lr->blocks_done, 128);
-    assert_true(lr->ckpt_blocks < 128);
+    assert_int_equal(lr->blocks_total, blocks);
+    assert_int_equal(lr->blocks_done, blocks);
+    assert_true(lr->ckpt_blocks < blocks);
     assert_true(lr->kernel_ns > 0 && lr->exec_ns >= lr->kernel_ns);
     /* the output equals an uninterrupted run's: on the device it finished on, or, on the
      * CPU, in the host buffers of the instance it started from */
@@ -338,7 +394,7 @@ static void same_device_twice(bool wait)
         printf("the long job was not running when the hard job came: machine too busy\n");
         skip();
     }
-    check_long(s.lr, &t[0], 1, x);
+    check_long(s.lr, &t[0], 1, x, SPIN_BLOCKS);
     /* at 50 and 170 ms the job (predicted 800 ms, about 400 ms uninterrupted; longer
      * when the machine is loaded) still runs: aborted at least twice */
     assert_timing(probe, run_t0, run_t1, s.lr->preemptions >= 2);
@@ -391,7 +447,7 @@ static void test_resume_on_cpu(void **state)
         printf("the long job was not running when the hard job came: machine too busy\n");
         skip();
     }
-    check_long(s.lr, &t[0], 0, x);
+    check_long(s.lr, &t[0], 0, x, SPIN_BLOCKS);
     assert_int_equal(s.lr->preemptions, 1);
     assert_int_equal(s.lr->resume_reason, RTM_REASON_MET_EARLIEST);
     assert_int_equal(s.urgent_done, 1);
@@ -419,13 +475,96 @@ static void test_resume_other_device(void **state)
         printf("the long job was not running when the hard job came: machine too busy\n");
         skip();
     }
-    check_long(s.lr, &t[0], 2, x);
+    check_long(s.lr, &t[0], 2, x, SPIN_BLOCKS);
     assert_int_equal(s.lr->preemptions, 1);
     assert_int_equal(s.urgent_done, 1);
     rtm_exec_destroy(x);
     free(x);
     for (int i = 0; i < 2; i++)
         free_task(&t[i]);
+}
+
+/* A preempted traffic job resumed later hands its result with the picture its inputs
+ * came from, not the device's latest: the long job is a manoeuvre search (preemptible),
+ * the hard job a CPA/TCPA that loads a newer picture on ocl0 while the long job waits to
+ * resume there (on_cpu false: ocl0 only) or resumes on the CPU pool (on_cpu: the hard
+ * job predicted long, as in test_resume_on_cpu). The outputs equal the CPU twin's on
+ * the picture handed. */
+static void own_picture(bool on_cpu)
+{
+    static tk_t t[2];
+    static rtm_pool_t pool;
+    const int64_t msize[RTM_SIZE_KEYS_MAX] = {1024, 360};
+    make_task(&t[0], "long", "manoeuvre", msize, 64, 10000, 5000, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU,
+              true);
+    /* about 400 ms uninterrupted on ocl0: scale the targets */
+    for (int pass = 0; pass < 3; pass++) {
+        rtm_kexec_timing_t tm;
+        assert_int_equal(rtm_kexec_run(&t[0].kx[1], &tm), RTM_OK);
+        const double want = 0.4, got = tm.kernel_s > 1e-6 ? tm.kernel_s : 1e-6;
+        if (got > 0.7 * want && got < 1.4 * want)
+            break;
+        double n = (double)t[0].inst[1].size[0] * want / got;
+        n = n < 64 ? 64 : n > RTM_MAX_TARGETS ? RTM_MAX_TARGETS : n;
+        const int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)n / 64 * 64, 360};
+        free_task(&t[0]);
+        make_task(&t[0], "long", "manoeuvre", size, 64, 10000, 5000, 0, RTM_CRIT_SOFT,
+                  RTM_PLACE_GPU, true);
+        if (n >= RTM_MAX_TARGETS)
+            break;
+    }
+    pic_targets = (uint32_t)t[0].inst[1].size[0];
+    const int64_t csize[RTM_SIZE_KEYS_MAX] = {256};
+    make_task(&t[1], "urgent", "cpa_tcpa", csize, 64, 120, 40, 50, RTM_CRIT_HARD, RTM_PLACE_GPU,
+              false);
+    rtm_exec_task_t et[2];
+    if (on_cpu) {
+        assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+        t[0].cfg.placement = t[1].cfg.placement = RTM_PLACE_AUTO;
+        t[1].cfg.period_ns = 10000 * MS;
+        t[1].cfg.deadline_ns = 250 * MS;
+        fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){700, 600, -1});
+        fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 200, -1});
+    } else {
+        fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){-1, 800, -1});
+        fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 1, -1});
+    }
+    atomic_store(&pic_seq, 0u);
+    with_pictures = true;
+    rtm_exec_t *x = run_exec(et, 2, on_cpu ? &pool : NULL, 2500);
+    with_pictures = false;
+    seen_t s;
+    scan(&s);
+    if (!s.lr || s.urgent_preempt == 0) {
+        printf("the long job was not running when the hard job came: machine too busy\n");
+        skip();
+    }
+    assert_true(s.lr->preemptions >= 1);
+    assert_int_equal(got_results, 1);
+    printf("long: handed picture %llu of %u loaded\n", (unsigned long long)got_pic.seq,
+           atomic_load(&pic_seq));
+    /* the reference: the CPU twin on the picture handed with the result */
+    t[0].ref.kernel->load_traffic(&t[0].ref, &got_pic);
+    rtm_kinst_run_cpu(&t[0].ref);
+    check_long(s.lr, &t[0], on_cpu ? 0 : 1, x, (uint32_t)rtm_kinst_blocks(&t[0].inst[1]));
+    rtm_exec_destroy(x);
+    free(x);
+    if (on_cpu)
+        rtm_pool_stop(&pool);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
+static void test_resume_hands_own_picture(void **state)
+{
+    (void)state;
+    own_picture(false);
+}
+
+static void test_resume_on_cpu_hands_own_picture(void **state)
+{
+    (void)state;
+    own_picture(true);
 }
 
 int main(void)
@@ -435,6 +574,8 @@ int main(void)
         cmocka_unit_test(test_resume_same_device_wait),
         cmocka_unit_test(test_resume_on_cpu),
         cmocka_unit_test(test_resume_other_device),
+        cmocka_unit_test(test_resume_hands_own_picture),
+        cmocka_unit_test(test_resume_on_cpu_hands_own_picture),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
