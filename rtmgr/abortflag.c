@@ -251,10 +251,13 @@ rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
     rtm_status_t st = disarm(f); /* a held write not raised: goes by as a no-op */
     if (st != RTM_OK)
         return st;
-    RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_FALSE, 0,
-                                      flag_ints(f) * sizeof(cl_int), &f->pin_host[0], 0, NULL,
-                                      NULL),
-                 "clEnqueueWriteBuffer(abort clear)");
+    if (f->up) {
+        RTM_CL_CHECK(clEnqueueWriteBuffer(f->dev->exec, f->mem, CL_FALSE, 0,
+                                          flag_ints(f) * sizeof(cl_int), &f->pin_host[0], 0,
+                                          NULL, NULL),
+                     "clEnqueueWriteBuffer(abort clear)");
+        f->up = false;
+    }
     if (f->raise_mode == RTM_RAISE_ARMED && f->arm_q)
         st = arm(f);
     return st;
@@ -268,6 +271,7 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
         f->raise_call_s = rtm_os_now_s() - f->raised_at;
         return RTM_OK;
     }
+    f->up = true;
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
         return RTM_OK;
     const size_t n = flag_ints(f);

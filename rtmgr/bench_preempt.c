@@ -59,6 +59,7 @@ typedef struct {
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
     int prewake_us;      /* --prewake: spin before each raise (us) */
     rtm_preempt_poke_t poke; /* --poke: what the spin does besides */
+    uint32_t keepalive_us;   /* --keepalive: a 4-byte write this often through the job */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late|beside; 0 auto) */
@@ -661,7 +662,7 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     rtm_preempt_stop_t *stops = calloc(aborts ? aborts : 1, sizeof(*stops));
     if (!stops)
         return fail(b, "cannot allocate", x->k->kernel->name, NULL);
-    const rtm_preempt_wake_t wake = {b->o.prewake_us * 1e-6, b->o.poke};
+    const rtm_preempt_wake_t wake = {b->o.prewake_us * 1e-6, b->o.poke, b->o.keepalive_us * 1e-6};
     const rtm_status_t st = rtm_preempt_abort_series_ex(x, aborts, rtm_rng_next(&b->rng), samples,
                                                         stops, &out->n, &out->missed,
                                                         &out->kernel_s, &wake);
@@ -1276,7 +1277,7 @@ static int usage(void)
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late|beside] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
-            "                           [--prewake US] [--poke none|poll|write]\n"
+            "                           [--prewake US] [--poke none|poll|write] [--keepalive US]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1289,6 +1290,9 @@ static int usage(void)
             "  --poke       what that spin does besides: nothing (none, the default), ask\n"
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
+            "  --keepalive  the response part's thread sleeps until the prewake window in\n"
+            "               steps of US, writing 4 bytes to the device after each (traffic\n"
+            "               on the link through the whole kernel; default 0: none)\n"
             "  --cpu-latency the CPU wake-up latency held while it runs (PM QoS,\n"
             "          /dev/cpu_dma_latency; default 0 as `rtmgr run` holds it; off = none)\n"
             "  --raise the write flag's raise path (default: probed, section 1b)\n"
@@ -1342,6 +1346,8 @@ int rtm_bench_preempt(int argc, char **argv)
                 return usage();
         } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
             b.o.prewake_us = (int)u;
+        } else if (strcmp(a, "--keepalive") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
+            b.o.keepalive_us = u;
         } else if (strcmp(a, "--poke") == 0 && v && ++i) {
             int p = -1;
             for (int m = 0; m < (int)N_POKES; m++)
@@ -1433,8 +1439,9 @@ int rtm_bench_preempt(int argc, char **argv)
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
     if (!b.o.json)
-        printf("before each raise the thread spins %d us (--prewake) and pokes: %s (--poke)\n",
-               b.o.prewake_us, poke_name[b.o.poke]);
+        printf("before each raise the thread spins %d us (--prewake) and pokes: %s (--poke); "
+               "through the job a 4-byte write every %u us (--keepalive; 0: none)\n",
+               b.o.prewake_us, poke_name[b.o.poke], b.o.keepalive_us);
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

@@ -203,7 +203,9 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return st;
     }
-    rtm_abortflag_set_raise(&x->flag, x->opts.raise_mode);
+    rtm_abortflag_set_raise(&x->flag, x->opts.never_aborted && x->opts.raise_mode == RTM_RAISE_ARMED
+                                          ? RTM_RAISE_PINNED
+                                          : x->opts.raise_mode);
     x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
     x->launches = k->plan.launches;
@@ -270,46 +272,82 @@ static void track(cl_event ev, cl_event *first, cl_event *last)
     }
 }
 
-rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
+/* Does x's build fetch blocks from the per-launch counters (RTM_PERSIST=2)? Only then
+ * do the counters need zeroing. */
+static bool fetches(const rtm_kexec_t *x) { return x->persist && !x->opts.static_fetch; }
+
+/* The event a command of a sequence should return: the first command's when the caller
+ * wants the first and has none yet, the last one's when it wants the last; else none
+ * (each event costs the H100's host a create and a release, 2 us). */
+static cl_event *want_event(cl_event *ev, bool final, const cl_event *first, const cl_event *last)
 {
-    cl_event ev;
+    return (first && !*first) || (final && last) ? ev : NULL;
+}
+
+/* The block-control clears of a run: the completed-block array, the completion counts
+ * (counting builds) and the fetch counters (RTM_PERSIST=2 builds), in that order on the
+ * execution queue; `more`: commands follow in the caller's sequence (then the last of
+ * these is not the sequence's last). */
+static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl_event *last)
+{
     const cl_uint zero = 0;
     const cl_uchar zero8 = 0;
     const size_t ndone = (size_t)x->launches * x->done_stride;
     rtm_status_t st = rtm_abortflag_clear(&x->flag);
     if (st != RTM_OK)
         return st;
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL, &ev),
+    const bool count = x->count != NULL, next = fetches(x);
+    cl_event ev = NULL;
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL,
+                                     want_event(&ev, !more && !count && !next, first, last)),
                  "clEnqueueFillBuffer(done)");
-    track(ev, first, last);
-    if (x->count) {
-        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
-                                         ndone * sizeof(cl_uint), 0, NULL, &ev),
-                     "clEnqueueFillBuffer(count)");
+    if (ev)
         track(ev, first, last);
+    ev = NULL;
+    if (count) {
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
+                                         ndone * sizeof(cl_uint), 0, NULL,
+                                         want_event(&ev, !more && !next, first, last)),
+                     "clEnqueueFillBuffer(count)");
+        if (ev)
+            track(ev, first, last);
+        ev = NULL;
     }
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0, ndone / 16,
-                                     0, NULL, &ev),
-                 "clEnqueueFillBuffer(next)");
-    track(ev, first, last);
+    if (next) {
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0,
+                                         ndone / 16, 0, NULL, want_event(&ev, !more, first, last)),
+                     "clEnqueueFillBuffer(next)");
+        if (ev)
+            track(ev, first, last);
+    }
     memset(x->fetch_dirty, 0, x->launches);
     return RTM_OK;
+}
+
+rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
+{
+    return clear_control(x, false, first, last);
 }
 
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
-    const rtm_status_t st = rtm_kexec_clear(x, first, last);
+    uint32_t n_in = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        n_in += (k->plan.buf[i].dir & RTM_BUF_IN) != 0;
+    const rtm_status_t st = clear_control(x, n_in > 0, first, last);
     if (st != RTM_OK)
         return st;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
-        cl_event ev;
         if (!(k->plan.buf[i].dir & RTM_BUF_IN))
             continue;
+        cl_event ev = NULL;
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->buf[i], CL_FALSE, 0,
-                                          k->plan.buf[i].bytes, k->host[i], 0, NULL, &ev),
+                                          k->plan.buf[i].bytes, k->host[i], 0, NULL,
+                                          want_event(&ev, --n_in == 0, first, last)),
                      "clEnqueueWriteBuffer");
-        track(ev, first, last);
+        if (ev)
+            track(ev, first, last);
     }
     return RTM_OK;
 }
@@ -396,7 +434,8 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     cl_kernel kern = x->prog.kern[kl.entry];
     const cl_uint mapped = nmap && map_host ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
     const cl_uint doff = launch * x->done_stride;
-    if (x->fetch_dirty[launch]) { /* enqueued before (an aborted run): reset its counter */
+    if (x->fetch_dirty[launch] && fetches(x)) { /* enqueued before (an aborted run): reset
+                                                   * its counter */
         const cl_uint zero = 0;
         RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
                                          (size_t)doff / 16, sizeof(zero), 0, NULL, NULL),
@@ -449,14 +488,19 @@ rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_ev
                                        cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
+    uint32_t n_out = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        n_out += (k->plan.buf[i].dir & RTM_BUF_OUT) != 0;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (!(k->plan.buf[i].dir & RTM_BUF_OUT))
             continue;
-        cl_event ev;
+        cl_event ev = NULL;
         RTM_CL_CHECK(clEnqueueReadBuffer(q, x->buf[i], CL_FALSE, 0, k->plan.buf[i].bytes,
-                                         k->host[i], after ? 1 : 0, after ? &after : NULL, &ev),
+                                         k->host[i], after ? 1 : 0, after ? &after : NULL,
+                                         want_event(&ev, --n_out == 0, first, last)),
                      "clEnqueueReadBuffer");
-        track(ev, first, last);
+        if (ev)
+            track(ev, first, last);
     }
     return RTM_OK;
 }

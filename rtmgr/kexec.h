@@ -91,6 +91,10 @@ typedef struct {
                            * manager's per-device regions, pinned.h): for auto reads */
     bool preemptible;     /* its jobs may be aborted to make way (the task's `preemptible`):
                            * for auto read_beside */
+    bool never_aborted;   /* its jobs are never aborted (a task neither preemptible nor
+                           * firm): an armed raise (RTM_RAISE_ARMED) holds no write per run
+                           * (a user event, a write and a flush: 35 us of the H100's host
+                           * time a job), a raise should one come goes as RTM_RAISE_PINNED */
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */

@@ -826,7 +826,7 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                       double *samples, uint32_t *n, uint32_t *missed,
                                       double *kernel_s)
 {
-    const rtm_preempt_wake_t wake = {RTM_OS_SPIN_S, RTM_PREEMPT_POKE_NONE};
+    const rtm_preempt_wake_t wake = {RTM_OS_SPIN_S, RTM_PREEMPT_POKE_NONE, 0.0};
     return rtm_preempt_abort_series_ex(x, aborts, seed, samples, NULL, n, missed, kernel_s,
                                        &wake);
 }
@@ -835,12 +835,23 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
 static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
                                const rtm_preempt_wake_t *wake)
 {
+    static const cl_uint word = 0;
+    if (wake->keepalive_s > 0.0 && scratch) {
+        cl_command_queue q = job->x->dev->ctrl;
+        for (double next = rtm_os_now_s() + wake->keepalive_s; next < t - wake->prewake_s;
+             next += wake->keepalive_s) {
+            rtm_os_sleep_spin_until_s(next, 0.0);
+            RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0,
+                                              NULL, NULL),
+                         "clEnqueueWriteBuffer(keepalive)");
+            RTM_CL_CHECK(clFlush(q), "clFlush(keepalive)");
+        }
+    }
     if (wake->poke == RTM_PREEMPT_POKE_NONE) {
         rtm_os_sleep_spin_until_s(t, wake->prewake_s);
         return RTM_OK;
     }
     rtm_os_sleep_spin_until_s(t - wake->prewake_s, 0.0);
-    static const cl_uint word = 0;
     double next = 0.0;
     for (;;) {
         const double now = rtm_os_now_s();
@@ -879,7 +890,7 @@ rtm_status_t rtm_preempt_abort_series_ex(rtm_kexec_t *x, uint32_t aborts, uint64
     memset(&job, 0, sizeof(job));
     rtm_status_t st = jm ? rtm_preempt_job_init(&job, k, jm, jb, 0, x->count != NULL) : RTM_E_NOMEM;
     cl_mem scratch = NULL;
-    if (st == RTM_OK && wake->poke == RTM_PREEMPT_POKE_WRITE) {
+    if (st == RTM_OK && (wake->poke == RTM_PREEMPT_POKE_WRITE || wake->keepalive_s > 0.0)) {
         cl_int err = CL_SUCCESS;
         scratch = clCreateBuffer(x->dev->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
         if (err != CL_SUCCESS)

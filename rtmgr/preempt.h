@@ -228,6 +228,10 @@ typedef enum { RTM_PREEMPT_POKE_NONE, RTM_PREEMPT_POKE_POLL, RTM_PREEMPT_POKE_WR
 typedef struct {
     double prewake_s;         /* spin this long before each raise (RTM_OS_SPIN_S) */
     rtm_preempt_poke_t poke;
+    /* > 0: from the job's start to the prewake window, sleep and write 4 bytes to the
+     * device every keepalive_s (traffic on the link through a long kernel, at a rate a
+     * copy engine hardly notices; bench preempt --keepalive) */
+    double keepalive_s;
 } rtm_preempt_wake_t;
 
 /* Same; stops[] (NULL: none; room for `aborts`) gets each counted abort's full record

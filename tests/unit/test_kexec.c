@@ -243,6 +243,58 @@ static void test_default_read_late(void **state)
     kc_free(&p);
 }
 
+/* The commands a job costs (session 22): the WRITE flag is cleared only after a raise
+ * (a flag nobody raised still holds 0), and a kexec whose jobs are never aborted holds no
+ * armed write per run; its flag still raises (pinned write) and clears when asked. Each
+ * job's result stays right across raises and clears. */
+static void test_flag_commands(void **state)
+{
+    (void)state;
+    for (int never = 0; never < 2; never++) {
+        kc_pair_t p;
+        pair_make(&p, 13);
+        const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true,
+                                    .never_aborted = never != 0};
+        rtm_kexec_t x;
+        assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
+        assert_int_equal(x.flag.raise_mode, never ? RTM_RAISE_PINNED : RTM_RAISE_ARMED);
+        assert_false(x.flag.up);
+        for (int round = 0; round < 3; round++) {
+            rtm_kexec_timing_t t;
+            assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+            assert_false(x.flag.up); /* nobody raised: nothing to clear next time */
+            if (never)
+                assert_null(x.flag.arm_gate);
+            else
+                assert_non_null(x.flag.arm_gate); /* held for this run's raise */
+            char why[128] = "";
+            assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+            /* a raise lands (every copy), the next job's clear lowers it before its
+             * kernels: the next run completes in full */
+            assert_int_equal(rtm_abortflag_raise(&x.flag), RTM_OK);
+            assert_true(x.flag.up);
+            assert_int_equal(rtm_abortflag_settle(&x.flag), RTM_OK);
+            int v = -1;
+            assert_int_equal(rtm_abortflag_read(&x.flag, &v), RTM_OK);
+            assert_int_equal(v, 1);
+        }
+        cl_event first = NULL, last = NULL;
+        assert_int_equal(rtm_kexec_write_inputs(&x, &first, &last), RTM_OK);
+        assert_false(x.flag.up);
+        assert_non_null(first); /* the clear's fill, then the input writes' last */
+        assert_non_null(last);
+        assert_true(first != last);
+        assert_int_equal(clWaitForEvents(1, &last), CL_SUCCESS);
+        int v = -1;
+        assert_int_equal(rtm_abortflag_read(&x.flag, &v), RTM_OK);
+        assert_int_equal(v, 0);
+        clReleaseEvent(first);
+        clReleaseEvent(last);
+        rtm_kexec_destroy(&x);
+        kc_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
         cmocka_unit_test(test_default_read_late),
+        cmocka_unit_test(test_flag_commands),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }
