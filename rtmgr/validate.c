@@ -11,11 +11,12 @@
  * (program loaded: no cold flag). Sizes: the seed-000 kernels at the paper's n = 1000,
  * 2000, 3000 (128, 256, 384 with --quick), the other kernels at sizes predicted to take
  * interleaved times; every first size key is even (calibration's are odd), so no
- * validation size was used to calibrate. Each point is the median of 3 to 10 jobs
- * (as many as fit in half a second, 0.2 s with --quick; 1 when a job takes over two
- * seconds) after warm-up jobs: at least one, and more until they have run 20 ms together
- * (RTM_CALIB_WARM_S, as calibration's GPU points): each point follows its instance's
- * set-up, an idle gap after which the H100 ran its first jobs slow. */
+ * validation size was used to calibrate. Each point is the median of its jobs over
+ * three rounds through the device's points (3 to 12 jobs: about as many as fit in half a
+ * second, 0.2 s with --quick, at least one a round; 1 when a job takes over two seconds),
+ * each round's after warm-up jobs: at least one, and more until they have run 20 ms
+ * together (RTM_CALIB_WARM_S, as calibration's GPU points): each round follows its
+ * instance's set-up, an idle gap after which the H100 ran its first jobs slow. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,8 +243,16 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
 
 /* Jobs measured after the warm-up: as many as fit in POINT_S (POINT_QUICK_S with
  * --quick), between 3 and VAL_REPS_MAX; 1 when a job takes over two seconds (the
- * seed-000 kernels at 3000 on a CPU take seconds). The median is kept. */
+ * seed-000 kernels at 3000 on a CPU take seconds). They are spread over VAL_ROUNDS
+ * rounds through the device's points (at least one job a round; a job of over two
+ * seconds in the first round only), each round on a fresh instance after its warm-up,
+ * and the median of all of them is kept: a disturbance of the machine during one
+ * point's jobs (on the H100, session 21: one point's transfers and kernel 4-6x slower
+ * than in any other run, -83 % against -8 % the run before) is one round of three,
+ * which the median leaves out, where it had been every job of the point. */
 #define VAL_REPS_MAX 10
+#define VAL_ROUNDS 3
+#define VAL_SAMPLES (VAL_ROUNDS * ((VAL_REPS_MAX + VAL_ROUNDS - 1) / VAL_ROUNDS))
 #define POINT_S 0.5
 #define POINT_QUICK_S 0.2
 static int reps_for(const val_t *v, double warm_s)
@@ -252,6 +261,73 @@ static int reps_for(const val_t *v, double warm_s)
         return 1;
     const double want = (v->o->quick ? POINT_QUICK_S : POINT_S) / fmax(warm_s, 1e-6);
     return want >= VAL_REPS_MAX ? VAL_REPS_MAX : want <= 3 ? 3 : (int)want;
+}
+
+/* One validation point of a device (or the CPU pool): its kernel, size and tuning, the
+ * jobs measured so far over the rounds, and its row (names and predictions from the
+ * first round; the measured medians once every round is in). */
+typedef struct {
+    const rtm_kernel_t *kern;
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    rtm_tune_t tune;
+    int per_round; /* jobs a round (0 until the first round has timed the warm-up) */
+    bool single;   /* a job of over two seconds: the first round only */
+    bool failed;   /* measuring failed: no row */
+    uint32_t n;    /* jobs measured */
+    double s[4][VAL_SAMPLES]; /* seconds per job: in, kernel, out, total */
+    row_t row;
+} vpoint_t;
+
+/* Jobs of point p in the round after a warm-up that took warm_s a job. */
+static int round_jobs(const val_t *v, vpoint_t *p, double warm_s)
+{
+    if (!p->per_round) {
+        const int reps = reps_for(v, warm_s);
+        p->single = warm_s > 2.0;
+        p->per_round = p->single ? 1 : (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
+    }
+    return p->per_round;
+}
+
+/* Fills p's row after its first round: names, and both models' predictions (bd's, or the
+ * CPU pool's when bd is NULL). */
+static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
+                              const rtm_board_t *b, const rtm_board_dev_t *bd)
+{
+    row_t *row = &p->row;
+    memset(row, 0, sizeof(*row));
+    snprintf(row->kernel, sizeof(row->kernel), "%s", p->kern->name);
+    snprintf(row->device, sizeof(row->device), "%s", device);
+    size_text(k, false, row->size, sizeof(row->size));
+    size_text(k, true, row->brief, sizeof(row->brief));
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    const rtm_status_t st = rtm_model_job_make(k, &job);
+    if (st != RTM_OK)
+        return st;
+    if (bd)
+        rtm_model_predict_dev(&job, bd, bd->model, 0, &pr);
+    else
+        rtm_model_predict_cpu(&job, b, 0, b->cpu_model, 0, &pr);
+    fill_pred(&pr, row);
+    return RTM_OK;
+}
+
+/* The points' rows, their medians over every round's jobs, in plan order. */
+static rtm_status_t add_points(val_t *v, vpoint_t *pts, uint32_t np)
+{
+    rtm_status_t st = RTM_OK;
+    for (uint32_t i = 0; i < np && st == RTM_OK; i++) {
+        vpoint_t *p = &pts[i];
+        if (p->failed || p->n == 0)
+            continue;
+        p->row.meas[P_IN] = rtm_calib_summary(p->s[P_IN], p->n, NULL);
+        p->row.meas[P_KERNEL] = rtm_calib_summary(p->s[P_KERNEL], p->n, NULL);
+        p->row.meas[P_OUT] = rtm_calib_summary(p->s[P_OUT], p->n, NULL);
+        p->row.meas[P_TOTAL] = rtm_calib_summary(p->s[3], p->n, NULL);
+        st = add_row(v, &p->row);
+    }
+    return st;
 }
 
 /* ---- OpenCL device -------------------------------------------------------------------- */
@@ -271,100 +347,6 @@ static double vpred_dev(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_dev_t *bd,
-                                const rtm_kernel_t *kern, const int64_t *size, rtm_tune_t tune)
-{
-    rtm_ocl_dev_t *d = a->dev;
-    rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make_in(&in, kern, size, tune, 101, a);
-    rtm_kexec_t ex;
-    memset(&ex, 0, sizeof(ex));
-    if (st == RTM_OK)
-        st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
-    rtm_kexec_timing_t t;
-    memset(&t, 0, sizeof(t));
-    double warm_s = 0.0;
-    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
-        st = rtm_kexec_run(&ex, &t);
-        warm_s += t.wall_s;
-    }
-    const int reps = st == RTM_OK ? reps_for(v, t.wall_s) : 0;
-    double parts[4][VAL_REPS_MAX];
-    for (int r = 0; r < reps && st == RTM_OK; r++) {
-        st = rtm_kexec_run(&ex, &t);
-        /* as the model-error log measures a job: the device span, out its remainder
-         * after in and kernel (the gaps between the phases with the outputs) */
-        const double all = t.span_s > 0.0 ? t.span_s : t.in_s + t.kernel_s + t.out_s;
-        parts[P_IN][r] = t.in_s;
-        parts[P_KERNEL][r] = t.kernel_s;
-        parts[P_OUT][r] = fmax(0.0, all - t.in_s - t.kernel_s);
-        parts[3][r] = all;
-    }
-    rtm_kexec_destroy(&ex);
-    row_t row;
-    memset(&row, 0, sizeof(row));
-    if (st == RTM_OK) {
-        snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
-        snprintf(row.device, sizeof(row.device), "%s", bd->name);
-        size_text(&in.k, false, row.size, sizeof(row.size));
-        size_text(&in.k, true, row.brief, sizeof(row.brief));
-        row.meas[P_IN] = rtm_calib_summary(parts[P_IN], (size_t)reps, NULL);
-        row.meas[P_KERNEL] = rtm_calib_summary(parts[P_KERNEL], (size_t)reps, NULL);
-        row.meas[P_OUT] = rtm_calib_summary(parts[P_OUT], (size_t)reps, NULL);
-        row.meas[P_TOTAL] = rtm_calib_summary(parts[3], (size_t)reps, NULL);
-        rtm_model_job_t job;
-        rtm_model_pred_t pr;
-        st = rtm_model_job_make(&in.k, &job);
-        if (st == RTM_OK) {
-            rtm_model_predict_dev(&job, bd, bd->model, 0, &pr);
-            fill_pred(&pr, &row);
-            st = add_row(v, &row);
-        }
-    }
-    rtm_calib_inst_free(&in);
-    return st;
-}
-
-static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm_board_dev_t *bd)
-{
-    rtm_ocl_dev_t dev;
-    rtm_status_t st = rtm_ocl_open(&dev, info);
-    if (st != RTM_OK)
-        return st;
-    if (!v->o->json)
-        print_header(v->o->out, bd->name, info->name);
-    const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 2048.0 * 1024 * 1024;
-    const rtm_calib_lim_t lim = {fmin((double)info->max_alloc, cap),
-                                 fmin((double)info->global_mem / 2.0, cap)};
-    rtm_calib_arena_t arena; /* the instances' pinned memory, as calibration's */
-    rtm_calib_arena_init(&arena, &dev, (size_t)lim.max_total);
-    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
-        const rtm_kernel_t *kern = rtm_kernel_at(ki);
-        if (!rtm_calib_wanted(v->o->kernels, kern->name))
-            continue;
-        const rtm_tune_t tune = bd->ktune[ki].have ? bd->ktune[ki].tune : kern->tune_default;
-        const vpred_dev_t p = {bd};
-        int64_t sizes[8][RTM_SIZE_KEYS_MAX];
-        const uint32_t ns = plan_sizes(v, kern, tune, vpred_dev, &p, &lim, sizes, 8);
-        for (uint32_t s = 0; s < ns && st == RTM_OK; s++) {
-            st = measure_dev(v, &arena, bd, kern, sizes[s], tune);
-            if (st != RTM_OK && st != RTM_E_NOMEM) {
-                fprintf(stderr, "rtmgr: validate: %s on %s: %s (skipped)\n", kern->name, bd->name,
-                        rtm_strerror(st));
-                st = RTM_OK;
-                break;
-            }
-        }
-    }
-    rtm_calib_arena_free(&arena);
-    rtm_ocl_close(&dev);
-    return st;
-}
-
-/* ---- CPU pool --------------------------------------------------------------------------- */
-
-static rtm_pool_t val_pool;
-
 typedef struct {
     const rtm_board_t *b;
 } vpred_cpu_t;
@@ -380,36 +362,167 @@ static double vpred_cpu(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static rtm_status_t measure_cpu(val_t *v, const rtm_kernel_t *kern, const int64_t *size,
-                                rtm_tune_t tune)
+/* One round of point p on an OpenCL device: a fresh instance and executor, warm-up,
+ * the round's jobs. */
+static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_dev_t *bd,
+                                vpoint_t *p, bool first)
 {
+    rtm_ocl_dev_t *d = a->dev;
     rtm_calib_inst_t in;
-    rtm_status_t st = rtm_calib_inst_make(&in, kern, size, tune, 101);
-    double warm = 0.0, warm_s = 0.0, samp[VAL_REPS_MAX];
+    rtm_status_t st = rtm_calib_inst_make_in(&in, p->kern, p->size, p->tune, 101, a);
+    rtm_kexec_t ex;
+    memset(&ex, 0, sizeof(ex));
+    if (st == RTM_OK)
+        st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
+    rtm_kexec_timing_t t;
+    memset(&t, 0, sizeof(t));
+    double warm_s = 0.0;
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
+        st = rtm_kexec_run(&ex, &t);
+        warm_s += t.wall_s;
+    }
+    const int reps = st == RTM_OK ? round_jobs(v, p, t.wall_s) : 0;
+    for (int r = 0; r < reps && st == RTM_OK && p->n < VAL_SAMPLES; r++) {
+        st = rtm_kexec_run(&ex, &t);
+        /* as the model-error log measures a job: the device span, out its remainder
+         * after in and kernel (the gaps between the phases with the outputs) */
+        const double all = t.span_s > 0.0 ? t.span_s : t.in_s + t.kernel_s + t.out_s;
+        p->s[P_IN][p->n] = t.in_s;
+        p->s[P_KERNEL][p->n] = t.kernel_s;
+        p->s[P_OUT][p->n] = fmax(0.0, all - t.in_s - t.kernel_s);
+        p->s[3][p->n] = all;
+        p->n += st == RTM_OK;
+    }
+    rtm_kexec_destroy(&ex);
+    if (st == RTM_OK && first)
+        st = point_row(p, &in.k, bd->name, v->board, bd);
+    rtm_calib_inst_free(&in);
+    return st;
+}
+
+/* Runs VAL_ROUNDS rounds over the points of one device (measure: dev's or the CPU's),
+ * then adds their rows. A point that fails is reported and left out; it leaves out the
+ * kernel's larger sizes too (they would fail the same way), except for lack of memory. */
+typedef rtm_status_t (*measure_fn)(val_t *v, void *ctx, vpoint_t *p, bool first);
+
+static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t *pts,
+                               uint32_t np, const char *device)
+{
+    for (int round = 0; round < VAL_ROUNDS; round++) {
+        for (uint32_t i = 0; i < np; i++) {
+            vpoint_t *p = &pts[i];
+            if (p->failed || (round > 0 && (p->single || p->n == 0)))
+                continue;
+            const rtm_status_t st = measure(v, ctx, p, round == 0);
+            if (st == RTM_OK)
+                continue;
+            if (st != RTM_E_NOMEM) {
+                fprintf(stderr, "rtmgr: validate: %s on %s: %s (skipped)\n", p->kern->name,
+                        device, rtm_strerror(st));
+                for (uint32_t j = i; j < np && pts[j].kern == p->kern; j++)
+                    pts[j].failed = true;
+            } else if (round == 0) {
+                p->failed = true;
+            }
+        }
+    }
+    return add_points(v, pts, np);
+}
+
+typedef struct {
+    rtm_calib_arena_t *arena;
+    const rtm_board_dev_t *bd;
+} dev_ctx_t;
+
+static rtm_status_t measure_dev_cb(val_t *v, void *ctx, vpoint_t *p, bool first)
+{
+    const dev_ctx_t *c = ctx;
+    return measure_dev(v, c->arena, c->bd, p, first);
+}
+
+/* Every validation point's kernel, size and tuning on one device (cpu: the CPU pool's
+ * tuning and predictions), into pts (calloc'd; *np of them). */
+static rtm_status_t plan_points(const val_t *v, const rtm_board_dev_t *bd,
+                                const rtm_calib_lim_t *lim, vpoint_t **pts, uint32_t *np)
+{
+    *np = 0;
+    *pts = calloc((size_t)rtm_kernel_count() * 8, sizeof(**pts));
+    if (!*pts)
+        return RTM_E_NOMEM;
+    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (!rtm_calib_wanted(v->o->kernels, kern->name))
+            continue;
+        const rtm_board_t *b = v->board;
+        rtm_tune_t tune;
+        if (bd)
+            tune = bd->ktune[ki].have ? bd->ktune[ki].tune : kern->tune_default;
+        else
+            tune = b->cpu_ktune[ki].have ? b->cpu_ktune[ki].tune : kern->tune_default;
+        const vpred_dev_t pd = {bd};
+        const vpred_cpu_t pc = {b};
+        int64_t sizes[8][RTM_SIZE_KEYS_MAX];
+        const uint32_t ns = bd ? plan_sizes(v, kern, tune, vpred_dev, &pd, lim, sizes, 8)
+                               : plan_sizes(v, kern, tune, vpred_cpu, &pc, lim, sizes, 8);
+        for (uint32_t s = 0; s < ns; s++) {
+            vpoint_t *p = &(*pts)[(*np)++];
+            p->kern = kern;
+            p->tune = tune;
+            memcpy(p->size, sizes[s], sizeof(p->size));
+        }
+    }
+    return RTM_OK;
+}
+
+static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm_board_dev_t *bd)
+{
+    rtm_ocl_dev_t dev;
+    rtm_status_t st = rtm_ocl_open(&dev, info);
+    if (st != RTM_OK)
+        return st;
+    if (!v->o->json)
+        print_header(v->o->out, bd->name, info->name);
+    const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 2048.0 * 1024 * 1024;
+    const rtm_calib_lim_t lim = {fmin((double)info->max_alloc, cap),
+                                 fmin((double)info->global_mem / 2.0, cap)};
+    rtm_calib_arena_t arena; /* the instances' pinned memory, as calibration's */
+    rtm_calib_arena_init(&arena, &dev, (size_t)lim.max_total);
+    vpoint_t *pts = NULL;
+    uint32_t np = 0;
+    st = plan_points(v, bd, &lim, &pts, &np);
+    dev_ctx_t ctx = {&arena, bd};
+    if (st == RTM_OK)
+        st = run_rounds(v, &ctx, measure_dev_cb, pts, np, bd->name);
+    free(pts);
+    rtm_calib_arena_free(&arena);
+    rtm_ocl_close(&dev);
+    return st;
+}
+
+/* ---- CPU pool --------------------------------------------------------------------------- */
+
+static rtm_pool_t val_pool;
+
+static rtm_status_t measure_cpu(val_t *v, void *ctx, vpoint_t *p, bool first)
+{
+    (void)ctx;
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, p->kern, p->size, p->tune, 101);
+    double warm = 0.0, warm_s = 0.0;
     for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
         st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
         warm_s += warm;
     }
-    const int reps = st == RTM_OK ? reps_for(v, warm) : 0;
-    for (int r = 0; r < reps && st == RTM_OK; r++)
-        st = rtm_calib_pool_time(&val_pool, &in.k, &samp[r]);
-    row_t row;
-    memset(&row, 0, sizeof(row));
-    if (st == RTM_OK) {
-        snprintf(row.kernel, sizeof(row.kernel), "%s", kern->name);
-        snprintf(row.device, sizeof(row.device), "cpu");
-        size_text(&in.k, false, row.size, sizeof(row.size));
-        size_text(&in.k, true, row.brief, sizeof(row.brief));
-        row.meas[P_KERNEL] = row.meas[P_TOTAL] = rtm_calib_summary(samp, (size_t)reps, NULL);
-        rtm_model_job_t job;
-        rtm_model_pred_t pr;
-        st = rtm_model_job_make(&in.k, &job);
-        if (st == RTM_OK) {
-            rtm_model_predict_cpu(&job, v->board, 0, v->board->cpu_model, 0, &pr);
-            fill_pred(&pr, &row);
-            st = add_row(v, &row);
-        }
+    const int reps = st == RTM_OK ? round_jobs(v, p, warm) : 0;
+    for (int r = 0; r < reps && st == RTM_OK && p->n < VAL_SAMPLES; r++) {
+        double t = 0.0;
+        st = rtm_calib_pool_time(&val_pool, &in.k, &t);
+        for (int i = 0; i < 4; i++)
+            p->s[i][p->n] = i == P_KERNEL || i == 3 ? t : 0.0;
+        p->n += st == RTM_OK;
     }
+    if (st == RTM_OK && first)
+        st = point_row(p, &in.k, "cpu", v->board, NULL);
     rtm_calib_inst_free(&in);
     return st;
 }
@@ -428,17 +541,12 @@ static rtm_status_t validate_cpu(val_t *v)
     }
     const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 1024.0 * 1024 * 1024;
     const rtm_calib_lim_t lim = {cap, cap};
-    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
-        const rtm_kernel_t *kern = rtm_kernel_at(ki);
-        if (!rtm_calib_wanted(v->o->kernels, kern->name))
-            continue;
-        const rtm_tune_t tune = b->cpu_ktune[ki].have ? b->cpu_ktune[ki].tune : kern->tune_default;
-        const vpred_cpu_t p = {b};
-        int64_t sizes[8][RTM_SIZE_KEYS_MAX];
-        const uint32_t ns = plan_sizes(v, kern, tune, vpred_cpu, &p, &lim, sizes, 8);
-        for (uint32_t s = 0; s < ns && st == RTM_OK; s++)
-            st = measure_cpu(v, kern, sizes[s], tune);
-    }
+    vpoint_t *pts = NULL;
+    uint32_t np = 0;
+    st = plan_points(v, NULL, &lim, &pts, &np);
+    if (st == RTM_OK)
+        st = run_rounds(v, NULL, measure_cpu, pts, np, "cpu");
+    free(pts);
     rtm_pool_stop(&val_pool);
     return st;
 }
@@ -491,10 +599,12 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
                 json_summary(f, dev, m, n_tot, mape[m]);
                 continue;
             }
-            fprintf(f, "  %-8s %-8s MAPE %8.2f%% over %u points (transfers %.2f%%, kernel "
-                       "%.2f%%)",
-                    dev, rtm_model_name((rtm_model_kind_t)m), n_tot ? mape[m] : NAN, n_tot,
-                    n_xfer ? s_xfer / n_xfer : NAN, n_ker ? s_ker / n_ker : NAN);
+            char xfer[32] = "none"; /* the CPU pool's jobs transfer nothing */
+            if (n_xfer)
+                snprintf(xfer, sizeof(xfer), "%.2f%%", s_xfer / n_xfer);
+            fprintf(f, "  %-8s %-8s MAPE %8.2f%% over %u points (transfers %s, kernel %.2f%%)",
+                    dev, rtm_model_name((rtm_model_kind_t)m), n_tot ? mape[m] : NAN, n_tot, xfer,
+                    n_ker ? s_ker / n_ker : NAN);
             if (m == RTM_MODEL_PAPER && strcmp(dev, "cpu") != 0)
                 fprintf(f, "; without c (build time, charged to every job by eq. 4): %.2f%%",
                         n_tot ? s_noc / n_tot : NAN);
