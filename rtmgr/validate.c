@@ -247,9 +247,9 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
  * rounds through the device's points (at least one job a round; a job of over two
  * seconds in the first round only), each round on a fresh instance after its warm-up,
  * and the median of all of them is kept: a disturbance of the machine during one
- * point's jobs (on the H100, session 21: one point's transfers and kernel 4-6x slower
- * than in any other run, -83 % against -8 % the run before) is one round of three,
- * which the median leaves out, where it had been every job of the point. */
+ * point's jobs (on the H100, session 21: cpa_tcpa at 2100 targets 0.60 ms, where every
+ * other run's first cpa_tcpa point measured 0.10-0.12 ms) is one round of three, which
+ * the median leaves out, where it had been every job of the point. */
 #define VAL_REPS_MAX 10
 #define VAL_ROUNDS 3
 #define VAL_SAMPLES (VAL_ROUNDS * ((VAL_REPS_MAX + VAL_ROUNDS - 1) / VAL_ROUNDS))
