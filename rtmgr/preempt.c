@@ -838,9 +838,9 @@ static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
     static const cl_uint word = 0;
     if (wake->keepalive_s > 0.0 && scratch) {
         cl_command_queue q = job->x->dev->ctrl;
-        for (double next = rtm_os_now_s() + wake->keepalive_s; next < t - wake->prewake_s;
-             next += wake->keepalive_s) {
-            rtm_os_sleep_spin_until_s(next, 0.0);
+        const double t0 = rtm_os_now_s();
+        for (uint32_t i = 1; t0 + i * wake->keepalive_s < t - wake->prewake_s; i++) {
+            rtm_os_sleep_spin_until_s(t0 + i * wake->keepalive_s, 0.0);
             RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0,
                                               NULL, NULL),
                          "clEnqueueWriteBuffer(keepalive)");
