@@ -163,6 +163,11 @@ const char *rtm_exec_dev_name(const rtm_exec_t *x, uint32_t dev)
 
 bool rtm_exec_is_fifo(const rtm_exec_t *x) { return x->fifo; }
 
+bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg)
+{
+    return cfg->preemptible || cfg->crit == RTM_CRIT_FIRM;
+}
+
 /* Two instances whose blocks mean the same: same kernel, sizes, tuning and plan. */
 static bool same_plan(const rtm_kinst_t *a, const rtm_kinst_t *b)
 {

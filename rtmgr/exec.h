@@ -271,5 +271,9 @@ void rtm_exec_destroy(rtm_exec_t *x);
 
 /* "met", "late", "aborted", "dropped", "rejected", "cancelled", "failed". */
 const char *rtm_exec_outcome_name(rtm_job_outcome_t o);
+/* Can the executive abort a job of this task: preemptible (placement may preempt it) or
+ * firm (stopped at its deadline)? Else its jobs are never aborted, and its executors
+ * need not hold an armed flag write (kexec opts.never_aborted). Safe anywhere. */
+bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg);
 
 #endif

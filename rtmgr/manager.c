@@ -386,7 +386,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
                                .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
                                .host_pinned = m->pin[d].host != NULL,
                                .preemptible = tc->preemptible,
-                               .never_aborted = !tc->preemptible && tc->crit != RTM_CRIT_FIRM};
+                               .never_aborted = !rtm_exec_task_abortable(tc)};
         /* the in-loop poll period calibration chose for this kernel here (0: default) */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);

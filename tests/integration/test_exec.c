@@ -32,6 +32,9 @@ typedef struct {
     rtm_kexec_t kx;
 } tk_t;
 
+/* The executor options of the next make_task (NULL: rtm_kexec_create's defaults). */
+static const rtm_kexec_opts_t *next_opts;
+
 static void make_task(tk_t *t, const char *name, int64_t n, int64_t period_ms, int64_t deadline_ms,
                       int64_t offset_ms, rtm_crit_t crit, rtm_place_t place, bool preemptible)
 {
@@ -56,7 +59,8 @@ static void make_task(tk_t *t, const char *name, int64_t n, int64_t period_ms, i
         k[i]->kernel->fill(k[i], 42);
     }
     rtm_kinst_run_cpu(&t->ref);
-    assert_int_equal(rtm_kexec_create(&t->kx, &ocl, &t->gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_create_ex(&t->kx, &ocl, &t->gpu, next_opts), RTM_OK);
+    next_opts = NULL;
     rtm_kexec_timing_t tm; /* warm-up: the first launch compiles for the device */
     assert_int_equal(rtm_kexec_run(&t->kx, &tm), RTM_OK);
     printf("%-10s warm-up on the device: %.2f ms\n", name, tm.wall_s * 1e3);
@@ -222,9 +226,12 @@ static void test_periodic_run(void **state)
 }
 
 /* Fills of one buffer by rtmgr's code (tests/integration/test_exec.cmake wraps
- * clEnqueueFillBuffer in librtmgr.a; the fill itself is the real OpenCL call). */
+ * clEnqueueFillBuffer in librtmgr.a; the fill itself is the real OpenCL call), and every
+ * call of the kinds below. */
 static cl_mem fill_watch;
 static _Atomic uint32_t fill_count;
+enum { C_FILL, C_WRITE, C_MARKER, C_USER, C_KINDS };
+static _Atomic uint32_t calls[C_KINDS];
 extern cl_int __real_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern,
                                          size_t pattern_size, size_t offset, size_t size,
                                          cl_uint n_wait, const cl_event *wait, cl_event *ev);
@@ -237,8 +244,43 @@ cl_int __wrap_clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pa
 {
     if (buf && buf == fill_watch)
         atomic_fetch_add(&fill_count, 1);
+    atomic_fetch_add(&calls[C_FILL], 1);
     return __real_clEnqueueFillBuffer(q, buf, pattern, pattern_size, offset, size, n_wait, wait,
                                       ev);
+}
+
+/* Every write, marker and user event of rtmgr's code, counted the same way. */
+extern cl_int __real_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking,
+                                          size_t offset, size_t size, const void *ptr,
+                                          cl_uint n_wait, const cl_event *wait, cl_event *ev);
+cl_int __wrap_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
+                                   size_t size, const void *ptr, cl_uint n_wait,
+                                   const cl_event *wait, cl_event *ev);
+cl_int __wrap_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
+                                   size_t size, const void *ptr, cl_uint n_wait,
+                                   const cl_event *wait, cl_event *ev)
+{
+    atomic_fetch_add(&calls[C_WRITE], 1);
+    return __real_clEnqueueWriteBuffer(q, buf, blocking, offset, size, ptr, n_wait, wait, ev);
+}
+
+extern cl_int __real_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n_wait,
+                                                 const cl_event *wait, cl_event *ev);
+cl_int __wrap_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n_wait, const cl_event *wait,
+                                          cl_event *ev);
+cl_int __wrap_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n_wait, const cl_event *wait,
+                                          cl_event *ev)
+{
+    atomic_fetch_add(&calls[C_MARKER], 1);
+    return __real_clEnqueueMarkerWithWaitList(q, n_wait, wait, ev);
+}
+
+extern cl_event __real_clCreateUserEvent(cl_context ctx, cl_int *err);
+cl_event __wrap_clCreateUserEvent(cl_context ctx, cl_int *err);
+cl_event __wrap_clCreateUserEvent(cl_context ctx, cl_int *err)
+{
+    atomic_fetch_add(&calls[C_USER], 1);
+    return __real_clCreateUserEvent(ctx, err);
 }
 
 /* Starts the executive on one task over the CPU and the OpenCL device (no real-time
@@ -291,6 +333,49 @@ static void test_one_clear_per_job(void **state)
     assert_true(ran >= 5);
     assert_int_equal(atomic_load(&fill_count), ran);
     free_task(&t);
+}
+
+/* The commands a job costs on the device with the paper's flag transport (write): a
+ * hard task that nothing aborts (opts.never_aborted, as the manager sets it) costs one
+ * fill (its completed-block array), its two input writes, no flag write, no user event
+ * and no marker (its run ends on its output read); a preemptible one holds one armed
+ * flag write a job (a user event and a write), and its flag, never raised, is never
+ * cleared. Every result equals the CPU twin's. */
+static void test_commands_per_job(void **state)
+{
+    (void)state;
+    for (int abortable = 0; abortable < 2; abortable++) {
+        static tk_t t;
+        const rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true,
+                                    .never_aborted = !abortable};
+        next_opts = &o;
+        make_task(&t, abortable ? "preemptible" : "hard", 64, 10, 10, 0,
+                  abortable ? RTM_CRIT_SOFT : RTM_CRIT_HARD, RTM_PLACE_GPU, abortable != 0);
+        assert_int_equal(rtm_exec_task_abortable(&t.cfg), abortable != 0);
+        rtm_exec_task_t et;
+        fill_exec_task(&et, &t, 1 * MS, 1 * MS);
+        for (int c = 0; c < C_KINDS; c++)
+            atomic_store(&calls[c], 0);
+        rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
+        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+        exec_end(x);
+        uint32_t ran = 0;
+        for (uint32_t i = 0; i < n_recs; i++) {
+            ran += recs[i].ran && recs[i].device == 1;
+            assert_int_equal(recs[i].preemptions, 0);
+        }
+        printf("%s: %u jobs on the device: %u fills, %u writes, %u markers, %u user events\n",
+               t.cfg.name, ran, atomic_load(&calls[C_FILL]), atomic_load(&calls[C_WRITE]),
+               atomic_load(&calls[C_MARKER]), atomic_load(&calls[C_USER]));
+        assert_true(ran >= 5);
+        assert_int_equal(atomic_load(&calls[C_FILL]), ran);
+        assert_int_equal(atomic_load(&calls[C_WRITE]), (abortable ? 3 : 2) * ran);
+        assert_int_equal(atomic_load(&calls[C_MARKER]), 0);
+        assert_int_equal(atomic_load(&calls[C_USER]), abortable ? ran : 0);
+        char why[160] = "";
+        assert_int_equal(t.gpu.kernel->compare(&t.gpu, &t.ref, why, sizeof(why)), 0);
+        free_task(&t);
+    }
 }
 
 /* Late output reads (read_late, forced here: on GPUs the large outputs of preemptible
@@ -540,6 +625,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic_run),
         cmocka_unit_test(test_one_clear_per_job),
+        cmocka_unit_test(test_commands_per_job),
         cmocka_unit_test(test_late_reads),
         cmocka_unit_test(test_live_prediction),
         cmocka_unit_test(test_preemption),
