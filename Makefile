@@ -58,10 +58,10 @@ deb: build
 
 # Static analysis: clang-tidy (checks in .clang-tidy) and cppcheck, both must be clean.
 lint: build
-	clang-tidy -p $(BUILD) --quiet rtmgr/*.c kernels/*.c board/hil/*.c
+	clang-tidy -p $(BUILD) --quiet rtmgr/*.c kernels/*.c board/hil/*.c board/cltime/*.c
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem --std=c11 -I . -I rtmgr \
-	  -DRTM_VERSION='"0"' -DRTM_SOURCE_KERNEL_DIR='"."' -DRTM_INSTALL_KERNEL_DIR='"."' rtmgr kernels/*.c board/hil/*.c
+	  -DRTM_VERSION='"0"' -DRTM_SOURCE_KERNEL_DIR='"."' -DRTM_INSTALL_KERNEL_DIR='"."' rtmgr kernels/*.c board/hil/*.c board/cltime/*.c
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
