@@ -271,7 +271,8 @@ typedef struct {
     int64_t size[RTM_SIZE_KEYS_MAX];
     rtm_tune_t tune;
     int per_round; /* jobs a round (0 until the first round has timed the warm-up) */
-    bool single;   /* a job of over two seconds: the first round only */
+    bool single;   /* no more rounds: a job of over two seconds (the first round only),
+                    * or a later round failed */
     bool failed;   /* measuring failed: no row */
     uint32_t n;    /* jobs measured */
     double s[4][VAL_SAMPLES]; /* seconds per job: in, kernel, out, total */
@@ -411,18 +412,23 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
     for (int round = 0; round < VAL_ROUNDS; round++) {
         for (uint32_t i = 0; i < np; i++) {
             vpoint_t *p = &pts[i];
-            if (p->failed || (round > 0 && (p->single || p->n == 0)))
+            if (p->failed || p->single || (round > 0 && p->n == 0))
                 continue;
             const rtm_status_t st = measure(v, ctx, p, round == 0);
             if (st == RTM_OK)
                 continue;
-            if (st != RTM_E_NOMEM) {
+            /* the first round: no row for it (nor, unless memory ran out, for the
+             * kernel's larger sizes); a later one: the rounds measured so far stand */
+            if (st != RTM_E_NOMEM)
                 fprintf(stderr, "rtmgr: validate: %s on %s: %s (skipped)\n", p->kern->name,
                         device, rtm_strerror(st));
-                for (uint32_t j = i; j < np && pts[j].kern == p->kern; j++)
+            for (uint32_t j = i; j < np && pts[j].kern == p->kern; j++) {
+                if (round == 0)
                     pts[j].failed = true;
-            } else if (round == 0) {
-                p->failed = true;
+                else
+                    pts[j].single = true; /* no more rounds */
+                if (st == RTM_E_NOMEM)
+                    break;
             }
         }
     }
