@@ -410,6 +410,9 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
                                uint32_t np, const char *device)
 {
     for (int round = 0; round < VAL_ROUNDS; round++) {
+        if (v->o->log) /* the table comes once every round is in */
+            fprintf(v->o->log, "rtmgr: validate: %s: round %d of %d (%u points)\n", device,
+                    round + 1, VAL_ROUNDS, np);
         for (uint32_t i = 0; i < np; i++) {
             vpoint_t *p = &pts[i];
             if (p->failed || p->single || (round > 0 && p->n == 0))
