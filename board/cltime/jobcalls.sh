@@ -8,14 +8,16 @@
 #
 #   board/cltime/jobcalls.sh [CONFIG [SECONDS]]      (default config/vessel.yaml, 10 s)
 #
-# Needs the build (`make build`: build/rtmgr, build/librtmgr-cltime.so). Session 22's
-# figures (README): config/vessel.yaml on the development machine's PoCL.
+# Needs the build (`make build`: build/rtmgr, build/librtmgr-cltime.so; RTMGR_BUILD names
+# another build directory). Session 22's figures (README): config/vessel.yaml on the
+# development machine's PoCL.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 config=$(cd "$(dirname "${1:-$here/config/vessel.yaml}")" && pwd)/$(basename "${1:-config/vessel.yaml}")
 secs=${2:-10}
-rtmgr=$here/build/rtmgr
-shim=$here/build/librtmgr-cltime.so
+build=${RTMGR_BUILD:-$here/build}
+rtmgr=$build/rtmgr
+shim=$build/librtmgr-cltime.so
 [ -x "$rtmgr" ] && [ -f "$shim" ] || { echo "jobcalls: build first (make build)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
