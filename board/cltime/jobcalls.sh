@@ -18,7 +18,10 @@ secs=${2:-10}
 build=${RTMGR_BUILD:-$here/build}
 rtmgr=$build/rtmgr
 shim=$build/librtmgr-cltime.so
-[ -x "$rtmgr" ] && [ -f "$shim" ] || { echo "jobcalls: build first (make build)" >&2; exit 2; }
+if [ ! -x "$rtmgr" ] || [ ! -f "$shim" ]; then
+    echo "jobcalls: build first (make build)" >&2
+    exit 2
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the task set's board profile, with the write transport
