@@ -272,6 +272,15 @@ static void track(cl_event ev, cl_event *first, cl_event *last)
     }
 }
 
+/* A command's event, where want_event asked for one: tracked, then cleared for the next
+ * command. */
+static void keep(cl_event *ev, cl_event *first, cl_event *last)
+{
+    if (*ev)
+        track(*ev, first, last);
+    *ev = NULL;
+}
+
 /* Does x's build fetch blocks from the per-launch counters (RTM_PERSIST=2)? Only then
  * do the counters need zeroing. */
 static bool fetches(const rtm_kexec_t *x) { return x->persist && !x->opts.static_fetch; }
@@ -301,24 +310,19 @@ static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl
     RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL,
                                      want_event(&ev, !more && !count && !next, first, last)),
                  "clEnqueueFillBuffer(done)");
-    if (ev)
-        track(ev, first, last);
-    ev = NULL;
+    keep(&ev, first, last);
     if (count) {
         RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
                                          ndone * sizeof(cl_uint), 0, NULL,
                                          want_event(&ev, !more && !next, first, last)),
                      "clEnqueueFillBuffer(count)");
-        if (ev)
-            track(ev, first, last);
-        ev = NULL;
+        keep(&ev, first, last);
     }
     if (next) {
         RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0,
                                          ndone / 16, 0, NULL, want_event(&ev, !more, first, last)),
                      "clEnqueueFillBuffer(next)");
-        if (ev)
-            track(ev, first, last);
+        keep(&ev, first, last);
     }
     memset(x->fetch_dirty, 0, x->launches);
     return RTM_OK;
@@ -346,8 +350,7 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
                                           k->plan.buf[i].bytes, k->host[i], 0, NULL,
                                           want_event(&ev, --n_in == 0, first, last)),
                      "clEnqueueWriteBuffer");
-        if (ev)
-            track(ev, first, last);
+        keep(&ev, first, last);
     }
     return RTM_OK;
 }
@@ -499,8 +502,7 @@ rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_ev
                                          k->host[i], after ? 1 : 0, after ? &after : NULL,
                                          want_event(&ev, --n_out == 0, first, last)),
                      "clEnqueueReadBuffer");
-        if (ev)
-            track(ev, first, last);
+        keep(&ev, first, last);
     }
     return RTM_OK;
 }
