@@ -108,6 +108,14 @@ uint64_t rtm_kinst_blocks(const rtm_kinst_t *k)
     return blocks;
 }
 
+uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        n += (k->plan.buf[i].dir & dir) != 0;
+    return n;
+}
+
 void rtm_kinst_run_cpu(const rtm_kinst_t *k)
 {
     for (uint32_t l = 0; l < k->plan.launches; l++) {

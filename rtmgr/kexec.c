@@ -336,9 +336,7 @@ rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last)
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
-    uint32_t n_in = 0;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
-        n_in += (k->plan.buf[i].dir & RTM_BUF_IN) != 0;
+    uint32_t n_in = rtm_kinst_bufs(k, RTM_BUF_IN);
     const rtm_status_t st = clear_control(x, n_in > 0, first, last);
     if (st != RTM_OK)
         return st;
@@ -491,9 +489,7 @@ rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_ev
                                        cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
-    uint32_t n_out = 0;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
-        n_out += (k->plan.buf[i].dir & RTM_BUF_OUT) != 0;
+    uint32_t n_out = rtm_kinst_bufs(k, RTM_BUF_OUT);
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
         if (!(k->plan.buf[i].dir & RTM_BUF_OUT))
             continue;

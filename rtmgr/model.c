@@ -687,10 +687,8 @@ rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
         return RTM_E_ARG;
     job->blocks = (uint32_t)blocks;
     job->wg = k->tune.wg;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++) { /* INOUT = IN | OUT; SCRATCH neither */
-        job->n_in += (k->plan.buf[i].dir & RTM_BUF_IN) ? 1u : 0u;
-        job->n_out += (k->plan.buf[i].dir & RTM_BUF_OUT) ? 1u : 0u;
-    }
+    job->n_in = rtm_kinst_bufs(k, RTM_BUF_IN); /* INOUT = IN | OUT; SCRATCH neither */
+    job->n_out = rtm_kinst_bufs(k, RTM_BUF_OUT);
     job->kernel = rtm_kernel_index(k->kernel);
     return RTM_OK;
 }

@@ -831,20 +831,29 @@ rtm_status_t rtm_preempt_abort_series(rtm_kexec_t *x, uint32_t aborts, uint64_t 
                                        &wake);
 }
 
-/* Sleeps until t - wake->prewake_s, then spins until t, poking as wake->poke says. */
+/* Writes 4 bytes to scratch on the control queue and flushes: traffic to the device. */
+static rtm_status_t poke_write(rtm_preempt_job_t *job, cl_mem scratch)
+{
+    static const cl_uint word = 0;
+    cl_command_queue q = job->x->dev->ctrl;
+    RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0, NULL, NULL),
+                 "clEnqueueWriteBuffer(poke)");
+    RTM_CL_CHECK(clFlush(q), "clFlush(poke)");
+    return RTM_OK;
+}
+
+/* Sleeps until t - wake->prewake_s (writing to the device every keepalive_s on the way),
+ * then spins until t, poking as wake->poke says. */
 static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
                                const rtm_preempt_wake_t *wake)
 {
-    static const cl_uint word = 0;
     if (wake->keepalive_s > 0.0 && scratch) {
-        cl_command_queue q = job->x->dev->ctrl;
         const double t0 = rtm_os_now_s();
         for (uint32_t i = 1; t0 + i * wake->keepalive_s < t - wake->prewake_s; i++) {
             rtm_os_sleep_spin_until_s(t0 + i * wake->keepalive_s, 0.0);
-            RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0,
-                                              NULL, NULL),
-                         "clEnqueueWriteBuffer(keepalive)");
-            RTM_CL_CHECK(clFlush(q), "clFlush(keepalive)");
+            const rtm_status_t st = poke_write(job, scratch);
+            if (st != RTM_OK)
+                return st;
         }
     }
     if (wake->poke == RTM_PREEMPT_POKE_NONE) {
@@ -866,11 +875,9 @@ static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
             if (st != RTM_OK || fin)
                 return st;
         } else {
-            cl_command_queue q = job->x->dev->ctrl;
-            RTM_CL_CHECK(clEnqueueWriteBuffer(q, scratch, CL_FALSE, 0, sizeof(word), &word, 0,
-                                              NULL, NULL),
-                         "clEnqueueWriteBuffer(poke)");
-            RTM_CL_CHECK(clFlush(q), "clFlush(poke)");
+            const rtm_status_t st = poke_write(job, scratch);
+            if (st != RTM_OK)
+                return st;
         }
     }
     return RTM_OK;

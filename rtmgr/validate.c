@@ -271,11 +271,11 @@ typedef struct {
     int64_t size[RTM_SIZE_KEYS_MAX];
     rtm_tune_t tune;
     int per_round; /* jobs a round (0 until the first round has timed the warm-up) */
-    bool single;   /* no more rounds: a job of over two seconds (the first round only),
+    bool stop;     /* no more rounds: a job of over two seconds (the first round only),
                     * or a later round failed */
     bool failed;   /* measuring failed: no row */
     uint32_t n;    /* jobs measured */
-    double s[4][VAL_SAMPLES]; /* seconds per job: in, kernel, out, total */
+    double s[P_COUNT][VAL_SAMPLES]; /* seconds per job and phase (P_SETUP unused) */
     row_t row;
 } vpoint_t;
 
@@ -284,16 +284,43 @@ static int round_jobs(const val_t *v, vpoint_t *p, double warm_s)
 {
     if (!p->per_round) {
         const int reps = reps_for(v, warm_s);
-        p->single = warm_s > 2.0;
-        p->per_round = p->single ? 1 : (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
+        p->stop = warm_s > 2.0;
+        p->per_round = p->stop ? 1 : (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
     }
     return p->per_round;
 }
 
-/* Fills p's row after its first round: names, and both models' predictions (bd's, or the
- * CPU pool's when bd is NULL). */
+/* Where a validation point runs: an OpenCL device of the profile, or its CPU pool (bd
+ * NULL). */
+typedef struct {
+    const rtm_board_t *b;
+    const rtm_board_dev_t *bd;
+} vwhere_t;
+
+/* Both models' predictions of job where w says, `kind` chosen (its status returned;
+ * each model's own in pr). */
+static rtm_status_t predict(const vwhere_t *w, const rtm_model_job_t *job, rtm_model_kind_t kind,
+                            rtm_model_pred_t *pr)
+{
+    return w->bd ? rtm_model_predict_dev(job, w->bd, kind, 0, pr)
+                 : rtm_model_predict_cpu(job, w->b, 0, kind, 0, pr);
+}
+
+/* rtm_calib_pred_fn for sizing the points: the extended model's total (s), -1 unknown. */
+static double vpred(const void *ctx, const rtm_kinst_t *k)
+{
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        predict(ctx, &job, RTM_MODEL_EXTENDED, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+/* Fills p's row after its first round: names, and both models' predictions where w says
+ * (the model the profile chose marked). */
 static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
-                              const rtm_board_t *b, const rtm_board_dev_t *bd)
+                              const vwhere_t *w)
 {
     row_t *row = &p->row;
     memset(row, 0, sizeof(*row));
@@ -306,10 +333,7 @@ static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *dev
     const rtm_status_t st = rtm_model_job_make(k, &job);
     if (st != RTM_OK)
         return st;
-    if (bd)
-        rtm_model_predict_dev(&job, bd, bd->model, 0, &pr);
-    else
-        rtm_model_predict_cpu(&job, b, 0, b->cpu_model, 0, &pr);
+    (void)predict(w, &job, w->bd ? w->bd->model : w->b->cpu_model, &pr); /* per model */
     fill_pred(&pr, row);
     return RTM_OK;
 }
@@ -322,46 +346,15 @@ static rtm_status_t add_points(val_t *v, vpoint_t *pts, uint32_t np)
         vpoint_t *p = &pts[i];
         if (p->failed || p->n == 0)
             continue;
-        p->row.meas[P_IN] = rtm_calib_summary(p->s[P_IN], p->n, NULL);
-        p->row.meas[P_KERNEL] = rtm_calib_summary(p->s[P_KERNEL], p->n, NULL);
-        p->row.meas[P_OUT] = rtm_calib_summary(p->s[P_OUT], p->n, NULL);
-        p->row.meas[P_TOTAL] = rtm_calib_summary(p->s[3], p->n, NULL);
+        for (int ph = 0; ph < P_COUNT; ph++)
+            if (ph != P_SETUP)
+                p->row.meas[ph] = rtm_calib_summary(p->s[ph], p->n, NULL);
         st = add_row(v, &p->row);
     }
     return st;
 }
 
 /* ---- OpenCL device -------------------------------------------------------------------- */
-
-typedef struct {
-    const rtm_board_dev_t *bd;
-} vpred_dev_t;
-
-static double vpred_dev(const void *ctx, const rtm_kinst_t *k)
-{
-    const vpred_dev_t *p = ctx;
-    rtm_model_job_t job;
-    rtm_model_pred_t pr;
-    if (rtm_model_job_make(k, &job) != RTM_OK ||
-        rtm_model_predict_dev(&job, p->bd, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
-        return -1.0;
-    return (double)pr.ext.total_ns * 1e-9;
-}
-
-typedef struct {
-    const rtm_board_t *b;
-} vpred_cpu_t;
-
-static double vpred_cpu(const void *ctx, const rtm_kinst_t *k)
-{
-    const vpred_cpu_t *p = ctx;
-    rtm_model_job_t job;
-    rtm_model_pred_t pr;
-    if (rtm_model_job_make(k, &job) != RTM_OK ||
-        rtm_model_predict_cpu(&job, p->b, 0, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
-        return -1.0;
-    return (double)pr.ext.total_ns * 1e-9;
-}
 
 /* One round of point p on an OpenCL device: a fresh instance and executor, warm-up,
  * the round's jobs. */
@@ -391,12 +384,13 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
         p->s[P_IN][p->n] = t.in_s;
         p->s[P_KERNEL][p->n] = t.kernel_s;
         p->s[P_OUT][p->n] = fmax(0.0, all - t.in_s - t.kernel_s);
-        p->s[3][p->n] = all;
+        p->s[P_TOTAL][p->n] = all;
         p->n += st == RTM_OK;
     }
     rtm_kexec_destroy(&ex);
+    const vwhere_t w = {v->board, bd};
     if (st == RTM_OK && first)
-        st = point_row(p, &in.k, bd->name, v->board, bd);
+        st = point_row(p, &in.k, bd->name, &w);
     rtm_calib_inst_free(&in);
     return st;
 }
@@ -415,7 +409,7 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
                     round + 1, VAL_ROUNDS, np);
         for (uint32_t i = 0; i < np; i++) {
             vpoint_t *p = &pts[i];
-            if (p->failed || p->single || (round > 0 && p->n == 0))
+            if (p->failed || p->stop || (round > 0 && p->n == 0))
                 continue;
             const rtm_status_t st = measure(v, ctx, p, round == 0);
             if (st == RTM_OK)
@@ -429,7 +423,7 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
                 if (round == 0)
                     pts[j].failed = true;
                 else
-                    pts[j].single = true; /* no more rounds */
+                    pts[j].stop = true;
                 if (st == RTM_E_NOMEM)
                     break;
             }
@@ -462,17 +456,11 @@ static rtm_status_t plan_points(const val_t *v, const rtm_board_dev_t *bd,
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (!rtm_calib_wanted(v->o->kernels, kern->name))
             continue;
-        const rtm_board_t *b = v->board;
-        rtm_tune_t tune;
-        if (bd)
-            tune = bd->ktune[ki].have ? bd->ktune[ki].tune : kern->tune_default;
-        else
-            tune = b->cpu_ktune[ki].have ? b->cpu_ktune[ki].tune : kern->tune_default;
-        const vpred_dev_t pd = {bd};
-        const vpred_cpu_t pc = {b};
+        const rtm_board_ktune_t *kt = bd ? &bd->ktune[ki] : &v->board->cpu_ktune[ki];
+        const rtm_tune_t tune = kt->have ? kt->tune : kern->tune_default;
+        const vwhere_t w = {v->board, bd};
         int64_t sizes[8][RTM_SIZE_KEYS_MAX];
-        const uint32_t ns = bd ? plan_sizes(v, kern, tune, vpred_dev, &pd, lim, sizes, 8)
-                               : plan_sizes(v, kern, tune, vpred_cpu, &pc, lim, sizes, 8);
+        const uint32_t ns = plan_sizes(v, kern, tune, vpred, &w, lim, sizes, 8);
         for (uint32_t s = 0; s < ns; s++) {
             vpoint_t *p = &(*pts)[(*np)++];
             p->kern = kern;
@@ -526,12 +514,13 @@ static rtm_status_t measure_cpu(val_t *v, void *ctx, vpoint_t *p, bool first)
     for (int r = 0; r < reps && st == RTM_OK && p->n < VAL_SAMPLES; r++) {
         double t = 0.0;
         st = rtm_calib_pool_time(&val_pool, &in.k, &t);
-        for (int i = 0; i < 4; i++)
-            p->s[i][p->n] = i == P_KERNEL || i == 3 ? t : 0.0;
+        for (int ph = 0; ph < P_COUNT; ph++) /* all of it kernel: no transfers */
+            p->s[ph][p->n] = ph == P_KERNEL || ph == P_TOTAL ? t : 0.0;
         p->n += st == RTM_OK;
     }
+    const vwhere_t w = {v->board, NULL};
     if (st == RTM_OK && first)
-        st = point_row(p, &in.k, "cpu", v->board, NULL);
+        st = point_row(p, &in.k, "cpu", &w);
     rtm_calib_inst_free(&in);
     return st;
 }
