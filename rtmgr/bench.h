@@ -24,6 +24,10 @@ int rtm_bench_placement(int argc, char **argv);
  * (bench_preempt.c, docs/preempt.md). */
 int rtm_bench_preempt(int argc, char **argv);
 
+/* `rtmgr bench pool`: the CPU worker pool's cost around a launch, back to back and after
+ * it slept, with its workers and on the caller alone (bench_pool.c, docs/runtime.md). */
+int rtm_bench_pool(int argc, char **argv);
+
 /* Monotonic clock, seconds. */
 double rtm_bench_now(void);
 

@@ -2,7 +2,8 @@
  * kernel of the catalogue with results checked against the CPU twin, reports the copy
  * bandwidth, uses the program binary cache on a second run; a kernel whose OpenCL
  * result differs from its twin, or that does not build, makes it exit 3; bad arguments
- * exit 1. */
+ * exit 1. And `rtmgr bench pool --quick --json`: one line per quick shape with the pool's
+ * and the caller-alone figures, a summary line last; its bad arguments exit 1. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,6 +239,38 @@ static void test_sweep_and_board_tuning(void **state)
         assert_non_null(strstr(out, "tuning: the kernels' defaults"));
 }
 
+static void test_pool_quick_json(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench pool --quick --reps 3 --idle-ms 2 --threads 2 "
+                                        "--json"), 0);
+    printf("%s", out);
+    /* the quick shapes: 2 x 4 us and 8n x 5 us (16 blocks at 2 threads) */
+    const char *a = strstr(out, "{\"threads\": 2, \"blocks\": 2, \"block_us\": 4.000, ");
+    const char *b = strstr(out, "{\"threads\": 2, \"blocks\": 16, \"block_us\": 5.000, ");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a < b);
+    /* a run's time is at least its work on one thread of two (4 us; 40 us) */
+    double p50 = 0.0, alone = 0.0;
+    assert_non_null(strstr(a, "\"pool_b2b_p50_us\": "));
+    assert_int_equal(sscanf(strstr(a, "\"pool_b2b_p50_us\": "), "\"pool_b2b_p50_us\": %lf", &p50), 1);
+    assert_true(p50 >= 4.0);
+    assert_int_equal(sscanf(strstr(b, "\"alone_b2b_p50_us\": "), "\"alone_b2b_p50_us\": %lf",
+                            &alone), 1);
+    assert_true(alone >= 80.0); /* the caller alone runs all 16 x 5 us */
+    const char *sum = strstr(out, "{\"summary\": true, \"threads\": 2, \"idle_ms\": 2.000, "
+                                  "\"wake_us\": ");
+    assert_non_null(sum);
+    assert_true(sum > b);
+    assert_non_null(strstr(sum, "\"alone_faster_up_to_us\": "));
+
+    assert_int_equal(run(RTM_TEST_RTMGR " bench pool --threads 0"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench pool --reps"), 1);
+    assert_int_equal(run(RTM_TEST_RTMGR " bench pool --idle-ms x"), 1);
+    assert_non_null(strstr(out, "usage: rtmgr bench pool"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_wrong_result_exits_3),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_sweep_and_board_tuning),
+        cmocka_unit_test(test_pool_quick_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

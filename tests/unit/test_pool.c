@@ -3,7 +3,8 @@
  * the undone blocks gives the full result with no block run twice; multi-launch jobs
  * keep the barrier between launches and resume; start/stop repeatedly; one caller at a
  * time; a worker that wakes late does not hold a job; affinity and priority fall back
- * with a warning. */
+ * with a warning; the pool's synthetic kernel (poolkern.h) plans its sizes and spins
+ * each block its set time. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "rtmgr/os.h"
 #include "rtmgr/pool.h"
+#include "rtmgr/poolkern.h"
 
 /* --- A test-only kernel that counts how often each block of each launch runs. ---
  * Size keys: blocks per launch, launches. Buffer 0: uint32 run counts, buffer 1: uint64
@@ -420,6 +423,32 @@ static void test_priority_and_affinity_fall_back(void **state)
     free(arena);
 }
 
+static void test_poolkern_spins_each_block(void **state)
+{
+    (void)state;
+    rtm_kinst_t k;
+    assert_int_equal(rtm_poolkern_make(&k, 0, 1, 0), RTM_E_RANGE);
+    assert_int_equal(rtm_poolkern_make(&k, 4, 0, 0), RTM_E_RANGE);
+    assert_int_equal(rtm_poolkern_make(&k, 4, 1, -1), RTM_E_RANGE);
+    assert_int_equal(rtm_poolkern_make(&k, 8, 2, 50000), RTM_OK);
+    assert_int_equal(k.plan.launches, 2);
+    assert_int_equal(k.plan.blocks_max, 8);
+    assert_int_equal(k.plan.n_bufs, 0);
+    static rtm_pool_t p;
+    assert_int_equal(rtm_pool_start(&p, 2, 0, NULL), RTM_OK);
+    unsigned char done[8] = {0};
+    uint32_t launch = 0;
+    rtm_pool_stats_t st;
+    const int64_t t0 = rtm_os_now_ns();
+    assert_int_equal(rtm_pool_run_job(&p, &k, &launch, done, NULL, &st), RTM_OK);
+    const int64_t took = rtm_os_now_ns() - t0;
+    assert_int_equal(launch, 2);
+    assert_int_equal(st.blocks_run, 16);
+    /* 16 blocks of 50 us over 2 threads: at least 8 a thread, 400 us */
+    assert_true(took >= 400000);
+    rtm_pool_stop(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_one_caller_at_a_time),
         cmocka_unit_test(test_late_worker_does_not_hold_the_job),
         cmocka_unit_test(test_priority_and_affinity_fall_back),
+        cmocka_unit_test(test_poolkern_spins_each_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
