@@ -9,7 +9,9 @@
  * runs each after the caller slept --idle-ms, as the running system's periodic jobs find
  * the pool (calibration's cw_idle is the "8n x 5 us" shape's difference). Every run is
  * checked: every block ran exactly once (done[] all set, the pool's count equal to B),
- * else exit 3.
+ * else exit 3. --rt runs the pool as `rtmgr run` does where permitted: SCHED_FIFO (os.h
+ * RTM_PRIO_POOL for the workers, RTM_PRIO_CPU for the caller, the CPU dispatcher's) and
+ * the CPUs held out of deep power states (rtm_os_hold_cpu_latency(0)).
  *
  * Shapes (n = the pool's threads): 1 x 2 us, 2 x 4 us (cpa_tcpa's 256 target slots on
  * the CPU), n x 20 us, 8n x 5 us, n x 200 us; --quick the second and fourth. */
@@ -56,7 +58,7 @@ typedef struct {
 
 typedef struct {
     uint32_t threads;
-    int fifo;
+    bool rt;
     int64_t idle_ns;
     uint32_t reps;
     bool quick, json;
@@ -113,16 +115,17 @@ static bool measure(rtm_pool_t *p, const rtm_kinst_t *k, bool idle, const opts_t
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rtmgr bench pool [--quick] [--threads N] [--fifo PRIO] [--idle-ms MS]\n"
-            "                        [--reps N] [--json]\n"
+            "usage: rtmgr bench pool [--quick] [--threads N] [--rt] [--idle-ms MS] [--reps N]\n"
+            "                        [--json]\n"
             "  --threads N    the pool's threads, its caller included (default: online CPUs)\n"
-            "  --fifo PRIO    SCHED_FIFO for the workers, as rtmgr run gives them (50)\n"
-            "                 where permitted (default: SCHED_OTHER)\n"
+            "  --rt           as rtmgr run where permitted: SCHED_FIFO (workers %d, the\n"
+            "                 caller %d) and the CPUs out of deep power states\n"
+            "                 (/dev/cpu_dma_latency 0); default: neither\n"
             "  --idle-ms MS   how long the caller sleeps before each \"after idle\" run "
             "(default 20)\n"
             "  --reps N       runs per cell (default %d, --quick %d)\n"
             "  --json         one JSON object per shape, then a summary line\n",
-            REPS_DEFAULT, REPS_QUICK);
+            RTM_PRIO_POOL, RTM_PRIO_CPU, REPS_DEFAULT, REPS_QUICK);
     return RTM_EXIT_USAGE;
 }
 
@@ -149,8 +152,8 @@ static int parse(opts_t *o, int argc, char **argv)
             o->json = true;
         else if (strcmp(a, "--threads") == 0 && has && parse_long(argv[++i], 1, RTM_MAX_WORKERS, &v))
             o->threads = (uint32_t)v;
-        else if (strcmp(a, "--fifo") == 0 && has && parse_long(argv[++i], 1, 99, &v))
-            o->fifo = (int)v;
+        else if (strcmp(a, "--rt") == 0)
+            o->rt = true;
         else if (strcmp(a, "--idle-ms") == 0 && has && parse_long(argv[++i], 0, 10000, &v))
             o->idle_ns = v * 1000000;
         else if (strcmp(a, "--reps") == 0 && has && parse_long(argv[++i], 1, REPS_MAX, &v))
@@ -164,14 +167,15 @@ static int parse(opts_t *o, int argc, char **argv)
 }
 
 static void print_json(const opts_t *o, uint32_t n, uint32_t blocks, const shape_t *s,
-                       const cell_t c[4])
+                       const cell_t c[4], bool rt)
 {
-    printf("{\"threads\": %u, \"blocks\": %u, \"block_us\": %.3f, \"idle_ms\": %.3f, "
+    printf("{\"threads\": %u, \"rt\": %s, \"blocks\": %u, \"block_us\": %.3f, \"idle_ms\": %.3f, "
            "\"pool_b2b_p50_us\": %.3f, \"pool_b2b_p99_us\": %.3f, "
            "\"pool_idle_p50_us\": %.3f, \"pool_idle_p99_us\": %.3f, \"pool_idle_joins\": %.3f, "
            "\"alone_b2b_p50_us\": %.3f, \"alone_b2b_p99_us\": %.3f, "
            "\"alone_idle_p50_us\": %.3f, \"alone_idle_p99_us\": %.3f}\n",
-           n, blocks, (double)s->block_ns * 1e-3, (double)o->idle_ns * 1e-6, c[0].p50_us,
+           n, rt ? "true" : "false", blocks, (double)s->block_ns * 1e-3,
+           (double)o->idle_ns * 1e-6, c[0].p50_us,
            c[0].p99_us, c[1].p50_us, c[1].p99_us, c[1].joins, c[2].p50_us, c[2].p99_us,
            c[3].p50_us, c[3].p99_us);
 }
@@ -181,17 +185,19 @@ int rtm_bench_pool(int argc, char **argv)
     opts_t o;
     if (parse(&o, argc, argv) != 0)
         return usage();
-    if (o.fifo && !rtm_os_fifo_permitted(o.fifo)) {
-        fprintf(stderr, "rtmgr bench pool: warning: SCHED_FIFO %d not permitted here; the "
-                        "workers run under SCHED_OTHER\n", o.fifo);
-        o.fifo = 0;
-    }
-    rtm_status_t st = rtm_pool_start(&pool_n, o.threads, o.fifo, NULL);
+    const bool held = o.rt && rtm_os_cpu_latency_held() < 0 && rtm_os_hold_cpu_latency(0) == RTM_OK;
+    rtm_os_sched_t saved;
+    rtm_status_t st = rtm_pool_start_as_run(&pool_n, o.threads, o.rt, &saved);
+    if (st == RTM_OK && o.rt && !pool_n.rt_priority)
+        fprintf(stderr, "rtmgr bench pool: warning: SCHED_FIFO not permitted here; the pool "
+                        "runs under the caller's policy\n");
     if (st == RTM_OK)
         st = rtm_pool_start(&pool_1, 1, 0, NULL);
     if (st != RTM_OK) {
         fprintf(stderr, "rtmgr bench pool: cannot start the pools: %s\n", rtm_strerror(st));
-        rtm_pool_stop(&pool_n);
+        rtm_pool_stop_as_run(&pool_n, &saved);
+        if (held)
+            rtm_os_release_cpu_latency();
         return RTM_EXIT_RUNTIME;
     }
     const uint32_t n = pool_n.n_workers;
@@ -204,7 +210,11 @@ int rtm_bench_pool(int argc, char **argv)
                "%.0f ms; microseconds\n\n"
                "%-16s %8s | %-17s | %-23s | %-17s | %-17s | %s\n"
                "%-16s %8s | %8s %8s | %8s %8s %5s | %8s %8s | %8s %8s | %s\n",
-               n, n - 1, n == 2 ? "" : "s", pool_n.rt_priority ? "SCHED_FIFO" : "SCHED_OTHER", o.reps,
+               n, n - 1, n == 2 ? "" : "s",
+               pool_n.rt_priority ? (held ? "SCHED_FIFO and CPU latency held as rtmgr run"
+                                          : "SCHED_FIFO as rtmgr run")
+                                  : "SCHED_OTHER",
+               o.reps,
                (double)o.idle_ns * 1e-6, "shape", "work", "pool, b2b",
                "pool, after idle", "alone, b2b", "alone, after idle", "after idle",
                "blocks x block", "us", "p50", "p99", "p50", "p99", "joins", "p50", "p99", "p50",
@@ -234,7 +244,7 @@ int rtm_bench_pool(int argc, char **argv)
         if (c[3].p50_us < c[1].p50_us && work_us > alone_up_to)
             alone_up_to = work_us;
         if (o.json) {
-            print_json(&o, n, blocks, s, c);
+            print_json(&o, n, blocks, s, c, pool_n.rt_priority);
             continue;
         }
         char name[32];
@@ -258,6 +268,8 @@ int rtm_bench_pool(int argc, char **argv)
     free(t);
     free(done);
     rtm_pool_stop(&pool_1);
-    rtm_pool_stop(&pool_n);
+    rtm_pool_stop_as_run(&pool_n, &saved);
+    if (held)
+        rtm_os_release_cpu_latency();
     return rc;
 }

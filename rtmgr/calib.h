@@ -43,6 +43,8 @@ typedef struct {
     FILE *log;            /* progress lines; NULL = silent */
     uint32_t threads;     /* CPU worker threads to calibrate (and later run) with;
                            * 0 = one per online core */
+    bool no_rt;           /* the CPU pool under the caller's policy, not SCHED_FIFO as
+                           * `rtmgr run` schedules it (rtm_pool_start_as_run) */
 } rtm_calib_opts_t;
 
 /* Robustness record of one figure: the summary of its repetitions. For a fitted
@@ -134,6 +136,7 @@ typedef struct {
     int device;          /* OpenCL device index, -1 = every device of the profile,
                           * RTM_CALIB_DEV_NONE = none (the CPU alone) */
     bool no_cpu;         /* skip the CPU pool */
+    bool no_rt;          /* the CPU pool as rtm_calib_opts_t.no_rt says */
     bool json;           /* JSON lines instead of tables */
     FILE *json_out;      /* JSON lines also here (may be NULL): one run, both outputs */
     const char *kernels; /* comma-separated kernel names; NULL or "" = all */

@@ -26,7 +26,7 @@ static const bench_t benches[] = {
     {"preempt", rtm_bench_preempt, "preempt [--quick] [--device N] [--json] [--sweep]",
      "abort response, check/feedback overhead, resume GPU->GPU and GPU->CPU (seed 002)"},
     {"pool", rtm_bench_pool,
-     "pool [--quick] [--threads N] [--fifo PRIO] [--idle-ms MS] [--reps N] [--json]",
+     "pool [--quick] [--threads N] [--rt] [--idle-ms MS] [--reps N] [--json]",
      "the CPU worker pool's cost per launch, back to back and after idling, with its "
      "workers and on the caller alone"},
     {NULL, NULL, NULL, NULL},

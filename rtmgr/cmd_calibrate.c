@@ -16,9 +16,9 @@
 
 static const char usage_text[] =
     "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all|none] [--quick] [-b EXISTING.yaml]\n"
-    "                       [--kernels A,B,...] [--no-cpu] [--threads N] [--quiet]\n"
+    "                       [--kernels A,B,...] [--no-cpu] [--threads N] [--no-rt] [--quiet]\n"
     "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all|none]\n"
-    "                       [--quick] [--kernels A,B,...] [--no-cpu] [--quiet]\n"
+    "                       [--quick] [--kernels A,B,...] [--no-cpu] [--no-rt] [--quiet]\n"
     "       rtmgr calibrate --check -b board/NAME.yaml\n"
     "  Measures the execution-time model parameters of this computer (every OpenCL\n"
     "  device, or device N in `rtmgr devices` order, and the CPU) with the seed-000\n"
@@ -30,6 +30,8 @@ static const char usage_text[] =
     "  --threads N   the CPU worker pool's threads, 1..64 (default: one per online core,\n"
     "                less one from 4 cores up, left to the executive, drivers and OS)\n"
     "  --device none no OpenCL device: the CPU section alone\n"
+    "  --no-rt       measure the CPU pool under the default scheduling, not SCHED_FIFO as\n"
+    "                `rtmgr run` gives it where permitted (for a manager run with --no-rt)\n"
     "  --validate    predicted (paper and extended model) against measured transfer,\n"
     "                kernel and total times at sizes calibration did not use, and MAPE per\n"
     "                device and model; with -b the profile given, else one calibrated now\n"
@@ -86,6 +88,7 @@ int rtm_cmd_calibrate(int argc, char **argv)
     }
     const char *out = NULL, *base = NULL, *kernels = NULL, *json_path = NULL;
     bool quick = false, validate = false, json = false, no_cpu = false, quiet = false;
+    bool no_rt = false;
     bool check = false;
     int device = -1;
     long threads = 0;
@@ -134,6 +137,8 @@ int rtm_cmd_calibrate(int argc, char **argv)
             json = true;
         } else if (strcmp(a, "--no-cpu") == 0) {
             no_cpu = true;
+        } else if (strcmp(a, "--no-rt") == 0) {
+            no_rt = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = true;
         } else {
@@ -184,8 +189,13 @@ int rtm_cmd_calibrate(int argc, char **argv)
     }
     /* calibrate unless only validating (or checking) an existing profile */
     if (rc == RTM_EXIT_OK && !check && (out || !base)) {
-        const rtm_calib_opts_t o = {quick,   device, kernels, no_cpu, quiet ? NULL : stderr,
-                                    (uint32_t)threads};
+        const rtm_calib_opts_t o = {.quick = quick,
+                                    .device = device,
+                                    .kernels = kernels,
+                                    .no_cpu = no_cpu,
+                                    .log = quiet ? NULL : stderr,
+                                    .threads = (uint32_t)threads,
+                                    .no_rt = no_rt};
         rtm_status_t st = rtm_calib_run(&o, board, rec);
         if (st == RTM_OK && out) {
             stem(out, board->name, sizeof(board->name));
@@ -216,8 +226,15 @@ int rtm_cmd_calibrate(int argc, char **argv)
             fprintf(stderr, "rtmgr: calibrate: cannot write %s\n", json_path);
             rc = RTM_EXIT_RUNTIME;
         } else {
-            const rtm_calib_vopts_t v = {quick,   device, no_cpu, json, jf,
-                                         kernels, stdout, quiet ? NULL : stderr};
+            const rtm_calib_vopts_t v = {.quick = quick,
+                                         .device = device,
+                                         .no_cpu = no_cpu,
+                                         .no_rt = no_rt,
+                                         .json = json,
+                                         .json_out = jf,
+                                         .kernels = kernels,
+                                         .out = stdout,
+                                         .log = quiet ? NULL : stderr};
             const rtm_status_t st = rtm_calib_validate(&v, board, NULL, 0, NULL);
             if (st != RTM_OK) {
                 fprintf(stderr, "rtmgr: calibrate --validate: failed: %s\n", rtm_strerror(st));

@@ -28,8 +28,6 @@
 
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
 
-enum { PRIO_RELEASE = 80, PRIO_GPU = 70, PRIO_CPU = 60 };
-
 typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING } slot_state_t;
 
 typedef struct {
@@ -1284,7 +1282,9 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
     for (uint32_t d = 0; d < x->n_devs; d++) {
         char name[16];
         snprintf(name, sizeof(name), "rtm-%s", x->dev[d].name);
-        const int prio = !x->p.rt ? 0 : x->dev[d].kind == RTM_DEV_CPU ? PRIO_CPU : PRIO_GPU;
+        const int prio = !x->p.rt                       ? 0
+                         : x->dev[d].kind == RTM_DEV_CPU ? RTM_PRIO_CPU
+                                                         : RTM_PRIO_GPU;
         const rtm_status_t st = rtm_os_thread_start(&x->drt[d].th, name, prio, -1, dispatch_main,
                                                     &x->drt[d]);
         if (st != RTM_OK) {
@@ -1296,7 +1296,7 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
     }
     { /* firm jobs on the CPU pool, and preempted jobs resumed on the CPU */
         const rtm_status_t wst = rtm_os_thread_start(&x->watchdog_th, "rtm-watchdog",
-                                                     x->p.rt ? PRIO_RELEASE - 1 : 0, -1,
+                                                     x->p.rt ? RTM_PRIO_RELEASE - 1 : 0, -1,
                                                      watchdog_main, x);
         if (wst != RTM_OK) {
             x->started = true;
@@ -1312,7 +1312,7 @@ rtm_status_t rtm_exec_start(rtm_exec_t *x)
         x->next_release[t] = t0 + x->task[t].cfg->offset_ns;
     pthread_mutex_unlock(&x->mu);
     const rtm_status_t st = rtm_os_thread_start(&x->release_th, "rtm-release",
-                                                x->p.rt ? PRIO_RELEASE : 0, x->p.rt ? 0 : -1,
+                                                x->p.rt ? RTM_PRIO_RELEASE : 0, x->p.rt ? 0 : -1,
                                                 release_main, x);
     x->started = true;
     if (st != RTM_OK) {

@@ -35,7 +35,6 @@
 #define PUBLISH_NS 100000000LL    /* status segment refresh */
 #define START_DELAY_NS 5000000LL  /* first releases after start */
 #define ABORT_DEFAULT_NS 200000LL /* abort response when the board does not say */
-#define PRIO_POOL 50              /* CPU workers, below the executive's threads */
 
 typedef enum { PH_NEW, PH_LOADED, PH_VALID, PH_ALLOCATED, PH_STARTED, PH_STOPPED } phase_t;
 
@@ -508,7 +507,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         m->cache_dir[0] = '\0';
     /* the CPU workers: as many as the board allows; SCHED_FIFO only when permitted (the
      * refusal is the manager's one warning, not the pool's) */
-    const int pool_prio = m->o.rt && rtm_os_fifo_permitted(PRIO_POOL) ? PRIO_POOL : 0;
+    const int pool_prio = m->o.rt && rtm_os_fifo_permitted(RTM_PRIO_POOL) ? RTM_PRIO_POOL : 0;
     rtm_status_t pst = rtm_pool_start(&m->pool, c->board.threads, pool_prio, NULL);
     if (pst != RTM_OK) {
         fprintf(stderr, "rtmgr: cannot start %u CPU workers: %s\n", c->board.threads,

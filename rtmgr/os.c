@@ -128,6 +128,28 @@ bool rtm_os_fifo_permitted(int prio)
     return fifo;
 }
 
+bool rtm_os_self_fifo(int prio, rtm_os_sched_t *saved)
+{
+    struct sched_param sp;
+    saved->changed = false;
+    if (pthread_getschedparam(pthread_self(), &saved->policy, &sp) != 0)
+        return false;
+    saved->prio = sp.sched_priority;
+    const struct sched_param fifo = {.sched_priority = prio};
+    if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) != 0)
+        return false;
+    saved->changed = true;
+    return true;
+}
+
+void rtm_os_self_restore(const rtm_os_sched_t *saved)
+{
+    if (!saved->changed)
+        return;
+    const struct sched_param sp = {.sched_priority = saved->prio};
+    (void)pthread_setschedparam(pthread_self(), saved->policy, &sp);
+}
+
 void rtm_os_precise_sleeps(void) { (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
 
 void rtm_os_thread_join(rtm_os_thread_t *t)

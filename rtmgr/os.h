@@ -53,6 +53,24 @@ bool rtm_os_fifo_permitted(int prio);
 /* Joins a started thread; no-op otherwise. */
 void rtm_os_thread_join(rtm_os_thread_t *t);
 
+/* rtmgr's SCHED_FIFO priorities, where permitted: the release thread, the dispatchers of
+ * GPU and CPU devices (the CPU's is the caller of every pool run), the CPU pool's
+ * workers. Calibration, validation and `bench pool --rt` run the pool under the same,
+ * so that the CPU model is measured as the running system schedules it. */
+enum { RTM_PRIO_RELEASE = 80, RTM_PRIO_GPU = 70, RTM_PRIO_CPU = 60, RTM_PRIO_POOL = 50 };
+
+/* The calling thread's scheduling policy, saved by rtm_os_self_fifo. */
+typedef struct {
+    int policy;
+    int prio;
+    bool changed;
+} rtm_os_sched_t;
+/* Puts the calling thread under SCHED_FIFO at `prio` when permitted (saved gets what to
+ * restore); false, and nothing changed, when refused. Not on the real-time path. */
+bool rtm_os_self_fifo(int prio, rtm_os_sched_t *saved);
+/* Restores what rtm_os_self_fifo changed (no-op when it changed nothing). */
+void rtm_os_self_restore(const rtm_os_sched_t *saved);
+
 /* mlockall(MCL_CURRENT | MCL_FUTURE). RTM_E_OS_PERM when refused (remembered for the
  * warning). Init only. */
 rtm_status_t rtm_os_lock_memory(void);

@@ -209,6 +209,24 @@ void rtm_pool_stop(rtm_pool_t *p)
         shut(p, rtm_pool_spawned(p));
 }
 
+rtm_status_t rtm_pool_start_as_run(rtm_pool_t *p, uint32_t threads, bool rt,
+                                   rtm_os_sched_t *saved)
+{
+    saved->changed = false;
+    const bool fifo = rt && rtm_os_fifo_permitted(RTM_PRIO_POOL) &&
+                      rtm_os_self_fifo(RTM_PRIO_CPU, saved);
+    const rtm_status_t st = rtm_pool_start(p, threads, fifo ? RTM_PRIO_POOL : 0, NULL);
+    if (st != RTM_OK)
+        rtm_os_self_restore(saved);
+    return st;
+}
+
+void rtm_pool_stop_as_run(rtm_pool_t *p, const rtm_os_sched_t *saved)
+{
+    rtm_pool_stop(p);
+    rtm_os_self_restore(saved);
+}
+
 /* How long a run's caller spins for the workers still inside its launch before it
  * sleeps: they are on their last block, and a sleeping caller is one more wake-up on
  * the job's path (tens of microseconds on a VM's idle core). */

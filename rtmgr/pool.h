@@ -34,6 +34,7 @@
 
 #include "kernel.h"
 #include "limits.h"
+#include "os.h"
 #include "status.h"
 
 /* What one run did. */
@@ -103,6 +104,17 @@ struct rtm_pool {
  * Returns once every worker waits for work. RTM_E_STATE if already started,
  * RTM_E_OS_THREAD if a thread cannot be created. Init only. */
 rtm_status_t rtm_pool_start(rtm_pool_t *p, uint32_t threads, int rt_priority, const int *cpus);
+
+/* Starts p as `rtmgr run` schedules its pool, for measurements of it (calibration,
+ * validation, `bench pool --rt`): with rt, where SCHED_FIFO is permitted, the workers at
+ * RTM_PRIO_POOL and the calling thread — the runs' caller, as the CPU device's
+ * dispatcher is in the running system — at RTM_PRIO_CPU; saved keeps the caller's policy
+ * for rtm_pool_stop_as_run. Where refused, or without rt, both keep the caller's policy
+ * (p->rt_priority tells). Returns rtm_pool_start's status. Init only. */
+rtm_status_t rtm_pool_start_as_run(rtm_pool_t *p, uint32_t threads, bool rt,
+                                   rtm_os_sched_t *saved);
+/* Stops p and gives the calling thread back the policy rtm_pool_start_as_run found. */
+void rtm_pool_stop_as_run(rtm_pool_t *p, const rtm_os_sched_t *saved);
 
 /* Runs blocks of launch `launch` of k on the workers and waits. blocks lists the block
  * ids to run (NULL = every block 0..launch.blocks-1, and n_blocks is ignored). abort

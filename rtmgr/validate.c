@@ -25,6 +25,7 @@
 #include "calibint.h"
 #include "kexec.h"
 #include "model.h"
+#include "os.h"
 #include "pool.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -529,12 +530,14 @@ static rtm_status_t validate_cpu(val_t *v)
 {
     const rtm_board_t *b = v->board;
     const uint32_t n = b->threads ? (b->threads > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : b->threads) : 1;
-    rtm_status_t st = rtm_pool_start(&val_pool, n, 0, NULL);
+    rtm_os_sched_t saved;
+    rtm_status_t st = rtm_pool_start_as_run(&val_pool, n, !v->o->no_rt, &saved);
     if (st != RTM_OK)
         return st;
     if (!v->o->json) {
-        char what[64];
-        snprintf(what, sizeof(what), "CPU worker pool, %u threads", n);
+        char what[96];
+        snprintf(what, sizeof(what), "CPU worker pool, %u threads, %s", n,
+                 val_pool.rt_priority ? "SCHED_FIFO as rtmgr run" : "the caller's scheduling");
         print_header(v->o->out, "cpu", what);
     }
     const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 1024.0 * 1024 * 1024;
@@ -545,7 +548,7 @@ static rtm_status_t validate_cpu(val_t *v)
     if (st == RTM_OK)
         st = run_rounds(v, NULL, measure_cpu, pts, np, "cpu");
     free(pts);
-    rtm_pool_stop(&val_pool);
+    rtm_pool_stop_as_run(&val_pool, &saved);
     return st;
 }
 
@@ -640,6 +643,9 @@ rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t
     uint32_t n = 0;
     if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
         n = 0;
+    /* as calibration measures: the CPUs held out of deep power states as rtmgr run */
+    const bool held = !opts->no_rt && rtm_os_cpu_latency_held() < 0 &&
+                      rtm_os_hold_cpu_latency(0) == RTM_OK;
     rtm_status_t st = RTM_OK;
     for (uint32_t j = 0; st == RTM_OK && j < board->n_devs; j++) {
         const int i = rtm_calib_match(board, j, infos, n);
@@ -659,6 +665,8 @@ rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t
             fprintf(opts->log, "rtmgr: validate: cpu\n");
         st = validate_cpu(&v);
     }
+    if (held)
+        rtm_os_release_cpu_latency();
     if (st == RTM_OK)
         summarise(&v, sum, max, nsum);
     free(v.rows);
