@@ -47,6 +47,7 @@
 #include "kexec.h"
 #include "model.h"
 #include "pool.h"
+#include "poolkern.h"
 #include "preempt.h"
 #include "program.h"
 #include "rng.h"
@@ -4191,64 +4192,8 @@ static rtm_status_t dev_abort(devcal_t *x)
 
 static rtm_pool_t cal_pool;
 
-/* A kernel that does nothing per block: the pool's own overheads. Not in the catalogue. */
-static rtm_status_t noop_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
-{
-    p->n_bufs = 0;
-    p->launches = (uint32_t)k->size[1];
-    p->blocks_max = (uint32_t)k->size[0];
-    return RTM_OK;
-}
-static void noop_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)l;
-    out->entry = 0;
-    out->blocks = (uint32_t)k->size[0];
-}
-static uint32_t noop_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)k;
-    (void)l;
-    (void)out;
-    return 0;
-}
-static void noop_fill(rtm_kinst_t *k, uint64_t seed)
-{
-    (void)k;
-    (void)seed;
-}
-static void noop_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
-{
-    (void)k;
-    (void)l;
-    (void)b;
-}
-static void noop_cost(const rtm_kinst_t *k, rtm_cost_t *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->li = (double)k->size[0] * (double)k->size[1];
-    c->launches = (uint32_t)k->size[1];
-}
-static size_t noop_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
-{
-    (void)a;
-    (void)b;
-    (void)why;
-    (void)len;
-    return 0;
-}
-/* Calibration's pool kernels (size keys: blocks per launch, launches per job), which
- * differ only in what a block does. */
-#define CALIB_POOL_KERNEL(NAME, BLOCK)                                                  \
-    {                                                                                   \
-        .name = (NAME), .source = "", .entries = {NULL},                                \
-        .keys = {{"blocks", 1, 1 << 22, 1, "blocks per launch"},                        \
-                 {"launches", 1, 4096, 1, "launches per job"}},                         \
-        .n_keys = 2, .vec_allowed = 1u << 1, .tune_default = {1, 1}, .plan = noop_plan, \
-        .launch = noop_launch, .args = noop_args, .fill = noop_fill,                    \
-        .cpu_block = (BLOCK), .cost = noop_cost, .compare = noop_compare,               \
-    }
-static const rtm_kernel_t noop_kernel = CALIB_POOL_KERNEL("calib_noop", noop_block);
+/* The pool's own overheads are measured with its synthetic kernel (poolkern.h): blocks
+ * that return at once (no-op) or spin a set time (busy). */
 
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds)
 {
@@ -4471,10 +4416,7 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
 static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
 {
     rtm_kinst_t k;
-    rtm_kinst_init(&k, &noop_kernel);
-    k.size[0] = blocks;
-    k.size[1] = launches;
-    rtm_status_t st = rtm_kinst_plan(&k);
+    rtm_status_t st = rtm_poolkern_make(&k, blocks, launches, 0);
     double samp[REPS + 1];
     for (int r = 0; r <= REPS && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
@@ -4486,19 +4428,10 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
     return RTM_OK;
 }
 
-/* A kernel whose every block spins BUSY_NS on the host clock: a launch long enough that
- * every worker joins it, whatever its wake-up costs (no-op blocks all go to the awake
- * caller). Not in the catalogue. */
+/* What each block of the idle wake-up's launch spins on the host clock: a launch long
+ * enough that every worker joins it, whatever its wake-up costs (no-op blocks all go to
+ * the awake caller). */
 #define BUSY_NS 5000
-static void busy_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
-{
-    (void)k;
-    (void)l;
-    (void)b;
-    const double busy_s = BUSY_NS * 1e-9; /* all of it spun: no sleep */
-    rtm_os_sleep_spin_until_s(rtm_os_now_s() + busy_s, busy_s);
-}
-static const rtm_kernel_t busy_kernel = CALIB_POOL_KERNEL("calib_busy", busy_block);
 
 /* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
 #define IDLE_NS 20000000L
@@ -4509,10 +4442,7 @@ static const rtm_kernel_t busy_kernel = CALIB_POOL_KERNEL("calib_busy", busy_blo
 static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
 {
     rtm_kinst_t k;
-    rtm_kinst_init(&k, &busy_kernel);
-    k.size[0] = 8 * n;
-    k.size[1] = 1;
-    rtm_status_t st = rtm_kinst_plan(&k);
+    rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
     double warm[REPS + 1], idle[REPS];
     for (int r = 0; r <= REPS && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&cal_pool, &k, &warm[r]);
