@@ -1220,7 +1220,7 @@ static void json_string(const char *s)
 /* ---- 6. per-kernel poll period ------------------------------------------------------ */
 
 /* The poll period calibration aims at (~3 us of a work-item's loop), its overhead budget
- * and the aborts measuring the chosen period's response: as rtmgr/calib.c's. */
+ * and the aborts measuring the chosen period's response: as rtmgr/calibdev.c's. */
 #define KPOLL_PERIOD_S 3e-6
 #define KPOLL_MAX_PCT 1.0
 

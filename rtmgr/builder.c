@@ -2,7 +2,7 @@
  *
  * Owns: the workers' processes and their two pipes, the record format, and the worker's
  * read-build-acknowledge loop. What a build is (the device, the cache, a CPU device's
- * warm-up run) is the caller's: calib.c. */
+ * warm-up run) is the caller's: calibbuild.c. */
 #include "builder.h"
 
 #include "os.h"

@@ -1,14 +1,19 @@
-/* calibint.h — what calib.c shares with validate.c (the calibration module's two
- * halves); not part of rtmgr's API. Init-time tooling only. */
+/* calibint.h — what calibration's files share: calib.c (the run), calibfit.c,
+ * calibdev.c, calibllc.c, calibbuild.c and calibcpu.c with each other (the last
+ * section), and with validate.c (the calibration module's other half); not part of
+ * rtmgr's API. Init-time tooling only. */
 #ifndef RTM_CALIBINT_H
 #define RTM_CALIBINT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "builder.h"
 #include "calib.h"
 #include "kernel.h"
+#include "os.h"
 #include "pinned.h"
 #include "pool.h"
 
@@ -117,7 +122,7 @@ typedef struct {
  * that needs more is fitting one point, not a regime. */
 #define RTM_CALIB_REGIME_MAX 16.0
 
-/* calib.c's per-kernel fit (forms and rules in its comment): a second regime (r_big
+/* calibfit.c's per-kernel fit (forms and rules in its comment): a second regime (r_big
  * or r_miss) has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
  * sizes around it, and its r within RTM_CALIB_REGIME_MAX of r_op. False when no form fits with every term >= 0 and r > 0 (the caller
  * then falls back, loudly). */
@@ -144,8 +149,8 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
  * the model-error log records for the CPU. */
 rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds);
 
-/* ---- the device's last-level cache, measured (calib.c's dev_llc) ---------------------
- * A read sweep (rtm_calib_sweep in calib.c's probe source) over working sets S from
+/* ---- the device's last-level cache, measured (calibllc.c; calibdev.c's dev_llc) ------
+ * A read sweep (rtm_calib_sweep in calibdev.c's probe source) over working sets S from
  * min_bytes to max_bytes in steps of sqrt(2): each launch reads about launch_bytes
  * (passes = launch_bytes / S, at least 1) with up to cus * 2048 work-items, each reading
  * at least 4 uint4 per pass; one warm-up launch, then `reps` event-profiled launches
@@ -175,7 +180,7 @@ typedef struct {
 /* calibrate's options on a GPU: 1 MiB .. 512 MiB, 1 GiB a launch, 5 reps, shared lines. */
 rtm_calib_llc_opts_t rtm_calib_llc_defaults(void);
 
-/* Measures the curve on device d with its program `probe` (calib.c's probe source
+/* Measures the curve on device d with its program `probe` (calibdev.c's probe source
  * built for d; NULL: builds it here). Errors: the OpenCL call's status (the caller
  * keeps the reported cache size, loudly). */
 rtm_status_t rtm_calib_llc_curve(rtm_ocl_dev_t *d, cl_program probe, const rtm_calib_llc_opts_t *o,
@@ -206,5 +211,314 @@ rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, ui
  * workers) / part (one launch's wake and join once, the workers' blocks in proportion). */
 double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
                             uint32_t part);
+
+/* ---- calibrate's own files ------------------------------------------------------------
+ * What calib.c (the run), calibfit.c (a kernel's points and fit), calibdev.c (an OpenCL
+ * device), calibllc.c (the cache sweep), calibbuild.c (program builds) and calibcpu.c
+ * (the CPU pool) share; validate.c and the benchmarks use none of it. Functions on the
+ * run's context (cal_t) are cal_*, the others rtm_calib_*. */
+
+#define REPS RTM_CALIB_REPS
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+
+/* A catalogue kernel's share of its section's time, seconds: at least KERNEL_MIN_S, at
+ * most KERNEL_MAX_S (calib.c's RUN_BUDGET_S). */
+#define KERNEL_MIN_S 0.15
+#define KERNEL_MAX_S 2.0
+/* The inputs' seed of a kernel's first point (the j-th gets POINT_SEED0 + j). */
+#define POINT_SEED0 3
+/* Programs built ahead of a kernel's points (kf->prebuild) at most per call. */
+#define AHEAD_MAX 16
+/* Prebuilt sizes kept per kernel: the later targets' and the ladder's. */
+#define PRE_KEYS_MAX 16
+/* Tuning candidates of one sweep phase at most (rtm_calib_sweep_cands). */
+#define SWEEP_CAND_MAX 6
+
+/* The context of one run (calib.c's rtm_calib_run). */
+typedef struct {
+    const rtm_calib_opts_t *o;
+    rtm_calib_record_t *rec;
+    const double *targets;
+    size_t n_targets;
+    double t0;        /* start of the run */
+    double deadline;  /* end of the section being calibrated (device or CPU) */
+    double barrier_s; /* CPU barrier round, measured with the micro-kernels */
+    double cpu_knee;  /* bytes: the CPU pool's private caches together
+                       * (rtm_calib_host_private) */
+    double past_s;    /* seconds the points past the cache took in this section */
+    /* where the run's time went (the summary line): program builds (compiled from
+     * source, in the measurement's kexecs and in the parallel prebuilds) and binary
+     * loads from rtmgr's cache; the build-time figure c (dev_build) apart */
+    double build_s, load_s, prebuild_s, cfig_s;
+    uint32_t n_built, n_loaded, n_prebuilt;
+    /* build workers building in the background of other devices' measurements (their
+     * CPU time is this run's: cal_load_mark) */
+    const rtm_builder_t *bg[RTM_MAX_DEVICES];
+    uint32_t n_bg;
+} cal_t;
+
+/* The host's load over a phase of calibration: CPU time that neither this process nor
+ * its waited-for workers used (other processes, interrupts) and time the hypervisor
+ * stole, in cores. The H100 host once calibrated its CPU with a pthread barrier round
+ * of 60 us (spread 104 %) against 20 us (11 %) another time, sort's r_op 2.8x, and
+ * validation then came out 33 % off: figures from a busy host are wrong, and say so. */
+typedef struct {
+    rtm_os_cpu_times_t t;
+    double self_s, at;
+    bool ok;
+} load_mark_t;
+
+/* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown. */
+double rtm_calib_host_private(uint32_t workers);
+/* The time one kernel may take now, `left` kernels (this one included) still to do. */
+double cal_kernel_budget(const cal_t *c, uint32_t left);
+/* Catalogue kernels the per-kernel part covers. */
+uint32_t cal_kernels_wanted(const cal_t *c);
+/* Appends one formatted item to buf (len bytes, *used taken) when it fits whole. */
+__attribute__((format(printf, 4, 5))) bool rtm_calib_appendf(char *buf, size_t len, size_t *used,
+                                                             const char *fmt, ...);
+/* One line of the run's notes (rtm_calib_note into c->rec). */
+__attribute__((format(printf, 2, 3))) void cal_note(cal_t *c, const char *fmt, ...);
+/* One progress line on the run's log (opts.log; nothing without one). */
+__attribute__((format(printf, 2, 3))) void cal_say(const cal_t *c, const char *fmt, ...);
+/* A figure that took a default: a warning on stderr, a FALLBACK note, counted. */
+__attribute__((format(printf, 2, 3))) void cal_fallback(cal_t *c, const char *fmt, ...);
+/* The host's load now, into *m (this run's build workers counted as its own). */
+void cal_load_mark(const cal_t *c, load_mark_t *m);
+/* Notes the host's load since *m0 for `what`, and warns when it was busy. */
+void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0);
+/* The UTC time now, "YYYY-MM-DDTHH:MM:SSZ" (a profile's `measured`). */
+void rtm_calib_iso_now(char *buf, size_t len);
+
+/* ---- a kernel's points and fit (calibfit.c) ------------------------------------------ */
+
+/* One calibration point of a kernel: the extended model's kernel time there, without
+ * the kernel's own fixed term and regimes, is a * r + b (a, b from the model itself);
+ * measured t; ws = the job's buffer bytes (bytes_in + bytes_out). */
+typedef struct {
+    int64_t key;
+    double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
+    int reps;
+    uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
+} kpoint_t;
+
+/* How to size, predict and measure one kernel on one executor. */
+typedef struct kfit {
+    const rtm_kernel_t *kern;
+    rtm_tune_t tune;
+    const rtm_calib_lim_t *lim;
+    rtm_calib_pred_fn pred; /* job time used for sizing; reads *r_est through pred_ctx */
+    const void *pred_ctx;
+    rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
+    const void *kpred_ctx;
+    double *r_est;
+    /* a, b at instance k measured at t seconds (the model may be linear in r only by
+     * parts: linearised where it meets t) */
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b);
+    rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                            rtm_calib_fig_t *f);
+    /* optional (NULL: none): the whole job's time estimated from runs of its first
+     * `part` blocks per worker (one-launch kernels whose whole job is too long) */
+    rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                 double *t, rtm_calib_fig_t *f);
+    void *ctx;
+    double deadline; /* monotonic time after which no point beyond the third is added */
+    bool cpu;        /* the CPU worker pool (else an OpenCL device) */
+    double workers;  /* groups run at once: the pool's workers, a device's resident groups
+                      * (measure_part's blocks are per worker) */
+    rtm_calib_arena_t *arena; /* host buffers pinned on a device, as the runtime's (or NULL) */
+    double cache;    /* bytes: the cache whose spill the fit's knee marks (0 = unknown) */
+    double inst_s;   /* out: seconds spent making and freeing the points' instances */
+    /* first keys whose programs were prebuilt for this kernel's later targets (size-built
+     * programs): a target takes one whose predicted time is within PREBUILT_RATIO of it */
+    int64_t pre_keys[24];
+    uint32_t n_pre_keys;
+    /* optional (NULL: none): builds together what the cache lacks of the programs at
+     * sizes[0..n) (first keys keys[]), adding those it holds then to pre_keys */
+    void (*prebuild)(void *ctx, struct kfit *kf, const int64_t *keys,
+                     const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
+} kfit_t;
+
+/* True when one of keys[0..n) is key. */
+bool rtm_calib_key_in(const int64_t *keys, uint32_t n, int64_t key);
+/* Plans kern at first key key0 (others default) and tune into *k; true when it fits lim. */
+bool rtm_calib_size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
+                         const rtm_calib_lim_t *lim, rtm_kinst_t *k);
+/* Runs of a point after its warm-up run took first_s: fewer than `reps` when long. */
+int rtm_calib_reps_after_warmup(double first_s, int reps);
+/* The order nt targets are measured in (first, middle, last, the others); how many. */
+size_t rtm_calib_target_order(size_t nt, size_t *order, size_t max);
+/* Kernel kf->kern's points on kf's executor into pts[0..*n) (room for max), by size. */
+rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max,
+                                     uint32_t *n);
+/* Fits and stores one kernel's points: ktune, figure, note (r_fallback when none fits). */
+void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern,
+                            rtm_tune_t tune, const kpoint_t *pts, uint32_t n, double cache,
+                            double r_fallback, const char *r_what, rtm_board_ktune_t *kt,
+                            rtm_calib_fig_t *f);
+
+/* ---- an OpenCL device (calibdev.c) --------------------------------------------------- */
+
+/* One OpenCL device's calibration state. */
+typedef struct {
+    cal_t *c;
+    rtm_ocl_dev_t *d;
+    rtm_board_dev_t *bd;
+    int di;                /* index in the board */
+    rtm_calib_lim_t lim;   /* instance limits on this device */
+    cl_program probe;      /* probe_src, built once */
+    uint32_t wg_probe;
+    double r_probe;        /* dependent op time per work-item at full occupancy */
+    const char *cache;     /* rtmgr's program binary cache, NULL when there is none */
+    double knee;           /* bytes: the cache whose spill the kernel fits' knee marks */
+    /* timing of the per-kernel part (notes): inside dev_measure, the kexec's program
+     * (compiled, or loaded from the cache) and the runs after it */
+    double build_s, load_s, run_s, pre_s; /* pre_s: parallel prebuild batches (wall) */
+    uint32_t n_built, n_loaded, n_pre;
+    int ocl_index;         /* the device's index in rtm_ocl_discover's order */
+    uint32_t pre_procs;    /* build workers started (0: none, or threads) */
+    rtm_calib_arena_t arena; /* the points' pinned host memory */
+    /* size-built programs prebuilt for later targets: their first keys, by kernel */
+    int64_t pre_key[RTM_MAX_KERNELS][PRE_KEYS_MAX];
+    uint32_t n_pre_key[RTM_MAX_KERNELS];
+    rtm_builder_t bld;       /* the device's build workers (builder.h), up after the first
+                              * batch worth them until the device is done */
+    /* the background batch (rtm_calib_dev_prebuild_all's `send`): jobs queued, when, and
+     * the workers' CPU seconds then */
+    uint32_t bg_sent;
+    double bg_t0, bg_cpu0;
+    bool ladder; /* prebuild_list adds the ladder (LADDER_STEP): a background batch's */
+} devcal_t;
+
+/* Prediction used to size instances: the extended model with a per-kernel r (no
+ * memory term). */
+typedef struct {
+    const rtm_board_dev_t *bd;
+    int ki;
+    double r;
+    bool total; /* total time, else kernel time */
+} dpred_t;
+
+/* A device's kfit_t context: the device and the kernel's index. */
+typedef struct {
+    devcal_t *x;
+    int ki;
+} dkctx_t;
+
+/* The build-time figure c and the cache-load time of device d: matrix_add.cl at n = 64
+ * (work-group `wg`) built `reps` times from source with a unique -D each (the driver's
+ * own caches bypassed), then stored in a fresh cache directory and loaded REPS times.
+ * One core's compiler work: thread-safe, no state of the run. */
+typedef struct {
+    rtm_status_t st;
+    int reps, loaded;
+    double tb[REPS], tl[REPS];
+} bfig_t;
+
+/* rtm_calib_build_figs of a CPU-type OpenCL device (PoCL) on a helper thread with a
+ * context of its own, started before the run's GPUs are calibrated and joined in the
+ * device's own section: the GPUs' figures are the devices' clocks and leave the host's
+ * cores idle, and the compiler takes one of them (the H100 host: PoCL's c was 3.1 s of
+ * its 60 s). */
+typedef struct {
+    rtm_ocl_info_t info;
+    int reps;
+    pthread_t th;
+    bool started;
+    double wall_s; /* the helper's time */
+    bfig_t f;
+} bahead_t;
+
+/* One OpenCL device's calibration, in two sections: rtm_calib_dev_first (the device's
+ * figures and matrix_mov's r_op, which sizes the rest) and rtm_calib_dev_rest (the
+ * catalogue's kernels, the abort transport, the poll periods). rtm_calib_run runs a
+ * CPU-type device's first section before the GPUs when there are both, so that its
+ * catalogue's programs build in the background of the GPUs' measurements
+ * (rtm_calib_dev_prebuild_all's `send`). */
+typedef struct {
+    rtm_ocl_dev_t dev;
+    devcal_t x;
+    bool open;
+    char cache[RTM_PATH_MAX];
+    const rtm_kernel_t *mov;
+    uint32_t left;  /* kernels still to measure (their time shares) */
+    double past_s;  /* the device's cal_t past_s, kept between its sections */
+    double first_s; /* seconds of the first section */
+    bool split;     /* the first section ran before the GPUs' */
+    /* phase times (the device's note): transfers, memory..launch, build figure c, cache
+     * sweep, matrix_mov, prebuild, catalogue, abort */
+    double ph[8];
+    uint32_t pre_n; /* programs of the catalogue's prebuild (x.n_pre after it) */
+    load_mark_t load; /* the host's load from the device's start (a split one's: rest's) */
+} devrun_t;
+
+/* Builds the calibration-only kernels (calibdev.c's probe source) for d into *out. */
+rtm_status_t rtm_calib_build_probe(rtm_ocl_dev_t *d, cl_program *out);
+/* Releases a buffer that may not have been made (NULL). */
+void rtm_calib_release_mem(cl_mem m);
+/* The extended model's time of k on the device with dpred_t ctx's r (rtm_calib_pred_fn). */
+double rtm_calib_dev_pred(const void *ctx, const rtm_kinst_t *k);
+/* Kernel ki's starting tuning and sizing prediction; true when a sweep has a choice. */
+bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred_t *p);
+/* The size a kernel's tuning sweep runs at, into size[]; false when none plans. */
+bool rtm_calib_sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                          const dpred_t *p, int64_t *size);
+/* True when a share of `budget` pays for two sweep candidates at least. */
+bool rtm_calib_sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                          rtm_tune_t tune, const dpred_t *p, double budget);
+/* A sweep phase's candidates (-1 the start, 0 work-groups, 1 widths) into cand[]; how many. */
+uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int phase,
+                               rtm_tune_t base, rtm_tune_t cand[SWEEP_CAND_MAX]);
+/* Opens the device and measures its figures and matrix_mov (with_c: the figure c too). */
+rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd,
+                                 int di, int ocl_index, devrun_t *r, bahead_t *ahead,
+                                 bool with_c);
+/* A device's catalogue's first programs queued to its build workers (background). */
+void rtm_calib_dev_send(devrun_t *r);
+/* The device's workers stopped, its memory freed, the device closed. */
+void rtm_calib_dev_close(devrun_t *r);
+/* The rest of a device's calibration after rtm_calib_dev_first, and the device closed. */
+rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead);
+
+/* ---- program builds (calibbuild.c) --------------------------------------------------- */
+
+/* One program to build into the binary cache (a sweep candidate, a point's size, a poll
+ * period's build): by a build worker (builder.h), else in a thread of its own. */
+typedef struct {
+    rtm_ocl_dev_t *d;
+    rtm_build_job_t j;
+    const char *cache;
+} prebuild_t;
+
+/* Builds for the figure c: REPS, 5 with --quick. */
+int rtm_calib_build_reps(const rtm_calib_opts_t *o);
+/* The figure c of device d into *f (bfig_t). */
+void rtm_calib_build_figs(rtm_ocl_dev_t *d, uint32_t wg, int reps, bfig_t *f);
+/* A bahead_t's thread: rtm_calib_build_figs on a context of its own. */
+void *rtm_calib_bahead_run(void *arg);
+/* The host's online cores. */
+uint32_t rtm_calib_host_cores(void);
+/* Whether to build ahead at all (RTM_CALIB_PREBUILD, the host's cores). */
+bool rtm_calib_prebuild_on(void);
+/* Plans kern at size and tune into *pb; false when it does not plan. */
+bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                              rtm_tune_t tune, prebuild_t *pb);
+/* Builds what pb[0..n) the cache lacks together (workers, else threads); pb keeps those. */
+void rtm_calib_prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n);
+/* Builds the programs of n tuning candidates of kern at size together (a sweep's). */
+void rtm_calib_prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                        const rtm_tune_t *tunes, uint32_t n);
+/* kfit_t's prebuild on a device (ctx: a dkctx_t). */
+void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
+                           const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
+/* The programs of a device's catalogue built ahead (`send`: queued in the background). */
+void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send);
+
+/* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
+
+/* The CPU section of the run: threads, micro-kernels, pool overheads, kernels' twins. */
+rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b);
 
 #endif

@@ -268,7 +268,7 @@ bool rtm_preempt_loop_polls(const rtm_kernel_t *kernel);
  * the matrix kernels, then spin); NULL past the last or when not in the catalogue. */
 const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i);
 
-/* Per-kernel in-loop poll period calibration (calibration, rtmgr/calib.c). */
+/* Per-kernel in-loop poll period calibration (calibration, rtmgr/calibdev.c). */
 typedef struct {
     uint32_t poll_every; /* chosen RTM_POLL_EVERY; RTM_BOARD_POLL_NONE: no candidate
                           * within the overhead budget; 0: not measured (out of time) */

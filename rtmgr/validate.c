@@ -28,8 +28,6 @@
 #include "os.h"
 #include "pool.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *const seed000[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
                                       "matrix_mul"};
 static const int64_t s0_full[] = {1000, 2000, 3000};

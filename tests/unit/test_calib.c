@@ -465,7 +465,7 @@ static void test_fit_regime_bounded(void **state)
 }
 
 /* A fit that cannot have r > 0 (every point faster than the model's fixed part) says
- * so: the caller falls back, loudly (kernel_store's FALLBACK note and warning). */
+ * so: the caller falls back, loudly (rtm_calib_kernel_store's FALLBACK note and warning). */
 static void test_fit_failure_reported(void **state)
 {
     (void)state;

@@ -1,7 +1,8 @@
-/* test_calib_llc.c — the last-level cache figure of `rtmgr calibrate` (calib.c's
- * dev_llc): the knee-finding rule on synthetic curves (a clean step, no step, a noisy
- * plateau with and without a step, slow small sizes, a gradual cliff), and the read
- * sweep itself on real OpenCL (PoCL here), kept small: 64 KiB .. 1 MiB, 4 MiB a launch. */
+/* test_calib_llc.c — the last-level cache figure of `rtmgr calibrate` (calibllc.c, kept
+ * by calibdev.c's dev_llc): the knee-finding rule on synthetic curves (a clean step, no
+ * step, a noisy plateau with and without a step, slow small sizes, a gradual cliff), and
+ * the read sweep itself on real OpenCL (PoCL here), kept small: 64 KiB .. 1 MiB, 4 MiB a
+ * launch. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,487 @@
+/* calibcpu.c — `rtmgr calibrate` on the CPU worker pool (calibint.h; the method in
+ * docs/calibration.md).
+ *
+ * Owns: the pool calibration runs its jobs on, the micro-kernel figures of eq. 1
+ * (cpubench.c's kernels), the pool's overheads (cw, dispatch and cw_idle, from no-op and
+ * busy kernels), every kernel's CPU twin through the pool (its points and fit through
+ * calibfit.c), and the pool timings calibint.h shares with validation
+ * (rtm_calib_pool_time, rtm_calib_pool_time_part, rtm_calib_part_scale). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calib.h"
+#include "calibint.h"
+#include "cpubench.h"
+#include "model.h"
+#include "os.h"
+#include "pool.h"
+#include "poolkern.h"
+
+/* ---- CPU --------------------------------------------------------------------------- */
+
+static rtm_pool_t cal_pool;
+
+/* The pool's own overheads are measured with its synthetic kernel (poolkern.h): blocks
+ * that return at once (no-op) or spin a set time (busy). */
+
+rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double *seconds)
+{
+    uint32_t launch = 0;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = rtm_pool_run_job(pool, k, &launch, NULL, NULL, NULL);
+    *seconds = rtm_calib_now() - t0;
+    return st;
+}
+
+typedef struct {
+    const rtm_board_t *b;
+    int ki;
+    double r;
+} cpred_t;
+
+static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const cpred_t *p = ctx;
+    static rtm_board_t tmp;
+    tmp = *p->b;
+    if (p->ki >= 0)
+        tmp.cpu_ktune[p->ki] = (rtm_board_ktune_t){.have = p->r > 0, .tune = k->tune, .r_op = p->r};
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_cpu(&job, &tmp, 0, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *bb)
+{
+    (void)t; /* the pool's model is linear in r */
+    const cpred_t *p = ctx;
+    cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
+    const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);
+    if (y1 < 0 || y2 < 0)
+        return false;
+    *a = (y2 - y1) / 1e-3;
+    *bb = y1 - *a * 1e-3;
+    return *a > 0;
+}
+
+static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                               rtm_calib_fig_t *f)
+{
+    (void)ctx;
+    double samp[REPS + 1];
+    rtm_status_t st = RTM_OK;
+    if (reps > REPS)
+        reps = REPS;
+    for (int r = 0; r <= reps && st == RTM_OK; r++) {
+        st = rtm_calib_pool_time(&cal_pool, &in->k, &samp[r]);
+        if (r == 0 && st == RTM_OK)
+            reps = rtm_calib_reps_after_warmup(samp[0], reps);
+    }
+    if (st == RTM_OK)
+        *t = rtm_calib_summary(samp + 1, (size_t)reps, f);
+    return st;
+}
+
+rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, uint32_t part,
+                                      double *seconds)
+{
+    const uint32_t n = pool->n_workers;
+    const uint64_t m = (uint64_t)part * n;
+    if (!k || k->plan.launches != 1 || n == 0 || part == 0 || m > rtm_kinst_blocks(k))
+        return RTM_E_ARG;
+    uint32_t *idx = malloc(sizeof(*idx) * (size_t)m);
+    if (!idx)
+        return RTM_E_NOMEM;
+    for (uint32_t i = 0; i < (uint32_t)m; i++)
+        idx[i] = i;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = rtm_pool_run(pool, k, 0, idx, (uint32_t)m, NULL, NULL, NULL);
+    *seconds = rtm_calib_now() - t0;
+    free(idx);
+    return st;
+}
+
+double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
+                            uint32_t part)
+{
+    if (workers == 0 || part == 0)
+        return t_part;
+    const double per = ceil((double)blocks / workers);
+    return cw + fmax(t_part - cw, 0.0) * per / part;
+}
+
+/* The whole job's time from runs of its first `part` blocks per worker (one launch):
+ * the run's time less one launch's cw is its workers' share of part blocks each, the
+ * whole job's is ceil(blocks / n) each (the same blocks in the same order: the first
+ * ones of the job, handed out as in the whole job), plus cw. Calibration only: the index
+ * list is allocated here. */
+static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                    double *t, rtm_calib_fig_t *f)
+{
+    const cpred_t *p = ctx;
+    const uint32_t n = cal_pool.n_workers, blocks = (uint32_t)rtm_kinst_blocks(&in->k);
+    const uint64_t m64 = (uint64_t)part * n;
+    if (in->k.plan.launches != 1 || n == 0 || part == 0 || m64 >= blocks)
+        return ck_measure(ctx, in, reps, t, f);
+    double samp[REPS + 1];
+    if (reps > REPS)
+        reps = REPS;
+    rtm_status_t st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[0]);
+    if (st == RTM_OK)
+        reps = rtm_calib_reps_after_warmup(samp[0], reps);
+    for (int r = 1; r <= reps && st == RTM_OK; r++)
+        st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    const double sub = rtm_calib_summary(samp + 1, (size_t)reps, f);
+    *t = rtm_calib_part_scale(sub, p->b->cpu_param[RTM_CPU_P_cw], blocks, n, part);
+    return RTM_OK;
+}
+
+static void cpu_param(rtm_board_t *b, int id, double v)
+{
+    b->cpu_param[id] = v;
+    b->cpu_have[id] = true;
+}
+
+static rtm_calib_fig_t *cfig(cal_t *c, int id) { return &c->rec->cpu[id]; }
+
+/* Micro-kernel figures of eq. 1. */
+static rtm_status_t cpu_micro(cal_t *c, rtm_board_t *b, uint32_t n)
+{
+    const bool q = c->o->quick;
+    const uint64_t ops = q ? 2000000 : 10000000;
+    const size_t bytes = (size_t)((q ? 2 : 8) * MIB);
+    /* copy: twice the last-level cache in all (DRAM, not cache), 32..256 MiB; quick 16 */
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const double copy_total = q ? 16 * MIB : fmin(fmax(2.0 * (double)(llc > 0 ? llc : 0), 32 * MIB), 256 * MIB);
+    const size_t copy_bytes = (size_t)fmax((q ? 2 : 4) * MIB, copy_total / n);
+    double lat1[REPS], latn[REPS], ind[REPS], ind1[REPS], unit[REPS], unit1[REPS], str[REPS],
+        str1[REPS], copy[REPS], ping[REPS], clk[REPS], bar[REPS];
+    rtm_status_t st = RTM_OK;
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        st = rtm_cpubench_run(RTM_CPUBENCH_CHAIN, 1, 0, ops, &lat1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_CHAIN, n, 0, ops, &latn[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, n, 0, ops * 2, &ind[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_INDEP, 1, 0, ops * 2, &ind1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_UNIT, n, bytes, ops, &unit[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_UNIT, 1, bytes, ops, &unit1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_STRIDED, n, bytes, ops / 4, &str[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_STRIDED, 1, bytes, ops / 4, &str1[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_run(RTM_CPUBENCH_COPY, n, copy_bytes,
+                                  2 * copy_bytes / sizeof(float), &copy[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_pingpong(q ? 10000 : 20000, &ping[r]);
+        if (st == RTM_OK)
+            st = rtm_cpubench_barrier(n, q ? 1000 : 2000, &bar[r]);
+        clk[r] = rtm_cpubench_clock(q ? 100000 : 200000);
+    }
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fl, fi, fu, fs;
+    const double l1 = rtm_calib_summary(lat1, REPS, NULL);
+    const double ln = rtm_calib_summary(latn, REPS, &fl);
+    const double in = rtm_calib_summary(ind, REPS, &fi);
+    const double i1 = rtm_calib_summary(ind1, REPS, NULL);
+    const double un = rtm_calib_summary(unit, REPS, &fu);
+    const double u1 = rtm_calib_summary(unit1, REPS, NULL);
+    const double sn = rtm_calib_summary(str, REPS, &fs);
+    const double s1 = rtm_calib_summary(str1, REPS, NULL);
+    double lp = in > 0 ? ln / in : 1.0;
+    if (lp < 1.0)
+        lp = 1.0;
+    cpu_param(b, RTM_CPU_P_r_scalar, ln);
+    *cfig(c, RTM_CPU_P_r_scalar) = fl;
+    cpu_param(b, RTM_CPU_P_lp, lp);
+    *cfig(c, RTM_CPU_P_lp) = fi;
+    cfig(c, RTM_CPU_P_lp)->spread = fmax(fi.spread, fl.spread);
+    cfig(c, RTM_CPU_P_lp)->median = lp;
+    cpu_param(b, RTM_CPU_P_r_unit, un * lp);
+    *cfig(c, RTM_CPU_P_r_unit) = fu;
+    cfig(c, RTM_CPU_P_r_unit)->median = un * lp;
+    cpu_param(b, RTM_CPU_P_r_strided, sn * lp);
+    *cfig(c, RTM_CPU_P_r_strided) = fs;
+    cfig(c, RTM_CPU_P_r_strided)->median = sn * lp;
+    cpu_param(b, RTM_CPU_P_mem_rate, rtm_calib_summary(copy, REPS, cfig(c, RTM_CPU_P_mem_rate)));
+    cpu_param(b, RTM_CPU_P_w, rtm_calib_summary(ping, REPS, cfig(c, RTM_CPU_P_w)));
+    cpu_param(b, RTM_CPU_P_ti, rtm_calib_summary(clk, REPS, cfig(c, RTM_CPU_P_ti)));
+    rtm_calib_fig_t fb;
+    const double barrier = rtm_calib_summary(bar, REPS, &fb);
+    c->barrier_s = barrier;
+    cal_note(c, "cpu: %u threads; per operation, one thread / all threads at once: dependent "
+                "chain %.4g / %.4gns, independent chains %.4g / %.4gns (lp = chain / independent "
+                "= %.3g), unit-stride read %.4g / %.4gns, strided read %.4g / %.4gns; r_unit and "
+                "r_strided = all-thread time x lp (eq. 1 divides them by lp)",
+             n, l1 * 1e9, ln * 1e9, i1 * 1e9, in * 1e9, lp, u1 * 1e9, un * 1e9, s1 * 1e9, sn * 1e9);
+    cal_note(c, "cpu: pthread barrier round, %u threads: %.4gus (spread %.1f%%); copy %.0fMiB per "
+                "thread: %.4gGB/s read + written; ping-pong one way %.4gns; clock pair %.4gns",
+             n, barrier * 1e6, fb.spread * 100, (double)copy_bytes / MIB,
+             b->cpu_param[RTM_CPU_P_mem_rate] * 1e-9, b->cpu_param[RTM_CPU_P_w] * 1e9,
+             b->cpu_param[RTM_CPU_P_ti] * 1e9);
+    return RTM_OK;
+}
+
+bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t_multi,
+                        uint32_t launches, double *cw, double *dispatch)
+{
+    if (n < 2 || launches == 0 || !(per[n - 1] > per[n - 2]))
+        return false;
+    const double d = (t[n - 1] - t[n - 2]) / (per[n - 1] - per[n - 2]);
+    const double w = t_multi / launches - d;
+    if (!(d > 0) || !(w > 0))
+        return false;
+    *cw = w;
+    *dispatch = d;
+    return true;
+}
+
+/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
+ * after one warm-up. */
+static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
+{
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, blocks, launches, 0);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t f;
+    *t = rtm_calib_summary(samp + 1, REPS, &f);
+    *spread = fmax(*spread, f.spread);
+    return RTM_OK;
+}
+
+/* What each block of the idle wake-up's launch spins on the host clock: a launch long
+ * enough that every worker joins it, whatever its wake-up costs (no-op blocks all go to
+ * the awake caller). */
+#define BUSY_NS 5000
+
+/* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
+#define IDLE_NS 20000000L
+
+/* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
+ * each), timed back to back and after the pool slept IDLE_NS before each run, as the
+ * running system's periodic jobs find it; the difference of the medians of REPS. */
+static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
+{
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
+    double warm[REPS + 1], idle[REPS];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &warm[r]);
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
+        st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
+    }
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fw;
+    const double tw = rtm_calib_summary(warm + 1, REPS, &fw);
+    *extra = fmax(rtm_calib_summary(idle, REPS, f) - tw, 0.0);
+    return RTM_OK;
+}
+
+/* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
+ * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
+ * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
+ * job of MULTI_LAUNCHES back-to-back launches (grid_path runs 128 a job). The runs of 1
+ * to 256 blocks per worker alone (the fit before) put dispatch at 894 ns and cw at
+ * 82 us on the H100 host (residual 82 %): there one worker runs most blocks of a short
+ * run alone while the others still wake. */
+#define MULTI_LAUNCHES 16
+static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
+{
+    static const uint32_t per[] = {1, 16, 128, 512, 2048};
+    const size_t np = N_OF(per);
+    double xs[N_OF(per)], ys[N_OF(per)], spread = 0, multi = 0;
+    for (size_t i = 0; i < np; i++) {
+        const rtm_status_t st = noop_time(n * per[i], 1, &ys[i], &spread);
+        if (st != RTM_OK)
+            return st;
+        xs[i] = per[i];
+    }
+    rtm_status_t st = noop_time(n, MULTI_LAUNCHES, &multi, &spread);
+    if (st != RTM_OK)
+        return st;
+    double cw = 0, disp = 0;
+    const bool ok = rtm_calib_pool_fit(xs, ys, (uint32_t)np, multi, MULTI_LAUNCHES, &cw, &disp);
+    /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
+     * transfer (w), a launch's wake-up and join at least one barrier round */
+    if (!ok) {
+        cw = c->barrier_s;
+        disp = b->cpu_param[RTM_CPU_P_w];
+        cal_fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): cw "
+                        "taken from the barrier round, dispatch from w");
+    }
+    cpu_param(b, RTM_CPU_P_cw, cw);
+    cpu_param(b, RTM_CPU_P_dispatch, disp);
+    /* how far the one-launch runs lie from cw + B/n * dispatch (the short ones: the
+     * wake-up ramp) */
+    double resid = 0;
+    for (size_t i = 0; i < np; i++)
+        resid = fmax(resid, fabs(cw + disp * xs[i] - ys[i]) / ys[i]);
+    const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
+    for (int i = 0; i < 2; i++) {
+        rtm_calib_fig_t *f = cfig(c, ids[i]);
+        f->median = b->cpu_param[ids[i]];
+        f->spread = spread;
+        f->resid = resid;
+        f->n = (uint32_t)((np + 1) * REPS);
+        f->kept = f->n;
+    }
+    /* the first launch of a running system's job (RTM_MODEL_F_IDLE) finds the pool
+     * asleep: cw and what a launch takes more after IDLE_NS */
+    double idle = 0;
+    rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle);
+    st = busy_idle_extra(n, &idle, fi);
+    if (st != RTM_OK)
+        return st;
+    cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
+    fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
+    char runs[256];
+    size_t used = 0;
+    runs[0] = '\0';
+    for (size_t i = 0; i < np; i++)
+        (void)rtm_calib_appendf(runs, sizeof(runs), &used, "%s%u:%.4gus", i ? " " : "", per[i],
+                                ys[i] * 1e6);
+    cal_note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
+                "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
+                "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
+                "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus",
+             n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
+             BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
+             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6);
+    return RTM_OK;
+}
+
+/* One kernel's CPU twin through the pool: its own r and memory rate fitted at the
+ * calibration sizes. */
+static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t left)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
+    const rtm_tune_t tune = kt->have ? kt->tune : kern->tune_default;
+    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
+                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    cpred_t p = {b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0};
+    kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = &p,
+                 .r_est = &p.r, .coef = cpu_coef, .measure = ck_measure,
+                 .measure_part = ck_measure_part, .workers = cal_pool.n_workers, .ctx = &p,
+                 .cpu = true,
+                 .kpred = cpu_pred, .kpred_ctx = &p, .cache = c->cpu_knee,
+                 .deadline = rtm_calib_now() + cal_kernel_budget(c, left)};
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    const rtm_status_t st = rtm_calib_kernel_points(c, &kf, pts, N_OF(pts), &n);
+    if (st == RTM_E_MODEL && n == 0) {
+        /* nothing the model counts (the empty kernel's twin does no work): the pool's
+         * dispatch and cw are its whole time */
+        *kt = (rtm_board_ktune_t){.have = true, .tune = tune};
+        cal_note(c, "cpu: %s: no operations to time (the pool overheads are its model)",
+                 kern->name);
+        return RTM_OK;
+    }
+    if (st != RTM_OK || n == 0) {
+        cal_fallback(c, "cpu: kernel %s not calibrated (%s): no per-kernel terms; eq. 1's "
+                        "class-based r_k and the CPU's mem_rate predict it",
+                     kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        return RTM_OK;
+    }
+    /* the fallback r when no form fits: the largest point's own (its time less the
+     * model's pool terms), else its whole time over its operations (those terms above
+     * the measured times: a pool-overhead figure inflated by a busy machine — 3.7 us
+     * per block once on the 2-core development machine, where 20 ns is usual) */
+    const kpoint_t *big = &pts[n - 1];
+    const double r_fb = p.r > 0 ? p.r : big->a > 0 && big->t > 0 ? big->t / big->a : 0.0;
+    rtm_calib_kernel_store(c, "cpu", kern, tune, pts, n, c->cpu_knee,
+                           r_fb > 0 ? r_fb : b->cpu_param[RTM_CPU_P_r_scalar],
+                           p.r > 0 ? "the largest point's own r"
+                           : r_fb > 0 ? "the largest point's time over its operations: the pool "
+                                        "terms exceed the measured times"
+                                      : "the CPU's r_scalar",
+                           kt, &c->rec->cpu_k[ki]);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
+{
+    const double t0 = rtm_calib_now();
+    load_mark_t load;
+    cal_load_mark(c, &load);
+    const long online = rtm_os_cpu_count();
+    /* one core left to the executive's threads, the drivers and the OS from
+     * RTM_CALIB_SPARE_MIN_CORES cores up: on the H100 host (16 vCPUs, 0.4-2.3 cores stolen by
+     * its hypervisor) a pool of 16 validated at 24.7 and 26.2 % CPU MAPE, one of 15 at
+     * 17.3 and 19.3 % (alternating runs, board/h100/results/cpu-threads-s10-h100.txt) */
+    const long pool = online >= RTM_CALIB_SPARE_MIN_CORES ? online - 1 : online;
+    uint32_t n = pool > RTM_MAX_WORKERS ? RTM_MAX_WORKERS : (uint32_t)pool;
+    if (c->o->threads > 0) /* --threads: the pool the manager will run */
+        n = c->o->threads < RTM_MAX_WORKERS ? c->o->threads : RTM_MAX_WORKERS;
+    else if (b->cores == (uint32_t)online && b->threads > 0 && b->threads < n)
+        n = b->threads; /* a base profile of this computer keeps its choice */
+    if (b->cores == 0)
+        b->cpu_model = RTM_MODEL_EXTENDED; /* a fresh profile (a base keeps its choice) */
+    b->cores = (uint32_t)online;
+    b->threads = n;
+    rtm_calib_iso_now(b->cpu_measured, sizeof(b->cpu_measured));
+    cal_say(c, "cpu: %u cores, %u worker threads", b->cores, n);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const char *which = "L3";
+    if (llc <= 0) {
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        which = "L2";
+    }
+    cpu_param(b, RTM_CPU_P_cache, llc > 0 ? (double)llc : 8 * MIB);
+    *cfig(c, RTM_CPU_P_cache) = (rtm_calib_fig_t){b->cpu_param[RTM_CPU_P_cache], 0, 0, 1, 1};
+    if (llc > 0)
+        cal_note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB, which);
+    else
+        cal_fallback(c, "cpu: last-level cache size unknown (sysconf): 8MiB assumed");
+    c->past_s = 0.0;
+    c->cpu_knee = rtm_calib_host_private(n);
+    if (c->cpu_knee > 0)
+        cal_note(c, "cpu: kernel fits place a second regime's knee at %.4gMiB (the %u workers' L2 "
+                    "caches together)",
+                 c->cpu_knee / MIB, n);
+    else
+        cal_fallback(c, "cpu: L2 cache size unknown (sysconf): no point past the cores' caches, "
+                        "kernel knees halfway between sizes");
+    rtm_status_t st = cpu_micro(c, b, n);
+    if (st != RTM_OK)
+        return st;
+    /* the pool as the running system schedules it: on this project's 2-vCPU VM, 2
+     * blocks of 200 us back to back took 402 us under SCHED_OTHER (the woken worker
+     * queued behind its waker) and 210 us under rtmgr run's SCHED_FIFO (bench pool) */
+    rtm_os_sched_t sched;
+    st = rtm_pool_start_as_run(&cal_pool, n, !c->o->no_rt, &sched);
+    if (st != RTM_OK)
+        return st;
+    cal_note(c, "cpu: pool measured under %s",
+             cal_pool.rt_priority ? "SCHED_FIFO as rtmgr run (workers 50, the caller 60)"
+             : c->o->no_rt        ? "the caller's scheduling (--no-rt)"
+                                  : "the caller's scheduling (SCHED_FIFO not permitted here)");
+    st = cpu_pool_overheads(c, b, n);
+    cal_say(c, "cpu: micro-kernels and pool done (%.1fs)", rtm_calib_now() - t0);
+    uint32_t left = cal_kernels_wanted(c);
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++)
+        if (rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name))
+            st = cpu_kernel(c, b, ki, left ? left-- : 1);
+    rtm_pool_stop_as_run(&cal_pool, &sched);
+    cal_load_note(c, "cpu", &load);
+    cal_say(c, "cpu: done (%.1fs)", rtm_calib_now() - t0);
+    return st;
+}

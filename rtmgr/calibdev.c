@@ -1,0 +1,1976 @@
+/* calibdev.c — `rtmgr calibrate` on one OpenCL device (calibint.h; the method in
+ * docs/calibration.md, the order in calib.c's comment).
+ *
+ * Owns: the device's figures — transfers (kexec's job spans, fitted with a knee), the
+ * device-memory copy rate, the occupancy probe, launch costs, the phase gap, the
+ * build-time figure c (built by calibbuild.c), the last-level cache (calibllc.c's read
+ * sweep, the cliff kept) — then every catalogue kernel (tuning sweep, launch pace, its
+ * points and fit through calibfit.c), the abort transport and the in-loop poll periods
+ * (preempt.c): one device's calibration in two sections (rtm_calib_dev_first,
+ * rtm_calib_dev_rest), which rtm_calib_run orders. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib.h"
+#include "calibint.h"
+#include "kexec.h"
+#include "model.h"
+#include "preempt.h"
+#include "program.h"
+
+/* Largest bare transfer command timed for the record (the paper's method), and the size
+ * of the pinned-memory comparison. */
+#define RAW_MAX_BYTES ((size_t)16 << 20)
+#define PINNED_BYTES ((size_t)64 << 20)
+/* Kernel time of the tuning sweep's size (seconds). */
+#define SWEEP_TARGET_S 1e-3
+
+/* The OpenCL source of the calibration-only kernels: a dependent multiply-add chain per
+ * work-item (occupancy probe), a kernel that does nothing (launch costs), and a read
+ * sweep (the last-level cache: work-item g of G reads uint4 g, g + G, …, per of them,
+ * `passes` times, moving by `rot` work-items each pass; the sum is written so that no
+ * load is optimised away). */
+static const char probe_src[] =
+    "__kernel void rtm_calib_probe(__global float *out, const uint steps, const float a,\n"
+    "                              const float b)\n"
+    "{\n"
+    "    float x = (float)get_local_id(0) * 1e-3f;\n"
+    "    for (uint i = 0; i < steps; i++)\n"
+    "        x = mad(x, a, b);\n"
+    "    out[get_global_id(0)] = x;\n"
+    "}\n"
+    "__kernel void rtm_calib_empty(__global float *out)\n"
+    "{\n"
+    "    if (get_global_id(0) == 0xFFFFFFFFu)\n"
+    "        out[0] = 0.0f;\n"
+    "}\n"
+    /* an empty kernel with a catalogue kernel's arguments (kexec's 8 + grid_path's 8) */
+    "__kernel void rtm_calib_launch(__global float *out, __global uchar *b1, __global uint *b2,\n"
+    "                               const uint u3, const uint u4, const uint u5,\n"
+    "                               __global uint *b6, __global uint *b7, __global uint *src,\n"
+    "                               __global uint *dst, __global const uchar *b10,\n"
+    "                               __global uint *b11, const uint u12, const uint u13,\n"
+    "                               const uint u14, const uint pass)\n"
+    "{\n"
+    "    if (get_global_id(0) == 0xFFFFFFFFu)\n"
+    "        out[0] = (float)(src[0] + dst[0] + u3 + u4 + u5 + u12 + u13 + u14 + pass) +\n"
+    "                 (float)(b1[0] + b2[0] + b6[0] + b7[0] + b10[0] + b11[0]);\n"
+    "}\n"
+    "__kernel void rtm_calib_sweep(__global const uint4 *buf, const uint per, const uint passes,\n"
+    "                              const uint rot, __global uint *out)\n"
+    "{\n"
+    "    const uint g = (uint)get_global_id(0), n = (uint)get_global_size(0);\n"
+    "    uint4 acc = (uint4)(0u);\n"
+    "    uint i = g;\n"
+    "    for (uint p = 0; p < passes; p++) {\n"
+    "        uint k = i;\n"
+    "        for (uint j = 0; j < per; j++, k += n)\n"
+    "            acc += buf[k];\n"
+    "        i += rot;\n"
+    "        if (i >= n)\n"
+    "            i -= n;\n"
+    "    }\n"
+    "    out[g] = acc.x ^ acc.y ^ acc.z ^ acc.w;\n"
+    "}\n";
+
+/* ---- OpenCL device ------------------------------------------------------------------ */
+
+static rtm_calib_fig_t *dfig(devcal_t *x, int id) { return &x->c->rec->dev[x->di][id]; }
+
+static void dev_param(rtm_board_dev_t *bd, int id, double v)
+{
+    bd->param[id] = v;
+    bd->have[id] = true;
+}
+
+/* The transfers of a job, as the runtime enqueues them: an instance with one input and
+ * one output buffer of size[0] bytes, run through kexec's write_inputs / read_outputs
+ * (which add the abort-flag and completed-block clears before the write). The program
+ * is the reference kernel's; it is built but never launched. Not in the catalogue. */
+static rtm_status_t xfer_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
+{
+    const uint32_t m = (uint32_t)k->size[1]; /* 0: the block-control clears alone */
+    const size_t each = m ? ((size_t)k->size[0] / m + 63) & ~(size_t)63 : 0;
+    p->n_bufs = 2 * m;
+    for (uint32_t i = 0; i < m; i++) {
+        p->buf[i] = (rtm_bufspec_t){each, RTM_BUF_IN};
+        p->buf[m + i] = (rtm_bufspec_t){each, RTM_BUF_OUT};
+    }
+    p->launches = 1;
+    p->blocks_max = 1;
+    return RTM_OK;
+}
+static void xfer_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
+{
+    (void)k;
+    (void)l;
+    out->entry = 0;
+    out->blocks = 1;
+}
+static uint32_t xfer_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
+{
+    (void)k;
+    (void)l;
+    (void)out;
+    return 0;
+}
+static void xfer_fill(rtm_kinst_t *k, uint64_t seed)
+{
+    (void)seed;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        memset(k->host[i], k->plan.buf[i].dir == RTM_BUF_IN, k->plan.buf[i].bytes);
+}
+static void xfer_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
+{
+    (void)k;
+    (void)l;
+    (void)b;
+}
+static void xfer_cost(const rtm_kinst_t *k, rtm_cost_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->bytes_in = c->bytes_out = (double)k->size[0];
+    c->launches = 1;
+}
+static size_t xfer_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
+{
+    (void)a;
+    (void)b;
+    (void)why;
+    (void)len;
+    return 0;
+}
+static const rtm_kernel_t xfer_kernel = {
+    .name = "calib_transfer",
+    .source = "matrix_add.cl",
+    .entries = {"matrix_add", NULL},
+    .keys = {{"bytes", 64, (int64_t)1 << 40, 4096, "bytes each way"},
+             {"buffers", 0, RTM_KBUF_MAX / 2, 1, "buffers each way"}},
+    .n_keys = 2,
+    .vec_allowed = 1u << 1,
+    .tune_default = {64, 1},
+    .plan = xfer_plan,
+    .launch = xfer_launch,
+    .args = xfer_args,
+    .fill = xfer_fill,
+    .cpu_block = xfer_block,
+    .cost = xfer_cost,
+    .compare = xfer_compare,
+};
+
+static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }
+
+static void release_ev(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+/* One job's transfers, `bytes` each way in `m` buffers each way, enqueued as a job is
+ * (inputs, then outputs, one clFinish): medians of the in and out spans. */
+static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s, double *out_s,
+                             double *spread)
+{
+    int64_t size[RTM_SIZE_KEYS_MAX] = {(int64_t)bytes, (int64_t)m};
+    rtm_calib_inst_t in;
+    rtm_status_t st =
+        rtm_calib_inst_make_in(&in, &xfer_kernel, size, xfer_kernel.tune_default, 0, &x->arena);
+    rtm_kexec_t ex;
+    memset(&ex, 0, sizeof(ex));
+    if (st == RTM_OK)
+        st = rtm_kexec_create_cached(&ex, x->d, &in.k, x->cache);
+    double si[REPS + 1], so[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++) {
+        cl_event a = NULL, b = NULL, c = NULL, d = NULL;
+        st = rtm_kexec_write_inputs(&ex, &a, &b);
+        if (st == RTM_OK)
+            st = rtm_kexec_read_outputs(&ex, &c, &d);
+        if (st == RTM_OK) {
+            const cl_int err = clFinish(x->d->exec);
+            if (err != CL_SUCCESS)
+                st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+        }
+        si[r] = span_s(a, b);
+        so[r] = span_s(c, d);
+        release_ev(&a), release_ev(&b), release_ev(&c), release_ev(&d);
+    }
+    rtm_kexec_destroy(&ex);
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fi, fo;
+    *in_s = rtm_calib_summary(si + 1, REPS, &fi);
+    *out_s = rtm_calib_summary(so + 1, REPS, &fo);
+    *spread = fmax(fi.spread, fo.spread);
+    return RTM_OK;
+}
+
+/* One bare transfer command at `bytes` (the paper's method): medians of START..END. */
+static rtm_status_t xfer_raw(devcal_t *x, cl_mem buf, void *host, size_t bytes, double *w_s,
+                             double *r_s)
+{
+    double sw[REPS + 1], sr[REPS + 1];
+    cl_int err = CL_SUCCESS;
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event e1 = NULL, e2 = NULL;
+        err = clEnqueueWriteBuffer(x->d->exec, buf, CL_FALSE, 0, bytes, host, 0, NULL, &e1);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e1);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(x->d->exec, buf, CL_FALSE, 0, bytes, host, 0, NULL, &e2);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e2);
+        sw[r] = e1 ? rtm_ocl_event_seconds(e1) : 0.0;
+        sr[r] = e2 ? rtm_ocl_event_seconds(e2) : 0.0;
+        release_ev(&e1), release_ev(&e2);
+    }
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueWriteBuffer/ReadBuffer", err, __FILE__, __LINE__);
+    *w_s = rtm_calib_summary(sw + 1, REPS, NULL);
+    *r_s = rtm_calib_summary(sr + 1, REPS, NULL);
+    return RTM_OK;
+}
+
+/* Releases a buffer that may not have been made (NULL). */
+void rtm_calib_release_mem(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
+
+/* Solves the 3 x 3 system A x = t (Cramer); false when singular. */
+static bool solve3(const double A[3][3], const double t[3], double x[3])
+{
+    const double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
+                       A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                       A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+    if (!(fabs(det) > 0))
+        return false;
+    for (int c = 0; c < 3; c++) {
+        double M[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                M[i][j] = j == c ? t[i] : A[i][j];
+        x[c] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+               det;
+    }
+    return true;
+}
+
+/* The fitted transfer form: first command + (m - 1) further ones + bytes. */
+typedef struct {
+    double first, next, inv;
+} xfit_t;
+
+/* Fits span = first + (commands - 1) * next + bytes * inv by relative least squares over
+ * the series of 1-command (y1) and 2-command (y2) jobs at bytes x, over points [from, n)
+ * (the bytes beyond x[from - 1] when from > 0, with `base` the time up to it); first,
+ * next >= 0. *resid: the worst relative error. */
+static void fit_transfers(const double *x, const double *y1, const double *y2, size_t n,
+                          xfit_t *f, double *resid)
+{
+    double A[3][3] = {{0}}, t[3] = {0}, v[3] = {0};
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double w = 1.0 / (y[i] * y[i]), col[3] = {1.0, m - 1.0, x[i]};
+            for (int a = 0; a < 3; a++) {
+                for (int b = 0; b < 3; b++)
+                    A[a][b] += w * col[a] * col[b];
+                t[a] += w * col[a] * y[i];
+            }
+        }
+    }
+    bool ok = solve3(A, t, v) && v[0] > 0 && v[1] >= 0 && v[2] > 0;
+    if (!ok) {
+        /* one fixed cost per command (the first form), or half the smallest one-command
+         * span when even that comes out negative (noise at the small sizes) */
+        const double s11 = A[0][0] + 2 * A[0][1] + A[1][1], s12 = A[0][2] + A[1][2],
+                     s22 = A[2][2], t1 = t[0] + t[1], t2 = t[2];
+        const double det = s11 * s22 - s12 * s12;
+        v[0] = fabs(det) > 0 ? (t1 * s22 - t2 * s12) / det : 0.0;
+        v[2] = fabs(det) > 0 ? (s11 * t2 - s12 * t1) / det : 0.0;
+        if (!(v[0] > 0)) {
+            v[0] = y1[0] > 0 ? 0.5 * y1[0] : 0.0;
+            double num = 0, den = 0;
+            for (int m = 1; m <= 2; m++) {
+                const double *y = m == 1 ? y1 : y2;
+                for (size_t i = 0; i < n; i++) {
+                    if (!(y[i] > 0))
+                        continue;
+                    const double w = 1.0 / (y[i] * y[i]);
+                    num += w * x[i] * (y[i] - m * v[0]);
+                    den += w * x[i] * x[i];
+                }
+            }
+            v[2] = den > 0 && num > 0 ? num / den : 0.0;
+        }
+        v[1] = v[0];
+    }
+    f->first = v[0], f->next = v[1], f->inv = v[2];
+    *resid = 0.0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] > 0)
+                *resid = fmax(*resid, fabs(f->first + (m - 1) * f->next + x[i] * f->inv - y[i]) /
+                                          y[i]);
+    }
+}
+
+/* Relative squared error of the two-segment transfer time over both series. */
+static double knee_err(const double *x, const double *y1, const double *y2, size_t n,
+                       const xfit_t *f, double knee, double inv2, double *worst)
+{
+    double err = 0;
+    *worst = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        for (size_t i = 0; i < n; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double b = x[i];
+            const double t = f->first + (m - 1) * f->next +
+                             (knee > 0 && b > knee ? knee * f->inv + (b - knee) * inv2
+                                                   : b * f->inv);
+            const double e = (t - y[i]) / y[i];
+            err += e * e;
+            *worst = fmax(*worst, fabs(e));
+        }
+    }
+    return err;
+}
+
+/* The extended model's transfer form, fitted: commands * fixed + bytes * inv1 up to a
+ * knee, + (bytes - knee) * inv2 beyond it. Every measured size (but the two ends) is
+ * tried as the knee, each with the fixed part and the first rate fitted below it and
+ * the second rate above; a knee is kept only when it cuts the squared relative error
+ * of the one-rate fit by at least a quarter (*knee = 0: none). */
+static void fit_transfers_knee(const double *x, const double *y1, const double *y2, size_t n,
+                               xfit_t *fit, double *knee, double *inv2, double *resid)
+{
+    double worst = 0;
+    fit_transfers(x, y1, y2, n, fit, resid);
+    *knee = 0.0;
+    *inv2 = fit->inv;
+    const double err0 = knee_err(x, y1, y2, n, fit, 0.0, 0.0, &worst);
+    double best = 0.75 * err0;
+    for (size_t k = 1; k + 1 < n; k++) {
+        xfit_t f;
+        double r;
+        fit_transfers(x, y1, y2, k + 1, &f, &r);
+        if (!(f.inv > 0))
+            continue;
+        double num = 0, den = 0;
+        for (int m = 1; m <= 2; m++) {
+            const double *y = m == 1 ? y1 : y2;
+            for (size_t i = k + 1; i < n; i++) {
+                if (!(y[i] > 0))
+                    continue;
+                const double w = 1.0 / (y[i] * y[i]), d = x[i] - x[k];
+                num += w * d * (y[i] - f.first - (m - 1) * f.next - x[k] * f.inv);
+                den += w * d * d;
+            }
+        }
+        const double i2 = den > 0 ? num / den : 0.0;
+        if (!(i2 > 0))
+            continue;
+        const double err = knee_err(x, y1, y2, n, &f, x[k], i2, &worst);
+        if (err < best) {
+            best = err;
+            *fit = f;
+            *knee = x[k];
+            *inv2 = i2;
+            *resid = worst;
+        }
+    }
+}
+
+/* Host -> device and device -> host transfer cost over a range of sizes: the job's
+ * transfer spans (what the model-error log measures) fitted to fixed + bytes / rate. */
+static rtm_status_t dev_transfers(devcal_t *x)
+{
+    cal_t *c = x->c;
+    const rtm_ocl_info_t *info = &x->d->info;
+    /* a CPU device's transfers are memcpy: 64 MiB is past every cache (the 256 MiB
+     * sizes cost PoCL on the H100 host about 3 s of its run for the same rate) */
+    double cap = c->o->quick ? 16 * MIB : (info->type & CL_DEVICE_TYPE_CPU) ? 64 * MIB : 256 * MIB;
+    cap = fmin(cap, (double)info->max_alloc);
+    cap = fmin(cap, (double)info->global_mem / 4.0);
+    size_t sizes[16];
+    size_t ns = 0;
+    for (size_t s = 4096; (double)s <= cap && ns < N_OF(sizes); s *= 4)
+        sizes[ns++] = s;
+    if (ns < 2)
+        return RTM_E_NOMEM;
+    const size_t top = sizes[ns - 1];
+    /* jobs with one and with two buffers each way: the per-command part and the rate */
+    double xs[16], yw[2][16], yr[2][16], rw_raw[16], rr_raw[16], spread = 0;
+    rtm_status_t st = RTM_OK;
+    for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++) {
+        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
+            double sp = 0;
+            st = xfer_job(x, sizes[i], m, &yw[m - 1][i], &yr[m - 1][i], &sp);
+            spread = fmax(spread, sp);
+            xs[i] = (double)sizes[i];
+        }
+    }
+    /* the paper's bare commands, for the record */
+    unsigned char *host = st == RTM_OK ? aligned_alloc(4096, top) : NULL;
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = host ? clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, top, NULL, &err) : NULL;
+    if (host && buf && err == CL_SUCCESS) {
+        memset(host, 1, top);
+        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
+            rw_raw[i] = rr_raw[i] = 0.0;
+            if (sizes[i] <= RAW_MAX_BYTES) /* the record's bare commands: not the big ones */
+                st = xfer_raw(x, buf, host, sizes[i], &rw_raw[i], &rr_raw[i]);
+        }
+    }
+    if (st != RTM_OK) {
+        rtm_calib_release_mem(buf);
+        free(host);
+        return st;
+    }
+    /* a job without inputs: the block-control clears alone (the empty kernel's "in") */
+    double clear_s = 0, clear_sp = 0, unused = 0;
+    st = xfer_job(x, 4096, 0, &clear_s, &unused, &clear_sp);
+    if (st != RTM_OK) {
+        rtm_calib_release_mem(buf);
+        free(host);
+        return st;
+    }
+    dev_param(x->bd, RTM_DEV_P_ws_clear, clear_s);
+    *dfig(x, RTM_DEV_P_ws_clear) =
+        (rtm_calib_fig_t){x->bd->param[RTM_DEV_P_ws_clear], clear_sp, 0, REPS, REPS};
+    double resid[2] = {0.0, 0.0}; /* by direction: in, out */
+    for (int dir = 0; dir < 2; dir++) {
+        double knee, inv2, res;
+        xfit_t ft;
+        const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
+        fit_transfers_knee(xs, y1, y2, ns, &ft, &knee, &inv2, &res);
+        const double inv = ft.inv;
+        const double last = y1[ns - 1];
+        const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, ft.first);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_next : RTM_DEV_P_ws_next, ft.next);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
+        /* no knee: at the largest size measured, the same rate on */
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : (double)top);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
+                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
+        resid[dir] = res;
+    }
+    const int ids[10] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
+                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next, RTM_DEV_P_wr_fixed,
+                         RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big,
+                         RTM_DEV_P_wr_next};
+    for (int k = 0; k < 10; k++) {
+        rtm_calib_fig_t *f = dfig(x, ids[k]);
+        f->median = x->bd->param[ids[k]];
+        f->spread = spread;
+        f->resid = resid[k < 5 ? 0 : 1];
+        f->n = (uint32_t)(2 * ns * REPS);
+        f->kept = f->n;
+    }
+    char curve[6][640];
+    for (int k = 0; k < 6; k++) {
+        const double *y = k == 0   ? yw[0]
+                          : k == 1 ? yr[0]
+                          : k == 2 ? yw[1]
+                          : k == 3 ? yr[1]
+                          : k == 4 ? rw_raw
+                                   : rr_raw;
+        size_t used = 0;
+        curve[k][0] = '\0';
+        for (size_t i = 0; i < ns; i++) {
+            if (!(y[i] > 0))
+                continue;
+            (void)rtm_calib_appendf(curve[k], sizeof(curve[k]), &used, "%s%.0fK:%.4gus",
+                                    used ? " " : "", xs[i] / KIB, y[i] * 1e6);
+        }
+    }
+    cal_note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
+                "runtime's instances on this device use; the "
+                "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
+                "(clears + writes, reads), fitted by relative least squares to first command + "
+                "(commands - 1) * next + bytes / rate (another rate past a knee): in %.4gus "
+                "(next %.4gus) + %.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + "
+                "%.4gGB/s, past %.4gMiB %.4gGB/s; clears alone (no inputs) %.4gus",
+             x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
+             x->bd->param[RTM_DEV_P_ws_next] * 1e6, x->bd->param[RTM_DEV_P_ws_rate] * 1e-9,
+             x->bd->param[RTM_DEV_P_ws_knee] / MIB, x->bd->param[RTM_DEV_P_ws_rate_big] * 1e-9,
+             x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6,
+             x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_knee] / MIB,
+             x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9, clear_s * 1e6);
+    cal_note(c, "%s: job in spans, 1 buffer: %s", x->bd->name, curve[0]);
+    cal_note(c, "%s: job out spans, 1 buffer: %s", x->bd->name, curve[1]);
+    cal_note(c, "%s: job in spans, 2 buffers: %s", x->bd->name, curve[2]);
+    cal_note(c, "%s: job out spans, 2 buffers: %s", x->bd->name, curve[3]);
+    cal_note(c, "%s: bare write START..END %s", x->bd->name, curve[4]);
+    cal_note(c, "%s: bare read START..END %s", x->bd->name, curve[5]);
+    /* Bare commands from pinned and from plain memory side by side, for the record. */
+    if (!c->o->quick) {
+        const size_t pb = top < PINNED_BYTES ? top : PINNED_BYTES;
+        cl_mem pin = clCreateBuffer(x->d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, pb,
+                                    NULL, &err);
+        void *ph = NULL;
+        if (err == CL_SUCCESS)
+            ph = clEnqueueMapBuffer(x->d->exec, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, pb, 0,
+                                    NULL, NULL, &err);
+        if (err == CL_SUCCESS && ph) {
+            double pw = 0, pr = 0, qw = 0, qr = 0;
+            if (xfer_raw(x, buf, ph, pb, &pw, &pr) == RTM_OK &&
+                xfer_raw(x, buf, host, pb, &qw, &qr) == RTM_OK)
+                cal_note(c, "%s: %.0fMiB bare commands from pinned host memory (mapped "
+                            "CL_MEM_ALLOC_HOST_PTR): in %.4gGB/s, out %.4gGB/s; from plain "
+                            "memory: in %.4gGB/s, out %.4gGB/s (the runtime uses pinned)",
+                         x->bd->name, (double)pb / MIB, pw > 0 ? (double)pb / pw * 1e-9 : 0.0,
+                         pr > 0 ? (double)pb / pr * 1e-9 : 0.0,
+                         qw > 0 ? (double)pb / qw * 1e-9 : 0.0,
+                         qr > 0 ? (double)pb / qr * 1e-9 : 0.0);
+            clEnqueueUnmapMemObject(x->d->exec, pin, ph, 0, NULL, NULL);
+            clFinish(x->d->exec);
+        }
+        rtm_calib_release_mem(pin);
+    }
+    rtm_calib_release_mem(buf);
+    free(host);
+    return RTM_OK;
+}
+
+/* Device global-memory bandwidth: clEnqueueCopyBuffer, bytes read + written. */
+static rtm_status_t dev_memrate(devcal_t *x)
+{
+    const rtm_ocl_info_t *info = &x->d->info;
+    double s = x->c->o->quick ? 32 * MIB : 256 * MIB;
+    s = fmin(s, (double)info->max_alloc);
+    s = fmin(s, (double)info->global_mem / 8.0);
+    const size_t bytes = (size_t)s & ~(size_t)4095;
+    cl_int err = CL_SUCCESS;
+    cl_mem a = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem b = err == CL_SUCCESS ? clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err)
+                                 : NULL;
+    const cl_uchar zero = 0;
+    if (err == CL_SUCCESS)
+        err = clEnqueueFillBuffer(x->d->exec, a, &zero, 1, 0, bytes, 0, NULL, NULL);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event ev = NULL;
+        err = clEnqueueCopyBuffer(x->d->exec, a, b, 0, 0, bytes, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &ev);
+        const double t = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+        samp[r] = t > 0 ? 2.0 * (double)bytes / t : 0.0;
+        if (ev)
+            clReleaseEvent(ev);
+    }
+    rtm_calib_release_mem(a);
+    rtm_calib_release_mem(b);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueCopyBuffer", err, __FILE__, __LINE__);
+    dev_param(x->bd, RTM_DEV_P_mem_rate, rtm_calib_summary(samp + 1, REPS, dfig(x, RTM_DEV_P_mem_rate)));
+    return RTM_OK;
+}
+
+/* Builds the calibration-only kernels (probe_src) for device d into *out (NULL on
+ * failure). */
+rtm_status_t rtm_calib_build_probe(rtm_ocl_dev_t *d, cl_program *out)
+{
+    cl_int err = CL_SUCCESS;
+    const char *src = probe_src;
+    *out = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
+    RTM_CL_CHECK(err, "clCreateProgramWithSource(probe)");
+    err = clBuildProgram(*out, 1, &d->info.id, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clReleaseProgram(*out);
+        *out = NULL;
+        return rtm_ocl_fail("clBuildProgram(probe)", err, __FILE__, __LINE__);
+    }
+    return RTM_OK;
+}
+
+static cl_ulong prof(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    if (clGetEventProfilingInfo(ev, what, sizeof(t), &t, NULL) != CL_SUCCESS)
+        return 0;
+    return t;
+}
+
+/* Launch latency (enqueue to start), host round trip, and the fixed time per launch
+ * in a kernel span, with the empty kernel. */
+static rtm_status_t dev_launch(devcal_t *x)
+{
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(x->probe, "rtm_calib_empty", &err);
+    RTM_CL_CHECK(err, "clCreateKernel(empty)");
+    cl_kernel kl = NULL;
+    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err), ping = NULL,
+           pong = NULL;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    if (err == CL_SUCCESS)
+        ping = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    if (err == CL_SUCCESS)
+        pong = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    if (err == CL_SUCCESS)
+        kl = clCreateKernel(x->probe, "rtm_calib_launch", &err);
+    for (cl_uint a = 0; a < 16 && err == CL_SUCCESS; a++) { /* out for the pointers */
+        const cl_uint zero = 0;
+        const bool value = (a >= 3 && a <= 5) || a >= 12;
+        err = value ? clSetKernelArg(kl, a, sizeof(zero), &zero)
+                    : clSetKernelArg(kl, a, sizeof(cl_mem), &out);
+    }
+    const size_t local = x->wg_probe < 64 ? x->wg_probe : 64, global = local;
+    enum { SPAN = 32 };
+    double lat[REPS + 1], rt[REPS + 1], fixed[REPS + 1], sub[REPS + 1], b2b[REPS + 1];
+    for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+        cl_event ev = NULL;
+        const double h0 = rtm_calib_now();
+        err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clFinish(x->d->exec);
+        rt[r] = rtm_calib_now() - h0;
+        if (err == CL_SUCCESS) {
+            const cl_ulong q = prof(ev, CL_PROFILING_COMMAND_QUEUED);
+            const cl_ulong u = prof(ev, CL_PROFILING_COMMAND_SUBMIT);
+            const cl_ulong s = prof(ev, CL_PROFILING_COMMAND_START);
+            const cl_ulong e = prof(ev, CL_PROFILING_COMMAND_END);
+            lat[r] = s > q ? (double)(s - q) * 1e-9 : 0.0;
+            sub[r] = u > q ? (double)(u - q) * 1e-9 : 0.0;
+            fixed[r] = e > s ? (double)(e - s) * 1e-9 : 0.0;
+        }
+        if (ev)
+            clReleaseEvent(ev);
+        /* as a multi-launch job's launches are enqueued (kexec): a kernel of 16 arguments
+         * (the driver copies them at every enqueue; the 1-argument empty kernel's launches
+         * ran at 6.6-7.4 us against grid_path's 10.2 us on the H100), the 4 that change
+         * from launch to launch set before each (the done offset, a ping-pong pair, the
+         * pass), events on the first and the last only (an event apiece cost the H100's
+         * host 6-8 us a launch); 32 launches, so that the first's start-up weighs little
+         * (8 gave 8.4 and 15.8 us on two H100 instances, session 12) */
+        cl_event evs[SPAN] = {NULL};
+        for (int i = 0; i < SPAN && err == CL_SUCCESS; i++) {
+            const cl_uint doff = (cl_uint)i * 64u, pass = (cl_uint)i;
+            err = clSetKernelArg(kl, 5, sizeof(doff), &doff);
+            if (err == CL_SUCCESS)
+                err = clSetKernelArg(kl, 8, sizeof(cl_mem), i % 2 ? &pong : &ping);
+            if (err == CL_SUCCESS)
+                err = clSetKernelArg(kl, 9, sizeof(cl_mem), i % 2 ? &ping : &pong);
+            if (err == CL_SUCCESS)
+                err = clSetKernelArg(kl, 15, sizeof(pass), &pass);
+            if (err == CL_SUCCESS)
+                err = clEnqueueNDRangeKernel(x->d->exec, kl, 1, NULL, &global, &local, 0, NULL,
+                                             i == 0 || i == SPAN - 1 ? &evs[i] : NULL);
+        }
+        if (err == CL_SUCCESS)
+            err = clFinish(x->d->exec);
+        if (err == CL_SUCCESS) {
+            const cl_ulong s = prof(evs[0], CL_PROFILING_COMMAND_START);
+            const cl_ulong e = prof(evs[SPAN - 1], CL_PROFILING_COMMAND_END);
+            b2b[r] = e > s ? (double)(e - s) * 1e-9 / SPAN : 0.0;
+        }
+        for (int i = 0; i < SPAN; i++)
+            if (evs[i])
+                clReleaseEvent(evs[i]);
+    }
+    rtm_calib_release_mem(out);
+    rtm_calib_release_mem(ping);
+    rtm_calib_release_mem(pong);
+    if (kl)
+        clReleaseKernel(kl);
+    clReleaseKernel(k);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("clEnqueueNDRangeKernel(empty)", err, __FILE__, __LINE__);
+    dev_param(x->bd, RTM_DEV_P_launch, rtm_calib_summary(lat + 1, REPS, dfig(x, RTM_DEV_P_launch)));
+    dev_param(x->bd, RTM_DEV_P_kernel_fixed,
+              rtm_calib_summary(fixed + 1, REPS, dfig(x, RTM_DEV_P_kernel_fixed)));
+    rtm_calib_fig_t f;
+    const double round_trip = rtm_calib_summary(rt + 1, REPS, &f);
+    const double submit = rtm_calib_summary(sub + 1, REPS, NULL);
+    const double back = rtm_calib_summary(b2b + 1, REPS, dfig(x, RTM_DEV_P_kernel_next));
+    if (back > 0.0)
+        dev_param(x->bd, RTM_DEV_P_kernel_next, back);
+    else
+        cal_fallback(x->c, "%s: no back-to-back launch interval measured: every launch of a job "
+                           "costs kernel_fixed", x->bd->name);
+    cal_note(x->c, "%s: empty kernel: enqueue->start %.4gus (QUEUED->START; QUEUED->SUBMIT "
+                   "%.4gus), START->END %.4gus (kernel_fixed), host round trip enqueue->clFinish "
+                   "%.4gus (spread %.1f%%), %d back-to-back launches %.4gus each (kernel_next)",
+             x->bd->name, x->bd->param[RTM_DEV_P_launch] * 1e6, submit * 1e6,
+             x->bd->param[RTM_DEV_P_kernel_fixed] * 1e6, round_trip * 1e6, f.spread * 100, SPAN,
+             back * 1e6);
+    return RTM_OK;
+}
+
+/* Occupancy probe: a dependent chain per work-item on cus * m work-groups; the time
+ * stays flat while the groups run at once and grows beyond. resident = the largest m
+ * still flat; units = cus * resident * wg (work-items in flight); r_probe = time of
+ * one dependent operation. */
+static rtm_status_t dev_occupancy(devcal_t *x)
+{
+    cal_t *c = x->c;
+    const rtm_ocl_info_t *info = &x->d->info;
+    const bool gpu_like = !(info->type & CL_DEVICE_TYPE_CPU);
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(x->probe, "rtm_calib_probe", &err);
+    RTM_CL_CHECK(err, "clCreateKernel(probe)");
+    size_t kwg = 0;
+    clGetKernelWorkGroupInfo(k, info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kwg), &kwg, NULL);
+    uint32_t wg = 256;
+    while (wg > 1 && (wg > info->max_wg || (kwg && wg > kwg)))
+        wg /= 2;
+    x->wg_probe = wg;
+    const uint32_t cus = info->units ? info->units : 1;
+    static const uint32_t ms[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    uint32_t n_m = 0;
+    while (n_m < N_OF(ms) && (gpu_like ? ms[n_m] * wg <= 2048 : ms[n_m] <= 4))
+        n_m++;
+    if (n_m == 0)
+        n_m = 1;
+    const size_t out_bytes = (size_t)cus * ms[n_m - 1] * wg * sizeof(float);
+    cl_mem out = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, out_bytes, NULL, &err);
+    const float a = 0.9999f, b = 0.0001f;
+    cl_uint steps = 1024;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 2, sizeof(a), &a);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 3, sizeof(b), &b);
+    const size_t local = wg;
+    /* steps such that cus groups take about `want` */
+    const double want = c->o->quick ? 0.5e-3 : 1e-3;
+    for (int tries = 0; tries < 8 && err == CL_SUCCESS; tries++) {
+        const size_t global = (size_t)cus * wg;
+        cl_event ev = NULL;
+        err = clSetKernelArg(k, 1, sizeof(steps), &steps);
+        if (err == CL_SUCCESS)
+            err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &ev);
+        const double t1 = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+        if (ev)
+            clReleaseEvent(ev);
+        if (t1 >= want * 0.7 || steps >= (1u << 24))
+            break;
+        const double f = t1 > 0 ? want / t1 : 16.0;
+        steps = (cl_uint)fmin((double)(1u << 24), steps * fmin(fmax(f, 1.5), 64.0));
+    }
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof(steps), &steps);
+    double tm[N_OF(ms)] = {0};
+    rtm_calib_fig_t f1 = {0};
+    for (uint32_t i = 0; i < n_m && err == CL_SUCCESS; i++) {
+        const size_t global = (size_t)cus * ms[i] * wg;
+        double samp[REPS + 1];
+        for (int r = 0; r <= REPS && err == CL_SUCCESS; r++) {
+            cl_event ev = NULL;
+            err = clEnqueueNDRangeKernel(x->d->exec, k, 1, NULL, &global, &local, 0, NULL, &ev);
+            if (err == CL_SUCCESS)
+                err = clWaitForEvents(1, &ev);
+            samp[r] = err == CL_SUCCESS ? rtm_ocl_event_seconds(ev) : 0.0;
+            if (ev)
+                clReleaseEvent(ev);
+        }
+        tm[i] = rtm_calib_summary(samp + 1, REPS, i == 0 ? &f1 : NULL);
+        if (i > 0 && tm[i] > 2.0 * tm[0])
+            n_m = i + 1; /* well past the knee */
+    }
+    rtm_calib_release_mem(out);
+    clReleaseKernel(k);
+    if (err != CL_SUCCESS)
+        return rtm_ocl_fail("rtm_calib_probe", err, __FILE__, __LINE__);
+    uint32_t resident = 1;
+    for (uint32_t i = 1; i < n_m && tm[i] <= 1.2 * tm[0]; i++)
+        resident = ms[i];
+    x->r_probe = tm[0] / steps;
+    dev_param(x->bd, RTM_DEV_P_cus, cus);
+    dev_param(x->bd, RTM_DEV_P_resident, resident);
+    dev_param(x->bd, RTM_DEV_P_units, (double)cus * resident * wg);
+    const int ids[3] = {RTM_DEV_P_cus, RTM_DEV_P_resident, RTM_DEV_P_units};
+    for (int i = 0; i < 3; i++) {
+        *dfig(x, ids[i]) = f1;
+        dfig(x, ids[i])->median = x->bd->param[ids[i]];
+    }
+    char curve[256] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < n_m; i++)
+        (void)rtm_calib_appendf(curve, sizeof(curve), &used, "%s%u:%.3g", i ? " " : "", ms[i],
+                                tm[i] / tm[0]);
+    cal_note(c, "%s: occupancy probe (dependent mad chain of %u steps, wg %u): time of cus*m "
+                "groups / time of cus groups, by m: %s -> resident %u, units = %u cus * %u * %u = "
+                "%.0f; one dependent op %.4gns",
+             x->bd->name, (unsigned)steps, wg, curve, resident, cus, resident, wg,
+             x->bd->param[RTM_DEV_P_units], x->r_probe * 1e9);
+    return RTM_OK;
+}
+
+/* "1M:5123 1.41M:5230 …": size (MiB) and GB/s of a curve, for the notes. */
+static void llc_text(char *buf, size_t len, const rtm_calib_llc_curve_t *cv)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < cv->n; i++)
+        (void)rtm_calib_appendf(buf, len, &used, "%s%.3gM:%.4g", i ? " " : "", cv->size[i] / MIB,
+                                1e-9 / cv->t[i]);
+}
+
+/* The device's last-level cache (a non-CPU device), measured by the read sweep with
+ * shared lines (each pass moves every line to another work-group, as matrix_mul's B
+ * is read by every compute unit: no compute unit's L1 holds the working set, so the
+ * cliff is the last level's). `reported` (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, already the
+ * parameter) stays when the curve shows no cliff (a note) or the sweep fails (a
+ * FALLBACK). The private-lines curve (each work-item the same lines every pass, where
+ * a compute unit's L1 may hold them) goes into the notes for comparison. */
+static void dev_llc(devcal_t *x, double reported)
+{
+    cal_t *c = x->c;
+    rtm_board_dev_t *bd = x->bd;
+    rtm_calib_llc_opts_t o = rtm_calib_llc_defaults();
+    if (c->o->quick) {
+        o.launch_bytes = 256 * MIB;
+        o.reps = 3;
+    }
+    rtm_calib_llc_curve_t cv, pv;
+    const rtm_status_t st = rtm_calib_llc_curve(x->d, x->probe, &o, &cv);
+    if (st != RTM_OK) {
+        cal_fallback(c, "%s: cache: the read sweep failed (%s): the reported %.4gMiB "
+                        "(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) kept",
+                     bd->name, rtm_status_name(st), reported / MIB);
+        return;
+    }
+    o.shared = false;
+    const bool have_pv = rtm_calib_llc_curve(x->d, x->probe, &o, &pv) == RTM_OK;
+    char text[768], ptext[768] = "";
+    llc_text(text, sizeof(text), &cv);
+    if (have_pv)
+        llc_text(ptext, sizeof(ptext), &pv);
+    rtm_calib_llc_knee_t kn, pk;
+    const bool cliff = rtm_calib_llc_knee(cv.size, cv.t, cv.n, &kn);
+    const bool pcliff = have_pv && rtm_calib_llc_knee(pv.size, pv.t, pv.n, &pk);
+    char ptail[128];
+    if (pcliff)
+        snprintf(ptail, sizeof(ptail), "cliff at %.4gMiB", pk.cache / MIB);
+    else
+        snprintf(ptail, sizeof(ptail), "%s", have_pv ? "no cliff" : "failed");
+    if (cliff) {
+        /* whole 64 KiB (the profile writes it as a short size) */
+        dev_param(bd, RTM_DEV_P_cache, fmax(1.0, floor(kn.cache / 65536.0 + 0.5)) * 65536.0);
+        *dfig(x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache],
+                                                      fmax(cv.spread[kn.lo], cv.spread[kn.hi]),
+                                                      0.0, cv.n, cv.n};
+        cal_note(c, "%s: cache measured %.4gMiB (reported %.4gMiB, "
+                    "CL_DEVICE_GLOBAL_MEM_CACHE_SIZE): read sweep of shared lines, %.4gGB/s "
+                    "fastest, %.4gGB/s at %.4gMiB, their geometric midpoint %.4gGB/s crossed "
+                    "between %.4gMiB and %.4gMiB (%.2fs)",
+                 bd->name, bd->param[RTM_DEV_P_cache] / MIB, reported / MIB, 1e-9 / kn.t_fast,
+                 1e-9 / kn.t_slow, cv.size[cv.n - 1] / MIB, 1e-9 / kn.t_mid, cv.size[kn.lo] / MIB,
+                 cv.size[kn.hi] / MIB, cv.seconds);
+        cal_say(c, "%s: cache measured %.4gMiB (reported %.4gMiB): %.4gGB/s in it, %.4gGB/s at "
+                   "%.4gMiB, cliff between %.4gMiB and %.4gMiB; private lines %s",
+                bd->name, bd->param[RTM_DEV_P_cache] / MIB, reported / MIB, 1e-9 / kn.t_fast,
+                1e-9 / kn.t_slow, cv.size[cv.n - 1] / MIB, cv.size[kn.lo] / MIB,
+                cv.size[kn.hi] / MIB, ptail);
+    } else {
+        cal_note(c, "%s: cache measured: no cliff in the read sweep of shared lines (%.4gGB/s "
+                    "fastest, %.4gGB/s at %.4gMiB, less than x%.2f): the reported %.4gMiB "
+                    "(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) kept (%.2fs)",
+                 bd->name, kn.t_fast > 0 ? 1e-9 / kn.t_fast : 0.0,
+                 kn.t_slow > 0 ? 1e-9 / kn.t_slow : 0.0, cv.n ? cv.size[cv.n - 1] / MIB : 0.0,
+                 RTM_CALIB_LLC_STEP, reported / MIB, cv.seconds);
+        cal_say(c, "%s: cache measured: no cliff, the reported %.4gMiB kept; private lines %s",
+                bd->name, reported / MIB, ptail);
+    }
+    cal_note(c, "%s: cache read sweep, MiB:GB/s, shared lines: %s", bd->name, text);
+    cal_note(c, "%s: cache read sweep, MiB:GB/s, private lines (%s): %s", bd->name, ptail, ptext);
+}
+
+static rtm_status_t dev_build(devcal_t *x, bahead_t *ahead)
+{
+    cal_t *c = x->c;
+    bfig_t own, *f = &own;
+    if (ahead && ahead->started) {
+        pthread_join(ahead->th, NULL);
+        ahead->started = false;
+        f = &ahead->f;
+    } else {
+        rtm_calib_build_figs(x->d, x->wg_probe, rtm_calib_build_reps(c->o), f);
+    }
+    if (f->st != RTM_OK)
+        return f->st;
+    dev_param(x->bd, RTM_DEV_P_build,
+              rtm_calib_summary(f->tb, (size_t)f->reps, dfig(x, RTM_DEV_P_build)));
+    dev_param(x->bd, RTM_DEV_P_cache_load,
+              rtm_calib_summary(f->tl, REPS, dfig(x, RTM_DEV_P_cache_load)));
+    cal_note(c, "%s: build time c: matrix_add.cl from source with a unique -D per build (driver "
+                "caches bypassed), %d builds; cache_load: rtm_program_build_cached from a fresh "
+                "cache directory, %d of %d loads came from the cache%s",
+             x->bd->name, f->reps, f->loaded, REPS,
+             f == &own ? "" : "; measured on a helper thread while the GPUs were calibrated");
+    if (f != &own)
+        cal_note(c, "%s: the helper thread's builds took %.2fs", x->bd->name, ahead->wall_s);
+    return RTM_OK;
+}
+
+double rtm_calib_dev_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const dpred_t *p = ctx;
+    static rtm_board_dev_t tmp;
+    tmp = *p->bd;
+    if (p->ki >= 0 && p->r > 0)
+        tmp.ktune[p->ki] = (rtm_board_ktune_t){.have = true, .tune = k->tune, .r_op = p->r,
+                                               .t_next = p->bd->ktune[p->ki].t_next};
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_dev(&job, &tmp, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)(p->total ? pr.ext.total_ns : pr.ext.kernel_ns) * 1e-9;
+}
+
+/* rtm_calib_dev_pred's kernel time alone, whatever p->total says (same r). */
+static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
+{
+    dpred_t p = *(const dpred_t *)ctx;
+    p.total = false;
+    return rtm_calib_dev_pred(&p, k);
+}
+
+/* The extended model's kernel time at instance k without memory term is a * r + b
+ * where every launch is bound by the device (r large: two predictions). A multi-launch
+ * job's further launches may be paced by the host instead (model.c, launches_span), where
+ * the time grows with r by the first launch's share only: there the model is linearised
+ * where it meets the measured time t (r found by bisection, the slope from 5 % about it),
+ * so that the fit's a * r + b describes the point in its own regime; a point at or below
+ * the host's pace alone (r -> 0) gets that regime's terms (slope a / launches), which the
+ * fit cannot meet exactly: session 12 e's H100 fit a width-65 grid_path point measured
+ * under that pace with the device-bound terms and put a t_fixed of 768 us on every job. */
+static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double t,
+                     double *a, double *b)
+{
+    dpred_t p1 = {bd, ki, 1e-3, false}, p2 = {bd, ki, 2e-3, false};
+    const double y1 = rtm_calib_dev_pred(&p1, k), y2 = rtm_calib_dev_pred(&p2, k);
+    if (y1 < 0 || y2 < 0)
+        return false;
+    *a = (y2 - y1) / 1e-3;
+    *b = y1 - *a * 1e-3;
+    if (!(*a > 0))
+        return false;
+    if (k->plan.launches < 2 || !(t > 0))
+        return true; /* one launch: linear */
+    dpred_t q = {bd, ki, 1e-15, false};
+    const double floor_s = rtm_calib_dev_pred(&q, k);
+    if (floor_s < 0)
+        return true;
+    if (floor_s >= t) { /* at or below the host's pace: the first launch's share alone */
+        *a /= (double)k->plan.launches;
+        *b = floor_s;
+        return true;
+    }
+    double lo = 1e-15, hi = 1e-3;
+    for (int i = 0; i < 80; i++) {
+        q.r = sqrt(lo * hi);
+        const double y = rtm_calib_dev_pred(&q, k);
+        if (y < 0)
+            return true;
+        if (y < t)
+            lo = q.r;
+        else
+            hi = q.r;
+    }
+    const double r0 = sqrt(lo * hi);
+    q.r = r0 * 0.95;
+    const double ya = rtm_calib_dev_pred(&q, k);
+    q.r = r0 * 1.05;
+    const double yb = rtm_calib_dev_pred(&q, k);
+    const double slope = (yb - ya) / (0.1 * r0);
+    if (ya >= 0 && yb >= 0 && slope > 0) {
+        *a = slope;
+        *b = 0.5 * (ya + yb) - slope * r0;
+    }
+    return true;
+}
+
+/* Largest work-group size of any entry point of a built kexec. */
+static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
+{
+    size_t m = (size_t)-1;
+    for (uint32_t i = 0; i < ex->prog.n_kern; i++) {
+        size_t w = 0;
+        if (clGetKernelWorkGroupInfo(ex->prog.kern[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(w),
+                                     &w, NULL) == CL_SUCCESS && w < m)
+            m = w;
+    }
+    return m;
+}
+
+/* One kernel-only run of a job whose inputs are already on the device: the block
+ * control cleared, every launch (with `first` > 0: each launch's first `first` blocks
+ * alone, unmapped), clFinish; the kernel span, and in *enq_s (may be NULL) the host's
+ * time in enqueueing the launches. */
+static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_s, double *enq_s)
+{
+    cl_event k0 = NULL, k1 = NULL;
+    rtm_status_t st = rtm_kexec_clear(ex, NULL, NULL);
+    const double h0 = rtm_calib_now();
+    if (st == RTM_OK)
+        st = rtm_kexec_enqueue_all(ex, first, &k0, &k1);
+    if (enq_s)
+        *enq_s = rtm_calib_now() - h0;
+    const cl_int err = clFinish(ex->dev->exec);
+    if (st == RTM_OK && err != CL_SUCCESS)
+        st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+    *kernel_s = st == RTM_OK ? span_s(k0, k1 ? k1 : k0) : 0.0;
+    release_ev(&k0);
+    release_ev(&k1);
+    return st;
+}
+
+/* Warm-up: one whole job, then (warm_s > 0) more until they have run warm_s, kernel-only
+ * when `alone` (its inputs stay on the device). */
+static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
+{
+    rtm_status_t st = RTM_OK;
+    double warmed = 0.0;
+    for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warmed, warm_s); w++) {
+        double s = 0.0;
+        rtm_kexec_timing_t t;
+        if (w > 0 && alone) {
+            st = kernel_only(ex, 0, &s, NULL);
+        } else {
+            st = rtm_kexec_run(ex, &t);
+            s = t.in_s + t.kernel_s + t.out_s;
+        }
+        warmed += s;
+    }
+    return st;
+}
+
+/* Destroys a kexec made by dev_kexec and closes its share of the run time. */
+static void dev_kexec_end(devcal_t *x, rtm_kexec_t *ex)
+{
+    rtm_kexec_destroy(ex);
+    x->run_s += rtm_calib_now();
+}
+
+/* The kexec of instance `in` for dev_measure / dev_measure_part / dev_pace, with the
+ * build or cache load counted; RTM_E_RANGE when the program cannot run the instance's
+ * work-group. Every kexec it makes ends in dev_kexec_end. */
+static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
+{
+    const double t0 = rtm_calib_now();
+    rtm_status_t st = rtm_kexec_create_cached(ex, x->d, &in->k, x->cache);
+    if (st != RTM_OK)
+        return st;
+    if (ex->prog.from_cache) {
+        x->load_s += ex->prog.build_s;
+        x->n_loaded++;
+    } else {
+        x->build_s += ex->prog.build_s;
+        x->n_built++;
+    }
+    x->run_s -= t0 + ex->prog.build_s; /* the rest of the caller's time: buffers, runs */
+    if (kexec_max_wg(ex, x->d->info.id) < in->k.tune.wg) {
+        dev_kexec_end(x, ex);
+        return RTM_E_RANGE;
+    }
+    return RTM_OK;
+}
+
+/* The device's idle time between a job's phases (block-control clears and inputs ->
+ * kernels -> outputs): a small matrix_add job (two inputs, one launch, one output) run
+ * as kexec runs every job; its device span (first command START to last END) less the
+ * three phases' own spans, per change of phase, median of REPS after one warm-up. The
+ * H100's driver starts each command 10-25 us after the one before it when the kind
+ * changes (session 16), a time no phase's span holds and every job pays. */
+static rtm_status_t dev_phase_gap(devcal_t *x)
+{
+    const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
+    const int64_t size[RTM_SIZE_KEYS_MAX] = {63};
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make_in(&in, kern, size, kern->tune_default, 7, &x->arena);
+    if (st != RTM_OK)
+        return st;
+    rtm_kexec_t ex;
+    st = dev_kexec(x, &in, &ex);
+    if (st != RTM_OK) {
+        rtm_calib_inst_free(&in);
+        return st;
+    }
+    double gap[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++) {
+        rtm_kexec_timing_t t;
+        st = rtm_kexec_run(&ex, &t);
+        gap[r] = fmax(0.0, (t.span_s - t.in_s - t.kernel_s - t.out_s) / 2.0);
+    }
+    dev_kexec_end(x, &ex);
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t fig;
+    dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(gap + 1, REPS, &fig));
+    *dfig(x, RTM_DEV_P_phase_gap) = fig;
+    return RTM_OK;
+}
+
+/* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
+ * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
+ * read and written by the kernel (its inputs stay as uploaded), the runs after the
+ * warm-up are the kernel alone (block control cleared, launches; no transfers): the
+ * kernel span is what is fitted, and large jobs' transfers would otherwise cost most of
+ * calibration's time. On a CPU device, and for in-place kernels, whole jobs (there the
+ * transfers also warm the caches the kernel then reads, as in a real job). */
+static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
+                                double *kernel_s, rtm_calib_fig_t *fig)
+{
+    rtm_kexec_t ex;
+    rtm_status_t st = dev_kexec(x, in, &ex);
+    if (st != RTM_OK)
+        return st;
+    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    for (uint32_t i = 0; i < in->k.plan.n_bufs; i++)
+        alone = alone && (in->k.plan.buf[i].dir & RTM_BUF_IN && in->k.plan.buf[i].dir & RTM_BUF_OUT) == 0;
+    if (reps > REPS)
+        reps = REPS;
+    double samp[REPS + 1];
+    st = warm_up(&ex, alone, warm_s);
+    for (int r = 1; r <= reps && st == RTM_OK; r++) {
+        if (alone) {
+            st = kernel_only(&ex, 0, &samp[r], NULL);
+            continue;
+        }
+        rtm_kexec_timing_t t;
+        st = rtm_kexec_run(&ex, &t);
+        samp[r] = t.kernel_s;
+    }
+    dev_kexec_end(x, &ex);
+    if (st == RTM_OK)
+        *kernel_s = rtm_calib_summary(samp + 1, (size_t)reps, fig);
+    return st;
+}
+
+/* Work-groups the device runs at once at work-group size wg: what a partial job's
+ * blocks per worker count in (dev_measure_part). */
+static double dev_workers(const devcal_t *x, uint32_t wg)
+{
+    const double cus = fmax(x->bd->param[RTM_DEV_P_cus], 1.0);
+    return fmax(cus, wg ? floor(x->bd->param[RTM_DEV_P_units] / wg) : cus);
+}
+
+/* The whole job's kernel time from runs of its first `part` blocks per resident group
+ * (one-launch kernels: a launch of the job's first blocks, unmapped, so that the kernel
+ * runs the code of the whole job): the inputs uploaded once, then a warm-up and `reps`
+ * runs of block control cleared + that launch, each event-profiled; scaled by the waves,
+ * ceil(blocks / workers) / part. The steady state of a long job (the workers on
+ * neighbouring blocks, the data they share in the caches) is that of its first blocks.
+ * The warm-up run tells what a run takes: a longer one than predicted gets fewer runs.
+ * GPUs only (dev_kernel: PoCL 5 ran the first blocks 2-4x slower than their share). */
+static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                     double *kernel_s, rtm_calib_fig_t *fig)
+{
+    const double workers = dev_workers(x, in->k.tune.wg);
+    const uint64_t blocks = rtm_kinst_blocks(&in->k);
+    const uint64_t m64 = (uint64_t)(part * workers);
+    if (in->k.plan.launches != 1 || part == 0 || m64 == 0 || m64 >= blocks)
+        return dev_measure(x, in, reps, 0.0, kernel_s, fig);
+    rtm_kexec_t ex;
+    rtm_status_t st = dev_kexec(x, in, &ex);
+    if (st != RTM_OK)
+        return st;
+    st = rtm_kexec_write_inputs(&ex, NULL, NULL);
+    if (reps > REPS)
+        reps = REPS;
+    double samp[REPS + 1];
+    for (int r = 0; r <= reps && st == RTM_OK; r++) {
+        st = kernel_only(&ex, (uint32_t)m64, &samp[r], NULL);
+        if (r == 0 && st == RTM_OK)
+            reps = rtm_calib_reps_after_warmup(samp[0], reps);
+    }
+    dev_kexec_end(x, &ex);
+    if (st == RTM_OK)
+        *kernel_s = rtm_calib_part_scale(rtm_calib_summary(samp + 1, (size_t)reps, fig), 0.0,
+                                         (uint32_t)blocks, (uint32_t)workers, part);
+    return st;
+}
+
+/* Sizing for the sweep on a GPU: the larger of the key whose largest buffer reaches
+ * SWEEP_GPU_BUF and the key whose kernel time reaches SWEEP_GPU_CAP_S (the bandwidth-bound
+ * regime, where vector width and work-group size matter, without a huge job). */
+#define SWEEP_GPU_BUF (64.0 * MIB)
+#define SWEEP_GPU_CAP_S 5e-3
+typedef struct {
+    const dpred_t *p;
+} spred_t;
+
+static double sweep_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const spred_t *s = ctx;
+    double big = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        big = fmax(big, (double)k->plan.buf[i].bytes);
+    const double t = rtm_calib_dev_pred(s->p, k);
+    return t < 0 ? -1.0 : fmin(big / SWEEP_GPU_BUF, t / SWEEP_GPU_CAP_S);
+}
+
+/* The size the tuning sweep runs at: kernel time SWEEP_TARGET_S, and on a GPU at least
+ * the bandwidth-bound size above (seeds 001/004: the width that wins on a small job is
+ * not the one that wins on a large one). */
+bool rtm_calib_sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, const dpred_t *p,
+                          int64_t *size)
+{
+    const int64_t k1 = rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, rtm_calib_dev_pred, p,
+                                          &x->lim, 1, 0, NULL, 0, size);
+    if (k1 < 0 || (x->d->info.type & CL_DEVICE_TYPE_CPU))
+        return k1 >= 0;
+    int64_t s2[RTM_SIZE_KEYS_MAX];
+    const spred_t sp = {p};
+    const int64_t k2 = rtm_calib_size_for(kern, tune, 1.0, sweep_pred, &sp, &x->lim, 1, 0, NULL,
+                                          0, s2);
+    if (k2 > k1)
+        memcpy(size, s2, sizeof(s2));
+    return true;
+}
+
+/* True when b (re-planned for another tuning) has a's buffers, byte for byte. */
+static bool same_bufs(const rtm_kinst_t *a, rtm_kinst_t *b)
+{
+    if (rtm_kinst_plan(b) != RTM_OK || a->plan.n_bufs != b->plan.n_bufs)
+        return false;
+    for (uint32_t i = 0; i < a->plan.n_bufs; i++)
+        if (a->plan.buf[i].bytes != b->plan.buf[i].bytes ||
+            a->plan.buf[i].dir != b->plan.buf[i].dir)
+            return false;
+    return true;
+}
+
+/* The sweep's candidates of one phase (-1: the starting tuning, on CPU devices; 0:
+ * work-group sizes at base's width, GPUs; 1: the widths at base's work-group size). */
+static const uint32_t sweep_wgs[] = {256, 128, 64, 512, 1024, 32};
+static const uint32_t sweep_vecs[] = {4, 2, 8, 1, 16};
+
+uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int phase,
+                               rtm_tune_t base, rtm_tune_t cand[SWEEP_CAND_MAX])
+{
+    const uint32_t nc = phase < 0 ? 1 : phase == 0 ? N_OF(sweep_wgs) : N_OF(sweep_vecs);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nc && n < SWEEP_CAND_MAX; i++) {
+        rtm_tune_t t = base; /* phase -1: the starting tuning itself */
+        if (phase == 0)
+            t.wg = sweep_wgs[i];
+        else if (phase == 1)
+            t.vec = sweep_vecs[i];
+        if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
+            t.wg > x->d->info.max_wg)
+            continue;
+        /* CPU devices run a work-group as a loop on one thread: groups under 64 only
+         * add scheduling, and PoCL 3.1 miscompiles some vector kernels at wg 32
+         * (matrix_add, vec >= 4: SEGV inside the generated code) */
+        if ((x->d->info.type & CL_DEVICE_TYPE_CPU) && t.wg < 64)
+            continue;
+        cand[n++] = t;
+    }
+    return n;
+}
+
+/* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
+ * widths at the best work-group size; the fastest kernel span wins. */
+static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            rtm_tune_t start, double deadline)
+{
+    rtm_tune_t best = start;
+    double best_t = INFINITY;
+    char log[512];
+    size_t used = 0;
+    log[0] = '\0';
+    /* a CPU device runs a work-group as a loop on one thread: only the width matters
+     * there (and the default work-group is kept) */
+    const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    rtm_calib_inst_t inst = {0};
+    bool have_inst = false;
+    for (int phase = cpu_dev ? -1 : 0; phase < 2; phase++) {
+        if (phase == 0 && cpu_dev)
+            continue;
+        const rtm_tune_t base = best;
+        rtm_tune_t cand[SWEEP_CAND_MAX];
+        const uint32_t ncand = rtm_calib_sweep_cands(x, kern, phase, base, cand);
+        /* built together only when the sweep has the time to measure them (a build
+         * for a candidate its deadline then skips is lost) */
+        if (deadline - rtm_calib_now() > ncand * x->bd->param[RTM_DEV_P_build])
+            rtm_calib_prebuild(x, kern, size, cand, ncand);
+        for (uint32_t i = 0; i < ncand; i++) {
+            const rtm_tune_t t = cand[i];
+            if (rtm_calib_now() > deadline && best_t < INFINITY)
+                break; /* out of time: keep the best so far */
+            /* the first candidate's host buffers (filled once) serve every candidate
+             * whose plan has the same buffers */
+            rtm_calib_inst_t in = {0};
+            bool own = true;
+            if (have_inst) {
+                in = inst;
+                in.k.tune = t;
+                own = !same_bufs(&inst.k, &in.k) ||
+                      rtm_kinst_bind(&in.k, inst.mem, inst.bytes) == 0;
+            }
+            if (own && rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
+                rtm_calib_inst_free(&in);
+                continue;
+            }
+            double ks = 0;
+            const rtm_status_t st = dev_measure(x, &in, 5, 0.0, &ks, NULL);
+            if (own && !have_inst && st == RTM_OK) {
+                inst = in; /* kept for the others */
+                have_inst = true;
+            } else if (own) {
+                rtm_calib_inst_free(&in);
+            }
+            if (st != RTM_OK || !(ks > 0))
+                continue;
+            (void)rtm_calib_appendf(log, sizeof(log), &used, " %u/%u:%.3gms", t.wg, t.vec,
+                                    ks * 1e3);
+            if (ks < best_t) {
+                best_t = ks;
+                best = t;
+            }
+        }
+    }
+    if (have_inst)
+        rtm_calib_inst_free(&inst);
+    cal_note(x->c, "%s: %s sweep (wg/vec:kernel time):%s -> wg %u vec %u", x->bd->name, kern->name,
+             log, best.wg, best.vec);
+    return best;
+}
+
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b)
+{
+    const dkctx_t *d = ctx;
+    return dev_coef(d->x->bd, d->ki, k, t, a, b);
+}
+
+static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                               rtm_calib_fig_t *f)
+{
+    dkctx_t *d = ctx;
+    /* a point follows its instance's set-up (an idle gap): a GPU warmed up by time */
+    const bool gpu = !(d->x->d->info.type & CL_DEVICE_TYPE_CPU);
+    return dev_measure(d->x, in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, t, f);
+}
+
+static rtm_status_t dk_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                                    double *t, rtm_calib_fig_t *f)
+{
+    dkctx_t *d = ctx;
+    return dev_measure_part(d->x, in, reps, part, t, f);
+}
+
+/* Kernel ki's starting tuning and sizing prediction on the device; true when a sweep
+ * has something to compare. A CPU device gets none: PoCL's implicit vectoriser packs
+ * work-items into SIMD lanes, so the explicit width changes little beyond the kernel's
+ * default (copy at 256 MiB on the 16 H100 host cores: vec 4 85.8 GB/s, the best, vec 8,
+ * 88.2 GB/s; board/h100/results/bench-pocl16.txt) while every candidate costs a program
+ * build and JIT (0.3-1.7 s, one at a time: PoCL serialises its LLVM work); on the H100
+ * host the sweep measured the starting tuning alone for every kernel (its deadline cut
+ * the rest), on the 2-core machine it picked widths 3% apart, within the noise. The
+ * kernel's default, or the base profile's tuning, stays. */
+bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred_t *p)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    const rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    *tune = kt->have ? kt->tune : kern->tune_default;
+    while (tune->wg > 1 && tune->wg > x->d->info.max_wg)
+        tune->wg /= 2;
+    *p = (dpred_t){x->bd, (int)ki,
+                   kt->have && kt->r_op > 0 ? kt->r_op
+                   : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
+                                                 : x->r_probe,
+                   false};
+    return !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+}
+
+/* Host time to make and fill a sweep instance, per byte of its buffers (the H100 host:
+ * 192 MiB in 0.34 s). */
+#define SWEEP_INST_S_PER_BYTE 1.7e-9
+
+/* Sweep candidates a time share of `share` seconds pays for, at the sweep's size: each
+ * costs a program build (c, when it is not in the binary cache) and 6 runs of its job
+ * (one warm-up, 5 timed), the job's time predicted at `size`; the instance comes first. */
+static double sweep_affords(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            rtm_tune_t tune, const dpred_t *p, double share)
+{
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, kern);
+    for (uint32_t j = 0; j < kern->n_keys; j++)
+        k.size[j] = size[j];
+    k.tune = tune;
+    double t = 0.0, inst = 0.0;
+    if (rtm_kinst_plan(&k) == RTM_OK) {
+        /* each run a whole job, transfers included (dev_measure), and the instance made
+         * and filled once (the H100's matrix_add at 3 x 64 MiB: 0.34 s, then one
+         * candidate measured in 0.26 s and the sweep out of time: a sweep of one) */
+        dpred_t pk = *p;
+        pk.total = true;
+        t = fmax(rtm_calib_dev_pred(&pk, &k), 0.0);
+        inst = (double)rtm_kinst_bytes(&k) * SWEEP_INST_S_PER_BYTE;
+    }
+    const double cand = x->bd->param[RTM_DEV_P_build] + 6.0 * t;
+    return cand > 0 ? fmax(share - inst, 0.0) / cand : 1e9;
+}
+
+/* True when the tuning sweep runs: it is worth its time only when it can compare two
+ * candidates at least; with one, it returned the candidate it measured without a
+ * comparison (the H100's gpu0 took wg 256 for trajectory so, its default 128 untried),
+ * after a program build and an instance at the sweep's size (on a GPU >= 64 MiB a
+ * buffer: up to 4 s a kernel there). */
+#define SWEEP_SHARE 0.4
+bool rtm_calib_sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                          rtm_tune_t tune, const dpred_t *p, double budget)
+{
+    return sweep_affords(x, kern, size, tune, p, SWEEP_SHARE * budget) >= 2.0;
+}
+
+/* A mark of devcal_t's timing accumulators, and what happened since one (notes). */
+typedef struct {
+    double t, build_s, load_s, run_s, pre_s;
+    uint32_t built, loaded, pre;
+} phase_t;
+
+static phase_t phase_mark(const devcal_t *x)
+{
+    return (phase_t){rtm_calib_now(), x->build_s, x->load_s, x->run_s, x->pre_s,
+                     x->n_built, x->n_loaded, x->n_pre};
+}
+
+/* "W.WWs (builds B.BBs xN, loads L.LLs xM, runs R.RRs, instances/other O.OOs)" since a. */
+static void phase_fmt(char *buf, size_t len, const devcal_t *x, const phase_t *a)
+{
+    const phase_t b = phase_mark(x);
+    const double wall = b.t - a->t, bu = b.build_s - a->build_s, lo = b.load_s - a->load_s,
+                 ru = b.run_s - a->run_s, pr = b.pre_s - a->pre_s;
+    snprintf(buf, len, "%.2fs (parallel prebuild %.2fs x%u, builds %.2fs x%u, cache loads "
+                       "%.2fs x%u, runs %.2fs, instances+other %.2fs)",
+             wall, pr, b.pre - a->pre, bu, b.built - a->built, lo, b.loaded - a->loaded, ru,
+             fmax(wall - pr - bu - lo - ru, 0.0));
+}
+
+/* Launches from which a kernel's own pace is measured, and the most doublings of its
+ * first key that dev_pace tries to reach them. */
+#define PACE_LAUNCHES 8
+#define PACE_DOUBLINGS 24
+
+/* kernel_fixed, 0 when not calibrated. */
+static double dev_kernel_fixed(const rtm_board_dev_t *bd)
+{
+    return bd->have[RTM_DEV_P_kernel_fixed] ? bd->param[RTM_DEV_P_kernel_fixed] : 0.0;
+}
+
+/* The kernel's own launch pace on the device (ktune t_next) when its jobs launch 3 times
+ * or more: a job at its smallest size (first key at its minimum, doubled until it
+ * launches PACE_LAUNCHES times, the other keys at their defaults), where each launch's
+ * device time is about kernel_fixed and the host's enqueueing paces the launches; warmed
+ * up, REPS kernel-only runs: t_next = (span - kernel_fixed) / (launches - 1) from the
+ * median span, or on a GPU the host's median enqueueing time per launch when that is
+ * shorter; noted with both. The empty probe kernel's pace (kernel_next) was no proxy for
+ * a real job's: on one H100 instance 13.6 us against grid_path's 9.3 us and radix_sort's
+ * 8.1 us, and grid_path's widths 64-3500 validated +44-60 % (session 13). 0 when not
+ * measured. */
+static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
+{
+    if (kern->n_keys == 0)
+        return 0.0;
+    rtm_kinst_t k;
+    int64_t key0 = kern->keys[0].min > 0 ? kern->keys[0].min : 1;
+    bool ok = false;
+    for (int i = 0; i < PACE_DOUBLINGS && key0 <= kern->keys[0].max; i++, key0 *= 2) {
+        ok = rtm_calib_size_plan(kern, key0, tune, &x->lim, &k);
+        if (!ok || k.plan.launches >= PACE_LAUNCHES)
+            break;
+    }
+    if (!ok || k.plan.launches < 3)
+        return 0.0;
+    rtm_calib_inst_t in;
+    if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
+        return 0.0;
+    rtm_kexec_t ex;
+    rtm_status_t st = dev_kexec(x, &in, &ex);
+    double span[REPS], host[REPS];
+    if (st == RTM_OK) {
+        /* warm-up as the points' (dev_measure on a GPU): after one job alone the H100
+         * host enqueued sort's launches at 15.0 us, grid_path's at 13.9 us, and the
+         * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
+        st = warm_up(&ex, true, RTM_CALIB_WARM_S);
+        for (int r = 0; r < REPS && st == RTM_OK; r++)
+            st = kernel_only(&ex, 0, &span[r], &host[r]);
+        dev_kexec_end(x, &ex);
+    }
+    rtm_calib_inst_free(&in);
+    if (st != RTM_OK)
+        return 0.0;
+    const double fixed = dev_kernel_fixed(x->bd), s = rtm_calib_summary(span, REPS, NULL);
+    const double L = (double)k.plan.launches;
+    const double enq = rtm_calib_summary(host, REPS, NULL) / L;
+    const double pace = s > fixed ? (s - fixed) / (L - 1.0) : 0.0;
+    /* a GPU runs the launches as the host enqueues them: the host's enqueueing is the
+     * pace, and the span's share can only add launches' own work (sort's chunk sort and
+     * merges at n = 32768: 16.0 us a launch against 9.95 us enqueueing on the H100, and
+     * validation's n = 131072-330000 ran at 10.5-12 us); on PoCL the device's own
+     * per-launch cost is what the span holds (grid_path's 73-79 us a launch against
+     * 4.8-5.4 us enqueueing on the H100 host) */
+    const bool host_paced = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && enq > 0.0 && enq < pace;
+    const double t_next = host_paced ? enq : pace;
+    if (t_next > 0)
+        cal_note(x->c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
+                       "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
+                 k.plan.launches, kern->keys[0].name, (long long)key0,
+                 host_paced ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
+                 enq * 1e6);
+    return t_next;
+}
+
+/* t_next no longer than any point of the kernel allows: a point of L launches that took t
+ * bounds the pace by (t - kernel_fixed) / (L - 1). Past that bound t_next is lowered to
+ * it and the points' a * r + b are taken again (dev_coef) with it. The H100 host once
+ * enqueued sort's launches at n = 32 768 at 112 us each, while its point at n = 131 073
+ * ran 23 launches in 0.278 ms: with 112 us validation put sort's small sizes at +480 %
+ * (session 13 d). Noted when lowered. */
+static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
+{
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    const double fixed = dev_kernel_fixed(x->bd);
+    double cap = kt->t_next;
+    rtm_kinst_t k;
+    for (uint32_t i = 0; i < n; i++)
+        if (!pts[i].part && rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k) &&
+            k.plan.launches > 2 && pts[i].t > fixed)
+            cap = fmin(cap, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
+    if (!(cap < kt->t_next))
+        return;
+    cal_note(x->c, "%s: %s: t_next lowered from %.4gus to %.4gus, the most its points allow",
+             x->bd->name, kern->name, kt->t_next * 1e6, cap * 1e6);
+    kt->t_next = cap;
+    for (uint32_t i = 0; i < n; i++)
+        if (rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
+            (void)dev_coef(x->bd, (int)ki, &k, pts[i].t, &pts[i].a, &pts[i].b);
+}
+
+/* One kernel on the device: tuning (full mode), its own launch pace, then its own r and
+ * memory rate fitted at the calibration sizes. */
+static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
+{
+    cal_t *c = x->c;
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    rtm_tune_t tune;
+    dpred_t p;
+    const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
+    const double start = rtm_calib_now();
+    const double budget = cal_kernel_budget(c, left);
+    const phase_t m0 = phase_mark(x);
+    char sweep_t[160] = "none";
+    if (!c->o->quick && choice) {
+        int64_t size[RTM_SIZE_KEYS_MAX];
+        if (!rtm_calib_sweep_size(x, kern, tune, &p, size)) {
+            snprintf(sweep_t, sizeof(sweep_t), "none (no size)");
+        } else if (!rtm_calib_sweep_runs(x, kern, size, tune, &p, budget)) {
+            snprintf(sweep_t, sizeof(sweep_t), "skipped (budget %.2fs pays for %.1f candidates)",
+                     SWEEP_SHARE * budget,
+                     sweep_affords(x, kern, size, tune, &p, SWEEP_SHARE * budget));
+        } else {
+            tune = dev_sweep(x, kern, size, tune, start + SWEEP_SHARE * budget);
+            phase_fmt(sweep_t, sizeof(sweep_t), x, &m0);
+        }
+    }
+    const phase_t m1 = phase_mark(x);
+    kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
+    dkctx_t dk = {x, (int)ki};
+    /* calibration sizes by the job's predicted total time, as validation's */
+    dpred_t pt = p;
+    pt.total = true;
+    kfit_t kf = {.n_pre_keys = x->n_pre_key[ki], .prebuild = rtm_calib_dk_prebuild,
+                 .kern = kern, .tune = tune, .lim = &x->lim, .pred = rtm_calib_dev_pred,
+                 .pred_ctx = &pt,
+                 .kpred = dev_pred_kernel, .kpred_ctx = &pt,
+                 .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
+                 /* not on a CPU device: PoCL 5 on the H100 host put matrix_mul's and
+                  * matrix_loop_add's first blocks at 2-4x their share of the whole job
+                  * (validation measured n = 1000..3000 whole); PoCL 3.1 here within 10 % */
+                 .measure_part = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? NULL : dk_measure_part,
+                 .ctx = &dk,
+                 .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
+                 .cache = x->knee};
+    memcpy(kf.pre_keys, x->pre_key[ki], kf.n_pre_keys * sizeof(int64_t));
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    const rtm_status_t st = rtm_calib_kernel_points(c, &kf, pts, N_OF(pts), &n);
+    if (st == RTM_OK && kt->t_next > 0)
+        pace_cap(x, ki, tune, pts, n);
+    const double t_next = kt->t_next; /* rtm_calib_kernel_store writes the fit's terms */
+    char points_t[160];
+    phase_fmt(points_t, sizeof(points_t), x, &m1);
+    cal_note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s, instances made and "
+                "freed %.2fs", x->bd->name, kern->name, rtm_calib_now() - start, budget, sweep_t, n,
+             points_t, kf.inst_s);
+    if (st != RTM_OK || n == 0) {
+        cal_fallback(c, "%s: kernel %s not calibrated (%s): no per-kernel terms; the device's "
+                        "generic r_op and mem_rate predict it",
+                     x->bd->name, kern->name, st != RTM_OK ? rtm_strerror(st) : "no size fits");
+        return RTM_OK; /* a kernel that cannot run here falls back to the CPU */
+    }
+    rtm_calib_kernel_store(c, x->bd->name, kern, tune, pts, n, x->knee, pt.r,
+                           "the largest point's own r, else the device's r_op", kt,
+                           &c->rec->dev_k[x->di][ki]);
+    kt->t_next = t_next;
+    return RTM_OK;
+}
+
+static rtm_status_t dev_abort(devcal_t *x);
+
+static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
+{
+    const double t = rtm_calib_now();
+    const rtm_status_t st = dev_build(&r->x, ahead);
+    r->ph[2] += rtm_calib_now() - t;
+    r->x.c->cfig_s += rtm_calib_now() - t;
+    return st;
+}
+
+/* Opens the device and measures its figures and matrix_mov; with `with_c` the build-time
+ * figure too (else rtm_calib_dev_rest measures it: a CPU-type device's, on a helper thread
+ * while the GPUs are measured). */
+rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board_dev_t *bd, int di,
+                                 int ocl_index, devrun_t *r, bahead_t *ahead, bool with_c)
+{
+    rtm_status_t st = rtm_ocl_open(&r->dev, info);
+    if (st != RTM_OK)
+        return st;
+    r->open = true;
+    r->split = !with_c;
+    const bool have_cache = rtm_program_cache_dir(r->cache, sizeof(r->cache)) == RTM_OK;
+    r->x = (devcal_t){.c = c, .d = &r->dev, .bd = bd, .di = di,
+                      .cache = have_cache ? r->cache : NULL, .ocl_index = ocl_index};
+    devcal_t *x = &r->x;
+    rtm_builder_init(&x->bld);
+    const double host_cap = c->o->quick ? 256 * MIB : 2048 * MIB;
+    x->lim.max_buf = fmin((double)info->max_alloc, host_cap);
+    x->lim.max_total = fmin((double)info->global_mem / 2.0, host_cap);
+    rtm_calib_arena_init(&x->arena, &r->dev, (size_t)x->lim.max_total);
+    const double t0 = rtm_calib_now();
+    cal_load_mark(c, &r->load);
+    cal_say(c, "%s: %s (%s), driver %s", bd->name, info->name, info->platform_name, info->driver);
+    st = dev_transfers(x);
+    const double t1 = rtm_calib_now();
+    r->ph[0] = t1 - t0;
+    cal_say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
+            bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
+            bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
+    if (st == RTM_OK)
+        st = dev_memrate(x);
+    if (st == RTM_OK)
+        st = rtm_calib_build_probe(x->d, &x->probe);
+    if (st == RTM_OK)
+        st = dev_occupancy(x);
+    if (st == RTM_OK)
+        st = dev_launch(x);
+    if (st == RTM_OK)
+        st = dev_phase_gap(x);
+    cal_say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus, "
+            "phase gap %.4gus", bd->name,
+            bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units],
+            bd->param[RTM_DEV_P_cus], bd->param[RTM_DEV_P_resident],
+            bd->param[RTM_DEV_P_launch] * 1e6,
+            bd->param[RTM_DEV_P_phase_gap] * 1e6);
+    r->ph[1] = rtm_calib_now() - t1;
+    if (st == RTM_OK && with_c)
+        st = dev_c(r, ahead);
+    cl_ulong llc = 0;
+    clGetDeviceInfo(info->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(llc), &llc, NULL);
+    dev_param(bd, RTM_DEV_P_cache, llc ? (double)llc : MIB);
+    *dfig(x, RTM_DEV_P_cache) = (rtm_calib_fig_t){bd->param[RTM_DEV_P_cache], 0, 0, 1, 1};
+    if (llc)
+        cal_note(c, "%s: cache %.4gMiB (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)", bd->name,
+                 bd->param[RTM_DEV_P_cache] / MIB);
+    else
+        cal_fallback(c, "%s: CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is 0: cache 1MiB assumed", bd->name);
+    /* a GPU's reported figure may be its L1s together (the H100: 132 x 32 KiB = 4.125 MiB
+     * for a 50 MB L2): measured by the read sweep; a CPU device keeps it (its kernels'
+     * knee is the cores' private caches, below) */
+    const double tl0 = rtm_calib_now();
+    if (st == RTM_OK && x->probe && !(info->type & CL_DEVICE_TYPE_CPU))
+        dev_llc(x, bd->param[RTM_DEV_P_cache]);
+    r->ph[3] = rtm_calib_now() - tl0;
+    /* the knee of the kernel fits: a CPU device's cores' private caches (the host's L2s,
+     * where the seed-000 kernels' cliff is: see rtm_calib_host_private), else the device's
+     * cache */
+    c->past_s = 0.0;
+    x->knee = bd->param[RTM_DEV_P_cache];
+    if ((info->type & CL_DEVICE_TYPE_CPU) && bd->param[RTM_DEV_P_cus] > 0) {
+        const double cores = fmin(bd->param[RTM_DEV_P_cus], (double)rtm_calib_host_cores());
+        const double priv = rtm_calib_host_private((uint32_t)cores);
+        if (priv > 0)
+            x->knee = priv;
+    }
+    cal_note(c, "%s: kernel fits place a second regime's knee at %.4gMiB (%s)", bd->name,
+             x->knee / MIB, x->knee == bd->param[RTM_DEV_P_cache] ? "the device's cache"
+                                                                 : "its cores' L2 caches together");
+    cal_say(c, "%s: device figures done (%.1fs)", bd->name, rtm_calib_now() - t0);
+    /* r_op from matrix_mov first (it sizes the others), then the whole catalogue */
+    const double tm = rtm_calib_now();
+    r->mov = rtm_kernel_find("matrix_mov");
+    r->left = cal_kernels_wanted(c) + (r->mov && !rtm_calib_wanted(c->o->kernels, "matrix_mov"));
+    if (st == RTM_OK && r->mov) {
+        const int mi = rtm_kernel_index(r->mov);
+        st = dev_kernel(x, (uint32_t)mi, r->left--);
+        if (st == RTM_OK && bd->ktune[mi].have && bd->ktune[mi].r_op > 0) {
+            dev_param(bd, RTM_DEV_P_r_op, bd->ktune[mi].r_op);
+            *dfig(x, RTM_DEV_P_r_op) = c->rec->dev_k[di][mi];
+        }
+    }
+    if (st == RTM_OK && !bd->have[RTM_DEV_P_r_op]) {
+        dev_param(bd, RTM_DEV_P_r_op, x->r_probe);
+        cal_fallback(c, "%s: no matrix_mov calibration: r_op is the occupancy probe's operation "
+                        "time", bd->name);
+    }
+    r->ph[4] = rtm_calib_now() - tm;
+    r->past_s = c->past_s;
+    r->first_s = rtm_calib_now() - t0;
+    if (r->split) { /* its host load now, the rest's in rtm_calib_dev_rest */
+        char what[96];
+        snprintf(what, sizeof(what), "%s (first section)", bd->name);
+        cal_load_note(c, what, &r->load);
+    }
+    return st;
+}
+
+/* The background builds of a device whose first section is done: its catalogue's first
+ * programs, queued to build workers under SCHED_IDLE (rtm_calib_dev_prebuild_all's `send`). */
+void rtm_calib_dev_send(devrun_t *r)
+{
+    if (!r->open)
+        return;
+    r->x.ladder = true; /* and in rtm_calib_dev_rest's list: the ladder's keys are prebuilt keys */
+    rtm_calib_dev_prebuild_all(&r->x, r->mov, true);
+}
+
+/* The device's workers stopped, its memory freed, the device closed. */
+void rtm_calib_dev_close(devrun_t *r)
+{
+    if (!r->open)
+        return;
+    rtm_builder_stop(&r->x.bld);
+    if (r->x.probe)
+        clReleaseProgram(r->x.probe);
+    r->x.probe = NULL;
+    rtm_calib_arena_free(&r->x.arena);
+    rtm_ocl_close(&r->dev);
+    r->open = false;
+}
+
+/* The rest of a device's calibration after rtm_calib_dev_first (st: its status), and the
+ * device closed. */
+rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
+{
+    if (!r->open)
+        return st;
+    devcal_t *x = &r->x;
+    cal_t *c = x->c;
+    rtm_board_dev_t *bd = x->bd;
+    const double t0 = rtm_calib_now();
+    if (r->split)
+        cal_load_mark(c, &r->load);
+    c->past_s = r->past_s;
+    if (st == RTM_OK && r->split) /* its c: rtm_calib_dev_first left it to the helper thread */
+        st = dev_c(r, ahead);
+    const double tp = rtm_calib_now();
+    if (st == RTM_OK)
+        rtm_calib_dev_prebuild_all(x, r->mov, false);
+    r->pre_n = x->n_pre;
+    const double tk = rtm_calib_now();
+    r->ph[5] = tk - tp;
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (kern == r->mov || !rtm_calib_wanted(c->o->kernels, kern->name))
+            continue;
+        st = dev_kernel(x, ki, r->left ? r->left-- : 1);
+    }
+    const double ta = rtm_calib_now();
+    r->ph[6] = ta - tk;
+    if (st == RTM_OK)
+        st = dev_abort(x);
+    rtm_builder_stop(&x->bld); /* the device's builds are done */
+    r->ph[7] = rtm_calib_now() - ta;
+    const double dev_s = r->first_s + (rtm_calib_now() - t0);
+    cal_note(c, "%s: time %.2fs of budget %.2fs%s: transfers %.2fs, memory/occupancy/launch %.2fs, "
+                "build-time figure c %.2fs, cache sweep %.2fs, matrix_mov %.2fs, prebuild %.2fs "
+                "(%u programs; in all %u by %u build workers, %u failed, in %.2fs), catalogue "
+                "%.2fs, abort %.2fs; in kexecs %u programs compiled %.2fs, %u loaded from the "
+                "cache %.2fs, runs %.2fs; points' pinned memory made %u times (%.0fMiB at the "
+                "end) in %.2fs",
+             bd->name, dev_s, c->deadline - t0 + r->first_s,
+             r->split ? " (its first section before the GPUs', its builds meanwhile)" : "", r->ph[0], r->ph[1], r->ph[2], r->ph[3],
+             r->ph[4], r->ph[5], r->pre_n, x->n_pre, x->pre_procs, x->bld.failed, x->pre_s,
+             r->ph[6], r->ph[7], x->n_built, x->build_s, x->n_loaded, x->load_s, x->run_s,
+             x->arena.grows, (double)x->arena.pin.bytes / MIB, x->arena.grow_s);
+    c->build_s += x->build_s;
+    c->load_s += x->load_s;
+    c->prebuild_s += x->pre_s;
+    c->n_built += x->n_built;
+    c->n_loaded += x->n_loaded;
+    c->n_prebuilt += x->n_pre;
+    rtm_calib_dev_close(r);
+    cal_load_note(c, bd->name, &r->load);
+    cal_say(c, "%s: done (%.1fs)", bd->name, dev_s);
+    return st;
+}
+
+/* In-loop poll period per kernel (RTM_POLL_EVERY, kernels whose work-items loop):
+ * preempt.c's rtm_preempt_tune_kernel_poll at the calibrated tune, with the flag
+ * transport chosen above — K for about POLL_PERIOD_S of the loop (a flag is seen within
+ * two periods), else the smallest of 16K, 256K, …, 65536 whose overhead vs the build without
+ * in-loop polls is <= POLL_MAX_PCT, else no in-loop polls (ktune poll_every). Within
+ * POLL_BUDGET_S per device, the application's kernels first: kernels left when it is
+ * spent keep the default. The searches' programs are built ahead, together, by the
+ * device's build workers (one at a time on the path they had spent the whole budget). */
+#define POLL_PERIOD_S 3e-6
+#define POLL_MAX_PCT 1.0
+#define POLL_BUDGET_S 2.0
+/* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
+#define POLL_JOB_S 2e-3
+static void dev_poll(devcal_t *x)
+{
+    rtm_board_dev_t *bd = x->bd;
+    /* a CPU device: every candidate period is a program build of its own (PoCL on the
+     * H100 host: about 0.7 s each, one at a time), and the 2 s budget ran out inside the
+     * first kernel in every calibration there; the polls read host memory the core
+     * caches, and the default period stays */
+    if (x->d->info.type & CL_DEVICE_TYPE_CPU) {
+        cal_note(x->c, "%s: poll periods not calibrated on a CPU device (a program build per "
+                       "candidate): default", bd->name);
+        return;
+    }
+    /* every search's programs built ahead, together: its build without in-loop polls
+     * and one per period it may try, at the size the calibrated model puts at
+     * POLL_JOB_S (spin sizes its own loop: left to the search). One at a time on the
+     * path they spent the whole budget: the H100's 2 s ran out inside the first kernel
+     * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
+    const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
+                                   .cache_dir = x->cache};
+    int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
+    double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
+    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
+    uint32_t np = 0;
+    const rtm_kernel_t *kern;
+    for (uint32_t i = 0; pb && (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
+        const uint32_t ki = (uint32_t)rtm_kernel_index(kern);
+        if (!bd->ktune[ki].have || !rtm_calib_wanted(x->c->o->kernels, kern->name) ||
+            strcmp(kern->name, "spin") == 0)
+            continue;
+        rtm_tune_t tune;
+        dpred_t p;
+        (void)rtm_calib_kernel_start(x, ki, &tune, &p);
+        rtm_kinst_t k;
+        if (rtm_calib_size_for(kern, tune, POLL_JOB_S, dev_pred_kernel, &p, &x->lim, 1, 0, NULL,
+                               0, size[ki]) < 0 ||
+            !rtm_calib_size_plan(kern, size[ki][0], tune, &x->lim, &k))
+            continue;
+        t_pred[ki] = dev_pred_kernel(&p, &k);
+        uint32_t ks[RTM_PREEMPT_TUNE_MAX];
+        const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], POLL_PERIOD_S, ks);
+        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) { /* the periods, then none */
+            if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
+                break;
+            const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&base, c < nk ? ks[c] : 0);
+            rtm_build_job_set_opts(&pb[np++].j, &o);
+        }
+    }
+    const double t_pre = rtm_calib_now();
+    if (pb)
+        rtm_calib_prebuild_many(x, pb, np);
+    free(pb);
+    cal_note(x->c, "%s: poll searches' programs: %u, built ahead in %.2fs", bd->name, np,
+             rtm_calib_now() - t_pre);
+    const double deadline = rtm_calib_now() + POLL_BUDGET_S;
+    double last = 0.0; /* the previous kernel's calibration time */
+    for (uint32_t i = 0; (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
+        rtm_board_ktune_t *kt = &bd->ktune[rtm_kernel_index(kern)];
+        if (!kt->have ||
+            !rtm_calib_wanted(x->c->o->kernels, kern->name))
+            continue;
+        const double t0 = rtm_calib_now();
+        if (t0 + last > deadline) { /* the previous kernel's time would overrun it */
+            cal_note(x->c, "%s: poll period of %s not calibrated (%.1fs budget spent): default",
+                     bd->name, kern->name, POLL_BUDGET_S);
+            continue;
+        }
+        rtm_preempt_kpoll_t kp;
+        const int ki = rtm_kernel_index(kern);
+        const rtm_status_t st = rtm_preempt_tune_kernel_poll(
+            x->d, &base, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki], POLL_PERIOD_S,
+            POLL_MAX_PCT, 3, 0, deadline, &kp);
+        last = rtm_calib_now() - t0;
+        if (st != RTM_OK || kp.poll_every == 0) {
+            cal_note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
+                     kern->name, st != RTM_OK ? rtm_strerror(st) : "budget spent");
+            continue;
+        }
+        kt->poll_every = kp.poll_every;
+        char tried[160] = "";
+        for (uint32_t c = 0, o = 0; c < kp.n && o < sizeof(tried); c++)
+            o += (uint32_t)snprintf(tried + o, sizeof(tried) - o, "%sK %u %.2f%%", c ? ", " : "",
+                                    kp.k[c], kp.overhead_pct[c]);
+        char took[128];
+        snprintf(took, sizeof(took), "search %.2fs: %u programs compiled, %u loaded, %.2fs", last,
+                 kp.compiled, kp.loaded, kp.program_s);
+        if (kp.poll_every == RTM_BOARD_POLL_NONE)
+            cal_note(x->c, "%s: %s: no in-loop polls (none within %.1f%%: %s; step %.3gns, %.3gms "
+                           "job; %s)", bd->name, kern->name, POLL_MAX_PCT, tried, kp.step_s * 1e9,
+                     kp.base_s * 1e3, took);
+        else
+            cal_note(x->c, "%s: %s: poll every %u steps (%.3gus; %s; %.3gms job; %s)", bd->name,
+                     kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6, tried,
+                     kp.base_s * 1e3, took);
+    }
+}
+
+/* Abort response (seed 002): preempt.c's measurement — the spin kernel (about 20 ms)
+ * aborted RTM_CALIB_REPS times at random instants with each flag transport; the
+ * transport that stops the kernel faster (one that does not stop it never wins) becomes
+ * the device's `abort`, its median response `abort_response`. */
+static rtm_status_t dev_abort(devcal_t *x)
+{
+    rtm_board_dev_t *bd = x->bd;
+    rtm_preempt_measure_t m;
+    memset(&m, 0, sizeof(m));
+    const rtm_status_t st = rtm_preempt_measure(x->d, REPS, &m);
+    if (st != RTM_OK)
+        return st;
+    const int b = (int)m.best;
+    rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_abort_response);
+    if (m.works[b] && m.p50_s[b] > 0) {
+        bd->abort = m.best;
+        dev_param(bd, RTM_DEV_P_abort_response, m.p50_s[b]);
+        *f = (rtm_calib_fig_t){m.p50_s[b], (m.max_s[b] - m.p50_s[b]) / m.p50_s[b], 0, m.n[b], m.n[b]};
+    } else {
+        /* no transport stops a running kernel here: an abort waits for the kernel */
+        dev_param(bd, RTM_DEV_P_abort_response, m.kernel_s > 0 ? m.kernel_s : 20e-3);
+        *f = (rtm_calib_fig_t){bd->param[RTM_DEV_P_abort_response], 0, 0, 1, 1};
+    }
+    for (int t = 0; t < 2; t++)
+        cal_note(x->c, "%s: abort flag '%s': %s, %u aborts, response p50 %.4gus p99 %.4gus max "
+                       "%.4gus (spin kernel %.4gms)%s",
+                 bd->name, rtm_board_abort_name((rtm_abort_transport_t)t),
+                 m.works[t] ? "stops the kernel" : "does NOT stop the kernel", m.n[t],
+                 m.p50_s[t] * 1e6, m.p99_s[t] * 1e6, m.max_s[t] * 1e6, m.kernel_s * 1e3,
+                 t == b && m.works[t] ? " <- abort" : "");
+    cal_say(x->c, "%s: abort '%s' response %.4gus", bd->name, rtm_board_abort_name(bd->abort),
+            bd->param[RTM_DEV_P_abort_response] * 1e6);
+    dev_poll(x);
+    return RTM_OK;
+}

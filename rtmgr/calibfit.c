@@ -1,0 +1,1038 @@
+/* calibfit.c — `rtmgr calibrate`'s per-kernel points and fits, device and CPU alike
+ * (calibint.h; the method in docs/calibration.md).
+ *
+ * Owns: the kernel instances calibration and validation measure (their host memory: their
+ * own, or an arena pinned on a device) and their sizes (the smallest first key predicted
+ * to reach a time, the first past a cache); a kernel's calibration points on one
+ * executor (kfit_t: the targets in order, the seed-000 kernels' extra sizes, the points
+ * past and at the edge of the cache, the smallest measured again); and the fit of the
+ * extended model's per-kernel terms to them (its forms and rules at fit_kernel), stored
+ * into the profile with its figure and note. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib.h"
+#include "calibint.h"
+#include "model.h"
+#include "rng.h"
+
+/* ---- instances and sizes (calibint.h) ----------------------------------------------- */
+
+void rtm_calib_inst_free(rtm_calib_inst_t *in)
+{
+    if (!in->borrowed) /* else the arena's */
+        free(in->mem);
+    memset(in, 0, sizeof(*in));
+}
+
+void rtm_calib_arena_init(rtm_calib_arena_t *a, rtm_ocl_dev_t *dev, size_t cap)
+{
+    *a = (rtm_calib_arena_t){dev, cap, !(dev->info.type & CL_DEVICE_TYPE_CPU), {0}, 0, 0.0};
+}
+
+void rtm_calib_arena_free(rtm_calib_arena_t *a)
+{
+    rtm_pinned_destroy(&a->pin);
+}
+
+/* Plans `in` (kern at size, tune); *need: its memory, in->bytes rounded up to 64. */
+static rtm_status_t inst_plan(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                              const int64_t *size, rtm_tune_t tune, size_t *need)
+{
+    memset(in, 0, sizeof(*in));
+    rtm_kinst_init(&in->k, kern);
+    for (uint32_t i = 0; i < kern->n_keys; i++)
+        in->k.size[i] = size[i];
+    in->k.tune = tune;
+    const rtm_status_t st = rtm_kinst_plan(&in->k);
+    const size_t bytes = rtm_kinst_bytes(&in->k);
+    in->bytes = bytes ? bytes : 64;
+    *need = (in->bytes + 63) & ~(size_t)63;
+    return st;
+}
+
+/* Binds in->mem (in->bytes, planned) and fills the inputs from `seed`. */
+static rtm_status_t inst_fill(rtm_calib_inst_t *in, uint64_t seed)
+{
+    if (!in->mem)
+        return RTM_E_NOMEM;
+    if (rtm_kinst_bind(&in->k, in->mem, in->bytes) == 0 && rtm_kinst_bytes(&in->k)) {
+        rtm_calib_inst_free(in);
+        return RTM_E_NOMEM;
+    }
+    in->k.kernel->fill(&in->k, seed);
+    return RTM_OK;
+}
+
+rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                 const int64_t *size, rtm_tune_t tune, uint64_t seed)
+{
+    size_t need;
+    const rtm_status_t st = inst_plan(in, kern, size, tune, &need);
+    if (st != RTM_OK)
+        return st;
+    in->mem = aligned_alloc(64, need);
+    return inst_fill(in, seed);
+}
+
+/* An arena grows in steps of this many bytes (fewer re-pinnings as the points grow). */
+#define ARENA_STEP ((size_t)64 << 20)
+
+rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
+                                    const int64_t *size, rtm_tune_t tune, uint64_t seed,
+                                    rtm_calib_arena_t *a)
+{
+    size_t need;
+    const rtm_status_t st = inst_plan(in, kern, size, tune, &need);
+    if (st != RTM_OK)
+        return st;
+    if (a->pin.bytes < need) {
+        const double t0 = rtm_calib_now();
+        size_t want = need > 2 * a->pin.bytes ? need : 2 * a->pin.bytes;
+        want = (want + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP;
+        if (a->cap && (want > a->cap || a->eager))
+            want = a->cap > need ? a->cap : need;
+        rtm_pinned_destroy(&a->pin);
+        if (rtm_pinned_create(&a->pin, a->dev, want) != RTM_OK)
+            (void)rtm_pinned_create(&a->pin, a->dev, need);
+        a->grows++;
+        a->grow_s += rtm_calib_now() - t0;
+    } else {
+        rtm_rng_zero(a->pin.host, need); /* as a fresh pinned instance is */
+    }
+    if (a->pin.bytes >= need) {
+        in->mem = a->pin.host;
+        in->borrowed = true;
+    } else {
+        in->mem = aligned_alloc(64, need);
+    }
+    return inst_fill(in, seed);
+}
+
+/* True when one of keys[0..n) is key. */
+bool rtm_calib_key_in(const int64_t *keys, uint32_t n, int64_t key)
+{
+    for (uint32_t q = 0; q < n; q++)
+        if (keys[q] == key)
+            return true;
+    return false;
+}
+
+/* Plans kernel `kern` at first key `key0` (other keys at their defaults) and `tune`.
+ * True when it plans and fits the limits. */
+bool rtm_calib_size_plan(const rtm_kernel_t *kern, int64_t key0, rtm_tune_t tune,
+                         const rtm_calib_lim_t *lim, rtm_kinst_t *k)
+{
+    rtm_kinst_init(k, kern);
+    if (kern->n_keys)
+        k->size[0] = key0;
+    k->tune = tune;
+    if (rtm_kinst_plan(k) != RTM_OK)
+        return false;
+    if (!lim)
+        return true;
+    double total = 0.0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        if ((double)k->plan.buf[i].bytes > lim->max_buf)
+            return false;
+        total += (double)k->plan.buf[i].bytes;
+    }
+    return total <= lim->max_total;
+}
+
+/* The largest first key in [lo, hi] that plans within the limits (lo does; bytes grow
+ * with the key). */
+static int64_t largest_fit(const rtm_kernel_t *kern, int64_t lo, int64_t hi, rtm_tune_t tune,
+                           const rtm_calib_lim_t *lim)
+{
+    rtm_kinst_t k;
+    if (rtm_calib_size_plan(kern, hi, tune, lim, &k))
+        return hi;
+    int64_t a = lo, b = hi; /* a fits, b does not */
+    while (b - a > 1) {
+        const int64_t m = a + (b - a) / 2;
+        if (rtm_calib_size_plan(kern, m, tune, lim, &k))
+            a = m;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* True when `key` plans within the limits and f(ctx) of it reaches `level` (> level when
+ * `strict`, else >=). */
+static bool key_reaches(const rtm_kernel_t *kern, int64_t key, rtm_tune_t tune,
+                        const rtm_calib_lim_t *lim, rtm_calib_pred_fn f, const void *ctx,
+                        double level, bool strict)
+{
+    rtm_kinst_t k;
+    if (!rtm_calib_size_plan(kern, key, tune, lim, &k))
+        return false;
+    const double v = f(ctx, &k);
+    return strict ? v > level : v >= level;
+}
+
+/* The smallest first key in [lo, hi] that reaches `level` (key_reaches), f growing with
+ * the key and hi reaching it. */
+static int64_t first_reaching(const rtm_kernel_t *kern, int64_t lo, int64_t hi, rtm_tune_t tune,
+                              const rtm_calib_lim_t *lim, rtm_calib_pred_fn f, const void *ctx,
+                              double level, bool strict)
+{
+    if (key_reaches(kern, lo, tune, lim, f, ctx, level, strict))
+        return lo;
+    int64_t a = lo, b = hi; /* a does not reach, b does */
+    while (b - a > 1) {
+        const int64_t m = a + (b - a) / 2;
+        if (key_reaches(kern, m, tune, lim, f, ctx, level, strict))
+            b = m;
+        else
+            a = m;
+    }
+    return b;
+}
+
+int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double target,
+                           rtm_calib_pred_fn pred, const void *ctx, const rtm_calib_lim_t *lim,
+                           int parity, int64_t min_key, const int64_t *avoid, uint32_t navoid,
+                           int64_t *size)
+{
+    rtm_kinst_t k;
+    if (kern->n_keys == 0) {
+        if (!rtm_calib_size_plan(kern, 0, tune, lim, &k))
+            return -1;
+        memcpy(size, k.size, sizeof(k.size));
+        return 0;
+    }
+    int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
+    /* not far below the kernel's default size: tiny sizes (one target, a 3-ship fleet)
+     * are all fixed overhead and padding, nothing a task set runs */
+    if (kern->keys[0].def / 8 > lo && kern->keys[0].def / 8 <= hi)
+        lo = kern->keys[0].def / 8;
+    if (!rtm_calib_size_plan(kern, lo, tune, lim, &k))
+        lo = kern->keys[0].min;
+    if (!rtm_calib_size_plan(kern, lo, tune, lim, &k))
+        return -1;
+    if (min_key > lo && rtm_calib_size_plan(kern, min_key, tune, lim, &k))
+        lo = min_key;
+    hi = largest_fit(kern, lo, hi, tune, lim);
+    /* smallest key whose prediction reaches the target (predictions grow with it) */
+    int64_t key = hi;
+    if (key_reaches(kern, hi, tune, lim, pred, ctx, target, false))
+        key = first_reaching(kern, lo, hi, tune, lim, pred, ctx, target, false);
+    /* two significant digits (1283 -> 1300): sizes repeat from run to run, so programs
+     * built with sizes in their options come from the binary cache the next time */
+    if (key >= 100) {
+        int64_t unit = 1;
+        while (key / unit >= 100)
+            unit *= 10;
+        const int64_t q = (key + unit / 2) / unit * unit;
+        if (q >= lo && q <= hi)
+            key = q;
+    }
+    /* the nearest key of the wanted parity that plans and is not taken */
+    for (int64_t step = 0; step < 64; step++) {
+        const int64_t cand[2] = {key + step, key - step};
+        for (int c = 0; c < 2; c++) {
+            const int64_t v = cand[c];
+            if (v < lo || v > hi || (parity >= 0 && (v & 1) != parity))
+                continue;
+            if (!rtm_calib_key_in(avoid, navoid, v) &&
+                rtm_calib_size_plan(kern, v, tune, lim, &k)) {
+                memcpy(size, k.size, sizeof(k.size));
+                return v;
+            }
+        }
+    }
+    /* no key of that parity: take the target's own */
+    if (!rtm_calib_size_plan(kern, key, tune, lim, &k))
+        return -1;
+    memcpy(size, k.size, sizeof(k.size));
+    return key;
+}
+
+/* An instance's host working set: bytes in + out (rtm_calib_pred_fn; ctx unused). */
+static double plan_ws(const void *ctx, const rtm_kinst_t *k)
+{
+    (void)ctx;
+    rtm_cost_t c;
+    k->kernel->cost(k, &c);
+    return c.bytes_in + c.bytes_out;
+}
+
+int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
+                             const rtm_calib_lim_t *lim, int parity, int64_t *size)
+{
+    rtm_kinst_t k;
+    if (kern->n_keys == 0 || !(cache > 0))
+        return -1;
+    int64_t lo = kern->keys[0].min, hi = kern->keys[0].max;
+    if (!rtm_calib_size_plan(kern, lo, tune, lim, &k))
+        return -1;
+    hi = largest_fit(kern, lo, hi, tune, lim);
+    if (!key_reaches(kern, hi, tune, lim, plan_ws, NULL, cache, true))
+        return -1; /* nothing that fits is past the cache */
+    /* the smallest key past the cache (bytes grow with the key) */
+    const int64_t key = first_reaching(kern, lo, hi, tune, lim, plan_ws, NULL, cache, true);
+    for (int64_t v = key; v <= hi && v < key + 64; v++) {
+        if (parity >= 0 && (v & 1) != parity)
+            continue;
+        if (rtm_calib_size_plan(kern, v, tune, lim, &k) && plan_ws(NULL, &k) > cache) {
+            memcpy(size, k.size, sizeof(k.size));
+            return v;
+        }
+    }
+    return -1;
+}
+
+/* ---- per-kernel fits (device and CPU alike) ------------------------------------------ */
+
+/* How far (as a ratio of times) a prebuilt size may be from a target's own and still be
+ * measured for it: the points span the same range, and no compile lands on the path. */
+#define PREBUILT_RATIO 1.8
+
+/* Seconds of measuring one point may take beyond its first REPS jobs: a point whose
+ * job is longer gets fewer repetitions (at least EXTRA_MIN_REPS). */
+#define POINT_BUDGET_S 0.5
+#define EXTRA_MIN_REPS 3
+/* On an OpenCL device an extra point is skipped within this fraction of a size already
+ * measured; on the CPU pool it is taken only beyond the sizes measured (gap points there
+ * gave the H100 host's matrix_add a second regime slower below its knee than above). */
+#define EXTRA_APART 0.15
+/* Longest predicted job of an extra (seed-000 validation-range) point. Where the
+ * executor can run part of a job (the CPU pool), a longer one is measured on its first
+ * blocks, about PART_S of them, and scaled to the whole job. */
+#define EXTRA_MAX_S 0.4
+#define PART_S 0.03
+#define PART_REPS 3
+
+/* Runs of a point after its warm-up run took first_s: the warm-up tells what a run
+ * takes, and one longer than predicted (matrix_loop_add's 5x from n = 1000 to 3000 on
+ * the CPU; grid_path's 20 ms target at 206 ms there, 10 runs) gets fewer, at least
+ * EXTRA_MIN_REPS (never more than asked). */
+int rtm_calib_reps_after_warmup(double first_s, int reps)
+{
+    return first_s > 0 && first_s * reps > POINT_BUDGET_S
+               ? (int)fmin(reps, fmax(EXTRA_MIN_REPS, POINT_BUDGET_S / first_s))
+               : reps;
+}
+/* Longest predicted job of the point past the cache measured whole (--quick:
+ * PAST_MAX_QUICK_S), and its repetitions: as many as fit in POINT_BUDGET_S, at least one
+ * after the warm-up. Predictions there run short (the H100 host's grid_path on the CPU:
+ * width 7283 took 1.27 s a job, 2.9 s of the run with its warm-up, at a limit of 1 s). */
+#define PAST_MAX_S 0.5
+#define PAST_MAX_QUICK_S 0.1
+/* Time all the points past the cache of one device (or of the CPU) may take, seconds:
+ * what they can add to a run. */
+#define PAST_SECTION_S 2.5
+/* A point past the cache whose job is predicted longer than this is measured on its
+ * first blocks where the executor can run part of a job (part_for). */
+#define PAST_PART_S 0.15
+
+/* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
+ * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
+static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
+                                 int reps, uint32_t part, kpoint_t *pt, double *per_job)
+{
+    const double t0 = rtm_calib_now();
+    rtm_calib_inst_t in;
+    rtm_status_t st =
+        kf->arena ? rtm_calib_inst_make_in(&in, kf->kern, size, kf->tune, seed, kf->arena)
+                  : rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
+    kf->inst_s += rtm_calib_now() - t0;
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
+    rtm_calib_fig_t f = {0};
+    if (st == RTM_OK) {
+        rtm_cost_t cost;
+        kf->kern->cost(&in.k, &cost);
+        pt->ws = cost.bytes_in + cost.bytes_out;
+        pt->m = cost.bytes_dev;
+        /* the count model.c scales by p_ops: Z * li on a device, li * sum z on the CPU */
+        pt->x = kf->cpu ? cost.li * (cost.z[RTM_LOC_SCALAR] + cost.z[RTM_LOC_UNIT] +
+                                     cost.z[RTM_LOC_STRIDED])
+                        : cost.Z * cost.li;
+        st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
+                  : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
+    }
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, pt->t, &pt->a, &pt->b))
+        st = RTM_E_MODEL;
+    const double tf = rtm_calib_now();
+    rtm_calib_inst_free(&in);
+    kf->inst_s += rtm_calib_now() - tf;
+    pt->spread = f.spread;
+    if (st == RTM_OK && f.n > 0 && f.n < (uint32_t)pt->reps)
+        pt->reps = (int)f.n; /* fewer after the warm-up (rtm_calib_reps_after_warmup) */
+    *per_job = (rtm_calib_now() - t0) / (pt->reps + 1);
+    return st;
+}
+
+/* The seed-000 kernels' extra calibration sizes (first key n, or the empty kernel's
+ * blocks of an n x n grid): odd n between and just beyond validation's 1000, 2000, 3000
+ * (128, 256, 384 with --quick), so that the fit spans the range validation measures. */
+static uint32_t extra_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t tune,
+                            int64_t *keys)
+{
+    static const char *const s0[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
+                                     "matrix_mul"};
+    static const int64_t full[] = {1501, 2501, 3001}, quick[] = {193, 321, 385};
+    bool is = false;
+    for (size_t i = 0; i < N_OF(s0); i++)
+        is = is || strcmp(s0[i], kern->name) == 0;
+    if (!is || kern->n_keys == 0)
+        return 0;
+    const int64_t *set = c->o->quick ? quick : full;
+    for (uint32_t i = 0; i < 3; i++) {
+        int64_t key = set[i];
+        if (strcmp(kern->keys[0].name, "n") != 0) {
+            const int64_t wg = tune.wg ? tune.wg : 1;
+            key = (set[i] * set[i] + wg - 1) / wg;
+            key |= 1;
+        }
+        keys[i] = key;
+    }
+    return 3;
+}
+
+/* Sizing from the measurements: once two sizes are measured, a job's time at first key
+ * x is the model's transfers plus t2 * (x / x2)^e, e the exponent through the two
+ * largest points (clamped to 0.3 .. 3): the model's operation counts can scale unlike
+ * the kernel's time (padding to a work-group, caches), and a size chosen by them can
+ * land far from its target. */
+typedef struct {
+    const kfit_t *kf;
+    double x1, t1, x2, t2; /* the two largest points: first key, kernel time */
+} epred_t;
+
+static double emp_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const epred_t *e = ctx;
+    const double total = e->kf->pred(e->kf->pred_ctx, k);
+    const double kern = e->kf->kpred(e->kf->kpred_ctx, k);
+    if (total < 0 || kern < 0 || !(e->x2 > e->x1) || !(e->t1 > 0) || !(e->t2 > 0))
+        return total;
+    const double ex = fmin(fmax(log(e->t2 / e->t1) / log(e->x2 / e->x1), 0.3), 3.0);
+    double ratio = pow((double)k->size[0] / e->x2, ex);
+    /* growing: never less than the model's own growth from the largest point (its
+     * operation counts). Two small points can sit where fixed costs flatten the curve
+     * (matrix_mov on PoCL, H100 host: n 131 -> 221 gave exponent 1.35, the 20 ms target
+     * then landed at n=2601, 864 ms a job, 9.5 s of the run for one point) */
+    rtm_kinst_t k2;
+    if (k->size[0] > (int64_t)e->x2 &&
+        rtm_calib_size_plan(e->kf->kern, (int64_t)e->x2, e->kf->tune, NULL, &k2)) {
+        const double m2 = e->kf->kpred(e->kf->kpred_ctx, &k2);
+        if (m2 > 0)
+            ratio = fmax(ratio, kern / m2);
+    }
+    return fmax(total - kern, 0.0) + e->t2 * ratio;
+}
+
+/* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
+ * smallest target first, then the middle one, then the largest (so that the points span
+ * the range even when time runs short), then the seed-000 kernels' extra sizes near
+ * validation's that are not near a size measured already, then the other targets in
+ * between; from the fourth point on only while the kernel's time lasts. Points come
+ * back sorted by size. */
+/* The point at the cache's edge: taken when those below the cache stop short of
+ * EDGE_FROM of it, at buffers just past EDGE_AT of it. */
+#define EDGE_FROM 0.25
+#define EDGE_AT 0.75
+
+/* The largest buffers (ws) of the points at or below `cache` (0: none); *past: whether
+ * any point is beyond it. */
+static double ws_below(const kpoint_t *pts, uint32_t n, double cache, bool *past)
+{
+    double below = 0.0;
+    *past = false;
+    for (uint32_t i = 0; i < n; i++) {
+        *past = *past || pts[i].ws > cache;
+        if (pts[i].ws <= cache)
+            below = fmax(below, pts[i].ws);
+    }
+    return below;
+}
+
+/* A partial job for instance k whose whole job is predicted to take *pt: the blocks
+ * per worker (*part) whose run takes about PART_S, *pt then the part's predicted time;
+ * *part 0 when the whole job is hardly longer. False when kf's executor cannot run part
+ * of k (no measure_part, several launches). */
+static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_t *part)
+{
+    const double per = ceil((double)rtm_kinst_blocks(k) / kf->workers);
+    *part = 0;
+    if (!kf->measure_part || k->plan.launches != 1 || !(per > 0) || !(*pt > 0))
+        return false;
+    const uint32_t p = (uint32_t)fmax(4.0, floor(PART_S / (*pt / per)));
+    if (p < per) {
+        *part = p;
+        *pt = *pt * p / per;
+    }
+    return true;
+}
+
+/* Measures kf's kernel at the smallest odd size whose buffers exceed `bytes`, when its
+ * job takes at most PAST_MAX_S (PAST_MAX_QUICK_S with --quick) and, unless `first`,
+ * the section's PAST_SECTION_S for such points is not spent; appends it to pts/keys
+ * (room for `max`). `where` ("past", "at the edge of") names it in the note written
+ * when it is not taken. */
+static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, uint64_t seed,
+                                kpoint_t *pts, int64_t *keys, uint32_t *n, uint32_t max,
+                                const char *where)
+{
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    rtm_kinst_t pk;
+    if (*n >= max)
+        return RTM_OK;
+    const int64_t pkey = rtm_calib_past_cache(kf->kern, kf->tune, bytes, kf->lim, 1, size);
+    if (pkey < 0 || !rtm_calib_size_plan(kf->kern, pkey, kf->tune, kf->lim, &pk))
+        return RTM_OK;
+    for (uint32_t i = 0; i < *n; i++)
+        if (keys[i] == pkey)
+            return RTM_OK;
+    const double whole = kf->pred(kf->pred_ctx, &pk);
+    const double cap = c->o->quick ? PAST_MAX_QUICK_S : PAST_MAX_S;
+    /* a long job on its first blocks where the executor can run part of one (the CPU
+     * pool, GPUs: predictions past a cache run short; PoCL's matrix_mul there,
+     * predicted under 1 s, took 2.7 s a job); the limit then bounds the whole job no
+     * more */
+    double pt = whole;
+    uint32_t part = 0;
+    const bool can_part = pt > PAST_PART_S && part_for(kf, &pk, &pt, &part);
+    const double want = pt > 0 ? POINT_BUDGET_S / pt : 0.0;
+    int reps = want >= REPS ? REPS : want <= 1 ? 1 : (int)want;
+    if (part && reps > PART_REPS)
+        reps = PART_REPS;
+    /* at most PAST_SECTION_S of them per device (and for the CPU), but the seed-000
+     * kernels (`first`: validation measures them at n = 1000..3000, past most caches)
+     * before the others */
+    const bool in_time = first || c->past_s + pt * (reps + 1) <= PAST_SECTION_S;
+    if (!(pt > 0) || (!can_part && pt > cap) || !in_time) {
+        cal_note(c, "%s: %s: no point %s the cache (%.4gMiB): the smallest size past %.4gMiB, "
+                    "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
+                 kf->cpu ? "cpu" : "device", kf->kern->name, where, kf->cache / MIB, bytes / MIB,
+                 kf->kern->keys[0].name, (long long)pkey, whole, cap,
+                 in_time ? "" : "; this section's time for such points is spent");
+        return RTM_OK;
+    }
+    kpoint_t point;
+    double per_job = 0;
+    const double t0 = rtm_calib_now();
+    const rtm_status_t st = kernel_point(kf, size, pkey, seed, reps, part, &point, &per_job);
+    c->past_s += rtm_calib_now() - t0;
+    if (st == RTM_OK) {
+        keys[*n] = pkey;
+        pts[(*n)++] = point;
+    }
+    return st;
+}
+
+/* True when one of the n measured keys lies within 5 % (at least 2) of key: a point
+ * there would measure nothing new. */
+static bool key_near(const int64_t *keys, uint32_t n, int64_t key)
+{
+    for (uint32_t q = 0; q < n; q++)
+        if (llabs(keys[q] - key) <= (key / 20 > 2 ? key / 20 : 2))
+            return true;
+    return false;
+}
+
+/* The first key (and sizes) of kf's point for calibration target i given the n points
+ * measured: the largest target at least 1.5x the smallest size, so that the points span
+ * a range, the others just distinct; from two points on sized by the measurements
+ * (emp_pred). -1 when no size fits or the size lands next to one measured (a target
+ * below the smallest size's time: nothing new). */
+static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoint_t *pts,
+                          const int64_t *keys, uint32_t n, int64_t *size)
+{
+    const size_t nt = c->n_targets;
+    const int64_t min_key = i == nt - 1 && n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
+    epred_t ep = {kf, 0, 0, 0, 0};
+    for (uint32_t q = 0; q < n; q++) {
+        const double xq = (double)keys[q];
+        if (xq > ep.x2) {
+            ep.x1 = ep.x2, ep.t1 = ep.t2;
+            ep.x2 = xq, ep.t2 = pts[q].t;
+        } else if (xq > ep.x1) {
+            ep.x1 = xq, ep.t1 = pts[q].t;
+        }
+    }
+    const bool emp = n >= 2 && kf->kpred && kf->kern->n_keys > 0;
+    int64_t key = rtm_calib_size_for(kf->kern, kf->tune, c->targets[i],
+                                     emp ? emp_pred : kf->pred,
+                                           emp ? (const void *)&ep : kf->pred_ctx, kf->lim, 1,
+                                           min_key, keys, n, size);
+    if (key < 0)
+        return -1;
+    /* a prebuilt size near the target in time, if any (its program is in the cache) */
+    double best = PREBUILT_RATIO;
+    const bool own_prebuilt = rtm_calib_key_in(kf->pre_keys, kf->n_pre_keys, key);
+    for (uint32_t j = 0; !own_prebuilt && j < kf->n_pre_keys; j++) {
+        const int64_t pk = kf->pre_keys[j];
+        rtm_kinst_t k;
+        if (pk < min_key || key_near(keys, n, pk) ||
+            !rtm_calib_size_plan(kf->kern, pk, kf->tune, kf->lim, &k))
+            continue;
+        const double t = emp ? emp_pred(&ep, &k) : kf->pred(kf->pred_ctx, &k);
+        const double r = t > c->targets[i] ? t / c->targets[i] : c->targets[i] / fmax(t, 1e-12);
+        if (t > 0 && r < best) {
+            best = r;
+            key = pk;
+            memcpy(size, k.size, sizeof(k.size));
+        }
+    }
+    return key_near(keys, n, key) ? -1 : key;
+}
+
+/* Measures the smallest of the n points again (same size, seed and repetitions) and
+ * keeps the lower of its two times (see rtm_calib_kernel_points). */
+static rtm_status_t remeasure_smallest(kfit_t *kf, kpoint_t *pts, const int64_t *keys, uint32_t n)
+{
+    uint32_t s = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (keys[i] < keys[s])
+            s = i;
+    if (pts[s].part) /* a partial job: long, measured in its own way */
+        return RTM_OK;
+    rtm_kinst_t k;
+    if (!rtm_calib_size_plan(kf->kern, keys[s], kf->tune, kf->lim, &k))
+        return RTM_OK;
+    kpoint_t again;
+    double per_job = 0;
+    const rtm_status_t st =
+        kernel_point(kf, k.size, keys[s], POINT_SEED0, pts[s].reps, 0, &again, &per_job);
+    if (st == RTM_OK && again.t > 0 && again.t < pts[s].t)
+        pts[s] = again;
+    return st;
+}
+
+/* The order a kernel's calibration targets are measured in: the first, the middle one,
+ * the last, then the others (each point sizes the next from the largest measured so
+ * far: a short step first, then the long one). Returns how many (at most max). */
+size_t rtm_calib_target_order(size_t nt, size_t *order, size_t max)
+{
+    size_t no = 0;
+    if (nt > 0 && no < max)
+        order[no++] = 0;
+    if (nt > 2 && no < max)
+        order[no++] = nt / 2;
+    if (nt > 1 && no < max)
+        order[no++] = nt - 1;
+    for (size_t i = 1; i + 1 < nt && no < max; i++)
+        if (i != nt / 2)
+            order[no++] = i;
+    return no;
+}
+
+/* Hands kf->prebuild the sizes rtm_calib_kernel_points is about to measure, by the
+ * prediction as it stands: the targets order[from..nt), and with `all` the extra sizes and
+ * the point past the cache. Their programs are built together (in parallel by the build
+ * workers) instead of one at a time on the path: the H100's sweeps moved several kernels to
+ * another work-group size than the prebuilt points', and PoCL's first points resized the
+ * rest, 25 programs (7.7 s) compiled one by one in rtm_calib_kernel_points on the H100
+ * host. */
+static void points_ahead(const cal_t *c, kfit_t *kf, const size_t *order, size_t from,
+                         const int64_t *extra, uint32_t ne, bool all, const kpoint_t *pts,
+                         const int64_t *keys, uint32_t n)
+{
+    if (!kf->prebuild)
+        return;
+    int64_t sizes[AHEAD_MAX][RTM_SIZE_KEYS_MAX], ks[AHEAD_MAX];
+    uint32_t m = 0;
+    for (size_t jj = from; jj < c->n_targets && m < AHEAD_MAX; jj++) {
+        const int64_t key = target_key(c, kf, order[jj], pts, keys, n, sizes[m]);
+        if (key >= 0 && !rtm_calib_key_in(ks, m, key))
+            ks[m++] = key;
+    }
+    for (uint32_t e = 0; all && e < ne && m < AHEAD_MAX; e++) {
+        rtm_kinst_t k;
+        if (!rtm_calib_key_in(ks, m, extra[e]) &&
+            rtm_calib_size_plan(kf->kern, extra[e], kf->tune, kf->lim, &k)) {
+            memcpy(sizes[m], k.size, sizeof(k.size));
+            ks[m++] = extra[e];
+        }
+    }
+    if (all && kf->cache > 0 && m < AHEAD_MAX) {
+        const int64_t pk =
+            rtm_calib_past_cache(kf->kern, kf->tune, kf->cache, kf->lim, 1, sizes[m]);
+        if (pk >= 0 && !rtm_calib_key_in(ks, m, pk))
+            ks[m++] = pk;
+    }
+    if (m > 0)
+        kf->prebuild(kf->ctx, kf, ks, (const int64_t(*)[RTM_SIZE_KEYS_MAX])sizes, m);
+}
+
+rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
+{
+    int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
+    rtm_status_t st = RTM_OK;
+    *n = 0;
+    const size_t nt = c->n_targets;
+    const uint32_t ne = extra_sizes(c, kf->kern, kf->tune, extra);
+    const double top = c->targets[nt - 1];
+    size_t order[16] = {0}; /* zeroed for clang-analyzer: it cannot bound c->n_targets */
+    (void)rtm_calib_target_order(nt, order, N_OF(order)); /* nt targets, each once */
+    const size_t first_extra = nt > 2 ? 3 : nt;
+    for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
+        const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
+        const bool extra_j = j >= first_extra && j < first_extra + ne;
+        if (late && !extra_j)
+            break;
+        int64_t key;
+        int reps = REPS;
+        uint32_t part = 0; /* blocks per worker of a partial job, 0: the whole job */
+        const uint64_t seed = POINT_SEED0 + j;
+        if (extra_j) {
+            /* an extra size: when it fits, is not too long, and is not within EXTRA_APART
+             * of a size measured already (it extends the range, or fills a gap: the
+             * H100's top target put matrix_loop_add at n = 861 and 3201 with nothing
+             * between, where its cliff is, and the fit had no regime) */
+            const int64_t ek = extra[j - first_extra];
+            bool apart = true;
+            for (uint32_t i = 0; i < *n; i++)
+                apart = apart && (kf->cpu ? keys[i] < ek /* the pool: beyond only */
+                                          : fabs((double)keys[i] - (double)ek) >
+                                                EXTRA_APART * (double)ek);
+            rtm_kinst_t k;
+            if (!apart || !rtm_calib_size_plan(kf->kern, ek, kf->tune, kf->lim, &k))
+                continue;
+            double pt = kf->pred(kf->pred_ctx, &k);
+            if (!(pt > 0))
+                continue;
+            /* too long a job: its first blocks, where the executor can run part of one
+             * (the H100 host's matrix_mul took 9.4 s a job at n = 3000, and with points
+             * up to n = 1673 only its time per operation was 40 % under there) */
+            part = 0;
+            if (pt > EXTRA_MAX_S && !part_for(kf, &k, &pt, &part))
+                continue;
+            /* past the kernel's time, only a cheap one (they reach the sizes validation
+             * measures: the H100's matrix_mul had no point past its L2 without 3001) */
+            if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)
+                continue;
+            key = ek;
+            memcpy(size, k.size, sizeof(size));
+            const double want = POINT_BUDGET_S / pt;
+            reps = want >= REPS ? REPS : want <= EXTRA_MIN_REPS ? EXTRA_MIN_REPS : (int)want;
+            if (part && reps > PART_REPS)
+                reps = PART_REPS;
+        } else {
+            const size_t jj = j < first_extra ? j : j - ne;
+            /* before the first point (the tuning settled), and again as the first two
+             * points re-size the rest */
+            if (jj < 3)
+                points_ahead(c, kf, order, jj, extra, ne, jj == 0, pts, keys, *n);
+            key = target_key(c, kf, order[jj], pts, keys, *n, size);
+            if (key < 0)
+                continue;
+        }
+        kpoint_t pt;
+        double per_job = 0;
+        st = kernel_point(kf, size, key, seed, reps, part, &pt, &per_job);
+        if (st != RTM_OK)
+            break;
+        keys[*n] = key;
+        pts[(*n)++] = pt;
+        /* the largest point so far sizes the next ones (a kernel's time per counted
+         * operation drifts with size: padding, caches) */
+        bool largest = true;
+        for (uint32_t i = 0; i + 1 < *n; i++)
+            largest = largest && keys[i] < key;
+        if (pt.t > pt.b && largest)
+            *kf->r_est = (pt.t - pt.b) / pt.a;
+        /* a job far longer than the targets (instance set-up, a slow CPU twin): the
+         * smallest size and one larger one only */
+        const bool is_extra = j >= first_extra && j < first_extra + ne;
+        if (j >= 1 && !is_extra && per_job > 8.0 * top)
+            break;
+    }
+    /* the smallest size once more, now that the kernel has run a while, the lower of the
+     * two kept: a kernel's first point follows its program's build or load, and came out
+     * slow as a whole (every repetition) on a device that had idled meanwhile (H100
+     * host: the CPU's last_chance at 33 targets 1.886 ms, then 0.17 ms in validation, a
+     * fit with t_fixed 1.76 ms and a prediction 11x too long; the H100's sort at n =
+     * 131073 0.385 ms one calibration, 0.495 ms another, validation 0.394 ms both) */
+    if (st == RTM_OK && *n >= 2)
+        st = remeasure_smallest(kf, pts, keys, *n);
+    /* one point past the cache when none is (the sizes chosen by job time all fit in
+     * it on a large cache: the fit never saw the regime where the working set spills,
+     * and matrix_mul / matrix_loop_add at validation's 2000 and 3000 came out 20-80 %
+     * under): the smallest odd size past it, when its job is not too long; measured
+     * whatever the kernel's time left, since no other point can stand in for it */
+    const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);
+    bool past = false;
+    (void)ws_below(pts, *n, kf->cache, &past);
+    if (st == RTM_OK && *n > 0 && !past && kf->cache > 0)
+        st = cache_point(c, kf, kf->cache, ne > 0, 3 + nt + ne, pts, keys, n, room, "past");
+    /* one point at the cache's edge (the smallest odd size whose buffers pass 3/4 of
+     * it) on an OpenCL device when a point is past the cache and those below it stop
+     * short of a quarter of it: sort on the H100 was measured at n = 430001 (6.9 MiB)
+     * and 17000001 with nothing between, and validation's n = 2700000, in the 64 MiB L2,
+     * came out 43 % over (the fit had no in-cache point whose work outweighs its
+     * launches, and with three points no second regime) */
+    const double below = ws_below(pts, *n, kf->cache, &past);
+    if (st == RTM_OK && !kf->cpu && past && below > 0 && below < EDGE_FROM * kf->cache)
+        st = cache_point(c, kf, EDGE_AT * kf->cache, false, 4 + nt + ne, pts, keys, n, room,
+                         "at the edge of");
+    /* by size, for the fit and its record */
+    for (uint32_t i = 1; i < *n; i++)
+        for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
+            const kpoint_t tmp = pts[k];
+            pts[k] = pts[k - 1];
+            pts[k - 1] = tmp;
+        }
+    return st;
+}
+
+/* Columns of the kernel fit: t - b = c0 * 1 + r_lo * a * (1 - h) + r_hi * a * h
+ * + r_byte * m, h a point's share of the second regime: 0 below a knee and 1 beyond it
+ * (KC_HI, a step), or the share of its buffers beyond the knee, 1 - knee / ws
+ * (KC_MISS, gradual: model.c's rtm_model_r_blend). */
+enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4, KC_MISS = 8 };
+
+/* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on the
+ * columns in `mask` (the second regime's, r_hi, with KC_HI or KC_MISS: each point's share
+ * h[i]; without, a is all r_lo's). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of
+ * squared relative errors, or INFINITY when singular. */
+static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double *h, double x[4])
+{
+    double A[4][5] = {{0}};
+    int cols[4], nc = 0;
+    const bool two = (mask & (KC_HI | KC_MISS)) != 0;
+    if (mask & KC_FIXED)
+        cols[nc++] = 0;
+    cols[nc++] = 1;
+    if (two)
+        cols[nc++] = 2;
+    if (mask & KC_BYTE)
+        cols[nc++] = 3;
+    for (uint32_t i = 0; i < n; i++) {
+        const double w = 1.0 / (p[i].t * p[i].t), hi = two ? h[i] : 0.0;
+        const double v[4] = {1.0, p[i].a * (1.0 - hi), p[i].a * hi, p[i].m};
+        const double y = p[i].t - p[i].b;
+        for (int r = 0; r < nc; r++) {
+            for (int q = 0; q < nc; q++)
+                A[r][q] += w * v[cols[r]] * v[cols[q]];
+            A[r][4] += w * v[cols[r]] * y;
+        }
+    }
+    for (int r = 0; r < nc; r++) { /* Gauss-Jordan, partial pivoting */
+        int piv = r;
+        for (int q = r + 1; q < nc; q++)
+            if (fabs(A[q][r]) > fabs(A[piv][r]))
+                piv = q;
+        if (!(fabs(A[piv][r]) > 1e-300))
+            return INFINITY;
+        for (int q = 0; q < 5; q++) {
+            const double tmp = A[r][q];
+            A[r][q] = A[piv][q];
+            A[piv][q] = tmp;
+        }
+        for (int q = 0; q < nc; q++) {
+            if (q == r)
+                continue;
+            const double f = A[q][r] / A[r][r];
+            for (int m = 0; m < 5; m++)
+                A[q][m] -= f * A[r][m];
+        }
+    }
+    x[0] = x[1] = x[2] = x[3] = 0.0;
+    for (int r = 0; r < nc; r++)
+        x[cols[r]] = A[r][4] / A[r][r];
+    if (!two)
+        x[2] = x[1];
+    double sse = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double hi = two ? h[i] : 0.0;
+        const double pred = x[0] + p[i].a * ((1.0 - hi) * x[1] + hi * x[2]) + p[i].m * x[3] +
+                            p[i].b;
+        const double e = (pred - p[i].t) / p[i].t;
+        sse += e * e;
+    }
+    return sse;
+}
+
+/* The extended model's per-kernel terms fitted to points sorted by ws. */
+typedef struct {
+    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
+} kfit_out_t;
+
+/* One candidate form; INFINITY when it does not fit (a negative or zero term). A second
+ * regime starts at point `split`: its knee at the cache when the cache lies between the
+ * two sizes (the regime change is the working set leaving it), else halfway
+ * (geometrically). */
+static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t split,
+                       double cache, kfit_out_t *o)
+{
+    const bool step = (mask & KC_HI) != 0, miss = (mask & KC_MISS) != 0;
+    double knee = 0.0, h[16] = {0};
+    if (step || miss) {
+        knee = cache > 0 && p[split - 1].ws <= cache && cache < p[split].ws
+                   ? cache
+                   : sqrt(p[split - 1].ws * p[split].ws);
+        for (uint32_t i = 0; i < n && i < N_OF(h); i++)
+            h[i] = step ? (i >= split ? 1.0 : 0.0)
+                        : rtm_model_r_blend(0.0, 1.0, knee, p[i].ws);
+    }
+    double x[4] = {0, 0, 0, 0};
+    const double sse = fit_lsq(p, n, mask, h, x);
+    if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
+        return INFINITY;
+    if ((step || miss) && (x[2] > RTM_CALIB_REGIME_MAX * x[1] || x[2] * RTM_CALIB_REGIME_MAX < x[1]))
+        return INFINITY; /* not a cache's regime (calibint.h) */
+    double worst = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double pred = x[0] + p[i].a * ((1.0 - h[i]) * x[1] + h[i] * x[2]) +
+                            p[i].m * x[3] + p[i].b;
+        worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
+    }
+    *o = (kfit_out_t){x[1], x[0], step ? x[2] : 0.0, miss ? x[2] : 0.0, knee, x[3], 0.0, 0.0,
+                      worst};
+    return sse;
+}
+
+/* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
+ * r_byte (time per byte of bytes_dev), both, a second regime beyond a knee between two
+ * sizes — at the cache size when the cache lies between them, `cache` the executor's,
+ * 0 = unknown — at least two points below it: a step to r_big, or a gradual one towards
+ * r_miss by the share of the buffers beyond the knee, whichever fits better, its r within
+ * RTM_CALIB_REGIME_MAX of r_op —, or an
+ * operations' time growing as
+ * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
+ * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,
+ * t_fixed, r_byte), k + 2 with a knee or an exponent, and is kept over a simpler one only when it halves the squared relative error per
+ * extra term; every term must be >= 0 and r > 0. */
+static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o)
+{
+    /* (the gradual regime before the step: on a tie — one point beyond the knee fits
+     * either exactly — a continuous time per operation) */
+    static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
+                                     KC_MISS, KC_FIXED | KC_MISS, KC_HI,   KC_FIXED | KC_HI};
+    double best = INFINITY;
+    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0, 0};
+    kpoint_t q[16];
+    if (n > N_OF(q))
+        n = N_OF(q);
+    double x_ref = 0;
+    for (uint32_t i = 0; i < n; i++)
+        x_ref = fmax(x_ref, p[i].x);
+    for (int pi = 0; pi <= 12; pi++) {
+        const double pw = 0.05 * pi;
+        if (pi > 0 && !(x_ref > 0))
+            break;
+        bool ok = true;
+        for (uint32_t i = 0; i < n; i++) {
+            q[i] = p[i];
+            if (pi > 0) {
+                ok = ok && p[i].x > 0;
+                q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
+            }
+        }
+        if (!ok)
+            break;
+        for (size_t f = 0; f < N_OF(forms); f++) {
+            if (pi > 0 && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
+                continue; /* the power alone or with the fixed term */
+            const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
+            const unsigned k = 1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) +
+                               (pi > 0);
+            /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
+             * exponent: k + 2 (two degrees of freedom: a knee or a power through three
+             * noisy points is not a measurement) — but a regime whose knee is the cache
+             * (it lies between the two sizes) has no free knee: k + 1 */
+            const bool linear = pi == 0 && !hi;
+            const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
+            if (n < need && !(hi && n + 1 >= need))
+                continue;
+            const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
+            for (uint32_t s = s_lo; s <= s_hi; s++) {
+                if (hi && !(q[s].ws > q[s - 1].ws))
+                    continue;
+                const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
+                if (n < need && !at_cache)
+                    continue;
+                kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+                const double sse = fit_form(q, n, forms[f], s, cache, &cand);
+                /* each extra term must halve the error: compare sse * 2^k (two exact
+                 * fits tie: rounding must not choose between them) */
+                const double score = sse * (double)(1u << k);
+                if (score + 1e-20 < best) {
+                    best = score;
+                    *o = cand;
+                    o->p_ops = pw;
+                    o->x_ref = pi > 0 ? x_ref : 0.0;
+                }
+            }
+        }
+    }
+    return best < INFINITY;
+}
+
+bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
+{
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    if (n > N_OF(q))
+        n = N_OF(q);
+    for (uint32_t i = 0; i < n; i++)
+        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0};
+    kfit_out_t o;
+    const bool ok = fit_kernel(q, n, cache, &o);
+    *out = (rtm_calib_fit_t){o.r,     o.t_fixed, o.r_big, o.r_miss, o.knee,
+                             o.r_byte, o.p_ops,   o.x_ref, o.resid};
+    return ok;
+}
+
+/* Fits and stores one kernel's points: ktune, figure, note. */
+void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *kern, rtm_tune_t tune,
+                            const kpoint_t *pts, uint32_t n, double cache, double r_fallback,
+                            const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
+{
+    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!fit_kernel(pts, n, cache, &o)) {
+        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        cal_fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = "
+                        "%.4gns (%s), no other term",
+                     owner, kern->name, n, r_fallback * 1e9, r_what);
+    }
+    *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
+                              .t_fixed = o.t_fixed, .r_big = o.r_big, .r_miss = o.r_miss,
+                              .knee = o.knee,
+                              .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref};
+    double spread = 0;
+    uint32_t samples = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        spread = fmax(spread, pts[i].spread);
+        samples += (uint32_t)pts[i].reps;
+    }
+    f->median = o.r;
+    f->spread = spread;
+    f->resid = o.resid;
+    f->n = samples;
+    f->kept = f->n;
+    char ks[384];
+    size_t used = 0;
+    ks[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        (void)rtm_calib_appendf(ks, sizeof(ks), &used, "%s%lld:%.4gms%s%s", i ? " " : "",
+                                (long long)pts[i].key, pts[i].t * 1e3,
+                                pts[i].part ? "(first blocks)" : "",
+                                pts[i].reps < REPS ? "(few reps)" : "");
+    char big[128] = "";
+    size_t used_b = 0;
+    if (o.r_byte > 0)
+        (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", r_byte %.4gns/KiB",
+                                o.r_byte * 1e9 * KIB);
+    if (o.r_big > 0)
+        (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", r_big %.4gns beyond %.4gMiB",
+                                o.r_big * 1e9, o.knee / MIB);
+    if (o.r_miss > 0)
+        (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", towards r_miss %.4gns beyond %.4gMiB",
+                                o.r_miss * 1e9, o.knee / MIB);
+    if (o.p_ops > 0)
+        (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", ops^%.2f", 1.0 + o.p_ops);
+    cal_note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual "
+                "%.1f%%)",
+             owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,
+             o.r * 1e9, o.t_fixed * 1e6, big, o.resid * 100);
+    cal_say(c, "%s: %s r_op %.4gns t_fixed %.4gus%s wg %u vec %u (%u sizes, residual %.1f%%)",
+            owner, kern->name, o.r * 1e9, o.t_fixed * 1e6, big, tune.wg, tune.vec, n,
+            o.resid * 100);
+}
