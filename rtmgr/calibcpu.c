@@ -1,9 +1,10 @@
 /* calibcpu.c — `rtmgr calibrate` on the CPU worker pool (calibint.h; the method in
  * docs/calibration.md).
  *
- * Owns: the pool calibration runs its jobs on, the micro-kernel figures of eq. 1
- * (cpubench.c's kernels), the pool's overheads (cw, dispatch and cw_idle, from no-op and
- * busy kernels), every kernel's CPU twin through the pool (its points and fit through
+ * Owns: the pool calibration runs its jobs on (started as rtmgr run schedules it:
+ * rtm_pool_start_as_run), the micro-kernel figures of eq. 1 (cpubench.c's kernels), the
+ * pool's overheads (cw, dispatch and cw_idle, from the pool kernel's no-op and busy
+ * launches, poolkern.h), every kernel's CPU twin through the pool (its points and fit through
  * calibfit.c), and the pool timings calibint.h shares with validation
  * (rtm_calib_pool_time, rtm_calib_pool_time_part, rtm_calib_part_scale). */
 #include <math.h>
