@@ -59,6 +59,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(mem_rate, "mem_rate", RATE, "memory bandwidth (extended model)")            \
     X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")    \
     X(cw_idle, "cw_idle", TIME, "a launch's wake-up and join after 20 ms idle (ext.)") \
+    X(cw_wake, "cw_wake", TIME, "a launch run by its caller alone after idle: the wake call (ext.)") \
     X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
 
 /* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */

@@ -296,6 +296,29 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
     return RTM_OK;
 }
 
+/* What the caller alone spins of the wake-call figure (cw_wake): one block, shorter than
+ * any worker's wake-up, so the launch ends without them (pool.h). */
+#define ALONE_NS 2000
+
+/* The wake call's cost: one launch of a single ALONE_NS block after the pool slept
+ * IDLE_NS, as a small periodic job finds it: the caller wakes the workers and runs the
+ * block before any joins; the median of REPS less the block's time and one dispatch. */
+static rtm_status_t alone_idle(double dispatch, double *wake, rtm_calib_fig_t *f)
+{
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, 1, 1, ALONE_NS);
+    double idle[REPS];
+    for (int r = 0; r < REPS && st == RTM_OK; r++) {
+        rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
+        st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
+    }
+    if (st != RTM_OK)
+        return st;
+    *wake = fmax(rtm_calib_summary(idle, REPS, f) - ALONE_NS * 1e-9 - dispatch, 0.0);
+    f->median = *wake;
+    return RTM_OK;
+}
+
 /* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
  * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
  * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
@@ -353,6 +376,12 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
         return st;
     cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
     fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
+    /* and a launch its caller finishes before the workers wake pays only its wake call */
+    double wake = 0;
+    st = alone_idle(disp, &wake, cfig(c, RTM_CPU_P_cw_wake));
+    if (st != RTM_OK)
+        return st;
+    cpu_param(b, RTM_CPU_P_cw_wake, wake);
     char runs[256];
     size_t used = 0;
     runs[0] = '\0';
@@ -362,10 +391,11 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     cal_note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
                 "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
                 "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
-                "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus",
+                "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus; "
+                "one %dus block after as long asleep: %.4gus more -> cw_wake",
              n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
              BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
-             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6);
+             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, ALONE_NS / 1000, wake * 1e6);
     return RTM_OK;
 }
 

@@ -43,7 +43,9 @@ enum {
     RTM_MODEL_F_IN_RESIDENT = 1u << 1,
     /* The CPU pool idles before the job (the running system's periodic jobs, unlike
      * calibration's and validation's back-to-back runs): the extended CPU model prices
-     * the job's first launch at cw_idle instead of cw where the profile has it. */
+     * the job's first launch at cw_idle instead of cw where the profile has it, and a
+     * one-launch job at the shorter of that and its blocks on the caller alone plus
+     * cw_wake, where the profile has cw_wake. */
     RTM_MODEL_F_IDLE = 1u << 2,
 };
 

@@ -525,6 +525,41 @@ static void test_cpu_extended_idle(void **state)
                      cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
 }
 
+/* After idling, a one-launch job whose blocks the caller runs before its workers wake
+ * ends without them (pool.h): it pays its blocks on one thread and the wake call
+ * (cw_wake) instead of the workers' launch and cw_idle, where that is the shorter and
+ * the profile has cw_wake. In the local HIL replay the running system's small CPU jobs
+ * (cpa_tcpa over a sparse picture) took a third of the workers' form. */
+static void test_cpu_extended_alone(void **state)
+{
+    (void)state;
+    rtm_board_t b;
+    rtm_model_job_t j;
+    cpu_board(&b);
+    job_make(&j);
+    const rtm_model_kind_t ext = RTM_MODEL_EXTENDED;
+    cpu_set(&b, RTM_CPU_P_cw_idle, 65e-6);
+    cpu_set(&b, RTM_CPU_P_cw_wake, 4e-6);
+    /* the large job: alone 3500 + 4000 + 4 us is longer than 2265 us: unchanged */
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2265000);
+    /* a small one: t1 = 7 us / lp 2 = 3.5 us in 2 blocks of 1.75 us on 4 threads */
+    j.cost.li = 1000;
+    j.cost.bytes_dev = 0;
+    j.blocks = 2;
+    /* back to back, workers: 1.75 + 1 (dispatch) + 5 (cw) us */
+    assert_ns(cpu_pred(&j, &b, ext, 0).ext.kernel_ns, 7750);
+    /* after idling: workers 1.75 + 1 + 65 = 67.75 us, alone 3.5 + 2 + 4 = 9.5 us */
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 9500);
+    /* two launches: the second finds the workers awake; no alone form (1.75 + 1 per
+     * launch, 65 + 5 us) */
+    j.cost.launches = 2;
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 72750);
+    /* a profile without cw_wake (made before it): the workers' form */
+    j.cost.launches = 1;
+    b.cpu_have[RTM_CPU_P_cw_wake] = false;
+    assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 67750);
+}
+
 /* The kernel's own fixed term and second regime (ktune t_fixed, r_big or r_miss beyond
  * knee). */
 static void test_kernel_terms(void **state)
@@ -846,6 +881,7 @@ int main(void)
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_cpu_extended_idle),
+        cmocka_unit_test(test_cpu_extended_alone),
         cmocka_unit_test(test_kernel_terms),
         cmocka_unit_test(test_missing_parameters),
         cmocka_unit_test(test_rest),
