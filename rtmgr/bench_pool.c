@@ -185,7 +185,7 @@ int rtm_bench_pool(int argc, char **argv)
     opts_t o;
     if (parse(&o, argc, argv) != 0)
         return usage();
-    const bool held = o.rt && rtm_os_cpu_latency_held() < 0 && rtm_os_hold_cpu_latency(0) == RTM_OK;
+    const bool held = o.rt && rtm_os_hold_cpu_latency_if_free(0);
     rtm_os_sched_t saved;
     rtm_status_t st = rtm_pool_start_as_run(&pool_n, o.threads, o.rt, &saved);
     if (st == RTM_OK && o.rt && !pool_n.rt_priority)

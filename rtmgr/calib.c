@@ -373,8 +373,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     /* the CPUs out of deep power states as rtmgr run holds them: a sleeping CPU's
      * wake-up is on every pool launch's path (2-vCPU VM: a worker's wake-up took the
      * caller 21 us in a quiet process, 4 us in rtmgr run) */
-    const bool held = !opts->no_rt && rtm_os_cpu_latency_held() < 0 &&
-                      rtm_os_hold_cpu_latency(0) == RTM_OK;
+    const bool held = !opts->no_rt && rtm_os_hold_cpu_latency_if_free(0);
     const double t0 = rtm_calib_now();
     cal_t c = {.o = opts, .rec = rec,
                .targets = opts->quick ? cal_targets_quick : cal_targets_full,
@@ -568,28 +567,6 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
 
 /* ---- saving -------------------------------------------------------------------------- */
 
-static char *read_text(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        const long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf[n] = '\0';
-                *len = (size_t)n;
-            }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 static void put_fig(FILE *f, const char *what, const rtm_calib_fig_t *g, double value,
                     const char *unit, double scale)
 {
@@ -689,7 +666,7 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
     if (st != RTM_OK)
         return st;
     size_t len = 0;
-    char *body = read_text(body_path, &len);
+    char *body = rtm_os_read_file(body_path, 0, &len);
     unlink(body_path);
     if (!body)
         return RTM_E_IO;

@@ -274,25 +274,37 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
 /* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
 #define IDLE_NS 20000000L
 
-/* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
- * each), timed back to back and after the pool slept IDLE_NS before each run, as the
- * running system's periodic jobs find it; the difference of the medians of REPS. */
-static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
+/* The median of REPS runs of the pool kernel (blocks x block_ns, one launch), each after
+ * the pool slept IDLE_NS, as the running system's periodic jobs find it. */
+static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, rtm_calib_fig_t *f, double *t)
 {
     rtm_kinst_t k;
-    rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
-    double warm[REPS + 1], idle[REPS];
-    for (int r = 0; r <= REPS && st == RTM_OK; r++)
-        st = rtm_calib_pool_time(&cal_pool, &k, &warm[r]);
+    rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
+    double idle[REPS];
     for (int r = 0; r < REPS && st == RTM_OK; r++) {
         rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
         st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
     }
+    if (st == RTM_OK)
+        *t = rtm_calib_summary(idle, REPS, f);
+    return st;
+}
+
+/* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
+ * each), timed back to back and after idling; the difference of the medians. */
+static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
+{
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
+    double t[REPS + 1], idle = 0.0;
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &t[r]);
+    if (st == RTM_OK)
+        st = after_idle(8 * n, BUSY_NS, f, &idle);
     if (st != RTM_OK)
         return st;
     rtm_calib_fig_t fw;
-    const double tw = rtm_calib_summary(warm + 1, REPS, &fw);
-    *extra = fmax(rtm_calib_summary(idle, REPS, f) - tw, 0.0);
+    *extra = fmax(idle - rtm_calib_summary(t + 1, REPS, &fw), 0.0);
     return RTM_OK;
 }
 
@@ -300,23 +312,16 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
  * any worker's wake-up, so the launch ends without them (pool.h). */
 #define ALONE_NS 2000
 
-/* The wake call's cost: one launch of a single ALONE_NS block after the pool slept
- * IDLE_NS, as a small periodic job finds it: the caller wakes the workers and runs the
- * block before any joins; the median of REPS less the block's time and one dispatch. */
+/* The wake call's cost: one launch of a single ALONE_NS block after idling, as a small
+ * periodic job finds it: the caller wakes the workers and runs the block before any
+ * joins; the median less the block's time and one dispatch. */
 static rtm_status_t alone_idle(double dispatch, double *wake, rtm_calib_fig_t *f)
 {
-    rtm_kinst_t k;
-    rtm_status_t st = rtm_poolkern_make(&k, 1, 1, ALONE_NS);
-    double idle[REPS];
-    for (int r = 0; r < REPS && st == RTM_OK; r++) {
-        rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
-        st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
-    }
-    if (st != RTM_OK)
-        return st;
-    *wake = fmax(rtm_calib_summary(idle, REPS, f) - ALONE_NS * 1e-9 - dispatch, 0.0);
+    double t = 0.0;
+    const rtm_status_t st = after_idle(1, ALONE_NS, f, &t);
+    *wake = fmax(t - ALONE_NS * 1e-9 - dispatch, 0.0);
     f->median = *wake;
-    return RTM_OK;
+    return st;
 }
 
 /* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The

@@ -42,27 +42,6 @@ static void eval_usage(FILE *f)
     fprintf(f, "\n");
 }
 
-/* Reads a whole text file into a malloc'd NUL-terminated buffer; NULL on failure. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= (long)EVAL_INPUT_MAX &&
-        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 static int parse_size(rtm_kinst_t *k, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -229,7 +208,7 @@ int rtm_cmd_eval(int argc, char **argv)
         return RTM_EXIT_USAGE;
     }
     char *text = NULL;
-    if (in && !(text = slurp(in))) {
+    if (in && !(text = rtm_os_read_file(in, EVAL_INPUT_MAX, NULL))) {
         fprintf(stderr, "rtmgr: eval: cannot read %s\n", in);
         return RTM_EXIT_USAGE;
     }

@@ -128,6 +128,34 @@ bool rtm_os_fifo_permitted(int prio)
     return fifo;
 }
 
+char *rtm_os_read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    long n = -1;
+    int err = EIO;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        if (max && (unsigned long)n > max)
+            err = EFBIG;
+        else if ((buf = malloc((size_t)n + 1)) == NULL)
+            err = ENOMEM;
+        else if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+            if (len)
+                *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    if (!buf)
+        errno = err;
+    return buf;
+}
+
 bool rtm_os_self_fifo(int prio, rtm_os_sched_t *saved)
 {
     struct sched_param sp;
@@ -185,6 +213,11 @@ rtm_status_t rtm_os_hold_cpu_latency(int32_t us)
     }
     latency_us = us;
     return RTM_OK;
+}
+
+bool rtm_os_hold_cpu_latency_if_free(int32_t us)
+{
+    return latency_fd < 0 && rtm_os_hold_cpu_latency(us) == RTM_OK;
 }
 
 void rtm_os_release_cpu_latency(void)

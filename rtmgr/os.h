@@ -53,6 +53,12 @@ bool rtm_os_fifo_permitted(int prio);
 /* Joins a started thread; no-op otherwise. */
 void rtm_os_thread_join(rtm_os_thread_t *t);
 
+/* Reads the whole file at path into a malloc'd buffer with a NUL after its last byte;
+ * *len (may be NULL) gets its length. NULL with errno set when it cannot be opened or
+ * read (EIO), or is larger than max bytes (EFBIG; max 0 = no limit). Not on the
+ * real-time path. */
+char *rtm_os_read_file(const char *path, size_t max, size_t *len);
+
 /* rtmgr's SCHED_FIFO priorities, where permitted: the release thread, the dispatchers of
  * GPU and CPU devices (the CPU's is the caller of every pool run), the CPU pool's
  * workers. Calibration, validation and `bench pool --rt` run the pool under the same,
@@ -88,6 +94,11 @@ rtm_status_t rtm_os_lock_memory(void);
  * (CFS still gives it slices of a busy-polling SCHED_OTHER thread's CPU), a 20 us
  * ticker per CPU to 1.8 ms (docs/preempt.md). */
 rtm_status_t rtm_os_hold_cpu_latency(int32_t us);
+/* rtm_os_hold_cpu_latency(us) unless this process holds a value already: true when
+ * this call took the hold (give it back with rtm_os_release_cpu_latency), false when
+ * one was held or the request was refused. For a measurement's scope (calibration,
+ * validation, benchmarks), as `rtmgr run` holds it. */
+bool rtm_os_hold_cpu_latency_if_free(int32_t us);
 /* Drops the request (closes the file). Shutdown only. */
 void rtm_os_release_cpu_latency(void);
 /* The value held, or -1 when none. */

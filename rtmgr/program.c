@@ -130,29 +130,6 @@ rtm_status_t rtm_program_cache_dir(char *buf, size_t len)
     return n >= 0 && (size_t)n < len ? RTM_OK : RTM_E_RANGE;
 }
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        const long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf[n] = '\0';
-                *len = (size_t)n;
-            }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* FNV-1a 64 over n bytes, continuing from h. */
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -221,7 +198,7 @@ static uint64_t cache_key(const rtm_ocl_dev_t *d, const char *dir, const char *s
         if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
             continue; /* cannot name it: the build itself will fail on it */
         size_t hl = 0;
-        char *text = read_file(path, &hl);
+        char *text = rtm_os_read_file(path, 0, &hl);
         h = fnv1a_field(h, names[i], strlen(names[i]));
         if (text) {
             h = fnv1a_field(h, text, hl);
@@ -502,7 +479,7 @@ static int cache_load(rtm_ocl_dev_t *d, const char *path, uint64_t key, const ch
 {
     char opts[RTM_PROGRAM_OPTIONS_MAX + 64];
     size_t len = 0;
-    char *file = read_file(path, &len);
+    char *file = rtm_os_read_file(path, 0, &len);
     if (!file) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
@@ -661,7 +638,7 @@ bool rtm_program_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, const char *extr
     if (rtm_program_source_path(k->kernel, path, sizeof(path)) != RTM_OK)
         return false;
     size_t len = 0;
-    char *src = read_file(path, &len);
+    char *src = rtm_os_read_file(path, 0, &len);
     if (!src)
         return false;
     char options[512];
@@ -683,7 +660,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
     if (pst != RTM_OK)
         return pst;
     size_t len = 0;
-    char *src = read_file(path, &len);
+    char *src = rtm_os_read_file(path, 0, &len);
     if (!src) {
         fprintf(stderr, "rtmgr: cannot read kernel source %s\n", path);
         return RTM_E_IO;

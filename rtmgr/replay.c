@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/nav_math.h"
+#include "os.h"
 #include "rng.h"
 
 #define NM 1852.0
@@ -42,22 +43,13 @@ rtm_status_t rtm_replay_load(const char *path, int64_t start_ns, int64_t length_
                              rtm_replay_log_t *log, char *why, size_t len)
 {
     memset(log, 0, sizeof(*log));
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    size_t size = 0;
+    char *all = rtm_os_read_file(path, 0, &size);
+    if (!all) {
         snprintf(why, len, "%s: %s", path, strerror(errno));
         return RTM_E_IO;
     }
-    char *all = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        all = malloc((size_t)n + 1);
-    if (!all || fread(all, 1, (size_t)n, f) != (size_t)n) {
-        snprintf(why, len, "%s: cannot read", path);
-        free(all);
-        fclose(f);
-        return RTM_E_IO;
-    }
-    fclose(f);
+    const long n = (long)size;
     size_t lines = 1;
     for (long i = 0; i < n; i++)
         lines += all[i] == '\n';

@@ -642,8 +642,7 @@ rtm_status_t rtm_calib_validate(const rtm_calib_vopts_t *opts, const rtm_board_t
     if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
         n = 0;
     /* as calibration measures: the CPUs held out of deep power states as rtmgr run */
-    const bool held = !opts->no_rt && rtm_os_cpu_latency_held() < 0 &&
-                      rtm_os_hold_cpu_latency(0) == RTM_OK;
+    const bool held = !opts->no_rt && rtm_os_hold_cpu_latency_if_free(0);
     rtm_status_t st = RTM_OK;
     for (uint32_t j = 0; st == RTM_OK && j < board->n_devs; j++) {
         const int i = rtm_calib_match(board, j, infos, n);

@@ -6,7 +6,9 @@
  * The service start is reproduced in a child process: as root it switches itself to
  * SCHED_FIFO 10, then becomes an unprivileged user with RLIMIT_RTPRIO 0 (so its own
  * requests for priority 50 are refused, as in the unit), and reports what it saw. Skipped
- * where SCHED_FIFO or setuid are not permitted (not root, or a restricted container). */
+ * where SCHED_FIFO or setuid are not permitted (not root, or a restricted container).
+ * Also: rtm_os_read_file reads a whole file NUL-terminated, and refuses a missing one and
+ * one over its size limit. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -320,6 +322,31 @@ static void test_describe_process(void **state)
     assert_true(strlen(tiny) < sizeof(tiny));
 }
 
+static void test_read_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/rtm-test-os-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "abc\n\0z", 6), 6);
+    close(fd);
+    size_t len = 0;
+    char *buf = rtm_os_read_file(path, 0, &len);
+    assert_non_null(buf);
+    assert_int_equal(len, 6);
+    assert_memory_equal(buf, "abc\n\0z", 7); /* and the NUL after it */
+    free(buf);
+    buf = rtm_os_read_file(path, 6, NULL);
+    assert_non_null(buf);
+    free(buf);
+    errno = 0;
+    assert_null(rtm_os_read_file(path, 5, &len));
+    assert_int_equal(errno, EFBIG);
+    unlink(path);
+    assert_null(rtm_os_read_file(path, 0, &len));
+    assert_int_equal(errno, ENOENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_started_fifo_is_reported),
         cmocka_unit_test(test_normal_process_is_reported),
         cmocka_unit_test(test_cpu_latency_hold),
+        cmocka_unit_test(test_read_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
