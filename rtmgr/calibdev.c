@@ -262,17 +262,12 @@ static bool solve3(const double A[3][3], const double t[3], double x[3])
     return true;
 }
 
-/* The fitted transfer form: first command + (m - 1) further ones + bytes. */
-typedef struct {
-    double first, next, inv;
-} xfit_t;
-
 /* Fits span = first + (commands - 1) * next + bytes * inv by relative least squares over
  * the series of 1-command (y1) and 2-command (y2) jobs at bytes x, over points [from, n)
  * (the bytes beyond x[from - 1] when from > 0, with `base` the time up to it); first,
  * next >= 0. *resid: the worst relative error. */
 static void fit_transfers(const double *x, const double *y1, const double *y2, size_t n,
-                          xfit_t *f, double *resid)
+                          rtm_calib_xfit_t *f, double *resid)
 {
     double A[3][3] = {{0}}, t[3] = {0}, v[3] = {0};
     for (int m = 1; m <= 2; m++) {
@@ -289,6 +284,17 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
         }
     }
     bool ok = solve3(A, t, v) && v[0] > 0 && v[1] >= 0 && v[2] > 0;
+    if (!ok && v[1] < 0) {
+        /* a second command that costs nothing (or less than noise): next = 0, the
+         * constrained optimum on that bound (the H100's two-buffer inputs, session 24) */
+        const double det = A[0][0] * A[2][2] - A[0][2] * A[0][2];
+        const double a = fabs(det) > 0 ? (t[0] * A[2][2] - t[2] * A[0][2]) / det : 0.0;
+        const double b = fabs(det) > 0 ? (A[0][0] * t[2] - A[0][2] * t[0]) / det : 0.0;
+        if (a > 0 && b > 0) {
+            v[0] = a, v[1] = 0.0, v[2] = b;
+            ok = true;
+        }
+    }
     if (!ok) {
         /* one fixed cost per command (the first form), or half the smallest one-command
          * span when even that comes out negative (noise at the small sizes) */
@@ -327,7 +333,7 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
 
 /* Relative squared error of the two-segment transfer time over both series. */
 static double knee_err(const double *x, const double *y1, const double *y2, size_t n,
-                       const xfit_t *f, double knee, double inv2, double *worst)
+                       const rtm_calib_xfit_t *f, double knee, double inv2, double *worst)
 {
     double err = 0;
     *worst = 0;
@@ -349,12 +355,17 @@ static double knee_err(const double *x, const double *y1, const double *y2, size
 }
 
 /* The extended model's transfer form, fitted: commands * fixed + bytes * inv1 up to a
- * knee, + (bytes - knee) * inv2 beyond it. Every measured size (but the two ends) is
- * tried as the knee, each with the fixed part and the first rate fitted below it and
- * the second rate above; a knee is kept only when it cuts the squared relative error
- * of the one-rate fit by at least a quarter (*knee = 0: none). */
-static void fit_transfers_knee(const double *x, const double *y1, const double *y2, size_t n,
-                               xfit_t *fit, double *knee, double *inv2, double *resid)
+ * knee, + (bytes - knee) * inv2 beyond it. Every measured size from the third on (but
+ * the last) is tried as the knee, each with the fixed part, the per-command part and
+ * the first rate fitted over the sizes up to it and the second rate above; a knee is
+ * kept only when it cuts the squared relative error of the one-rate fit by at least a
+ * quarter (*knee = 0: none). Three sizes at least below a knee: with two, the three
+ * parameters below it fit the noise of four spans (the H100's 4 and 16 KiB input spans
+ * 25 and 34 us in session 24 gave a "rate" of 1.1 GB/s up to 16 KiB, 56 GB/s beyond,
+ * which charged every larger job 15 us and the paper's model, which has the first rate
+ * only, 50 times its transfers). */
+void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, size_t n,
+                        rtm_calib_xfit_t *fit, double *knee, double *inv2, double *resid)
 {
     double worst = 0;
     fit_transfers(x, y1, y2, n, fit, resid);
@@ -362,8 +373,8 @@ static void fit_transfers_knee(const double *x, const double *y1, const double *
     *inv2 = fit->inv;
     const double err0 = knee_err(x, y1, y2, n, fit, 0.0, 0.0, &worst);
     double best = 0.75 * err0;
-    for (size_t k = 1; k + 1 < n; k++) {
-        xfit_t f;
+    for (size_t k = 2; k + 1 < n; k++) {
+        rtm_calib_xfit_t f;
         double r;
         fit_transfers(x, y1, y2, k + 1, &f, &r);
         if (!(f.inv > 0))
@@ -453,9 +464,9 @@ static rtm_status_t dev_transfers(devcal_t *x)
     double resid[2] = {0.0, 0.0}; /* by direction: in, out */
     for (int dir = 0; dir < 2; dir++) {
         double knee, inv2, res;
-        xfit_t ft;
+        rtm_calib_xfit_t ft;
         const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
-        fit_transfers_knee(xs, y1, y2, ns, &ft, &knee, &inv2, &res);
+        rtm_calib_xfer_fit(xs, y1, y2, ns, &ft, &knee, &inv2, &res);
         const double inv = ft.inv;
         const double last = y1[ns - 1];
         const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
@@ -1088,10 +1099,14 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
 
 /* The device's idle time between a job's phases (block-control clears and inputs ->
  * kernels -> outputs): a small matrix_add job (two inputs, one launch, one output) run
- * as kexec runs every job; its device span (first command START to last END) less the
- * three phases' own spans, per change of phase, median of REPS after one warm-up. The
- * H100's driver starts each command 10-25 us after the one before it when the kind
- * changes (session 16), a time no phase's span holds and every job pays. */
+ * as kexec runs every job; the mean of its two gaps, the last input's END to the
+ * kernel's START and the kernel's END to the output's START (event-profiled), median of
+ * GAP_REPS after one warm-up. The H100's driver starts a command 3-9 us after the one
+ * before it when the kind changes (session 24), a time no phase's span holds and every
+ * job pays. Each gap is measured itself: the span less the phases' own spans (before
+ * session 24) held whatever else the span held, and came out 10-14 us on the H100 where
+ * validation's jobs then measured 3-9 us gaps. */
+#define GAP_REPS (3 * REPS)
 static rtm_status_t dev_phase_gap(devcal_t *x)
 {
     const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
@@ -1106,18 +1121,18 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         rtm_calib_inst_free(&in);
         return st;
     }
-    double gap[REPS + 1];
-    for (int r = 0; r <= REPS && st == RTM_OK; r++) {
+    double gap[GAP_REPS + 1];
+    for (int r = 0; r <= GAP_REPS && st == RTM_OK; r++) {
         rtm_kexec_timing_t t;
         st = rtm_kexec_run(&ex, &t);
-        gap[r] = fmax(0.0, (t.span_s - t.in_s - t.kernel_s - t.out_s) / 2.0);
+        gap[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
     }
     dev_kexec_end(x, &ex);
     rtm_calib_inst_free(&in);
     if (st != RTM_OK)
         return st;
     rtm_calib_fig_t fig;
-    dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(gap + 1, REPS, &fig));
+    dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(gap + 1, GAP_REPS, &fig));
     *dfig(x, RTM_DEV_P_phase_gap) = fig;
     return RTM_OK;
 }

@@ -454,6 +454,19 @@ typedef struct {
     load_mark_t load; /* the host's load from the device's start (a split one's: rest's) */
 } devrun_t;
 
+/* A device's fitted transfer form: first command + (commands - 1) further ones + bytes
+ * * inv (s per byte). */
+typedef struct {
+    double first, next, inv;
+} rtm_calib_xfit_t;
+
+/* Fits the transfer spans of jobs of one (y1) and two (y2) buffers each way at bytes x
+ * (n sizes, ascending; y <= 0: not measured) to *fit, with a second rate beyond *knee
+ * (*inv2 s per byte; *knee 0: none) where that fits much better; *resid the worst
+ * relative error (calibdev.c). */
+void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, size_t n,
+                        rtm_calib_xfit_t *fit, double *knee, double *inv2, double *resid);
+
 /* Builds the calibration-only kernels (calibdev.c's probe source) for d into *out. */
 rtm_status_t rtm_calib_build_probe(rtm_ocl_dev_t *d, cl_program *out);
 /* Releases a buffer that may not have been made (NULL). */

@@ -562,6 +562,8 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
         t->kernel_s = span(k0, k1 ? k1 : k0);
         t->out_s = span(out0, out1);
         t->span_s = span(in0 ? in0 : k0, out1 ? out1 : k1 ? k1 : k0);
+        t->gap_kernel_s = (double)rtm_ocl_gap_ns(in1 ? in1 : in0, k0) * 1e-9;
+        t->gap_out_s = (double)rtm_ocl_gap_ns(k1 ? k1 : k0, out0) * 1e-9;
     }
     release(&in0), release(&in1), release(&k0), release(&k1), release(&out0), release(&out1);
     return st;

@@ -110,6 +110,10 @@ typedef struct {
     double span_s;   /* first command's START to last command's END, event-profiled: the
                       * job on the device, with the idle gaps between its phases (the
                       * model-error log's measured time; 0 when not profiled) */
+    double gap_kernel_s; /* device idle from the last clear or input's END to the first
+                          * kernel's START, event-profiled (0 without a clear or input) */
+    double gap_out_s;    /* device idle from the last kernel's END to the first output's
+                          * START, event-profiled (0 without outputs) */
 } rtm_kexec_timing_t;
 
 /* The arguments last set on one entry point's cl_kernel (the kexec's own): a launch

@@ -40,10 +40,10 @@
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
  *     gaps: with phase_gap calibrated, wr' += phase_gap per change of phase (block-control
  *       clears and inputs -> kernels -> outputs: 2, or 1 without outputs): the device
- *       idles between a job's commands of different kinds (on the H100 10-25 us before
- *       each, session 16), which no phase's own span holds; the model-error log and
- *       validation measure out as the job's device span less in and kernel, so the
- *       gaps are charged to out on both sides
+ *       idles between a job's commands of different kinds (on the H100 3-9 us before
+ *       each, measured one by one in session 24), which no phase's own span holds;
+ *       the model-error log and validation measure out as the job's device span less
+ *       in and kernel, so the gaps are charged to out on both sides
  *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
  *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) / launches
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte): a further

@@ -231,6 +231,16 @@ int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
     return t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }
 
+int64_t rtm_ocl_gap_ns(cl_event a, cl_event b)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_START, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+        return 0;
+    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
+}
+
 int rtm_ocl_event_done(cl_event ev, rtm_status_t *st)
 {
     cl_int s = CL_QUEUED;

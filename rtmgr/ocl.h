@@ -84,6 +84,9 @@ double rtm_ocl_event_seconds(cl_event ev);
 /* Nanoseconds from a's START to b's END (finished, profiled events); 0 when either is
  * NULL, not profiled, or b ends before a starts. Real-time safe. */
 int64_t rtm_ocl_span_ns(cl_event a, cl_event b);
+/* Nanoseconds the device idled from a's END to b's START (finished, profiled events);
+ * 0 when either is NULL, not profiled, or b starts before a ends. Real-time safe. */
+int64_t rtm_ocl_gap_ns(cl_event a, cl_event b);
 /* 1 when ev's command has completed, 0 not yet, < 0 failed (the command, or the query:
  * status in *st, reported). Does not wait. Real-time safe. */
 int rtm_ocl_event_done(cl_event ev, rtm_status_t *st);

@@ -37,7 +37,10 @@ static const int64_t s0_quick[] = {128, 256, 384};
 static const double targets_full[] = {0.1e-3, 0.6e-3, 3e-3, 15e-3};
 static const double targets_quick[] = {0.3e-3, 1.5e-3, 3.5e-3};
 
-enum { P_IN, P_KERNEL, P_OUT, P_SETUP, P_TOTAL, P_COUNT };
+/* phases of a job; P_GAPK, P_GAPO: measured only, the device's idle time before the
+ * kernels and before the outputs (part of P_OUT, which holds every gap as the
+ * model-error log measures a job) */
+enum { P_IN, P_KERNEL, P_OUT, P_SETUP, P_TOTAL, P_GAPK, P_GAPO, P_COUNT };
 
 typedef struct {
     char kernel[RTM_NAME_MAX];
@@ -101,9 +104,10 @@ static double ape(double pred, double meas)
 static void print_header(FILE *f, const char *device, const char *what)
 {
     fprintf(f, "\n%s: %s — times in ms; err = (predicted - measured) / measured\n", device, what);
-    fprintf(f, "%-16s %-22s | %9s %9s %9s %9s | %9s %9s %9s %10s %8s | %9s %9s %9s %9s %8s\n",
+    fprintf(f, "%-16s %-22s | %9s %9s %9s %9s | %9s %9s %9s %10s %8s | %9s %9s %9s %9s %8s |"
+               " %13s\n",
             "kernel", "size", "meas.in", "kernel", "out", "total", "paper.in", "kernel", "out",
-            "total", "err%", "ext.in", "kernel", "out", "total", "err%");
+            "total", "err%", "ext.in", "kernel", "out", "total", "err%", "gaps k/o us");
 }
 
 static void json_row(FILE *f, const row_t *r)
@@ -159,6 +163,8 @@ static void print_row(const val_t *v, const row_t *r)
         fprintf(f, " %9.4f %9.4f %9.4f %*.4f %+8.1f%s", p[P_IN] * 1e3, p[P_KERNEL] * 1e3,
                 p[P_OUT] * 1e3, m ? 9 : 10, p[P_TOTAL] * 1e3, e, m ? "" : " |");
     }
+    /* the measured idle gaps within out (a device's jobs; none on the CPU) */
+    fprintf(f, " | %6.1f/%6.1f", r->meas[P_GAPK] * 1e6, r->meas[P_GAPO] * 1e6);
     fputc('\n', f);
     fflush(f);
 }
@@ -384,6 +390,8 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
         p->s[P_KERNEL][p->n] = t.kernel_s;
         p->s[P_OUT][p->n] = fmax(0.0, all - t.in_s - t.kernel_s);
         p->s[P_TOTAL][p->n] = all;
+        p->s[P_GAPK][p->n] = t.gap_kernel_s;
+        p->s[P_GAPO][p->n] = t.gap_out_s;
         p->n += st == RTM_OK;
     }
     rtm_kexec_destroy(&ex);

@@ -387,6 +387,44 @@ static uint32_t cliff_points(rtm_calib_fitpt_t *p)
     return 5;
 }
 
+/* The H100's job input spans of session 24 (1 and 2 buffers, 4 KiB to 256 MiB): 25 us
+ * at 4 KiB, 34 at 16 KiB, 31 at 64 KiB. A knee after two sizes fitted that noise as a
+ * rate of 1.1 GB/s up to 16 KiB (every larger job charged 15 us, the paper's model
+ * 50 times its transfers); the fit must keep the link's rate below any knee and
+ * predict the measured spans. */
+static void test_xfer_fit_small_noise(void **state)
+{
+    (void)state;
+    const double us = 1e-6;
+    double x[9];
+    for (int i = 0; i < 9; i++)
+        x[i] = 4096.0 * (double)(1u << (2 * i));
+    const double y1[9] = {25.15 * us, 33.6 * us, 31.07 * us, 33.54 * us, 51.6 * us,
+                          109.7 * us, 330.9 * us, 1250 * us, 4907 * us};
+    const double y2[9] = {26.62 * us, 29.76 * us, 27.9 * us, 30.78 * us, 43.36 * us,
+                          110.4 * us, 334.9 * us, 1255 * us, 5005 * us};
+    rtm_calib_xfit_t f;
+    double knee = -1, inv2 = 0, resid = 0;
+    rtm_calib_xfer_fit(x, y1, y2, 9, &f, &knee, &inv2, &resid);
+    assert_true(knee == 0.0 || knee >= 64.0 * 1024);
+    assert_true(f.inv > 0 && 1.0 / f.inv > 20e9); /* the link's rate, not the noise's */
+    for (int i = 0; i < 9; i++) {
+        const double b = x[i];
+        const double t = f.first + (knee > 0 && b > knee ? knee * f.inv + (b - knee) * inv2
+                                                         : b * f.inv);
+        assert_true(fabs(t - y1[i]) / y1[i] < 0.25);
+    }
+    /* the outputs of the same run: 1.5 us for one buffer, 10.4 for two (the second read
+     * waits for the first): the per-command part stays */
+    const double o1[9] = {1.504 * us, 1.728 * us, 2.688 * us, 6.336 * us, 20.35 * us,
+                          77.22 * us, 304.4 * us, 1212 * us, 4866 * us};
+    const double o2[9] = {10.4 * us, 10.53 * us, 11.12 * us, 13.98 * us, 23.33 * us,
+                          80.3 * us, 307.8 * us, 1223 * us, 4963 * us};
+    rtm_calib_xfer_fit(x, o1, o2, 9, &f, &knee, &inv2, &resid);
+    assert_true(f.first < 3 * us && f.next > 6 * us && f.next < 11 * us);
+    assert_true(1.0 / f.inv > 40e9);
+}
+
 /* The second regime's knee sits at the cache when the cache lies between two sizes:
  * a job of 6 MB (past a 5 MB cache) gets r_big. Halfway between 4 and 16 MB (8 MB, the
  * rule before) it got r, 50 % under. */
@@ -669,6 +707,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_parity),
+        cmocka_unit_test(test_xfer_fit_small_noise),
         cmocka_unit_test(test_fit_knee_at_cache),
         cmocka_unit_test(test_fit_gradual_regime),
         cmocka_unit_test(test_fit_regime_bounded),

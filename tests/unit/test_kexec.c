@@ -44,6 +44,13 @@ static void test_matrix_add_on_opencl(void **state)
     assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
     assert_true(t.kernel_s > 0.0);
     assert_true(t.wall_s >= t.kernel_s);
+    /* the device's idle gaps before the kernel and before the output: each within the
+     * span, and together no more than the span less the phases (calibration's
+     * phase_gap, validation's gap columns) */
+    assert_true(t.span_s > 0.0);
+    assert_true(t.gap_kernel_s >= 0.0 && t.gap_out_s >= 0.0);
+    assert_true(t.gap_kernel_s + t.gap_out_s <=
+                t.span_s - t.in_s - t.kernel_s - t.out_s + 1e-6);
 
     unsigned char done[4096];
     read_done(&x, &p.gpu, done, sizeof(done));
