@@ -1105,7 +1105,11 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
  * before it when the kind changes (session 24), a time no phase's span holds and every
  * job pays. Each gap is measured itself: the span less the phases' own spans (before
  * session 24) held whatever else the span held, and came out 10-14 us on the H100 where
- * validation's jobs then measured 3-9 us gaps. */
+ * validation's jobs then measured 3-9 us gaps. The same job's kernel span is the
+ * device's kernel_fixed where it is shorter than the empty kernel's alone (dev_launch:
+ * one launch on an idle device after clFinish): a launch within a job, behind its
+ * inputs, is what the model charges kernel_fixed for (the H100: 6.0 us alone, where
+ * validation measured whole small kernels, threshold and copy, at 4.4 us). */
 #define GAP_REPS (3 * REPS)
 static rtm_status_t dev_phase_gap(devcal_t *x)
 {
@@ -1121,11 +1125,12 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         rtm_calib_inst_free(&in);
         return st;
     }
-    double gap[GAP_REPS + 1];
+    double gap[GAP_REPS + 1], kspan[GAP_REPS + 1];
     for (int r = 0; r <= GAP_REPS && st == RTM_OK; r++) {
         rtm_kexec_timing_t t;
         st = rtm_kexec_run(&ex, &t);
         gap[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
+        kspan[r] = t.kernel_s;
     }
     dev_kexec_end(x, &ex);
     rtm_calib_inst_free(&in);
@@ -1134,6 +1139,15 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     rtm_calib_fig_t fig;
     dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(gap + 1, GAP_REPS, &fig));
     *dfig(x, RTM_DEV_P_phase_gap) = fig;
+    const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
+    const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
+    if (in_job > 0.0 && (!x->bd->have[RTM_DEV_P_kernel_fixed] || in_job < alone)) {
+        dev_param(x->bd, RTM_DEV_P_kernel_fixed, in_job);
+        *dfig(x, RTM_DEV_P_kernel_fixed) = fig;
+        cal_note(x->c, "%s: kernel_fixed %.4gus, a small matrix_add's kernel within a job "
+                       "(the empty kernel alone on the idle device: %.4gus)",
+                 x->bd->name, in_job * 1e6, alone * 1e6);
+    }
     return RTM_OK;
 }
 
