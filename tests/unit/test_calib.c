@@ -94,10 +94,14 @@ static void test_quick_profile_complete(void **state)
         assert_true(d->driver[0] && d->device[0] && d->platform[0] && d->measured[0]);
         assert_true(d->memory > 0);
         for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
-            if (!d->have[p] || !(d->param[p] > 0))
+            /* a further command's cost and the phases' gap may be nil (a second buffer
+             * within the noise fits next = 0: rtm_calib_xfer_fit) */
+            const bool nil_ok = p == RTM_DEV_P_ws_next || p == RTM_DEV_P_wr_next ||
+                                p == RTM_DEV_P_phase_gap;
+            if (!d->have[p] || !(d->param[p] > 0 || (nil_ok && d->param[p] == 0)))
                 fprintf(stderr, "%s: parameter %d missing or not positive\n", d->name, p);
             assert_true(d->have[p]);
-            assert_true(d->param[p] > 0);
+            assert_true(d->param[p] > 0 || (nil_ok && d->param[p] == 0));
         }
     }
     /* the per-kernel part: matrix_add on the CPU and on every device */
