@@ -380,7 +380,6 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
                .n_targets = opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full),
                .t0 = t0, .deadline = t0};
     double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
-    double cpu_share = opts->no_cpu ? 0.0 : 0.5;
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
@@ -435,11 +434,6 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         bd->memory = infos[i].global_mem;
         rtm_calib_iso_now(bd->measured, sizeof(bd->measured));
     }
-    /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
-     * GPUs (their figures and matrix_mov, on a quiet host), then their catalogues' first
-     * programs built in the background while the GPUs are measured (SCHED_IDLE workers),
-     * and their build-time figures measured meanwhile on helper threads (bahead_t); the
-     * time of those first sections is the devices' own, not the run's (run_end) */
     /* the CPU section first, its share of the run: on a host the devices' sections have
      * not yet loaded (an H100 host's CPU fits after PoCL's all-core section and the
      * GPUs' build workers held 12-50 % residuals and validated at 15-20 %, a CPU-only
@@ -449,13 +443,17 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / ((double)n_order + 1.0);
         st = rtm_calib_cpu(&c, board);
-        cpu_share = 0.0;
     }
+    /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
+     * GPUs (their figures and matrix_mov, on a quiet host), then their catalogues' first
+     * programs built in the background while the GPUs are measured (SCHED_IDLE workers),
+     * and their build-time figures measured meanwhile on helper threads (bahead_t); the
+     * time of those first sections is the devices' own, not the run's (run_end) */
     const bool split = n_gpu > 0 && n_gpu < n_order;
     for (uint32_t oi = n_gpu; st == RTM_OK && split && oi < n_order; oi++) {
         const uint32_t i = order[oi];
         const double t = rtm_calib_now();
-        c.deadline = t + (run_end - t) / (n_order + cpu_share);
+        c.deadline = t + (run_end - t) / n_order;
         dst[oi] = rtm_calib_dev_first(&c, &infos[i], &board->dev[map[i]], map[i], (int)i,
                                       &runs[oi], NULL, false);
         run_end += rtm_calib_now() - t;
@@ -475,7 +473,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const uint32_t i = order[oi];
         rtm_board_dev_t *bd = &board->dev[map[i]];
         const uint32_t devs_left = n_order - oi;
-        c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / (devs_left + cpu_share);
+        c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / devs_left;
         devrun_t *r = &runs[oi];
         /* a split device's share holds its first section too (run_end was extended by
          * it for the GPUs: before, that time was this device's; its catalogue given the
@@ -496,7 +494,6 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         if (ahead[i].started)
             pthread_join(ahead[i].th, NULL);
     free(runs);
-    c.deadline = run_end;
     if (st == RTM_OK)
         round_board(board);
     rec->seconds = rtm_calib_now() - t0;

@@ -262,9 +262,18 @@ static bool solve3(const double A[3][3], const double t[3], double x[3])
     return true;
 }
 
+/* Solves the symmetric 2 x 2 system [a11 a12; a12 a22] (u, w) = (t1, t2); u = w = 0
+ * when singular. */
+static void solve2(double a11, double a12, double a22, double t1, double t2, double *u,
+                   double *w)
+{
+    const double det = a11 * a22 - a12 * a12;
+    *u = fabs(det) > 0 ? (t1 * a22 - t2 * a12) / det : 0.0;
+    *w = fabs(det) > 0 ? (a11 * t2 - a12 * t1) / det : 0.0;
+}
+
 /* Fits span = first + (commands - 1) * next + bytes * inv by relative least squares over
- * the series of 1-command (y1) and 2-command (y2) jobs at bytes x, over points [from, n)
- * (the bytes beyond x[from - 1] when from > 0, with `base` the time up to it); first,
+ * the series of 1-command (y1) and 2-command (y2) jobs at bytes x (n sizes); first,
  * next >= 0. *resid: the worst relative error. */
 static void fit_transfers(const double *x, const double *y1, const double *y2, size_t n,
                           rtm_calib_xfit_t *f, double *resid)
@@ -287,9 +296,8 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
     if (!ok && v[1] < 0) {
         /* a second command that costs nothing (or less than noise): next = 0, the
          * constrained optimum on that bound (the H100's two-buffer inputs, session 24) */
-        const double det = A[0][0] * A[2][2] - A[0][2] * A[0][2];
-        const double a = fabs(det) > 0 ? (t[0] * A[2][2] - t[2] * A[0][2]) / det : 0.0;
-        const double b = fabs(det) > 0 ? (A[0][0] * t[2] - A[0][2] * t[0]) / det : 0.0;
+        double a, b;
+        solve2(A[0][0], A[0][2], A[2][2], t[0], t[2], &a, &b);
         if (a > 0 && b > 0) {
             v[0] = a, v[1] = 0.0, v[2] = b;
             ok = true;
@@ -298,11 +306,8 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
     if (!ok) {
         /* one fixed cost per command (the first form), or half the smallest one-command
          * span when even that comes out negative (noise at the small sizes) */
-        const double s11 = A[0][0] + 2 * A[0][1] + A[1][1], s12 = A[0][2] + A[1][2],
-                     s22 = A[2][2], t1 = t[0] + t[1], t2 = t[2];
-        const double det = s11 * s22 - s12 * s12;
-        v[0] = fabs(det) > 0 ? (t1 * s22 - t2 * s12) / det : 0.0;
-        v[2] = fabs(det) > 0 ? (s11 * t2 - s12 * t1) / det : 0.0;
+        solve2(A[0][0] + 2 * A[0][1] + A[1][1], A[0][2] + A[1][2], A[2][2], t[0] + t[1], t[2],
+               &v[0], &v[2]);
         if (!(v[0] > 0)) {
             v[0] = y1[0] > 0 ? 0.5 * y1[0] : 0.0;
             double num = 0, den = 0;
@@ -1141,7 +1146,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     *dfig(x, RTM_DEV_P_phase_gap) = fig;
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
-    if (in_job > 0.0 && (!x->bd->have[RTM_DEV_P_kernel_fixed] || in_job < alone)) {
+    if (in_job > 0.0 && in_job < alone) { /* dev_launch measured `alone` */
         dev_param(x->bd, RTM_DEV_P_kernel_fixed, in_job);
         *dfig(x, RTM_DEV_P_kernel_fixed) = fig;
         cal_note(x->c, "%s: kernel_fixed %.4gus, a small matrix_add's kernel within a job "

@@ -210,9 +210,9 @@ uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir);
 /* Runs every block of every launch on the calling thread (CPU twin reference). */
 void rtm_kinst_run_cpu(const rtm_kinst_t *k);
 
-/* Ready-made hooks for kernels of one launch whose arguments are their buffers in order:
- * `launch` runs entry 0 over plan.blocks_max blocks, `args` passes every buffer. Real-time
- * safe. */
+/* Ready-made hooks for kernels whose every launch runs entry 0 over plan.blocks_max
+ * blocks (`launch`) with their buffers in order as arguments (`args`: none without
+ * buffers). Real-time safe. */
 void rtm_kernel_launch_one(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out);
 uint32_t rtm_kernel_args_bufs(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX]);
 

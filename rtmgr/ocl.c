@@ -221,24 +221,26 @@ void rtm_ocl_close(rtm_ocl_dev_t *d)
 
 double rtm_ocl_event_seconds(cl_event ev) { return (double)rtm_ocl_span_ns(ev, ev) * 1e-9; }
 
-int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
+/* Nanoseconds from event a's profiling time `at` to b's `bt`; 0 when either is NULL,
+ * not profiled, or b's comes first. */
+static int64_t prof_interval_ns(cl_event a, cl_profiling_info at, cl_event b,
+                                cl_profiling_info bt)
 {
     cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) != CL_SUCCESS)
+    if (!a || !b || clGetEventProfilingInfo(a, at, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, bt, sizeof(t1), &t1, NULL) != CL_SUCCESS)
         return 0;
     return t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }
 
+int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
+{
+    return prof_interval_ns(a, CL_PROFILING_COMMAND_START, b, CL_PROFILING_COMMAND_END);
+}
+
 int64_t rtm_ocl_gap_ns(cl_event a, cl_event b)
 {
-    cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_START, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0;
-    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
+    return prof_interval_ns(a, CL_PROFILING_COMMAND_END, b, CL_PROFILING_COMMAND_START);
 }
 
 int rtm_ocl_event_done(cl_event ev, rtm_status_t *st)

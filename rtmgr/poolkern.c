@@ -14,21 +14,6 @@ static rtm_status_t pk_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
     return RTM_OK;
 }
 
-static void pk_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)l;
-    out->entry = 0;
-    out->blocks = (uint32_t)k->size[0];
-}
-
-static uint32_t pk_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)k;
-    (void)l;
-    (void)out;
-    return 0;
-}
-
 static void pk_fill(rtm_kinst_t *k, uint64_t seed)
 {
     (void)k;
@@ -74,8 +59,8 @@ const rtm_kernel_t rtm_poolkern = {
     .vec_allowed = 1u << 1,
     .tune_default = {1, 1},
     .plan = pk_plan,
-    .launch = pk_launch,
-    .args = pk_args,
+    .launch = rtm_kernel_launch_one, /* size[0] blocks each launch (blocks_max) */
+    .args = rtm_kernel_args_bufs,     /* none: no buffers */
     .fill = pk_fill,
     .cpu_block = pk_block,
     .cost = pk_cost,
