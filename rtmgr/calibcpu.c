@@ -57,9 +57,9 @@ static double cpu_pred(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *bb)
+static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *bb, double *bp)
 {
-    (void)t; /* the pool's model is linear in r */
+    /* the pool's model is linear in r: one line */
     const cpred_t *p = ctx;
     cpred_t p1 = {p->b, p->ki, 1e-3}, p2 = {p->b, p->ki, 2e-3};
     const double y1 = cpu_pred(&p1, k), y2 = cpu_pred(&p2, k);
@@ -67,6 +67,7 @@ static bool cpu_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a,
         return false;
     *a = (y2 - y1) / 1e-3;
     *bb = y1 - *a * 1e-3;
+    *bp = *bb;
     return *a > 0;
 }
 

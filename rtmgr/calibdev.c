@@ -961,17 +961,16 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
     return rtm_calib_dev_pred(&p, k);
 }
 
-/* The extended model's kernel time at instance k without memory term is a * r + b
- * where every launch is bound by the device (r large: two predictions). A multi-launch
- * job's further launches may be paced by the host instead (model.c, launches_span), where
- * the time grows with r by the first launch's share only: there the model is linearised
- * where it meets the measured time t (r found by bisection, the slope from 5 % about it),
- * so that the fit's a * r + b describes the point in its own regime; a point at or below
- * the host's pace alone (r -> 0) gets that regime's terms (slope a / launches), which the
- * fit cannot meet exactly: session 12 e's H100 fit a width-65 grid_path point measured
- * under that pace with the device-bound terms and put a t_fixed of 768 us on every job. */
-static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double t,
-                     double *a, double *b)
+/* The extended model's lines at instance k, without the kernel's own terms: b + a * r
+ * where the device bounds every launch (r large: two predictions), and for a job of
+ * several launches bp, its time at r -> 0, where the host paces them (model.c,
+ * launches_span: there the work adds a / launches per unit of r). The fit takes the
+ * larger of the two at each point (calibfit.c, fit_lines). Before session 25 a
+ * multi-launch point was one line, the model's tangent where it met the measured time:
+ * the fit mixed tangents taken at different r and judged its forms by them (the H100's
+ * sort fitted 43 ns with a second regime at 11 ns, validation n = 260 000 +47 %). */
+static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double *a,
+                     double *b, double *bp)
 {
     dpred_t p1 = {bd, ki, 1e-3, false}, p2 = {bd, ki, 2e-3, false};
     const double y1 = rtm_calib_dev_pred(&p1, k), y2 = rtm_calib_dev_pred(&p2, k);
@@ -979,40 +978,15 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
         return false;
     *a = (y2 - y1) / 1e-3;
     *b = y1 - *a * 1e-3;
+    *bp = *b;
     if (!(*a > 0))
         return false;
-    if (k->plan.launches < 2 || !(t > 0))
-        return true; /* one launch: linear */
+    if (k->plan.launches < 2)
+        return true; /* one launch: one line */
     dpred_t q = {bd, ki, 1e-15, false};
     const double floor_s = rtm_calib_dev_pred(&q, k);
-    if (floor_s < 0)
-        return true;
-    if (floor_s >= t) { /* at or below the host's pace: the first launch's share alone */
-        *a /= (double)k->plan.launches;
-        *b = floor_s;
-        return true;
-    }
-    double lo = 1e-15, hi = 1e-3;
-    for (int i = 0; i < 80; i++) {
-        q.r = sqrt(lo * hi);
-        const double y = rtm_calib_dev_pred(&q, k);
-        if (y < 0)
-            return true;
-        if (y < t)
-            lo = q.r;
-        else
-            hi = q.r;
-    }
-    const double r0 = sqrt(lo * hi);
-    q.r = r0 * 0.95;
-    const double ya = rtm_calib_dev_pred(&q, k);
-    q.r = r0 * 1.05;
-    const double yb = rtm_calib_dev_pred(&q, k);
-    const double slope = (yb - ya) / (0.1 * r0);
-    if (ya >= 0 && yb >= 0 && slope > 0) {
-        *a = slope;
-        *b = 0.5 * (ya + yb) - slope * r0;
-    }
+    if (floor_s > *b)
+        *bp = floor_s - *a * 1e-15 / (double)k->plan.launches;
     return true;
 }
 
@@ -1383,10 +1357,10 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     return best;
 }
 
-static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b)
+static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, d->ki, k, t, a, b);
+    return dev_coef(d->x->bd, d->ki, k, a, b, bp);
 }
 
 static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
@@ -1570,7 +1544,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
 
 /* t_next no longer than any point of the kernel allows: a point of L launches that took t
  * bounds the pace by (t - kernel_fixed) / (L - 1). Past that bound t_next is lowered to
- * it and the points' a * r + b are taken again (dev_coef) with it. The H100 host once
+ * it and the points' lines are taken again (dev_coef) with it. The H100 host once
  * enqueued sort's launches at n = 32 768 at 112 us each, while its point at n = 131 073
  * ran 23 launches in 0.278 ms: with 112 us validation put sort's small sizes at +480 %
  * (session 13 d). Noted when lowered. */
@@ -1592,7 +1566,7 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
     kt->t_next = cap;
     for (uint32_t i = 0; i < n; i++)
         if (rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
-            (void)dev_coef(x->bd, (int)ki, &k, pts[i].t, &pts[i].a, &pts[i].b);
+            (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
 }
 
 /* One kernel on the device: tuning (full mode), its own launch pace, then its own r and

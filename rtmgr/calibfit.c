@@ -330,6 +330,29 @@ int rtm_calib_reps_after_warmup(double first_s, int reps)
  * first blocks where the executor can run part of a job (part_for). */
 #define PAST_PART_S 0.15
 
+/* True when work w (seconds) puts point p on its host-paced line (the larger). */
+static bool point_paced(const kpoint_t *p, double w)
+{
+    return p->L > 1.0 && p->bp + w / p->L > p->b + w;
+}
+
+/* The model's kernel time at point p for work w, without the kernel's fixed term: the
+ * larger of its lines (model.c's launches_span). */
+static double point_time(const kpoint_t *p, double w)
+{
+    return point_paced(p, w) ? p->bp + w / p->L : p->b + w;
+}
+
+/* The r at which point p's model, with no other term, meets its measured time: past the
+ * lines' crossing the device's line, before it the host's; 0 where none does. */
+static double point_r(const kpoint_t *p)
+{
+    double w = p->t - p->b;
+    if (p->L > 1.0 && p->bp > p->b && w < (p->bp - p->b) * p->L / (p->L - 1.0))
+        w = (p->t - p->bp) * p->L;
+    return p->a > 0 && w > 0 ? w / p->a : 0.0;
+}
+
 /* Measures one point of kernel kf->kern at `size` (first key `key`), `reps` jobs (with
  * `part` > 0: the first part blocks per worker of each, kf->measure_part). */
 static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, uint64_t seed,
@@ -341,7 +364,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         kf->arena ? rtm_calib_inst_make_in(&in, kf->kern, size, kf->tune, seed, kf->arena)
                   : rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
     kf->inst_s += rtm_calib_now() - t0;
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK) {
         rtm_cost_t cost;
@@ -355,8 +378,9 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         st = part ? kf->measure_part(kf->ctx, &in, reps, part, &pt->t, &f)
                   : kf->measure(kf->ctx, &in, reps, &pt->t, &f);
     }
-    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, pt->t, &pt->a, &pt->b))
+    if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b, &pt->bp))
         st = RTM_E_MODEL;
+    pt->L = (double)in.k.plan.launches;
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;
@@ -736,8 +760,9 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
         bool largest = true;
         for (uint32_t i = 0; i + 1 < *n; i++)
             largest = largest && keys[i] < key;
-        if (pt.t > pt.b && largest)
-            *kf->r_est = (pt.t - pt.b) / pt.a;
+        const double r_pt = point_r(&pt);
+        if (r_pt > 0 && largest)
+            *kf->r_est = r_pt;
         /* a job far longer than the targets (instance set-up, a slow CPU twin): the
          * smallest size and one larger one only */
         const bool is_extra = j >= first_extra && j < first_extra + ne;
@@ -788,11 +813,21 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
  * (KC_MISS, gradual: model.c's rtm_model_r_blend). */
 enum { KC_FIXED = 1, KC_HI = 2, KC_BYTE = 4, KC_MISS = 8 };
 
-/* Weighted least squares (weights 1/t^2: relative error) of y_i = t_i - b_i on the
- * columns in `mask` (the second regime's, r_hi, with KC_HI or KC_MISS: each point's share
- * h[i]; without, a is all r_lo's). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of
- * squared relative errors, or INFINITY when singular. */
-static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double *h, double x[4])
+/* Point i's work W at terms x (seconds: the operations at r_lo and r_hi by the share h
+ * of the second regime, and the memory term). */
+static double point_work(const kpoint_t *p, double h, const double x[4])
+{
+    return p->a * ((1.0 - h) * x[1] + h * x[2]) + p->m * x[3];
+}
+
+/* Weighted least squares (weights 1/t^2: relative error) of each point's line — y_i =
+ * t_i - b_i = x0 + W, or where paced[i] y_i = t_i - bp_i = x0 + W / L_i — on the columns
+ * in `mask` (the second regime's, r_hi, with KC_HI or KC_MISS: each point's share h[i];
+ * without, a is all r_lo's). x gets {c0, r_lo, r_hi, r_byte}; returns the sum of squared
+ * relative errors of the model itself at x (the larger line at each point), or INFINITY
+ * when singular. */
+static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double *h,
+                      const bool *paced, double x[4])
 {
     double A[4][5] = {{0}};
     int cols[4], nc = 0;
@@ -806,8 +841,9 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double
         cols[nc++] = 3;
     for (uint32_t i = 0; i < n; i++) {
         const double w = 1.0 / (p[i].t * p[i].t), hi = two ? h[i] : 0.0;
-        const double v[4] = {1.0, p[i].a * (1.0 - hi), p[i].a * hi, p[i].m};
-        const double y = p[i].t - p[i].b;
+        const double sl = paced[i] ? 1.0 / p[i].L : 1.0;
+        const double v[4] = {1.0, sl * p[i].a * (1.0 - hi), sl * p[i].a * hi, sl * p[i].m};
+        const double y = p[i].t - (paced[i] ? p[i].bp : p[i].b);
         for (int r = 0; r < nc; r++) {
             for (int q = 0; q < nc; q++)
                 A[r][q] += w * v[cols[r]] * v[cols[q]];
@@ -841,13 +877,45 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double
         x[2] = x[1];
     double sse = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const double hi = two ? h[i] : 0.0;
-        const double pred = x[0] + p[i].a * ((1.0 - hi) * x[1] + hi * x[2]) + p[i].m * x[3] +
-                            p[i].b;
+        const double pred = x[0] + point_time(&p[i], point_work(&p[i], two ? h[i] : 0.0, x));
         const double e = (pred - p[i].t) / p[i].t;
         sse += e * e;
     }
     return sse;
+}
+
+/* fit_lsq through the model's two lines: each point on the line its terms put it (the
+ * larger), found by refitting until no point changes line (at most 8 rounds), from each
+ * point on the line its own time puts it and from every point device-bound; the terms
+ * with the least error of any round. */
+static double fit_lines(const kpoint_t *p, uint32_t n, unsigned mask, const double *h,
+                        double x[4])
+{
+    bool paced[16] = {false};
+    double best = INFINITY, y[4];
+    const bool two = (mask & (KC_HI | KC_MISS)) != 0;
+    for (int start = 0; start < 2; start++) {
+        for (uint32_t i = 0; i < n && i < N_OF(paced); i++)
+            paced[i] = start == 0 && point_paced(&p[i], p[i].a * point_r(&p[i]));
+        for (int round = 0; round < 8; round++) {
+            const double sse = fit_lsq(p, n, mask, h, paced, y);
+            if (!(sse < INFINITY))
+                break;
+            if (sse < best) {
+                best = sse;
+                memcpy(x, y, sizeof(y));
+            }
+            bool moved = false;
+            for (uint32_t i = 0; i < n && i < N_OF(paced); i++) {
+                const bool now = point_paced(&p[i], point_work(&p[i], two ? h[i] : 0.0, y));
+                moved = moved || now != paced[i];
+                paced[i] = now;
+            }
+            if (!moved)
+                break;
+        }
+    }
+    return best;
 }
 
 /* The extended model's per-kernel terms fitted to points sorted by ws. */
@@ -873,15 +941,14 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
                         : rtm_model_r_blend(0.0, 1.0, knee, p[i].ws);
     }
     double x[4] = {0, 0, 0, 0};
-    const double sse = fit_lsq(p, n, mask, h, x);
+    const double sse = fit_lines(p, n, mask, h, x);
     if (!(sse < INFINITY) || x[0] < 0 || !(x[1] > 0) || !(x[2] > 0) || x[3] < 0)
         return INFINITY;
     if ((step || miss) && (x[2] > RTM_CALIB_REGIME_MAX * x[1] || x[2] * RTM_CALIB_REGIME_MAX < x[1]))
         return INFINITY; /* not a cache's regime (calibint.h) */
     double worst = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const double pred = x[0] + p[i].a * ((1.0 - h[i]) * x[1] + h[i] * x[2]) +
-                            p[i].m * x[3] + p[i].b;
+        const double pred = x[0] + point_time(&p[i], point_work(&p[i], h[i], x));
         worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
     }
     *o = (kfit_out_t){x[1], x[0], step ? x[2] : 0.0, miss ? x[2] : 0.0, knee, x[3], 0.0, 0.0,
@@ -968,11 +1035,12 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
-        q[i] = (kpoint_t){0, p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0};
+        q[i] = (kpoint_t){0,   p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0,
+                          p[i].L, p[i].L > 1.0 ? p[i].bp : p[i].b};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r,     o.t_fixed, o.r_big, o.r_miss, o.knee,

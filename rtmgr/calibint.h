@@ -104,11 +104,14 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
                            int64_t *size);
 
 /* One calibration point of a kernel, as the fit sees it: the extended model's kernel
- * time there is a * r + b (a, b from the model itself, r the kernel's own); ws the
- * job's buffer bytes (bytes_in + bytes_out), m its bytes_dev, x its operation count,
- * t the measured time (seconds). Points sorted by ws. */
+ * time there is b + W with W = a * r + m * r_byte (a, b from the model itself, r the
+ * kernel's own) while the device bounds every launch; ws the job's buffer bytes
+ * (bytes_in + bytes_out), m its bytes_dev, x its operation count, t the measured time
+ * (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
+ * (model.c's launches_span: the larger of the two); L <= 1: one line. Points sorted by
+ * ws. */
 typedef struct {
-    double ws, a, b, m, x, t;
+    double ws, a, b, m, x, t, L, bp;
 } rtm_calib_fitpt_t;
 
 /* The per-kernel terms of the extended model (rtm_board_ktune_t's) a fit gives, and its
@@ -295,13 +298,16 @@ void rtm_calib_iso_now(char *buf, size_t len);
 /* ---- a kernel's points and fit (calibfit.c) ------------------------------------------ */
 
 /* One calibration point of a kernel: the extended model's kernel time there, without
- * the kernel's own fixed term and regimes, is a * r + b (a, b from the model itself);
+ * the kernel's own fixed term and regimes, is b + a * r (+ m * r_byte) where the device
+ * bounds every launch, bp + (a * r + m * r_byte) / L where the host paces a job's L > 1
+ * launches, the larger of the two (a, b, bp from the model itself; rtm_calib_fitpt_t);
  * measured t; ws = the job's buffer bytes (bytes_in + bytes_out). */
 typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
     uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
+    double L, bp;  /* launches (<= 1: one line) and the host-paced line's b */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -314,9 +320,9 @@ typedef struct kfit {
     rtm_calib_pred_fn kpred; /* the model's kernel time alone (pred - kpred = transfers) */
     const void *kpred_ctx;
     double *r_est;
-    /* a, b at instance k measured at t seconds (the model may be linear in r only by
-     * parts: linearised where it meets t) */
-    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double t, double *a, double *b);
+    /* the model's lines at instance k: a, b (the device bounds every launch) and bp
+     * (the host paces them; = b where it cannot) */
+    bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
     /* optional (NULL: none): the whole job's time estimated from runs of its first

@@ -386,7 +386,7 @@ static uint32_t cliff_points(rtm_calib_fitpt_t *p)
     for (uint32_t i = 0; i < 5; i++) {
         const double ops = 1e6 * ws_mb[i];
         const double r = ws_mb[i] > 5 ? 2e-9 : 1e-9;
-        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops};
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0};
     }
     return 5;
 }
@@ -474,7 +474,7 @@ static void test_fit_gradual_regime(void **state)
     for (uint32_t i = 0; i < 6; i++) {
         const double ops = 1e6 * ws_mb[i];
         const double r = rtm_model_r_blend(1e-9, 3e-9, 5e6, ws_mb[i] * 1e6);
-        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops};
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0};
     }
     rtm_calib_fit_t o;
     assert_true(rtm_calib_fit(p, 6, 5e6, &o));
@@ -497,7 +497,8 @@ static void test_fit_regime_bounded(void **state)
     rtm_calib_fitpt_t p[4];
     for (uint32_t i = 0; i < 4; i++) {
         const double cells = width[i] * 512;
-        p[i] = (rtm_calib_fitpt_t){9.0 * cells, cells * 3264.0, 1.86e-3, 0.0, cells * 3264.0, t[i]};
+        p[i] = (rtm_calib_fitpt_t){9.0 * cells, cells * 3264.0, 1.86e-3, 0.0, cells * 3264.0, t[i],
+                                   0.0, 0.0};
     }
     rtm_calib_fit_t o;
     assert_true(rtm_calib_fit(p, 4, 63.0 * 1048576.0, &o));
@@ -514,9 +515,54 @@ static void test_fit_failure_reported(void **state)
     rtm_calib_fitpt_t p[3];
     for (uint32_t i = 0; i < 3; i++)
         p[i] = (rtm_calib_fitpt_t){1e6 * (i + 1), 1e6 * (i + 1), 1e-3, 0.0, 1e6 * (i + 1),
-                                   1e-4};
+                                   1e-4, 0.0, 0.0};
     rtm_calib_fit_t o;
     assert_false(rtm_calib_fit(p, 3, 0.0, &o));
+}
+
+/* A multi-launch kernel whose host paces its small jobs: sort's schedule (launches and
+ * compare-exchange counts from its descriptor) at the H100's session-24 calibration
+ * sizes, times from the model itself (kernel_fixed 5.1 us, launch pace 12.68 us, r per
+ * compare-exchange 4 ps): n = 131 073 and 530 001 paced, 3 184 641 and 10 000 001 bound
+ * by the device. The fit must return that r and predict validation's sizes. Before,
+ * each point was the model's tangent where it met its time, and the fit (43 ns with a
+ * second regime at 11 ns on the H100) put validation's n = 260 000 at +47 %. */
+static void test_fit_paced_launches(void **state)
+{
+    (void)state;
+    const rtm_kernel_t *sort = rtm_kernel_find("sort");
+    assert_non_null(sort);
+    const double f = 5.1e-6, next = 12.68e-6, r = 4e-12;
+    static const int64_t cal[] = {131073, 530001, 3184641, 10000001},
+                         val[] = {131072, 260000, 3400000, 17000000};
+    rtm_calib_fitpt_t p[4], v[4];
+    for (int set = 0; set < 2; set++) {
+        for (uint32_t i = 0; i < 4; i++) {
+            rtm_kinst_t k;
+            rtm_kinst_init(&k, sort);
+            k.size[0] = set ? val[i] : cal[i];
+            assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+            rtm_cost_t c;
+            sort->cost(&k, &c);
+            const double L = (double)k.plan.launches, w = c.li * r;
+            const double b = L * f, bp = f + (L - 1.0) * next;
+            const double t = fmax(b + w, bp + w / L);
+            (set ? v : p)[i] = (rtm_calib_fitpt_t){c.bytes_in + c.bytes_out, c.li, b, c.bytes_dev,
+                                                   c.li, t, L, bp};
+        }
+    }
+    for (uint32_t i = 0; i < 4; i++) { /* both regimes */
+        const double w = p[i].a * r;
+        assert_true((p[i].bp + w / p[i].L > p[i].b + w) == (i < 2));
+    }
+    rtm_calib_fit_t o;
+    assert_true(rtm_calib_fit(p, 4, 64.0 * 1048576.0, &o));
+    assert_true(o.resid < 0.01);
+    for (uint32_t i = 0; i < 4; i++) {
+        const double w = v[i].a * o.r + v[i].m * o.r_byte;
+        const double pred = o.t_fixed + fmax(v[i].b + w, v[i].bp + w / v[i].L);
+        assert_true(fabs(pred - v[i].t) / v[i].t < 0.02);
+    }
 }
 
 /* The pool's overheads: dispatch from the two longest no-op runs (every worker contends
@@ -716,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_fit_gradual_regime),
         cmocka_unit_test(test_fit_regime_bounded),
         cmocka_unit_test(test_fit_failure_reported),
+        cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
         cmocka_unit_test(test_inst_arena),
