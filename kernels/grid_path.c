@@ -15,8 +15,13 @@
  * so `passes` must cover the longest shortest path in tiles (plus its detours).
  *
  * Cost counts (estimates: the work depends on the map). One iteration = one cell
- * relaxation; a tile that the wavefront crosses is relaxed for about GP_T sweeps in
- * about 3 passes, so li = cells * 3 * 32. Per relaxation, from the sweep body: 9 local
+ * relaxation. Every block of an active pass (one before convergence: about tiles_x +
+ * tiles_y of them, capped by `passes`) loads its tile and sweeps it at least once (the
+ * sweep that finds no change), and a tile the wavefront crosses is relaxed for about
+ * GP_T sweeps in about 3 passes: li = cells * (active + 3 * 32). (Until session 25 li
+ * was cells * 3 * 32 alone, independent of the passes: the H100's HIL route job, 4096 x
+ * 4096 cells in 256 passes, was predicted 18 ms and took 47; calibration's points all
+ * run 128 passes.) Per relaxation, from the sweep body: 9 local
  * loads of the 3 x 3 neighbourhood (3 rows: unit-stride class, z_unit = 9 + 1 store),
  * 8 adds + 8 mins + 4 diagonal tests (z_scalar = 20); GPU Z adds the cell index
  * (2 ops) and the change test (2): Z = 34. md = 9. Bytes: field + occ in (5 per cell)
@@ -230,10 +235,10 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
-    const double n = (double)cells(k), relax_per_cell = 3.0 * GP_T;
+    const double n = (double)cells(k);
     const double active = min_u32(passes(k), tiles_x(k) + tiles_y(k));
     memset(c, 0, sizeof(*c));
-    c->li = n * relax_per_cell;
+    c->li = n * (active + 3.0 * GP_T);
     c->z[RTM_LOC_UNIT] = 10.0;
     c->z[RTM_LOC_SCALAR] = 20.0;
     c->Z = 34.0;

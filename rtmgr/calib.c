@@ -51,11 +51,13 @@
 static const double cal_targets_full[] = {0.05e-3, 0.25e-3, 1.2e-3, 5e-3, 20e-3};
 static const double cal_targets_quick[] = {0.15e-3, 0.8e-3, 4e-3};
 /* Wall time the whole run aims at (seconds): the devices and the CPU share it (the CPU
- * counts as half a device), and within each the catalogue kernels share what the
- * device-level figures left, each between KERNEL_MIN_S and KERNEL_MAX_S (calibint.h; its
- * tuning sweep may use 40% of it). Past its budget a kernel gets no point beyond its
- * second. */
-#define RUN_BUDGET_S 45.0
+ * section first, a device's share), and within each the catalogue kernels share what
+ * the device-level figures left, each between KERNEL_MIN_S and KERNEL_MAX_S (calibint.h;
+ * its tuning sweep may use 40% of it). Past its budget a kernel gets no point beyond its
+ * second. Program builds and the points a kernel takes past its budget come on top: at
+ * 45 s the H100 machine's cold runs took 52-58 s (sessions 24-25) against the 60 s
+ * target, so 42. */
+#define RUN_BUDGET_S 42.0
 #define RUN_BUDGET_QUICK_S 10.0
 
 /* Unit class of every parameter, from board.h's lists. */

@@ -164,6 +164,33 @@ static void test_grid_path_goal_in_open_water(void **state)
     }
 }
 
+/* The cost counts grow with the passes that do work: every block of an active pass
+ * sweeps its tile at least once. The H100's HIL route job (4096 x 4096, 256 passes) was
+ * predicted 18 ms and took 47 when li ignored the passes; here 256 active passes count
+ * more relaxations than 128, and passes past convergence (tiles_x + tiles_y) none. */
+static void test_grid_path_cost_passes(void **state)
+{
+    (void)state;
+    const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
+    assert_non_null(kern);
+    double li[3];
+    static const int64_t passes[3] = {128, 256, 512};
+    for (int i = 0; i < 3; i++) {
+        rtm_kinst_t k;
+        rtm_kinst_init(&k, kern);
+        k.size[0] = 4096;
+        k.size[1] = 4096;
+        k.size[2] = passes[i];
+        assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+        rtm_cost_t c;
+        kern->cost(&k, &c);
+        li[i] = c.li;
+    }
+    const double cells = 4096.0 * 4096.0;
+    assert_true(li[1] - li[0] > 100.0 * cells); /* 128 more active passes */
+    assert_true(li[2] == li[1]); /* 4096 / 32 * 2 = 256 passes reach every tile */
+}
+
 static void test_grid_path_unreachable_start(void **state)
 {
     (void)state;
@@ -182,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_grid_path_tiny),
         cmocka_unit_test(test_grid_path_goal_in_open_water),
         cmocka_unit_test(test_grid_path_unreachable_start),
+        cmocka_unit_test(test_grid_path_cost_passes),
     };
     return cmocka_run_group_tests(tests, NULL, kc_teardown);
 }
