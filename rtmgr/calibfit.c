@@ -892,7 +892,7 @@ static double fit_lines(const kpoint_t *p, uint32_t n, unsigned mask, const doub
                         double x[4])
 {
     bool paced[16] = {false};
-    double best = INFINITY, y[4];
+    double best = INFINITY, y[4] = {0, 0, 0, 0};
     const bool two = (mask & (KC_HI | KC_MISS)) != 0;
     for (int start = 0; start < 2; start++) {
         for (uint32_t i = 0; i < n && i < N_OF(paced); i++)
