@@ -18,32 +18,10 @@ static rtm_status_t plan(const rtm_kinst_t *k, rtm_kplan_t *p)
     return RTM_OK;
 }
 
-static void launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)l;
-    out->entry = 0;
-    out->blocks = (uint32_t)k->size[0];
-}
-
-static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)k;
-    (void)l;
-    (void)out;
-    return 0;
-}
-
 static void fill(rtm_kinst_t *k, uint64_t seed)
 {
     (void)k;
     (void)seed;
-}
-
-static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
-{
-    (void)k;
-    (void)l;
-    (void)blk;
 }
 
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
@@ -52,15 +30,6 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->li = (double)k->size[0] * k->tune.wg;
     c->Z = 4.0;
     c->launches = 1;
-}
-
-static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)
-{
-    (void)x;
-    (void)y;
-    (void)why;
-    (void)len;
-    return 0;
 }
 
 const rtm_kernel_t rtm_kernel_empty = {
@@ -72,10 +41,10 @@ const rtm_kernel_t rtm_kernel_empty = {
     .vec_allowed = 1u << 1,
     .tune_default = {256, 1},
     .plan = plan,
-    .launch = launch,
-    .args = args,
+    .launch = rtm_kernel_launch_one, /* size[0] blocks (blocks_max) */
+    .args = rtm_kernel_args_bufs,     /* none: no buffers */
     .fill = fill,
-    .cpu_block = cpu_block,
+    .cpu_block = rtm_kernel_block_none,
     .cost = cost,
-    .compare = compare,
+    .compare = rtm_kernel_compare_none,
 };

@@ -103,45 +103,17 @@ static rtm_status_t xfer_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
     p->blocks_max = 1;
     return RTM_OK;
 }
-static void xfer_launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
-{
-    (void)k;
-    (void)l;
-    out->entry = 0;
-    out->blocks = 1;
-}
-static uint32_t xfer_args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
-{
-    (void)k;
-    (void)l;
-    (void)out;
-    return 0;
-}
 static void xfer_fill(rtm_kinst_t *k, uint64_t seed)
 {
     (void)seed;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++)
         memset(k->host[i], k->plan.buf[i].dir == RTM_BUF_IN, k->plan.buf[i].bytes);
 }
-static void xfer_block(const rtm_kinst_t *k, uint32_t l, uint32_t b)
-{
-    (void)k;
-    (void)l;
-    (void)b;
-}
 static void xfer_cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     memset(c, 0, sizeof(*c));
     c->bytes_in = c->bytes_out = (double)k->size[0];
     c->launches = 1;
-}
-static size_t xfer_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
-{
-    (void)a;
-    (void)b;
-    (void)why;
-    (void)len;
-    return 0;
 }
 static const rtm_kernel_t xfer_kernel = {
     .name = "calib_transfer",
@@ -153,12 +125,12 @@ static const rtm_kernel_t xfer_kernel = {
     .vec_allowed = 1u << 1,
     .tune_default = {64, 1},
     .plan = xfer_plan,
-    .launch = xfer_launch,
-    .args = xfer_args,
+    .launch = rtm_kernel_launch_one, /* one block (blocks_max); never launched */
+    .args = rtm_kernel_args_bufs,
     .fill = xfer_fill,
-    .cpu_block = xfer_block,
+    .cpu_block = rtm_kernel_block_none,
     .cost = xfer_cost,
-    .compare = xfer_compare,
+    .compare = rtm_kernel_compare_none,
 };
 
 static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }

@@ -887,13 +887,13 @@ static double fit_lsq(const kpoint_t *p, uint32_t n, unsigned mask, const double
 /* fit_lsq through the model's two lines: each point on the line its terms put it (the
  * larger), found by refitting until no point changes line (at most 8 rounds), from each
  * point on the line its own time puts it and from every point device-bound; the terms
- * with the least error of any round. */
+ * with the least error of any round. h[i] is 0 at every point without a second regime
+ * (fit_form). */
 static double fit_lines(const kpoint_t *p, uint32_t n, unsigned mask, const double *h,
                         double x[4])
 {
     bool paced[16] = {false};
     double best = INFINITY, y[4] = {0, 0, 0, 0};
-    const bool two = (mask & (KC_HI | KC_MISS)) != 0;
     for (int start = 0; start < 2; start++) {
         for (uint32_t i = 0; i < n && i < N_OF(paced); i++)
             paced[i] = start == 0 && point_paced(&p[i], p[i].a * point_r(&p[i]));
@@ -907,7 +907,7 @@ static double fit_lines(const kpoint_t *p, uint32_t n, unsigned mask, const doub
             }
             bool moved = false;
             for (uint32_t i = 0; i < n && i < N_OF(paced); i++) {
-                const bool now = point_paced(&p[i], point_work(&p[i], two ? h[i] : 0.0, y));
+                const bool now = point_paced(&p[i], point_work(&p[i], h[i], y));
                 moved = moved || now != paced[i];
                 paced[i] = now;
             }

@@ -215,5 +215,9 @@ void rtm_kinst_run_cpu(const rtm_kinst_t *k);
  * buffers). Real-time safe. */
 void rtm_kernel_launch_one(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out);
 uint32_t rtm_kernel_args_bufs(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX]);
+/* Ready-made hooks for kernels with no work on the CPU (`cpu_block`) and no output to
+ * compare (`compare`: 0 differences): the empty kernel, calibration's probes. */
+void rtm_kernel_block_none(const rtm_kinst_t *k, uint32_t l, uint32_t b);
+size_t rtm_kernel_compare_none(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len);
 
 #endif

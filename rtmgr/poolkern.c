@@ -39,15 +39,6 @@ static void pk_cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->launches = (uint32_t)k->size[1];
 }
 
-static size_t pk_compare(const rtm_kinst_t *a, const rtm_kinst_t *b, char *why, size_t len)
-{
-    (void)a;
-    (void)b;
-    (void)why;
-    (void)len;
-    return 0;
-}
-
 const rtm_kernel_t rtm_poolkern = {
     .name = "pool_probe",
     .source = "",
@@ -64,7 +55,7 @@ const rtm_kernel_t rtm_poolkern = {
     .fill = pk_fill,
     .cpu_block = pk_block,
     .cost = pk_cost,
-    .compare = pk_compare,
+    .compare = rtm_kernel_compare_none,
 };
 
 rtm_status_t rtm_poolkern_make(rtm_kinst_t *k, uint32_t blocks, uint32_t launches,
