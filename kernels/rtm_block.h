@@ -8,7 +8,11 @@
  *   3. computes its outputs; long loops poll the flag (RTM_POLL(), RTM_POLL_FOR) and
  *      stop early — the block is then not completed;
  *   4. after a barrier, work-item 0 marks done[block] = 1 unless the block stopped
- *      (seed 002's third feedback variant: completed-block array after a barrier).
+ *      (seed 002's third feedback variant: completed-block array after a barrier);
+ *   5. with RTM_END_MARK, when its group leaves (after its last block, or stopped),
+ *      work-item 0 counts the group out; the launch's last group writes the end mark
+ *      (rtm_end, host memory the device writes directly) that tells the host the kernel
+ *      has ended, before the driver's event does.
  *
  *     __kernel void k(RTM_BLOCK_ARGS, __global const float *in, __global float *out)
  *     {
@@ -76,6 +80,7 @@
  *                         of groups spread over R lines (R memory slices) instead of
  *                         queueing at the one slice that holds a single flag word.
  *                         The host raises and clears every copy (rtmgr/abortflag.c)
+ *   RTM_END_MARK=1        groups count out and the last writes the end mark (rtm_end)
  *   RTM_COUNT_BLOCKS=1    debug: atomically count completions per block in rtm_count
  *   RTM_HIDE_LATENCY=0|1  1 (GPUs): look-ahead loads in registers; 0 (CPU devices): read
  *                         where used (see RTM_PEEK_FLAG_)
@@ -95,8 +100,12 @@
  *   rtm_nblk   logical blocks this launch runs
  *   rtm_doff   offset of this launch in rtm_done / rtm_count (launch * stride)
  *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL)
- *   rtm_next   RTM_PERSIST=2: fetch counters, rtm_next[rtm_doff / 64] for this launch,
- *              zero when the launch starts (rtm_doff is a multiple of 64) */
+ *   rtm_next   rtm_next[0]: groups of the running launch that have left (the last one
+ *              puts it back to 0); RTM_PERSIST=2: fetch counters, rtm_next[1 + rtm_doff /
+ *              64] for this launch, zero when the launch starts (rtm_doff is a multiple
+ *              of 64)
+ *   rtm_end    end mark, or NULL: the launch's last group to leave writes rtm_doff + 1
+ *              (the host clears it when a run starts and watches it; rtmgr/kexec.h) */
 #ifndef RTM_BLOCK_H
 #define RTM_BLOCK_H
 
@@ -139,6 +148,9 @@
 #ifndef RTM_FLAG_COPIES
 #define RTM_FLAG_COPIES 1
 #endif
+#ifndef RTM_END_MARK
+#define RTM_END_MARK 0
+#endif
 /* ints between two copies of the flag (128 bytes: one cache line each) */
 #define RTM_FLAG_STRIDE 32
 
@@ -167,7 +179,8 @@
 #define RTM_BLOCK_ARGS                                                              \
     __global const volatile int *rtm_abort, __global uchar *rtm_done,               \
         __global const uint *rtm_map, const uint rtm_nmap, const uint rtm_nblk,     \
-        const uint rtm_doff, __global uint *rtm_count, __global volatile uint *rtm_next
+        const uint rtm_doff, __global uint *rtm_count, __global volatile uint *rtm_next, \
+        __global volatile uint *rtm_end
 
 #if RTM_NO_ABORT || RTM_NO_DONE || RTM_WG_CHECK
 /* The benchmark variants never poll and never run persistent. */
@@ -326,7 +339,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #endif
 
 #if RTM_PERSIST == 2
-#define RTM_FETCH_NEXT_() ((uint)get_num_groups(0) + atomic_inc(&rtm_next[rtm_doff >> 6]))
+#define RTM_FETCH_NEXT_() ((uint)get_num_groups(0) + atomic_inc(&rtm_next[1u + (rtm_doff >> 6)]))
 #if RTM_HIDE_LATENCY
 /* work-item 0 fetches the group's next block when a block starts ... */
 #define RTM_FETCH_ISSUE_() const uint rtm_nx_ = get_local_id(0) == 0 ? RTM_FETCH_NEXT_() : 0u
@@ -375,6 +388,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
         rtm_quitw_ = (rtm_it_ >= rtm_nblk || *RTM_FLAG_) ? ~0u : 0u;                \
+        RTM_ENTRY_LEAVE_();                                                         \
     }                                                                               \
     barrier(CLK_LOCAL_MEM_FENCE);                                                   \
     if (rtm_quitw_ == ~0u)                                                          \
@@ -386,16 +400,69 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     (void)rtm_pc_, (void)rtm_pv_;                                                   \
     const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
 
-/* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
- * the group when the block was interrupted or the flag was seen up; else (persistent)
- * goes on with the group's next logical block. */
-#define RTM_BLOCK_END(blk)                                                          \
+/* A group leaves (every path out of the kernel: entry check, stopped block, last
+ * block): work-item 0 counts it out, and the launch's last group puts the count back to
+ * 0 for the next launch and writes the end mark. Work-item 0 only, inside the blocks it
+ * already runs alone (PoCL 3.1 runs no work-item, or every one, through a
+ * get_local_id(0) == 0 test placed after the block's last return). The whole grid has
+ * then passed its last barrier; the host sees the mark a PCIe write later (on the H100
+ * 3.4-4.4 us before the driver's event says the kernel ended). Only with RTM_END_MARK=1
+ * (set by kexec where the device writes host memory directly). */
+#if RTM_END_MARK
+#define RTM_LEAVE_()                                                                \
+    if (rtm_end && atomic_inc(rtm_next) + 1u == (uint)get_num_groups(0)) {          \
+        atomic_xchg(rtm_next, 0u);                                                  \
+        *rtm_end = rtm_doff + 1u;                                                   \
+    }
+#else
+#define RTM_LEAVE_() (void)0
+#endif
+
+/* Work-item 0, at a completed block's end: does the group have another block? */
+#if RTM_PERSIST == 2
+#define RTM_MORE_() (rtm_nextw_[rtm_fp_] < rtm_nblk)
+#elif RTM_PERSIST == 1
+#define RTM_MORE_() (rtm_it_ + (uint)get_num_groups(0) < rtm_nblk)
+#else
+#define RTM_MORE_() 0
+#endif
+
+/* Both ends begin alike: work-item 0 notes a flag seen up and publishes the next block,
+ * then the block's barrier. */
+#define RTM_END_BARRIER_()                                                          \
     if (get_local_id(0) == 0) {                                                     \
         if (RTM_END_FLAG_())                                                        \
             rtm_quitw_ = rtm_it_ + 1u;                                              \
         RTM_FETCH_PUBLISH_();                                                       \
     }                                                                               \
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
+/* Closes the block: after a barrier, marks it completed unless a poll stopped it; stops
+ * the group when the block was interrupted or the flag was seen up; else (persistent)
+ * goes on with the group's next logical block. With RTM_END_MARK, work-item 0 counts the
+ * group out (RTM_LEAVE_) on every way out; without (CPU devices), the block's end as it
+ * was before the end mark, which PoCL 3.1 compiles right (with the stopped test inside
+ * work-item 0's block, it ran that block once per work-item). */
+#if RTM_END_MARK
+#define RTM_ENTRY_LEAVE_()                                                          \
+    if (rtm_quitw_ == ~0u)                                                          \
+    RTM_LEAVE_()
+#define RTM_BLOCK_END(blk)                                                          \
+    RTM_END_BARRIER_();                                                             \
+    if (get_local_id(0) == 0) {                                                     \
+        if (rtm_stopw_ != rtm_it_ + 1u) {                                           \
+            rtm_done[rtm_doff + (blk)] = 1;                                         \
+            RTM_COUNT_(blk);                                                        \
+        }                                                                           \
+        if (rtm_stopw_ == rtm_it_ + 1u || rtm_quitw_ == rtm_it_ + 1u || !RTM_MORE_()) \
+            RTM_LEAVE_();                                                           \
+    }                                                                               \
+    if (rtm_stopw_ == rtm_it_ + 1u || rtm_quitw_ == rtm_it_ + 1u)                   \
+        return;                                                                     \
+    RTM_LOOP_NEXT_()
+#else
+#define RTM_ENTRY_LEAVE_() (void)0
+#define RTM_BLOCK_END(blk)                                                          \
+    RTM_END_BARRIER_();                                                             \
     if (rtm_stopw_ == rtm_it_ + 1u)                                                 \
         return;                                                                     \
     if (get_local_id(0) == 0) {                                                     \
@@ -405,6 +472,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     if (rtm_quitw_ == rtm_it_ + 1u)                                                 \
         return;                                                                     \
     RTM_LOOP_NEXT_()
+#endif
 
 #if RTM_POLL_EVERY > 0
 /* Polls now: true once the flag is up (then the block will not be marked completed).

@@ -74,7 +74,8 @@ typedef struct {
     int failures;
     uint64_t reexec;
     double *pool_samples; /* pooled response samples of section 4 */
-    size_t npool, cap;
+    double *pool_events;  /* the same aborts' responses by the driver's event (event_s) */
+    size_t npool, cap, nmarked;
     double worst_check, worst_full, worst_paper;
     uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
@@ -526,8 +527,9 @@ static void section_overhead(bench_t *b)
 /* ---- 4. response ------------------------------------------------------------------------ */
 
 typedef struct {
-    uint32_t n, missed;
+    uint32_t n, missed, marked;
     double p50, p99, max, kernel_s;
+    double ev_p50, ev_p99; /* the same aborts by the driver's event (event_s) */
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
     /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
@@ -669,12 +671,29 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     stop_summary(stops, out->n, out);
     if (aborts)
         missed_summary(stops + (aborts - out->missed), out->missed, out);
+    double *ev = b->pool_events + b->npool;
+    const bool pooled = st == RTM_OK && b->npool + out->n <= b->cap;
+    if (pooled) {
+        for (uint32_t i = 0; i < out->n; i++) {
+            ev[i] = stops[i].event_s;
+            out->marked += stops[i].marked;
+        }
+        memcpy(b->pool_samples + b->npool, samples, out->n * sizeof(double));
+        b->npool += out->n;
+        b->nmarked += out->marked;
+    }
     free(stops);
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
-    if (b->npool + out->n <= b->cap) {
-        memcpy(b->pool_samples + b->npool, samples, out->n * sizeof(double));
-        b->npool += out->n;
+    if (pooled) {
+        double *v = malloc((out->n ? out->n : 1) * sizeof(double));
+        if (v) {
+            memcpy(v, ev, out->n * sizeof(double));
+            rtm_stats_sort(v, out->n);
+            out->ev_p50 = rtm_stats_percentile(v, out->n, 50);
+            out->ev_p99 = rtm_stats_percentile(v, out->n, 99);
+            free(v);
+        }
     }
     rtm_stats_sort(samples, out->n);
     out->p50 = rtm_stats_percentile(samples, out->n, 50);
@@ -713,11 +732,12 @@ static void section_response(bench_t *b)
     uint32_t total = 0, over = 0;
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
-               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s  "
-               "%7s %7s %7s %7s %7s\n",
+               "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s %6s "
+               "%8s %8s  %7s %7s %7s %7s %7s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
                "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
-               "max us", "call", "landed", "xfer", "drain", "notice");
+               "max us", "marked", "ev p50", "ev p99", "call", "landed", "xfer", "drain",
+               "notice");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
         inst_t in;
@@ -768,10 +788,12 @@ static void section_response(bench_t *b)
             over += r.p99 > 50e-6;
             if (!b->o.json) {
                 char c1[16], c2[16], c3[16], c4[16], c5[16];
-                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f  %s %s %s %s %s%s\n",
+                printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f %6u %8.1f %8.1f  "
+                       "%s %s %s %s %s%s\n",
                        grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
-                       r.max * 1e6, us_text(r.call, false, c1, sizeof(c1)),
+                       r.max * 1e6, r.marked, r.ev_p50 * 1e6, r.ev_p99 * 1e6,
+                       us_text(r.call, false, c1, sizeof(c1)),
                        us_text(r.landed, false, c2, sizeof(c2)),
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
@@ -788,11 +810,13 @@ static void section_response(bench_t *b)
         printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
                "persistent where the grid has more than %u blocks; missed = aborts raised too "
                "late to stop the kernel (the line under such a row: where the raise fell, device "
-               "clock); K = in-loop poll period for ~2 us of spin's loop on that grid; breakdown p50s, us: call = the raise call, landed = "
+               "clock); marked = aborts whose end the host saw by the kernel's end mark "
+               "(response = raise -> mark seen; ev p50/p99 = the same aborts by the driver's "
+               "event); K = in-loop poll period for ~2 us of spin's loop on that grid; breakdown p50s, us: call = the raise call, landed = "
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
-               "saw it (response - device queued->kernel end))\n", total, over,
+               "saw its event (event - device queued->kernel end))\n", total, over,
                RTM_KEXEC_PERSIST_MIN_BLOCKS);
 }
 
@@ -842,7 +866,7 @@ static void section_raise(bench_t *b)
     int best_mode = -1;
     bool full_ok = false, default_works = false;
     /* the alternatives' aborts are not the summary's (it reports the path used below) */
-    const size_t npool0 = b->npool;
+    const size_t npool0 = b->npool, nmarked0 = b->nmarked;
     for (int pass = 0; pass < 2 && !full_ok; pass++) {
         if (pass == 1) { /* nothing stopped the full device: leave a slot per unit free */
             b->persist_groups = units * 7u; /* spin's 256 work-items: 8 slots per unit */
@@ -898,6 +922,7 @@ static void section_raise(bench_t *b)
         }
     }
     b->npool = npool0;
+    b->nmarked = nmarked0;
     /* below: the executive's path (kexec's default), unless it failed here */
     if (b->o.raise < 0 && best_mode >= 0 && !default_works)
         b->raise_mode = (rtm_abort_raise_t)best_mode;
@@ -1421,7 +1446,10 @@ int rtm_bench_preempt(int argc, char **argv)
     rtm_rng_seed(&b.rng, 2018);
     b.cap = 16384;
     b.pool_samples = malloc(b.cap * sizeof(double));
-    if (!b.pool_samples) {
+    b.pool_events = malloc(b.cap * sizeof(double));
+    if (!b.pool_samples || !b.pool_events) {
+        free(b.pool_samples);
+        free(b.pool_events);
         rtm_ocl_close(&b.dev);
         return RTM_EXIT_RUNTIME;
     }
@@ -1496,25 +1524,32 @@ int rtm_bench_preempt(int argc, char **argv)
     const double p50 = rtm_stats_percentile(b.pool_samples, b.npool, 50);
     const double p99 = rtm_stats_percentile(b.pool_samples, b.npool, 99);
     const double mx = b.npool ? b.pool_samples[b.npool - 1] : 0.0;
+    rtm_stats_sort(b.pool_events, b.npool);
+    const double ev99 = rtm_stats_percentile(b.pool_events, b.npool, 99);
     if (!b.o.json)
-        printf("\nsummary: %zu aborts: response p50 %.1f us, p99 %.1f us, max %.1f us; "
+        printf("\nsummary: %zu aborts (%zu seen by the end mark): response p50 %.1f us, p99 "
+               "%.1f us, max %.1f us (by the driver's event: p50 %.1f us, p99 %.1f us); "
                "overhead check %.3f %%, production %.3f %%; blocks re-executed %llu; "
                "%d failures; %.0f s\n",
-               b.npool, p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
-               (unsigned long long)b.reexec, b.failures, rtm_os_now_s() - t_start);
+               b.npool, b.nmarked, p50 * 1e6, p99 * 1e6, mx * 1e6,
+               rtm_stats_percentile(b.pool_events, b.npool, 50) * 1e6, ev99 * 1e6,
+               b.worst_check, b.worst_full, (unsigned long long)b.reexec, b.failures,
+               rtm_os_now_s() - t_start);
     if (b.o.json) {
         printf("{\"device\": ");
         json_string(b.dev.info.name);
         printf(", \"response_p50_us\": %.2f, \"response_p99_us\": %.2f, \"response_max_us\": %.2f, "
                "\"overhead_check_pct\": %.3f, \"overhead_feedback_pct\": %.3f, "
-               "\"blocks_reexecuted\": %llu}\n",
+               "\"blocks_reexecuted\": %llu, \"response_event_p99_us\": %.2f, "
+               "\"aborts_marked\": %zu}\n",
                p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
-               (unsigned long long)b.reexec);
+               (unsigned long long)b.reexec, ev99 * 1e6, b.nmarked);
     }
     fflush(stdout);
     if (b.have_pool)
         rtm_pool_stop(&b.pool);
     free(b.pool_samples);
+    free(b.pool_events);
     rtm_ocl_close(&b.dev);
     return b.failures || b.reexec ? RTM_EXIT_RUNTIME : RTM_EXIT_OK;
 }

@@ -87,6 +87,62 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                     rtm_kexec_default_read_late(info, out_bytes, x->opts.host_pinned));
 }
 
+/* cl_nv_create_buffer (NVIDIA): a buffer in host memory that kernels access directly */
+typedef cl_bitfield rtm_mem_flags_nv_t;
+typedef cl_mem(CL_API_CALL *rtm_create_buffer_nv_t)(cl_context, cl_mem_flags, rtm_mem_flags_nv_t,
+                                                    size_t, void *, cl_int *);
+#define RTM_MEM_LOCATION_HOST_NV (1u << 0)
+
+/* The device's host-memory buffer call, where its kernels of `variant` would write an
+ * end mark (GPUs with cl_nv_create_buffer, full and feedback builds); NULL elsewhere.
+ * CPU devices have none: PoCL 3.1 runs a get_local_id(0) == 0 block placed where
+ * RTM_BLOCK_END counts a group out once per work-item, or several times for one. */
+static rtm_create_buffer_nv_t end_mark_call(const rtm_ocl_info_t *info,
+                                            rtm_kexec_variant_t variant)
+{
+    if ((info->type & CL_DEVICE_TYPE_CPU) ||
+        (variant != RTM_KEXEC_FULL && variant != RTM_KEXEC_FEEDBACK))
+        return NULL;
+    return (rtm_create_buffer_nv_t)clGetExtensionFunctionAddressForPlatform(info->platform,
+                                                                            "clCreateBufferNV");
+}
+
+/* The end mark's buffer, mapped (rtm_kexec_end_mark); none where end_mark_call has no
+ * call or the buffer cannot be had (the kernels then see NULL and write nothing). */
+static rtm_status_t create_end(rtm_kexec_t *x)
+{
+    const rtm_ocl_dev_t *d = x->dev;
+    const rtm_create_buffer_nv_t create = end_mark_call(&d->info, x->opts.variant);
+    if (!create)
+        return RTM_OK;
+    const size_t bytes = 64; /* one word on a line of its own */
+    cl_int err = CL_SUCCESS;
+    x->end = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
+    if (!x->end || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
+        x->end = NULL;
+        return RTM_OK;
+    }
+    void *p = clEnqueueMapBuffer(d->ctrl, x->end, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                 0, NULL, NULL, &err);
+    RTM_CL_CHECK(err, "clEnqueueMapBuffer(end mark)");
+    x->end_host = p;
+    x->end_host[0] = 0;
+    return RTM_OK;
+}
+
+bool rtm_kexec_end_mark(const rtm_kexec_t *x) { return x->end_host != NULL; }
+
+void rtm_kexec_end_clear(rtm_kexec_t *x)
+{
+    if (x->end_host)
+        x->end_host[0] = 0;
+}
+
+bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
+{
+    return x->end_host && x->end_host[0] >= launch * x->done_stride + 1u;
+}
+
 /* The block-control build options of x (resolved). */
 static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
 {
@@ -94,12 +150,13 @@ static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
     snprintf(extra, len,
              "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
              "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
-             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u%s%s",
+             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u -DRTM_END_MARK=%d%s%s",
              x->persist ? (o->static_fetch ? 1 : 2) : 0,
              o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every, o->poll_lanes,
              o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
              o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
-             o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies, o->cl_extra ? " " : "",
+             o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies,
+             end_mark_call(&x->dev->info, o->variant) != NULL, o->cl_extra ? " " : "",
              o->cl_extra ? o->cl_extra : "");
 }
 
@@ -215,7 +272,15 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     if (err == CL_SUCCESS)
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
     if (err == CL_SUCCESS)
-        x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone / 16, NULL, &err);
+        x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint) + ndone / 16, NULL,
+                                 &err);
+    if (err == CL_SUCCESS) { /* the leave counter starts at 0 and every launch restores it */
+        const cl_uint zero = 0;
+        err = clEnqueueFillBuffer(d->exec, x->next, &zero, sizeof(zero), 0,
+                                  sizeof(cl_uint) + ndone / 16, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(d->exec);
+    }
     x->fetch_dirty = calloc(x->launches, 1);
     if (!x->fetch_dirty) {
         rtm_kexec_destroy(x);
@@ -227,7 +292,10 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
     }
-    return RTM_OK;
+    st = create_end(x);
+    if (st != RTM_OK)
+        rtm_kexec_destroy(x);
+    return st;
 }
 
 void rtm_kexec_destroy(rtm_kexec_t *x)
@@ -244,6 +312,15 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->count);
     if (x->next)
         clReleaseMemObject(x->next);
+    if (x->end) {
+        if (x->end_host) {
+            clEnqueueUnmapMemObject(x->dev->ctrl, x->end, (void *)x->end_host, 0, NULL, NULL);
+            clFinish(x->dev->ctrl);
+        }
+        clReleaseMemObject(x->end);
+    }
+    x->end = NULL;
+    x->end_host = NULL;
     free(x->fetch_dirty);
     x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
@@ -319,12 +396,14 @@ static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl
         keep(&ev, first, last);
     }
     if (next) {
-        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero), 0,
-                                         ndone / 16, 0, NULL, want_event(&ev, !more, first, last)),
+        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
+                                         sizeof(cl_uint), ndone / 16, 0, NULL,
+                                         want_event(&ev, !more, first, last)),
                      "clEnqueueFillBuffer(next)");
         keep(&ev, first, last);
     }
     memset(x->fetch_dirty, 0, x->launches);
+    rtm_kexec_end_clear(x);
     return RTM_OK;
 }
 
@@ -388,6 +467,8 @@ static rtm_status_t set_args(rtm_kexec_t *x, cl_kernel kern, uint32_t entry, uin
         RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
                      "clSetKernelArg(count)");
         RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
+        RTM_CL_CHECK(clSetKernelArg(kern, 8, sizeof(cl_mem), x->end ? &x->end : NULL),
+                     "clSetKernelArg(end)");
     }
     if (all || c->mapped != mapped)
         RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
@@ -439,7 +520,8 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
                                                    * its counter */
         const cl_uint zero = 0;
         RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
-                                         (size_t)doff / 16, sizeof(zero), 0, NULL, NULL),
+                                         sizeof(cl_uint) + (size_t)doff / 16, sizeof(zero), 0,
+                                         NULL, NULL),
                      "clEnqueueFillBuffer(next)");
     }
     x->fetch_dirty[launch] = 1;

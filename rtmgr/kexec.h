@@ -20,7 +20,7 @@
 #include "program.h"
 
 /* Standard kernel arguments before the kernel's own (RTM_BLOCK_ARGS). */
-#define RTM_KEXEC_STD_ARGS 8
+#define RTM_KEXEC_STD_ARGS 9
 /* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
 #define RTM_KEXEC_POLL_DEFAULT 256
 /* Auto read_late: larger outputs of a job on a GPU are read after its last kernel when
@@ -138,7 +138,12 @@ typedef struct {
     cl_mem done;           /* uchar[launches * done_stride]: 1 = block completed */
     cl_mem map;            /* uint[plan.blocks_max]: block ids of a resumed launch */
     cl_mem count;          /* uint[launches * done_stride] when opts.count_blocks */
-    cl_mem next;           /* uint[launches * done_stride / 64]: block fetch counters */
+    cl_mem next;           /* uint[1 + launches * done_stride / 64]: [0] groups of the
+                            * running launch that have left, then the block fetch
+                            * counters (zeroed at creation) */
+    cl_mem end;            /* the end mark (rtm_block.h rtm_end), or NULL: host memory
+                            * the device writes directly (rtm_kexec_end_mark) */
+    volatile cl_uint *end_host; /* the mark's host view; NULL without an end mark */
     unsigned char *fetch_dirty; /* [launches]: enqueued since the last clear (its fetch
                                  * counter is reset before it is enqueued again) */
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
@@ -148,6 +153,18 @@ typedef struct {
     bool read_beside;      /* opts.read_late resolved: outputs on dev->side */
     rtm_kexec_args_t args_set[RTM_KENTRY_MAX]; /* per entry point (rtm_kexec_enqueue) */
 } rtm_kexec_t;
+
+/* The end mark: a word in host memory that the last work-group of every launch sets to
+ * (its done offset + 1) as it leaves, so the host sees a kernel's end a PCIe write after
+ * it instead of when the driver's event says so (on the H100 3.4-4.4 us later,
+ * board/h100/results/endmark-s26-h100.txt). Where the device can write host memory
+ * directly: NVIDIA's cl_nv_create_buffer (CL_MEM_LOCATION_HOST_NV); elsewhere none
+ * (CPU devices: see kexec.c end_mark_call). Only full and feedback builds write it.
+ * rtm_kexec_end_clear: a run starts (host store; no kernel of x may be running);
+ * rtm_kexec_end_seen: has the launch `launch` ended (false without a mark)? */
+bool rtm_kexec_end_mark(const rtm_kexec_t *x);
+void rtm_kexec_end_clear(rtm_kexec_t *x);
+bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch);
 
 /* Abort-flag copies on GPUs unless opts.flag_copies says: one per 128-byte line for 32
  * lines (group g reads copy g % 32), so that the in-loop polls of every work-item and the

@@ -366,10 +366,12 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
 /* Busy-waits (clGetEventInfo, no clWaitForEvents: a driver may sleep in it) for ev (the
  * last kernel) to complete; returns the time it was seen. While waiting it also watches
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
- * *landed. On a CPU device the waiting thread yields, since it shares the cores with the
- * kernel. */
+ * *landed, and the end mark of launch `launch` of mx (NULL: none) and stamps when it was
+ * seen in *marked. On a CPU device the waiting thread yields, since it shares the cores
+ * with the kernel. */
 static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
-                             double *seen, double *landed)
+                             double *seen, double *landed, const rtm_kexec_t *mx,
+                             uint32_t launch, double *marked)
 {
     rtm_status_t st = RTM_OK;
     if (block) { /* the driver's own wait; the flag's landing is then known only after */
@@ -380,6 +382,8 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
         return st;
     }
     for (;;) {
+        if (mx && *marked < 0.0 && rtm_kexec_end_seen(mx, launch))
+            *marked = rtm_os_now_s();
         if (raise && *landed < 0.0) {
             const int r = rtm_ocl_event_done(raise, &st);
             if (r < 0)
@@ -400,6 +404,8 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
         }
     }
     *seen = rtm_os_now_s();
+    if (mx && *marked < 0.0 && rtm_kexec_end_seen(mx, launch))
+        *marked = *seen; /* the mark and the event seen in one poll */
     return RTM_OK;
 }
 
@@ -434,7 +440,7 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
         out->dev_raise_end_s = ((double)e - (double)ks) * 1e-9;
     }
     out->dev_drain_s = ((double)k - (double)e) * 1e-9;
-    out->notice_s = out->response_s - ((double)k - (double)q) * 1e-9;
+    out->notice_s = out->event_s - ((double)k - (double)q) * 1e-9;
 }
 
 /* Keeps ev (retained) as the job's end: the last command of its run. */
@@ -511,23 +517,28 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     rtm_kexec_t *x = job->x;
     const bool cpu = (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0;
     const double t0 = x->flag.raised_at;
-    double t1 = t0, landed = -1.0;
+    double t1 = t0, landed = -1.0, marked = -1.0;
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
     if (job->last_ev) {
-        st = wait_end(job->last_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0, &t1, &landed);
+        st = wait_end(job->last_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0, &t1, &landed,
+                      job->next > 0 && rtm_kexec_end_mark(x) ? x : NULL,
+                      job->next > 0 ? job->next - 1 : 0, &marked);
         if (st != RTM_OK)
             return st;
     }
-    out->response_s = t1 - t0;
+    out->event_s = t1 - t0;
+    out->marked = marked >= 0.0;
+    out->response_s = out->marked ? marked - t0 : out->event_s;
     /* the job's own commands on exec have ended (its queued output reads, if any, are
      * the last; the exec queue may hold other work behind them). Reads on the side queue
      * go on beside the next job: settled before the job's buffers are touched again. */
     const bool beside = job->out_ev && x->read_beside;
     if (job->out_ev && !beside) {
         double seen = 0.0, none = 0.0;
-        st = wait_end(job->out_ev, NULL, cpu, x->opts.wait_end > 0, t1, &seen, &none);
+        st = wait_end(job->out_ev, NULL, cpu, x->opts.wait_end > 0, t1, &seen, &none, NULL, 0,
+                      &none);
         if (st != RTM_OK)
             return st;
     }
@@ -655,6 +666,7 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     st = rtm_abortflag_clear(&x->flag);
     if (st != RTM_OK)
         return st;
+    rtm_kexec_end_clear(x);
     const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
     const uint32_t nmap = rtm_preempt_remaining(job, l, job->map, all);
     job->state = RTM_PREEMPT_RUNNING;

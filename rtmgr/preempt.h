@@ -46,7 +46,11 @@ typedef enum {
 
 /* What an abort found. */
 typedef struct {
-    double response_s;        /* flag raised -> last enqueued kernel finished (monotonic) */
+    double response_s;        /* flag raised -> last enqueued kernel finished (monotonic):
+                               * its end mark seen (kexec.h rtm_kexec_end_mark) where the
+                               * kexec has one, else its event seen complete */
+    double event_s;           /* flag raised -> the last kernel's event seen complete */
+    bool marked;              /* response_s is the end mark's */
     double readback_s;        /* completed-block arrays and buffers read back */
     uint32_t launch;          /* first launch with unfinished blocks (launches: none) */
     uint32_t remaining;       /* unfinished blocks of that launch */
@@ -58,7 +62,7 @@ typedef struct {
      * dev_xfer_s    device clock: the flag transfer queued -> ended (submit + copy);
      * dev_drain_s   device clock: the flag transfer ended -> the last kernel ended
      *               (the kernel sees the flag, its groups finish their strip/block);
-     * notice_s      the kernel ended -> the host saw it: response_s minus the device
+     * notice_s      the kernel ended -> the host saw its event: event_s minus the device
      *               interval from the transfer's queued stamp to the kernel's end
      *               (assumes the queued stamp is taken at the raise call) */
     double raise_call_s, landed_s, dev_xfer_s, dev_drain_s, notice_s;

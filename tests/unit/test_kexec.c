@@ -60,6 +60,76 @@ static void test_matrix_add_on_opencl(void **state)
     kc_free(&p);
 }
 
+/* The leave counter (x->next's first word), read back. */
+static cl_uint leave_count(rtm_kexec_t *x)
+{
+    cl_uint c = 99;
+    assert_int_equal(clEnqueueReadBuffer(x->dev->exec, x->next, CL_TRUE, 0, sizeof(c), &c, 0, NULL,
+                                         NULL),
+                     CL_SUCCESS);
+    return c;
+}
+
+/* The end mark, where the device has one (NVIDIA: cl_nv_create_buffer; run by hand on
+ * the H100 machine): every launch's last group to leave writes its done offset + 1 and
+ * puts the leave counter back to 0; a run clears it; a launch aborted before it started
+ * (every group leaves at its entry check) still marks its end. matrix_add: one launch of
+ * 352 blocks; grid_path: 16 launches. CPU devices (PoCL in CI) have none (kexec.c
+ * end_mark_call): their runs leave the counter alone. */
+static void test_end_mark(void **state)
+{
+    (void)state;
+    kc_pair_t p;
+    pair_make(&p, 13);
+    rtm_kexec_t x;
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
+    const bool on_cpu = (kc_dev()->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    if (on_cpu)
+        assert_false(rtm_kexec_end_mark(&x));
+    assert_int_equal(leave_count(&x), 0);
+    assert_false(rtm_kexec_end_seen(&x, 0));
+    rtm_kexec_timing_t t;
+    for (int run = 0; run < 2; run++) {
+        assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+        assert_int_equal(leave_count(&x), 0);
+        if (!rtm_kexec_end_mark(&x))
+            continue;
+        assert_true(rtm_kexec_end_seen(&x, 0));
+        assert_int_equal(x.end_host[0], 1);
+    }
+    char why[128] = "";
+    assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+    if (!rtm_kexec_end_mark(&x)) {
+        rtm_kexec_destroy(&x);
+        kc_free(&p);
+        return;
+    }
+    rtm_kexec_end_clear(&x);
+    assert_false(rtm_kexec_end_seen(&x, 0));
+    assert_int_equal(rtm_abortflag_raise(&x.flag), RTM_OK);
+    assert_int_equal(rtm_abortflag_settle(&x.flag), RTM_OK);
+    assert_int_equal(rtm_kexec_enqueue(&x, 0, NULL, 0, NULL), RTM_OK);
+    assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
+    assert_true(rtm_kexec_end_seen(&x, 0));
+    assert_int_equal(leave_count(&x), 0);
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+
+    kc_setup(&p, "grid_path", 256, 1, 9, (const char *const[]){"width", "height", "passes", NULL},
+             (const int64_t[]){96, 80, 16});
+    rtm_kinst_run_cpu(&p.cpu);
+    assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
+    assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+    const uint32_t last = p.gpu.plan.launches - 1;
+    assert_true(last > 0);
+    assert_true(rtm_kexec_end_seen(&x, last));
+    assert_int_equal(x.end_host[0], last * x.done_stride + 1);
+    assert_int_equal(leave_count(&x), 0);
+    assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+}
+
 static void test_first_blocks_unmapped(void **state)
 {
     (void)state;
@@ -307,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix_add_on_opencl),
         cmocka_unit_test(test_first_blocks_unmapped),
+        cmocka_unit_test(test_end_mark),
         cmocka_unit_test(test_enqueue_all_events),
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
