@@ -537,8 +537,8 @@ typedef struct {
     double m_start, m_raise, m_kernel, m_queued, m_end;
 } resp_t;
 
-/* p50 of one breakdown field over the n stops (the known ones), -1 if none. */
-static double stop_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
+/* Percentile pct of one field over the n stops (the known ones), -1 if none. */
+static double stop_pct(const rtm_preempt_stop_t *s, uint32_t n, size_t off, double pct)
 {
     double v[1000];
     uint32_t m = 0;
@@ -551,7 +551,12 @@ static double stop_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
     if (m == 0)
         return -1.0;
     rtm_stats_sort(v, m);
-    return rtm_stats_percentile(v, m, 50);
+    return rtm_stats_percentile(v, m, pct);
+}
+
+static double stop_p50(const rtm_preempt_stop_t *s, uint32_t n, size_t off)
+{
+    return stop_pct(s, n, off, 50);
 }
 
 static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
@@ -561,6 +566,11 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->xfer = stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_xfer_s));
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
+    r->ev_p50 = stop_p50(s, n, offsetof(rtm_preempt_stop_t, event_s));
+    r->ev_p99 = stop_pct(s, n, offsetof(rtm_preempt_stop_t, event_s), 99);
+    r->marked = 0;
+    for (uint32_t i = 0; i < n; i++)
+        r->marked += s[i].marked;
 }
 
 /* p50 of one field over the missed aborts' records s[0..n) (every value: they may be
@@ -671,13 +681,9 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     stop_summary(stops, out->n, out);
     if (aborts)
         missed_summary(stops + (aborts - out->missed), out->missed, out);
-    double *ev = b->pool_events + b->npool;
-    const bool pooled = st == RTM_OK && b->npool + out->n <= b->cap;
-    if (pooled) {
-        for (uint32_t i = 0; i < out->n; i++) {
-            ev[i] = stops[i].event_s;
-            out->marked += stops[i].marked;
-        }
+    if (st == RTM_OK && b->npool + out->n <= b->cap) {
+        for (uint32_t i = 0; i < out->n; i++)
+            b->pool_events[b->npool + i] = stops[i].event_s;
         memcpy(b->pool_samples + b->npool, samples, out->n * sizeof(double));
         b->npool += out->n;
         b->nmarked += out->marked;
@@ -685,16 +691,6 @@ static int abort_series(bench_t *b, rtm_kexec_t *x, uint32_t aborts, double *sam
     free(stops);
     if (st != RTM_OK)
         return fail(b, "abort series failed", x->k->kernel->name, rtm_strerror(st));
-    if (pooled) {
-        double *v = malloc((out->n ? out->n : 1) * sizeof(double));
-        if (v) {
-            memcpy(v, ev, out->n * sizeof(double));
-            rtm_stats_sort(v, out->n);
-            out->ev_p50 = rtm_stats_percentile(v, out->n, 50);
-            out->ev_p99 = rtm_stats_percentile(v, out->n, 99);
-            free(v);
-        }
-    }
     rtm_stats_sort(samples, out->n);
     out->p50 = rtm_stats_percentile(samples, out->n, 50);
     out->p99 = rtm_stats_percentile(samples, out->n, 99);

@@ -132,15 +132,16 @@ static rtm_status_t create_end(rtm_kexec_t *x)
 
 bool rtm_kexec_end_mark(const rtm_kexec_t *x) { return x->end_host != NULL; }
 
-void rtm_kexec_end_clear(rtm_kexec_t *x)
-{
-    if (x->end_host)
-        x->end_host[0] = 0;
-}
-
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
 {
     return x->end_host && x->end_host[0] >= launch * x->done_stride + 1u;
+}
+
+rtm_status_t rtm_kexec_arm(rtm_kexec_t *x)
+{
+    if (x->end_host)
+        x->end_host[0] = 0;
+    return rtm_abortflag_clear(&x->flag);
 }
 
 /* The block-control build options of x (resolved). */
@@ -319,13 +320,12 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         }
         clReleaseMemObject(x->end);
     }
-    x->end = NULL;
     x->end_host = NULL;
     free(x->fetch_dirty);
     x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->done = x->map = x->count = x->next = NULL;
+    x->abort_flag = x->done = x->map = x->count = x->next = x->end = NULL;
 }
 
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
@@ -379,7 +379,7 @@ static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl
     const cl_uint zero = 0;
     const cl_uchar zero8 = 0;
     const size_t ndone = (size_t)x->launches * x->done_stride;
-    rtm_status_t st = rtm_abortflag_clear(&x->flag);
+    rtm_status_t st = rtm_kexec_arm(x);
     if (st != RTM_OK)
         return st;
     const bool count = x->count != NULL, next = fetches(x);
@@ -403,7 +403,6 @@ static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl
         keep(&ev, first, last);
     }
     memset(x->fetch_dirty, 0, x->launches);
-    rtm_kexec_end_clear(x);
     return RTM_OK;
 }
 

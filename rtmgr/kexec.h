@@ -160,11 +160,14 @@ typedef struct {
  * board/h100/results/endmark-s26-h100.txt). Where the device can write host memory
  * directly: NVIDIA's cl_nv_create_buffer (CL_MEM_LOCATION_HOST_NV); elsewhere none
  * (CPU devices: see kexec.c end_mark_call). Only full and feedback builds write it.
- * rtm_kexec_end_clear: a run starts (host store; no kernel of x may be running);
  * rtm_kexec_end_seen: has the launch `launch` ended (false without a mark)? */
 bool rtm_kexec_end_mark(const rtm_kexec_t *x);
-void rtm_kexec_end_clear(rtm_kexec_t *x);
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch);
+
+/* A run of x starts (its first launch or a resume): the abort flag cleared and the end
+ * mark with it (a host store; no kernel of x may be running). The block-control clears
+ * (rtm_kexec_clear, rtm_kexec_write_inputs) call it. */
+rtm_status_t rtm_kexec_arm(rtm_kexec_t *x);
 
 /* Abort-flag copies on GPUs unless opts.flag_copies says: one per 128-byte line for 32
  * lines (group g reads copy g % 32), so that the in-loop polls of every work-item and the

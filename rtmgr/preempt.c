@@ -366,8 +366,8 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
 /* Busy-waits (clGetEventInfo, no clWaitForEvents: a driver may sleep in it) for ev (the
  * last kernel) to complete; returns the time it was seen. While waiting it also watches
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
- * *landed, and the end mark of launch `launch` of mx (NULL: none) and stamps when it was
- * seen in *marked. On a CPU device the waiting thread yields, since it shares the cores
+ * *landed, and the end mark of launch `launch` of mx (NULL: none; false where mx has no
+ * mark) and stamps when it was seen in *marked. On a CPU device the waiting thread yields, since it shares the cores
  * with the kernel. */
 static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
                              double *seen, double *landed, const rtm_kexec_t *mx,
@@ -521,10 +521,9 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
-    if (job->last_ev) {
+    if (job->last_ev) { /* the last kernel enqueued: launch next - 1's */
         st = wait_end(job->last_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0, &t1, &landed,
-                      job->next > 0 && rtm_kexec_end_mark(x) ? x : NULL,
-                      job->next > 0 ? job->next - 1 : 0, &marked);
+                      x, job->next - 1, &marked);
         if (st != RTM_OK)
             return st;
     }
@@ -663,10 +662,9 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
             return st;
         job->x = x;
     }
-    st = rtm_abortflag_clear(&x->flag);
+    st = rtm_kexec_arm(x);
     if (st != RTM_OK)
         return st;
-    rtm_kexec_end_clear(x);
     const uint32_t l = job->launch, all = rtm_preempt_blocks(job, l);
     const uint32_t nmap = rtm_preempt_remaining(job, l, job->map, all);
     job->state = RTM_PREEMPT_RUNNING;

@@ -104,7 +104,7 @@ static void test_end_mark(void **state)
         kc_free(&p);
         return;
     }
-    rtm_kexec_end_clear(&x);
+    assert_int_equal(rtm_kexec_arm(&x), RTM_OK);
     assert_false(rtm_kexec_end_seen(&x, 0));
     assert_int_equal(rtm_abortflag_raise(&x.flag), RTM_OK);
     assert_int_equal(rtm_abortflag_settle(&x.flag), RTM_OK);
