@@ -18,10 +18,18 @@
  * relaxation. Every block of an active pass (one before convergence: about tiles_x +
  * tiles_y of them, capped by `passes`) loads its tile and sweeps it at least once (the
  * sweep that finds no change), and a tile the wavefront crosses is relaxed for about
- * GP_T sweeps in about 3 passes: li = cells * (active + 3 * 32). (Until session 25 li
- * was cells * 3 * 32 alone, independent of the passes: the H100's HIL route job, 4096 x
- * 4096 cells in 256 passes, was predicted 18 ms and took 47; calibration's points all
- * run 128 passes.) Per relaxation, from the sweep body: 9 local
+ * GP_T sweeps in about 3 passes: li = cells * active + crossed * 3 * 32, crossed the
+ * cells the wavefront reaches within the passes: all of them where the passes cover the
+ * map from any goal, else their expected share for a goal anywhere (reach_share;
+ * session 27: calibration's and validation's 512-high strips run 128 passes, so at
+ * width 16 000, 500 tiles, the front reaches 129-257 of them, 45 % expected, where li
+ * counted every cell: 224 relaxations a cell at widths 6 000 and 16 000 where 215 and
+ * 171 are expected, 90 and 45 % of the cells reached). Which tiles are reached depends
+ * on the goal: one map's job at width 16 000 took 13.2 ms where others' took 8.2-9.1
+ * (H100, session 25); the model predicts the mean. (Until session 25 li was cells * 3 * 32 alone,
+ * independent of the passes: the H100's HIL route job, 4096 x 4096 cells in 256
+ * passes, was predicted 18 ms and took 47; calibration's points all run 128 passes.)
+ * Per relaxation, from the sweep body: 9 local
  * loads of the 3 x 3 neighbourhood (3 rows: unit-stride class, z_unit = 9 + 1 store),
  * 8 adds + 8 mins + 4 diagonal tests (z_scalar = 20); GPU Z adds the cell index
  * (2 ops) and the change test (2): Z = 34. md = 9. Bytes: field + occ in (5 per cell)
@@ -233,12 +241,28 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
         __atomic_store_n(&flags[l], 1u, __ATOMIC_RELAXED);
 }
 
+/* The expected share of a row (column) of `t` tiles within `p` tiles of the goal's tile,
+ * the goal's tile uniform over the t: a pass carries the field one tile further at most
+ * (a block reads its neighbours through its halo, from the pass before), so after p
+ * passes the wavefront has crossed the tiles within p of the goal's, min(g, p) +
+ * min(t - 1 - g, p) + 1 of them for the goal's tile g; averaged over g. */
+static double reach_share(uint32_t t, uint32_t p)
+{
+    if (t == 0 || p >= t - 1)
+        return 1.0;
+    /* sum over g of min(g, p), twice (both sides), plus the goal's own tile t times */
+    const double side = (double)p * (p + 1) / 2.0 + (double)(t - 1 - p) * p;
+    return (2.0 * side + t) / ((double)t * t);
+}
+
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = (double)cells(k);
     const double active = min_u32(passes(k), tiles_x(k) + tiles_y(k));
+    const double crossed = n * reach_share(tiles_x(k), passes(k)) *
+                           reach_share(tiles_y(k), passes(k));
     memset(c, 0, sizeof(*c));
-    c->li = n * (active + 3.0 * GP_T);
+    c->li = n * active + crossed * 3.0 * GP_T;
     c->z[RTM_LOC_UNIT] = 10.0;
     c->z[RTM_LOC_SCALAR] = 20.0;
     c->Z = 34.0;

@@ -130,6 +130,51 @@ static rtm_status_t create_end(rtm_kexec_t *x)
     return RTM_OK;
 }
 
+static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+/* One region [origin, origin + bytes) of the block-control buffer as a sub-buffer. */
+static cl_mem control_part(cl_mem ctl, size_t origin, size_t bytes, cl_int *err)
+{
+    const cl_buffer_region r = {origin, bytes};
+    return *err == CL_SUCCESS ? clCreateSubBuffer(ctl, CL_MEM_READ_WRITE,
+                                                  CL_BUFFER_CREATE_TYPE_REGION, &r, err)
+                              : NULL;
+}
+
+/* The block control, `ndone` completed-block bytes, the leave counter and fetch
+ * counters, and with `count` the completion counts, as sub-buffers of one buffer at
+ * the device's base-address alignment, zero-filled: a run's clears are one fill. On
+ * the H100 each command of a job costs its host 10-15 us to enqueue, more than a fill
+ * of up to 256 KiB takes on the device (6.5-7 us, board/h100/results/fill-s27-h100.txt),
+ * and a persistent job's second fill, the fetch counters', cost it 13-20 us before
+ * its inputs: the empty kernel at 35 158 blocks, 27-28 us of clears against 7 us at
+ * 15 626 blocks, 27-32 % under its model, which charges one clear command. */
+static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
+{
+    cl_uint bits = 0;
+    cl_int err = clGetDeviceInfo(x->dev->info.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(bits),
+                                 &bits, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    const size_t a = bits >= 32 ? bits / 8 : 4;
+    const size_t nnext = sizeof(cl_uint) + ndone / 16, ncount = ndone * sizeof(cl_uint);
+    const size_t o_next = align_up(ndone, a), o_count = align_up(o_next + nnext, a);
+    x->ctl_bytes = align_up(count ? o_count + ncount : o_next + nnext, sizeof(cl_uint));
+    x->ctl = clCreateBuffer(x->dev->ctx, CL_MEM_READ_WRITE, x->ctl_bytes, NULL, &err);
+    x->done = control_part(x->ctl, 0, ndone, &err);
+    x->next = control_part(x->ctl, o_next, nnext, &err);
+    if (count)
+        x->count = control_part(x->ctl, o_count, ncount, &err);
+    if (err == CL_SUCCESS) { /* the leave counter starts at 0 and every launch restores it */
+        const cl_uint zero = 0;
+        err = clEnqueueFillBuffer(x->dev->exec, x->ctl, &zero, sizeof(zero), 0, x->ctl_bytes, 0,
+                                  NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(x->dev->exec);
+    }
+    return err;
+}
+
 bool rtm_kexec_end_mark(const rtm_kexec_t *x) { return x->end_host != NULL; }
 
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
@@ -269,26 +314,14 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     x->launches = k->plan.launches;
     x->done_stride = (uint32_t)((nb + 63u) & ~(size_t)63u);
     const size_t ndone = (size_t)x->launches * x->done_stride;
-    x->done = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone, NULL, &err);
+    err = create_control(x, ndone, o->count_blocks);
     if (err == CL_SUCCESS)
         x->map = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, nb * sizeof(cl_uint), NULL, &err);
-    if (err == CL_SUCCESS)
-        x->next = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint) + ndone / 16, NULL,
-                                 &err);
-    if (err == CL_SUCCESS) { /* the leave counter starts at 0 and every launch restores it */
-        const cl_uint zero = 0;
-        err = clEnqueueFillBuffer(d->exec, x->next, &zero, sizeof(zero), 0,
-                                  sizeof(cl_uint) + ndone / 16, 0, NULL, NULL);
-        if (err == CL_SUCCESS)
-            err = clFinish(d->exec);
-    }
     x->fetch_dirty = calloc(x->launches, 1);
     if (!x->fetch_dirty) {
         rtm_kexec_destroy(x);
         return RTM_E_NOMEM;
     }
-    if (err == CL_SUCCESS && o->count_blocks)
-        x->count = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, ndone * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) {
         rtm_kexec_destroy(x);
         return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
@@ -313,6 +346,8 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->count);
     if (x->next)
         clReleaseMemObject(x->next);
+    if (x->ctl) /* after its sub-buffers */
+        clReleaseMemObject(x->ctl);
     if (x->end) {
         if (x->end_host) {
             clEnqueueUnmapMemObject(x->dev->ctrl, x->end, (void *)x->end_host, 0, NULL, NULL);
@@ -325,7 +360,8 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
     x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->done = x->map = x->count = x->next = x->end = NULL;
+    x->abort_flag = x->ctl = x->done = x->map = x->count = x->next = x->end = NULL;
+    x->ctl_bytes = 0;
 }
 
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
@@ -359,7 +395,7 @@ static void keep(cl_event *ev, cl_event *first, cl_event *last)
 }
 
 /* Does x's build fetch blocks from the per-launch counters (RTM_PERSIST=2)? Only then
- * do the counters need zeroing. */
+ * does a launch enqueued again without a clear (an aborted run) reset its counter. */
 static bool fetches(const rtm_kexec_t *x) { return x->persist && !x->opts.static_fetch; }
 
 /* The event a command of a sequence should return: the first command's when the caller
@@ -370,38 +406,21 @@ static cl_event *want_event(cl_event *ev, bool final, const cl_event *first, con
     return (first && !*first) || (final && last) ? ev : NULL;
 }
 
-/* The block-control clears of a run: the completed-block array, the completion counts
- * (counting builds) and the fetch counters (RTM_PERSIST=2 builds), in that order on the
- * execution queue; `more`: commands follow in the caller's sequence (then the last of
- * these is not the sequence's last). */
+/* The block-control clears of a run: the completed-block array, the leave counter, the
+ * fetch counters and the completion counts (counting builds), one fill of the buffer
+ * that holds them all, on the execution queue; `more`: commands follow in the caller's
+ * sequence (then the fill is not the sequence's last). */
 static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl_event *last)
 {
     const cl_uint zero = 0;
-    const cl_uchar zero8 = 0;
-    const size_t ndone = (size_t)x->launches * x->done_stride;
     rtm_status_t st = rtm_kexec_arm(x);
     if (st != RTM_OK)
         return st;
-    const bool count = x->count != NULL, next = fetches(x);
     cl_event ev = NULL;
-    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->done, &zero8, 1, 0, ndone, 0, NULL,
-                                     want_event(&ev, !more && !count && !next, first, last)),
-                 "clEnqueueFillBuffer(done)");
+    RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->ctl, &zero, sizeof(zero), 0, x->ctl_bytes,
+                                     0, NULL, want_event(&ev, !more, first, last)),
+                 "clEnqueueFillBuffer(block control)");
     keep(&ev, first, last);
-    if (count) {
-        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->count, &zero, sizeof(zero), 0,
-                                         ndone * sizeof(cl_uint), 0, NULL,
-                                         want_event(&ev, !more && !next, first, last)),
-                     "clEnqueueFillBuffer(count)");
-        keep(&ev, first, last);
-    }
-    if (next) {
-        RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->next, &zero, sizeof(zero),
-                                         sizeof(cl_uint), ndone / 16, 0, NULL,
-                                         want_event(&ev, !more, first, last)),
-                     "clEnqueueFillBuffer(next)");
-        keep(&ev, first, last);
-    }
     memset(x->fetch_dirty, 0, x->launches);
     return RTM_OK;
 }

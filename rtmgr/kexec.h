@@ -135,6 +135,9 @@ typedef struct {
     cl_mem buf[RTM_KBUF_MAX];
     rtm_abortflag_t flag;
     cl_mem abort_flag;     /* = flag.mem (NULL when the flag is an SVM pointer) */
+    cl_mem ctl;            /* the block control in one buffer, `done`, `next` and `count`
+                            * sub-buffers of it, so that a run's clears are one fill */
+    size_t ctl_bytes;      /* its size, a multiple of 4 */
     cl_mem done;           /* uchar[launches * done_stride]: 1 = block completed */
     cl_mem map;            /* uint[plan.blocks_max]: block ids of a resumed launch */
     cl_mem count;          /* uint[launches * done_stride] when opts.count_blocks */

@@ -311,7 +311,8 @@ static void exec_end(rtm_exec_t *x)
 /* A fresh job on the device clears its block control once: the executive wrote the
  * inputs with their clears, then started the preemptible job, which cleared again (two
  * fills of the completed-block array per job, each a command the device waits for:
- * 10-25 us apiece on the H100, in every job's time). */
+ * 10-25 us apiece on the H100, in every job's time). The clears are one fill of the
+ * buffer that holds the whole block control (session 27). */
 static void test_one_clear_per_job(void **state)
 {
     (void)state;
@@ -319,7 +320,7 @@ static void test_one_clear_per_job(void **state)
     make_task(&t, "gpu-only", 64, 10, 10, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, true);
     rtm_exec_task_t et;
     fill_exec_task(&et, &t, 1 * MS, 1 * MS);
-    fill_watch = t.kx.done;
+    fill_watch = t.kx.ctl;
     atomic_store(&fill_count, 0);
     rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
     rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
@@ -328,7 +329,7 @@ static void test_one_clear_per_job(void **state)
     uint32_t ran = 0;
     for (uint32_t i = 0; i < n_recs; i++)
         ran += recs[i].ran && recs[i].device == 1 && recs[i].preemptions == 0;
-    printf("%u jobs on the device, %u fills of their completed-block array\n", ran,
+    printf("%u jobs on the device, %u fills of their block control\n", ran,
            atomic_load(&fill_count));
     assert_true(ran >= 5);
     assert_int_equal(atomic_load(&fill_count), ran);

@@ -216,6 +216,60 @@ static void test_enqueue_all_events(void **state)
     kc_free(&p);
 }
 
+/* Every byte of buf is 0 (read back). */
+static bool all_zero(cl_mem buf, size_t bytes)
+{
+    unsigned char *h = malloc(bytes);
+    assert_non_null(h);
+    assert_int_equal(clEnqueueReadBuffer(kc_dev()->exec, buf, CL_TRUE, 0, bytes, h, 0, NULL, NULL),
+                     CL_SUCCESS);
+    size_t nz = 0;
+    for (size_t i = 0; i < bytes; i++)
+        nz += h[i] != 0;
+    free(h);
+    return nz == 0;
+}
+
+/* A run's block-control clears are one command (session 27: a persistent job's fetch
+ * counters and a counting build's counts were fills of their own, each costing the
+ * H100's host 10-15 us to enqueue): a counting job of 16 launches, whose kernels see
+ * the block control as parts of one buffer, gives the twin's results; then one fill
+ * zeroes the completed-block array, the counts and the counters. */
+static void test_clear_one_command(void **state)
+{
+    (void)state;
+    kc_pair_t p;
+    kc_setup(&p, "grid_path", 256, 1, 21, (const char *const[]){"width", "height", "passes", NULL},
+             (const int64_t[]){40, 40, 16});
+    rtm_kinst_run_cpu(&p.cpu);
+    rtm_kexec_t x;
+    const rtm_kexec_opts_t o = {.count_blocks = true, .persist_min_blocks = 1};
+    assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
+    const size_t ndone = (size_t)x.launches * x.done_stride;
+    rtm_kexec_timing_t t;
+    assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+    char why[256] = "";
+    assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+    assert_false(all_zero(x.done, ndone));
+    assert_false(all_zero(x.count, ndone * sizeof(cl_uint)));
+    cl_event first = NULL, last = NULL;
+    assert_int_equal(rtm_kexec_clear(&x, &first, &last), RTM_OK);
+    assert_int_equal(clFinish(kc_dev()->exec), CL_SUCCESS);
+    assert_non_null(first);
+    assert_ptr_equal(first, last); /* the sequence's first command is its last */
+    clReleaseEvent(last);
+    cl_command_type type = 0;
+    assert_int_equal(clGetEventInfo(first, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(type, CL_COMMAND_FILL_BUFFER);
+    clReleaseEvent(first);
+    assert_true(all_zero(x.done, ndone));
+    assert_true(all_zero(x.count, ndone * sizeof(cl_uint)));
+    assert_true(all_zero(x.next, sizeof(cl_uint) + ndone / 16));
+    rtm_kexec_destroy(&x);
+    kc_free(&p);
+}
+
 /* A launch sets only the arguments that changed since its entry point's last launch
  * (rtm_kexec_args_t): sort's passes (several entry points, a pass value each) and
  * grid_path's ping-pong give the twin's results job after job, and after a mapped
@@ -379,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_first_blocks_unmapped),
         cmocka_unit_test(test_end_mark),
         cmocka_unit_test(test_enqueue_all_events),
+        cmocka_unit_test(test_clear_one_command),
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
         cmocka_unit_test(test_default_read_late),
