@@ -1050,24 +1050,35 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
 }
 
 /* The device's idle time between a job's phases (block-control clears and inputs ->
- * kernels -> outputs): a small matrix_add job (two inputs, one launch, one output) run
- * as kexec runs every job; the mean of its two gaps, the last input's END to the
- * kernel's START and the kernel's END to the output's START (event-profiled), the lower
- * quartile (GAP_PCT) of GAP_REPS after one warm-up: a gap is the device's own plus
- * whatever delayed the host's submission, and calibration's background builds load the
- * host as no run does (session 25: one H100 host's median was 41.6 us, spread 329 %,
- * where validation's jobs then measured 3-9 us gaps; the medians of quieter hosts,
- * 8.6-14.4 us, sat above them too). The H100's driver starts a command 3-9 us after the one
- * before it when the kind changes (session 24), a time no phase's span holds and every
- * job pays. Each gap is measured itself: the span less the phases' own spans (before
- * session 24) held whatever else the span held, and came out 10-14 us on the H100 where
- * validation's jobs then measured 3-9 us gaps. The same job's kernel span is the
- * device's kernel_fixed where it is shorter than the empty kernel's alone (dev_launch:
- * one launch on an idle device after clFinish): a launch within a job, behind its
- * inputs, is what the model charges kernel_fixed for (the H100: 6.0 us alone, where
- * validation measured whole small kernels, threshold and copy, at 4.4 us). */
+ * kernels -> outputs), measured with a small matrix_add job (two inputs, one launch,
+ * one output) run as kexec runs every job: the last input's END to the kernel's START
+ * (gk) and the kernel's END to the output's START (go), event-profiled. A gap is the
+ * device's own, or longer where the host is still enqueueing the next phase when the
+ * device has finished the one before: the kernel's enqueue takes the H100's host
+ * 10-15 us after the last input's, the output's as long after the kernel's, while such
+ * a job's inputs and kernel take the device 1 and 5 us. Validation's jobs measured
+ * 3-6 us where their inputs or kernels were long (host ahead) and 9-15 us where both
+ * were short (session 27: tiny-input jobs, the empty kernel), where one phase_gap (this
+ * job's gaps, 8.6-11.7 us on the H100) charged every job the host-paced gap. So:
+ * - phase_gap, the device's own: the job run behind a fill of a scratch buffer that
+ *   keeps the device busy about BUSY_S, in which the host has enqueued every command of
+ *   the job (each 10-15 us on the H100): the median of its mean gap;
+ * - gap_host_k, gap_host_o: the host's time from the previous phase's start on the
+ *   device to the next phase's, from the job alone: gk + its inputs' transfer time
+ *   (bytes / ws_rate) and go + its kernel span, the lower quartile (GAP_PCT) of
+ *   GAP_REPS after one warm-up: calibration's background builds load the host as no
+ *   run does (session 25: one H100 host's median was 41.6 us, spread 329 %).
+ * The model charges max(phase_gap, gap_host_k - the inputs' transfer time) before the
+ * kernels and max(phase_gap, gap_host_o - the kernel span) before the outputs. The H100's
+ * driver starts a command 3-9 us after the one before it when the kind changes (session
+ * 24). The same job's kernel span alone is the device's kernel_fixed where it is
+ * shorter than the empty kernel's alone (dev_launch: one launch on an idle device after
+ * clFinish): a launch within a job, behind its inputs, is what the model charges
+ * kernel_fixed for (the H100: 6.0 us alone, where validation measured whole small
+ * kernels, threshold and copy, at 4.4 us). */
 #define GAP_REPS (3 * REPS)
 #define GAP_PCT 25.0
+#define BUSY_S 300e-6
 static rtm_status_t dev_phase_gap(devcal_t *x)
 {
     const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
@@ -1082,24 +1093,57 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         rtm_calib_inst_free(&in);
         return st;
     }
-    double gap[GAP_REPS + 1], kspan[GAP_REPS + 1];
-    for (int r = 0; r <= GAP_REPS && st == RTM_OK; r++) {
+    /* the scratch buffer the busy fill writes: BUSY_S at the device's copy rate (read +
+     * write; a fill writes only, so it lasts about half as long again) */
+    const rtm_ocl_info_t *info = &x->d->info;
+    double busy = fmin(BUSY_S * x->bd->param[RTM_DEV_P_mem_rate], (double)info->max_alloc);
+    busy = fmin(fmax(busy, 1.0 * MIB), (double)info->global_mem / 8.0);
+    const size_t busy_bytes = (size_t)busy & ~(size_t)4095;
+    cl_int err = CL_SUCCESS;
+    cl_mem scratch = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, busy_bytes, NULL, &err);
+    double xfer_in = 0.0;
+    for (uint32_t i = 0; i < in.k.plan.n_bufs; i++)
+        if (in.k.plan.buf[i].dir & RTM_BUF_IN)
+            xfer_in += (double)in.k.plan.buf[i].bytes / x->bd->param[RTM_DEV_P_ws_rate];
+    double hk[GAP_REPS + 1], ho[GAP_REPS + 1], own[GAP_REPS + 1], kspan[GAP_REPS + 1];
+    for (int r = 0; r <= GAP_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_kexec_timing_t t;
         st = rtm_kexec_run(&ex, &t);
-        gap[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
+        hk[r] = t.gap_kernel_s + xfer_in;
+        ho[r] = t.gap_out_s + t.kernel_s;
         kspan[r] = t.kernel_s;
+        const cl_uint zero = 0;
+        err = clEnqueueFillBuffer(x->d->exec, scratch, &zero, sizeof(zero), 0, busy_bytes, 0, NULL,
+                                  NULL);
+        if (st == RTM_OK && err == CL_SUCCESS)
+            st = rtm_kexec_run(&ex, &t); /* enqueued behind the fill, whole */
+        own[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
     }
     dev_kexec_end(x, &ex);
     rtm_calib_inst_free(&in);
+    rtm_calib_release_mem(scratch);
+    if (st == RTM_OK && err != CL_SUCCESS)
+        st = rtm_ocl_fail("clEnqueueFillBuffer(busy)", err, __FILE__, __LINE__);
     if (st != RTM_OK)
         return st;
     rtm_calib_fig_t fig;
-    const double median = rtm_calib_summary(gap + 1, GAP_REPS, &fig); /* sorts gap[1..] */
-    fig.median = rtm_stats_percentile(gap + 1, GAP_REPS, GAP_PCT);
-    dev_param(x->bd, RTM_DEV_P_phase_gap, fig.median);
+    dev_param(x->bd, RTM_DEV_P_phase_gap, rtm_calib_summary(own + 1, GAP_REPS, &fig));
     *dfig(x, RTM_DEV_P_phase_gap) = fig;
-    cal_note(x->c, "%s: phase_gap %.4gus, the lower quartile of %d jobs' gaps (median %.4gus)",
-             x->bd->name, fig.median * 1e6, GAP_REPS, median * 1e6);
+    double med[2];
+    const int ids[2] = {RTM_DEV_P_gap_host_k, RTM_DEV_P_gap_host_o};
+    double *v[2] = {hk, ho};
+    for (int i = 0; i < 2; i++) {
+        med[i] = rtm_calib_summary(v[i] + 1, GAP_REPS, &fig); /* sorts v[i][1..] */
+        fig.median = rtm_stats_percentile(v[i] + 1, GAP_REPS, GAP_PCT);
+        dev_param(x->bd, ids[i], fig.median);
+        *dfig(x, ids[i]) = fig;
+    }
+    cal_note(x->c, "%s: phase_gap %.4gus, the median of %d jobs' gaps behind a %.4gMiB fill (the "
+                   "device's own); gap_host_k %.4gus, gap_host_o %.4gus, the lower quartiles of the "
+                   "job alone's gaps + its inputs' transfer and + its kernel (medians %.4gus, %.4gus)",
+             x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS,
+             (double)busy_bytes / MIB, x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
+             x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[0] * 1e6, med[1] * 1e6);
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
     if (in_job > 0.0 && in_job < alone) { /* dev_launch measured `alone` */

@@ -26,10 +26,12 @@
  * binary cache) once at start-up:
  *
  *   OpenCL device:  T = ws' + kernel + wr' + setup
- *     ws' = ws_fixed + (n_in - 1) * ws_next + xfer(bytes_in)   per command: the first
- *     wr' = wr_fixed + (n_out - 1) * wr_next + xfer(bytes_out)  (with the job's block-
- *       control clears) and each further one; without ws_next (wr_next) every command
- *       costs ws_fixed (wr_fixed). A job without inputs still clears its block control
+ *     ws' = ws_fixed + (n_in - 1) * max(0, ws_next - x / n_in) + x, x = xfer(bytes_in)
+ *     wr' = wr_fixed + (n_out - 1) * max(0, wr_next - x / n_out) + x, x = xfer(bytes_out)
+ *       per command: the first (with the job's block-control clears) and each further
+ *       one, less what the command before it covers of the host's enqueueing (its
+ *       bytes' time, the mean x / n; session 27); without ws_next (wr_next) every
+ *       command costs ws_fixed (wr_fixed). A job without inputs still clears its block control
  *       before its kernel: ws' = ws_clear when calibrated (else 0). On the H100, pageable
  *       memory: the second read-back command waits about 15 us for the first one's
  *       copy out of the driver's staging buffer; the first costs 1.6 us
@@ -38,10 +40,16 @@
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
  *       the *_rate_big parameters are needed only for jobs beyond the knee.
- *     gaps: with phase_gap calibrated, wr' += phase_gap per change of phase (block-control
+ *     gaps: with phase_gap calibrated, wr' += a gap per change of phase (block-control
  *       clears and inputs -> kernels -> outputs: 2, or 1 without outputs): the device
  *       idles between a job's commands of different kinds (on the H100 3-9 us before
  *       each, measured one by one in session 24), which no phase's own span holds;
+ *       each gap is max(phase_gap, gap_host_k - xfer(bytes_in)) before the kernels and
+ *       max(phase_gap, gap_host_o - kernel) before the outputs (phase_gap alone where
+ *       gap_host_* is not calibrated): the host enqueues the next phase while the
+ *       device runs the one before, and where that phase is shorter than the host's
+ *       enqueueing the device waits (session 27: 9-15 us gaps on the H100 after tiny
+ *       inputs or kernels, 3-6 us after long ones);
  *       the model-error log and validation measure out as the job's device span less
  *       in and kernel, so the gaps are charged to out on both sides
  *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
@@ -428,13 +436,28 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big)
     return k / r + (bytes - k) / param(p, big, true);
 }
 
-/* Fixed part of n transfer commands (at least one): the first costs `first`, each
- * further one `next` when calibrated, else `first` again. */
-static double commands(params_t *p, uint32_t n, int first, int next)
+/* Fixed part of n transfer commands (at least one) moving `x` seconds of bytes: the
+ * first costs `first`; each further one `next` when calibrated, less the part of it the
+ * command before covers (the host enqueues a command while the device moves the one
+ * before: x / n, the commands' mean; session 27, H100: a second 512 KiB input cost
+ * 2 us, a second 2 KiB one 14), else `first` again. */
+static double commands(params_t *p, uint32_t n, int first, int next, double x)
 {
     const double f = param(p, first, false);
-    const double g = p->have[next] ? param(p, next, false) : f;
-    return f + (double)(n > 1u ? n - 1u : 0u) * g;
+    const double more = (double)(n > 1u ? n - 1u : 0u);
+    if (!p->have[next])
+        return f + more * f;
+    return f + more * max2(0.0, param(p, next, false) - x / (double)n);
+}
+
+/* The device's idle gap before a phase: its own (`g`, phase_gap), or, with the host's
+ * time `id` from the previous phase's start on the device to this one's calibrated,
+ * that time less what the device spent on the previous phase (`prev`: the inputs'
+ * transfer before the kernels, the kernel span before the outputs) where longer: the
+ * host is still enqueueing the phase when the device has finished the one before. */
+static double host_paced(params_t *p, double g, int id, double prev)
+{
+    return p->have[id] ? max2(g, param(p, id, false) - prev) : g;
 }
 
 /* A job's kernel span over its `launches`, `work` the device time of its operations
@@ -484,16 +507,18 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
             compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
         }
     }
+    const double xin = w->bytes_in > 0.0 ? xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate,
+                                                RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
+                                         : 0.0;
     if (w->bytes_in > 0.0)
-        ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next) +
-             xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
+        ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next, xin) + xin;
     else if (d->have[RTM_DEV_P_ws_clear])
         ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */
-    if (w->bytes_out > 0.0)
-        wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next) +
-             xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
-    if (d->have[RTM_DEV_P_phase_gap]) /* idle before the kernels, and before the outputs */
-        wr += param(&p, RTM_DEV_P_phase_gap, false) * (w->bytes_out > 0.0 ? 2.0 : 1.0);
+    if (w->bytes_out > 0.0) {
+        const double xout =
+            xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
+        wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next, xout) + xout;
+    }
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
     const double tf = rk > 0.0 ? kernel_fixed(d->ktune, j->kernel) : 0.0;
@@ -502,6 +527,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                                : 0.0;
     const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
     const double kernel = tf + launches_span(&p, w->launches, compute + w->bytes_dev * rb, tn);
+    if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
+        const double g = param(&p, RTM_DEV_P_phase_gap, false);
+        wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);
+        if (w->bytes_out > 0.0)
+            wr += host_paced(&p, g, RTM_DEV_P_gap_host_o, kernel);
+    }
     finish(t, &p, ws, kernel, wr, setup);
 }
 

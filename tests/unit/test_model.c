@@ -212,8 +212,10 @@ static void test_gpu_extended_transfer_knee(void **state)
     assert_ns(p.ext.in_ns, 820000);
 }
 
-/* Extended transfers: the first command and each further one (ws_next, wr_next); a job
- * without inputs costs its clears (ws_clear); older profiles without them as before. */
+/* Extended transfers: the first command and each further one (ws_next, wr_next), less
+ * what the command before covers of it (the bytes' mean time per command: the host
+ * enqueues the next command meanwhile); a job without inputs costs its clears
+ * (ws_clear); older profiles without them as before. */
 static void test_gpu_extended_transfer_commands(void **state)
 {
     (void)state;
@@ -225,16 +227,24 @@ static void test_gpu_extended_transfer_commands(void **state)
     /* without ws_next: 2 * 10 us + 800 us */
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.in_ns, 820000);
-    /* first 10 us, the second command 3 us */
+    /* first 10 us, the second command 3 us, covered by the first's 400 us of bytes */
     dev_set(&d, RTM_DEV_P_ws_next, 3e-6);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 813000);
-    /* three read-back commands: the first wr_fixed, two more at wr_next = 15 us */
+    assert_ns(p.ext.in_ns, 810000);
+    /* 20 KB (2 us, 1 us a command): the second costs 3 - 1 us */
+    j.cost.bytes_in = 20000;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 10000 + 2000 + 2000);
+    /* three read-back commands of 30 KB (6 us, 2 us each): the first wr_fixed, two more
+     * at wr_next = 15 us less 2 */
+    j.cost.bytes_in = 8e6;
+    j.cost.bytes_out = 30000;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     const int64_t out1 = (int64_t)(p.ext.out_ns);
     j.n_out = 3;
     dev_set(&d, RTM_DEV_P_wr_next, 15e-6);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.out_ns, out1 + 30000);
+    assert_ns(p.ext.out_ns, out1 + 2 * 13000);
     /* the paper model keeps one fixed cost per direction */
     assert_ns(p.paper.in_ns, 810000);
     /* no inputs: nothing without ws_clear, the clears with it */
@@ -271,6 +281,47 @@ static void test_gpu_extended_phase_gap(void **state)
     j.n_out = 0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
     assert_ns(g.ext.out_ns, 12000);
+}
+
+/* The host-paced gaps (session 27): before the kernels max(phase_gap, gap_host_k - the
+ * inputs' transfer), before the outputs max(phase_gap, gap_host_o - the kernel span).
+ * A job whose inputs (8 MB at 10 GB/s: 800 us) and kernel outlast the host's enqueueing
+ * pays the device's own gap twice; one with 1 KB of inputs (0.1 us) and a kernel of a
+ * few us pays what the host still had to do; without outputs the first gap alone. */
+static void test_gpu_extended_host_paced_gaps(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p, g;
+    gpu_board(&d);
+    job_make(&j);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    dev_set(&d, RTM_DEV_P_phase_gap, 4e-6);
+    dev_set(&d, RTM_DEV_P_gap_host_k, 30e-6);
+    dev_set(&d, RTM_DEV_P_gap_host_o, 40e-6);
+    assert_true(p.ext.kernel_ns > 40000);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
+    assert_ns(g.ext.out_ns, p.ext.out_ns + 8000); /* the device's own, twice */
+    j.cost.bytes_in = 1000; /* 0.1 us of inputs */
+    j.cost.li = 1e3;        /* a kernel of kernel_fixed and a few ns */
+    j.cost.bytes_dev = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    d.have[RTM_DEV_P_phase_gap] = false; /* the same job without gaps */
+    rtm_model_pred_t n;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &n), RTM_OK);
+    assert_true(n.ext.kernel_ns < 40000);
+    const int64_t gaps = p.ext.out_ns - n.ext.out_ns;
+    const int64_t want = (30000 - 100) + (40000 - n.ext.kernel_ns);
+    assert_true(gaps - want <= 2 && want - gaps <= 2);
+    dev_set(&d, RTM_DEV_P_phase_gap, 4e-6);
+    j.cost.bytes_out = 0; /* no outputs: the gap before the kernels alone */
+    j.n_out = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
+    assert_ns(g.ext.out_ns, 30000 - 100);
+    d.have[RTM_DEV_P_gap_host_k] = false; /* older profiles: phase_gap alone */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
+    assert_ns(g.ext.out_ns, 4000);
 }
 
 /* rtm_model_pred_lerp: every time of both models a fraction of the way, clamped to the
@@ -877,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),
+        cmocka_unit_test(test_gpu_extended_host_paced_gaps),
         cmocka_unit_test(test_pred_lerp),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
