@@ -1101,6 +1101,8 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     const size_t busy_bytes = (size_t)busy & ~(size_t)4095;
     cl_int err = CL_SUCCESS;
     cl_mem scratch = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, busy_bytes, NULL, &err);
+    const bool busy_ok = err == CL_SUCCESS; /* else the job alone's gaps, host-paced */
+    err = CL_SUCCESS;
     double xfer_in = 0.0;
     for (uint32_t i = 0; i < in.k.plan.n_bufs; i++)
         if (in.k.plan.buf[i].dir & RTM_BUF_IN)
@@ -1113,9 +1115,10 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         ho[r] = t.gap_out_s + t.kernel_s;
         kspan[r] = t.kernel_s;
         const cl_uint zero = 0;
-        err = clEnqueueFillBuffer(x->d->exec, scratch, &zero, sizeof(zero), 0, busy_bytes, 0, NULL,
-                                  NULL);
-        if (st == RTM_OK && err == CL_SUCCESS)
+        if (busy_ok)
+            err = clEnqueueFillBuffer(x->d->exec, scratch, &zero, sizeof(zero), 0, busy_bytes, 0,
+                                      NULL, NULL);
+        if (busy_ok && st == RTM_OK && err == CL_SUCCESS)
             st = rtm_kexec_run(&ex, &t); /* enqueued behind the fill, whole */
         own[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
     }
@@ -1138,11 +1141,15 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         dev_param(x->bd, ids[i], fig.median);
         *dfig(x, ids[i]) = fig;
     }
-    cal_note(x->c, "%s: phase_gap %.4gus, the median of %d jobs' gaps behind a %.4gMiB fill (the "
-                   "device's own); gap_host_k %.4gus, gap_host_o %.4gus, the lower quartiles of the "
-                   "job alone's gaps + its inputs' transfer and + its kernel (medians %.4gus, %.4gus)",
-             x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS,
-             (double)busy_bytes / MIB, x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
+    char behind[64];
+    snprintf(behind, sizeof(behind), busy_ok ? "behind a %.4gMiB fill (the device's own)"
+                                             : "alone (no %.4gMiB scratch buffer: host-paced)",
+             (double)busy_bytes / MIB);
+    cal_note(x->c, "%s: phase_gap %.4gus, the median of %d jobs' gaps %s; gap_host_k %.4gus, "
+                   "gap_host_o %.4gus, the lower quartiles of the job alone's gaps + its inputs' "
+                   "transfer and + its kernel (medians %.4gus, %.4gus)",
+             x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS, behind,
+             x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
              x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[0] * 1e6, med[1] * 1e6);
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
