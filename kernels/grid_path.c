@@ -26,12 +26,12 @@
  * counted every cell: 224 relaxations a cell at widths 6 000 and 16 000 where 215 and
  * 171 are expected, 90 and 45 % of the cells reached). Which tiles are reached depends
  * on the goal: one map's job at width 16 000 took 13.2 ms where others' took 8.2-9.1
- * (H100, session 25); the model predicts the mean. (Until session 25 li was cells * 3 * 32 alone,
- * independent of the passes: the H100's HIL route job, 4096 x 4096 cells in 256
- * passes, was predicted 18 ms and took 47; calibration's points all run 128 passes.)
- * Per relaxation, from the sweep body: 9 local
- * loads of the 3 x 3 neighbourhood (3 rows: unit-stride class, z_unit = 9 + 1 store),
- * 8 adds + 8 mins + 4 diagonal tests (z_scalar = 20); GPU Z adds the cell index
+ * (H100, session 25); the model predicts the mean. (Until session 25 li was cells *
+ * 3 * 32 alone, independent of the passes: the H100's HIL route job, 4096 x 4096 cells
+ * in 256 passes, was predicted 18 ms and took 47; calibration's points all run 128
+ * passes.) Per relaxation, from the sweep body: 9 local loads of the 3 x 3
+ * neighbourhood (3 rows: unit-stride class, z_unit = 9 + 1 store), 8 adds + 8 mins +
+ * 4 diagonal tests (z_scalar = 20); GPU Z adds the cell index
  * (2 ops) and the change test (2): Z = 34. md = 9. Bytes: field + occ in (5 per cell)
  * + flags, field out (4 per cell); device traffic per active pass 9 bytes per cell,
  * about tiles_x + tiles_y active passes (capped by `passes`). Launches = passes. */

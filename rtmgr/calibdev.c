@@ -1103,10 +1103,8 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     cl_mem scratch = clCreateBuffer(x->d->ctx, CL_MEM_READ_WRITE, busy_bytes, NULL, &err);
     const bool busy_ok = err == CL_SUCCESS; /* else the job alone's gaps, host-paced */
     err = CL_SUCCESS;
-    double xfer_in = 0.0;
-    for (uint32_t i = 0; i < in.k.plan.n_bufs; i++)
-        if (in.k.plan.buf[i].dir & RTM_BUF_IN)
-            xfer_in += (double)in.k.plan.buf[i].bytes / x->bd->param[RTM_DEV_P_ws_rate];
+    const double xfer_in =
+        (double)rtm_kinst_dir_bytes(&in.k, RTM_BUF_IN) / x->bd->param[RTM_DEV_P_ws_rate];
     double hk[GAP_REPS + 1], ho[GAP_REPS + 1], own[GAP_REPS + 1], kspan[GAP_REPS + 1];
     for (int r = 0; r <= GAP_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_kexec_timing_t t;
@@ -1141,14 +1139,12 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         dev_param(x->bd, ids[i], fig.median);
         *dfig(x, ids[i]) = fig;
     }
-    char behind[64];
-    snprintf(behind, sizeof(behind), busy_ok ? "behind a %.4gMiB fill (the device's own)"
-                                             : "alone (no %.4gMiB scratch buffer: host-paced)",
-             (double)busy_bytes / MIB);
-    cal_note(x->c, "%s: phase_gap %.4gus, the median of %d jobs' gaps %s; gap_host_k %.4gus, "
-                   "gap_host_o %.4gus, the lower quartiles of the job alone's gaps + its inputs' "
-                   "transfer and + its kernel (medians %.4gus, %.4gus)",
-             x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS, behind,
+    cal_note(x->c, "%s: phase_gap %.4gus, the median of %d jobs' gaps %s a %.4gMiB fill%s; "
+                   "gap_host_k %.4gus, gap_host_o %.4gus, the lower quartiles of the job alone's "
+                   "gaps + its inputs' transfer and + its kernel (medians %.4gus, %.4gus)",
+             x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS,
+             busy_ok ? "behind" : "alone, without", (double)busy_bytes / MIB,
+             busy_ok ? " (the device's own)" : "'s scratch buffer (host-paced)",
              x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
              x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[0] * 1e6, med[1] * 1e6);
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];

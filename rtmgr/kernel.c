@@ -116,6 +116,14 @@ uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir)
     return n;
 }
 
+size_t rtm_kinst_dir_bytes(const rtm_kinst_t *k, unsigned dir)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        n += (k->plan.buf[i].dir & dir) ? k->plan.buf[i].bytes : 0;
+    return n;
+}
+
 void rtm_kinst_run_cpu(const rtm_kinst_t *k)
 {
     for (uint32_t l = 0; l < k->plan.launches; l++) {

@@ -207,6 +207,8 @@ uint64_t rtm_kinst_blocks(const rtm_kinst_t *k);
 /* k's buffers whose direction has any bit of `dir` (RTM_BUF_IN: IN and INOUT, the host ->
  * device transfers of a job; RTM_BUF_OUT: OUT and INOUT). Safe anywhere. */
 uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir);
+/* Host bytes of those buffers (rtm_kinst_bufs' `dir`). Safe anywhere. */
+size_t rtm_kinst_dir_bytes(const rtm_kinst_t *k, unsigned dir);
 /* Runs every block of every launch on the calling thread (CPU twin reference). */
 void rtm_kinst_run_cpu(const rtm_kinst_t *k);
 

@@ -74,10 +74,7 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                  x->opts.variant != RTM_KEXEC_WG_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
                  !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
-    size_t out_bytes = 0;
-    for (uint32_t i = 0; i < x->k->plan.n_bufs; i++)
-        if (x->k->plan.buf[i].dir & RTM_BUF_OUT)
-            out_bytes += x->k->plan.buf[i].bytes;
+    const size_t out_bytes = rtm_kinst_dir_bytes(x->k, RTM_BUF_OUT);
     x->read_beside = x->opts.read_late == 2 ||
                      (x->opts.read_late == 0 &&
                       rtm_kexec_default_read_beside(info, out_bytes, x->opts.host_pinned,
@@ -312,7 +309,7 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
     x->abort_flag = x->flag.mem;
     const size_t nb = k->plan.blocks_max ? k->plan.blocks_max : 1;
     x->launches = k->plan.launches;
-    x->done_stride = (uint32_t)((nb + 63u) & ~(size_t)63u);
+    x->done_stride = (uint32_t)align_up(nb, 64);
     const size_t ndone = (size_t)x->launches * x->done_stride;
     err = create_control(x, ndone, o->count_blocks);
     if (err == CL_SUCCESS)

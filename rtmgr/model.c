@@ -31,10 +31,10 @@
  *       per command: the first (with the job's block-control clears) and each further
  *       one, less what the command before it covers of the host's enqueueing (its
  *       bytes' time, the mean x / n; session 27); without ws_next (wr_next) every
- *       command costs ws_fixed (wr_fixed). A job without inputs still clears its block control
- *       before its kernel: ws' = ws_clear when calibrated (else 0). On the H100, pageable
- *       memory: the second read-back command waits about 15 us for the first one's
- *       copy out of the driver's staging buffer; the first costs 1.6 us
+ *       command costs ws_fixed (wr_fixed). A job without inputs still clears its block
+ *       control before its kernel: ws' = ws_clear when calibrated (else 0). On the
+ *       H100, pageable memory: the second read-back command waits about 15 us for the
+ *       first one's copy out of the driver's staging buffer; the first costs 1.6 us
  *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
  *       a job's transfers run at one bandwidth while they come from (go to) the host's
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
@@ -507,13 +507,13 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
             compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
         }
     }
-    const double xin = w->bytes_in > 0.0 ? xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate,
-                                                RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
-                                         : 0.0;
-    if (w->bytes_in > 0.0)
+    double xin = 0.0; /* the inputs' transfer, before the kernels' gap below */
+    if (w->bytes_in > 0.0) {
+        xin = xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
         ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next, xin) + xin;
-    else if (d->have[RTM_DEV_P_ws_clear])
+    } else if (d->have[RTM_DEV_P_ws_clear]) {
         ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */
+    }
     if (w->bytes_out > 0.0) {
         const double xout =
             xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);

@@ -22,6 +22,15 @@ static void pair_make(kc_pair_t *p, uint64_t seed)
     rtm_kinst_run_cpu(&p->cpu);
 }
 
+/* grid_path at width x height in 16 passes (16 launches, wg 256) twice from one seed,
+ * cpu's already run by its twin. */
+static void grid_pair(kc_pair_t *p, uint64_t seed, int64_t width, int64_t height)
+{
+    kc_setup(p, "grid_path", 256, 1, seed, (const char *const[]){"width", "height", "passes", NULL},
+             (const int64_t[]){width, height, 16});
+    rtm_kinst_run_cpu(&p->cpu);
+}
+
 /* The completed-block array of launch 0 (blocks_max bytes) into done. */
 static void read_done(rtm_kexec_t *x, const rtm_kinst_t *k, unsigned char *done, size_t len)
 {
@@ -115,9 +124,7 @@ static void test_end_mark(void **state)
     rtm_kexec_destroy(&x);
     kc_free(&p);
 
-    kc_setup(&p, "grid_path", 256, 1, 9, (const char *const[]){"width", "height", "passes", NULL},
-             (const int64_t[]){96, 80, 16});
-    rtm_kinst_run_cpu(&p.cpu);
+    grid_pair(&p, 9, 96, 80);
     assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
     assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
     const uint32_t last = p.gpu.plan.launches - 1;
@@ -177,9 +184,7 @@ static void test_enqueue_all_events(void **state)
 {
     (void)state;
     kc_pair_t p;
-    kc_setup(&p, "grid_path", 256, 1, 9, (const char *const[]){"width", "height", "passes", NULL},
-             (const int64_t[]){40, 40, 16});
-    rtm_kinst_run_cpu(&p.cpu);
+    grid_pair(&p, 9, 40, 40);
     rtm_kexec_t x;
     assert_int_equal(rtm_kexec_create(&x, kc_dev(), &p.gpu), RTM_OK);
     assert_int_equal(x.launches, 16);
@@ -239,9 +244,7 @@ static void test_clear_one_command(void **state)
 {
     (void)state;
     kc_pair_t p;
-    kc_setup(&p, "grid_path", 256, 1, 21, (const char *const[]){"width", "height", "passes", NULL},
-             (const int64_t[]){40, 40, 16});
-    rtm_kinst_run_cpu(&p.cpu);
+    grid_pair(&p, 21, 40, 40);
     rtm_kexec_t x;
     const rtm_kexec_opts_t o = {.count_blocks = true, .persist_min_blocks = 1};
     assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);

@@ -258,9 +258,14 @@ static void test_gpu_extended_transfer_commands(void **state)
     assert_ns(p.paper.in_ns, 0);
 }
 
-/* The gaps between a job's phases (phase_gap): charged to the outputs, one before the
- * kernels and one before the outputs (one alone without outputs); the paper model and
- * profiles without the parameter as before. */
+/* The gaps between a job's phases: charged to the outputs, one before the kernels and
+ * one before the outputs (one alone without outputs); the paper model as before.
+ * phase_gap alone (profiles without gap_host_*): each gap is phase_gap. With the
+ * host-paced gaps (session 27): before the kernels max(phase_gap, gap_host_k - the
+ * inputs' transfer), before the outputs max(phase_gap, gap_host_o - the kernel span);
+ * a job whose inputs (8 MB at 10 GB/s: 800 us) and kernel outlast the host's
+ * enqueueing pays the device's own gap twice; one with 1 KB of inputs (0.1 us) and a
+ * kernel of a few us pays what the host still had to do. */
 static void test_gpu_extended_phase_gap(void **state)
 {
     (void)state;
@@ -277,32 +282,15 @@ static void test_gpu_extended_phase_gap(void **state)
     assert_ns(g.ext.in_ns, p.ext.in_ns);
     assert_ns(g.ext.kernel_ns, p.ext.kernel_ns);
     assert_ns(g.paper.total_ns, p.paper.total_ns);
-    j.cost.bytes_out = 0; /* no outputs: the gap before the kernels alone */
-    j.n_out = 0;
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
-    assert_ns(g.ext.out_ns, 12000);
-}
 
-/* The host-paced gaps (session 27): before the kernels max(phase_gap, gap_host_k - the
- * inputs' transfer), before the outputs max(phase_gap, gap_host_o - the kernel span).
- * A job whose inputs (8 MB at 10 GB/s: 800 us) and kernel outlast the host's enqueueing
- * pays the device's own gap twice; one with 1 KB of inputs (0.1 us) and a kernel of a
- * few us pays what the host still had to do; without outputs the first gap alone. */
-static void test_gpu_extended_host_paced_gaps(void **state)
-{
-    (void)state;
-    rtm_board_dev_t d;
-    rtm_model_job_t j;
-    rtm_model_pred_t p, g;
-    gpu_board(&d);
-    job_make(&j);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    /* host-paced: the long job pays the device's own gap twice */
     dev_set(&d, RTM_DEV_P_phase_gap, 4e-6);
     dev_set(&d, RTM_DEV_P_gap_host_k, 30e-6);
     dev_set(&d, RTM_DEV_P_gap_host_o, 40e-6);
     assert_true(p.ext.kernel_ns > 40000);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
-    assert_ns(g.ext.out_ns, p.ext.out_ns + 8000); /* the device's own, twice */
+    assert_ns(g.ext.out_ns, p.ext.out_ns + 8000);
+    /* the short job pays the host's rest */
     j.cost.bytes_in = 1000; /* 0.1 us of inputs */
     j.cost.li = 1e3;        /* a kernel of kernel_fixed and a few ns */
     j.cost.bytes_dev = 0;
@@ -319,9 +307,10 @@ static void test_gpu_extended_host_paced_gaps(void **state)
     j.n_out = 0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
     assert_ns(g.ext.out_ns, 30000 - 100);
-    d.have[RTM_DEV_P_gap_host_k] = false; /* older profiles: phase_gap alone */
+    d.have[RTM_DEV_P_gap_host_k] = false; /* phase_gap alone, no outputs */
+    dev_set(&d, RTM_DEV_P_phase_gap, 12e-6);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &g), RTM_OK);
-    assert_ns(g.ext.out_ns, 4000);
+    assert_ns(g.ext.out_ns, 12000);
 }
 
 /* rtm_model_pred_lerp: every time of both models a fraction of the way, clamped to the
@@ -928,7 +917,6 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),
-        cmocka_unit_test(test_gpu_extended_host_paced_gaps),
         cmocka_unit_test(test_pred_lerp),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
