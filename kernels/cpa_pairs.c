@@ -28,6 +28,8 @@
  *   row set-up 45 and partial stores 7 per launch-0 work-item;
  *   reduce, per work-item and chunk: 2 loads, test, 3 selects, count load, list merge 4,
  *   add => 12; plus sqrt and 8 stores.
+ * Pairs: the live rows (in whole warps) against the live columns (absent ships, from
+ * n_live on, are skipped: see cpa_pairs.cl); tiles: those up to the last live column.
  * li = work-items of both launches (rows padded to wg, times chunks, plus rows);
  * Z = all operations / li. CPU classes: per pair z_unit = 1 (the staged column, unit
  * stride), the rest register arithmetic. md = 6 floats per ship. Bytes in = 64 + 24
@@ -80,13 +82,23 @@ static void launch(const rtm_kinst_t *k, uint32_t l, rtm_klaunch_t *out)
     out->blocks = l == 0 ? row_blocks(k) * chunks(k) : row_blocks(k);
 }
 
+/* Ships before the absent slots (all of them with fill()'s data). */
+static uint32_t n_live(const rtm_kinst_t *k)
+{
+    return k->absent < n_ships(k) ? n_ships(k) - k->absent : 0;
+}
+
 static uint32_t args(const rtm_kinst_t *k, uint32_t l, rtm_karg_t out[RTM_KARG_MAX])
 {
-    (void)k;
     const uint32_t first = l == 0 ? RTM_NAV_OWN : RTM_PAIRS_PF;
     for (uint32_t i = 0; i < 4; i++)
         out[i] = (rtm_karg_t){.kind = RTM_KARG_BUF, .buf = first + i};
-    return 4;
+    if (l != 0)
+        return 4;
+    const uint32_t live = n_live(k);
+    out[4] = (rtm_karg_t){.kind = RTM_KARG_VALUE, .bytes = sizeof(live)};
+    memcpy(out[4].value, &live, sizeof(live));
+    return 5;
 }
 
 static void options(const rtm_kinst_t *k, char *buf, size_t len)
@@ -129,11 +141,12 @@ static void part_block(const rtm_kinst_t *k, uint32_t blk)
     const uint32_t chunk = blk / rb, row0 = (blk - chunk * rb) * wg;
     float sh[WG_MAX][4], xi[WG_MAX], yi[WG_MAX], vxi[WG_MAX], vyi[WG_MAX];
     row_t r[WG_MAX];
+    const uint32_t live = n_live(k);
     for (uint32_t lid = 0; lid < wg; lid++) {
         const uint32_t i = row0 + lid;
         xi[lid] = yi[lid] = NAN;
         vxi[lid] = vyi[lid] = 0.0f;
-        if (i < n && tgt[NAV_F_LIVE * n + i] != 0.0f) {
+        if (i < live && tgt[NAV_F_LIVE * n + i] != 0.0f) {
             xi[lid] = tgt[NAV_F_X * n + i];
             yi[lid] = tgt[NAV_F_Y * n + i];
             nav_velocity(tgt[NAV_F_SOG * n + i], tgt[NAV_F_COG * n + i], &vxi[lid], &vyi[lid]);
@@ -142,7 +155,7 @@ static void part_block(const rtm_kinst_t *k, uint32_t blk)
     }
     for (uint32_t tile = 0; tile < tiles(k); tile++) {
         const uint32_t j0 = chunk * cols(k) + tile * wg;
-        if (j0 >= n)
+        if (j0 >= live)
             break;
         for (uint32_t lid = 0; lid < wg; lid++) {
             const uint32_t jl = j0 + lid;
@@ -158,7 +171,8 @@ static void part_block(const rtm_kinst_t *k, uint32_t blk)
         for (uint32_t lid = 0; lid < wg; lid++) {
             const uint32_t i = row0 + lid;
             row_t *q = &r[lid];
-            for (uint32_t jj = 0; jj < wg; jj++) {
+            const uint32_t jn = isnan(xi[lid]) ? 0 : live - j0 < wg ? live - j0 : wg;
+            for (uint32_t jj = 0; jj < jn; jj++) {
                 const float *s = sh[jj];
                 const uint32_t j = j0 + jj;
                 float t;
@@ -238,22 +252,24 @@ static void cpu_block(const rtm_kinst_t *k, uint32_t l, uint32_t blk)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = n_ships(k), wg = k->tune.wg, rows = (double)row_blocks(k) * wg;
-    const double ch = chunks(k);
+    const double live = n_live(k), ch = chunks(k);
     const double items0 = rows * ch, items1 = rows;
-    /* Columns actually scanned by a row: all ships (the last tile of the last chunk is
-     * padded to wg columns). Tiles staged per launch-0 work-item: ceil(n / wg) / chunks. */
-    const double cols_scanned = ceil(n / wg) * wg;
-    const double ops = rows * cols_scanned * Z_PAIR + rows * ceil(n / wg) * Z_TILE +
+    /* Pairs computed: the live rows, in whole warps of 32 on a GPU (an absent row's lane
+     * idles beside them), each against the live columns. Tiles staged per launch-0
+     * work-item: those up to the last live column, ceil(live / wg) over the chunks. */
+    const double scanning = fmin(rows, ceil(live / 32.0) * 32.0);
+    const double tiles_live = ceil(live / wg);
+    const double ops = scanning * live * Z_PAIR + rows * tiles_live * Z_TILE +
                        items0 * Z_ROW + items1 * (ch * Z_RED_CHUNK + Z_RED);
     memset(c, 0, sizeof(*c));
     c->li = items0 + items1;
     c->Z = ops / c->li;
-    c->z[RTM_LOC_UNIT] = rows * cols_scanned / c->li;
+    c->z[RTM_LOC_UNIT] = scanning * live / c->li;
     c->z[RTM_LOC_SCALAR] = c->Z - c->z[RTM_LOC_UNIT];
     c->md = 6.0;
     c->bytes_in = (double)sizeof(rtm_nav_own_t) + 24.0 * n;
     c->bytes_out = 8.0 * n + 4.0 * RTM_PAIRS_U * n;
-    c->bytes_dev = c->bytes_in + row_blocks(k) * cols_scanned * 20.0 +
+    c->bytes_dev = c->bytes_in + row_blocks(k) * tiles_live * wg * 20.0 +
                    2.0 * ch * n * (8.0 + 4.0 * RTM_PAIRS_U) + c->bytes_out;
     c->launches = 2;
 }

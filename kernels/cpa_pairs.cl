@@ -13,7 +13,12 @@
  * chunk order (ties keep the lower partner) into of (float2: min distance m, time s)
  * and ou (uint x RTM_PAIRS_U: partner or 0xffffffff, count, list padded with 0xffffffff).
  * The abort flag is polled once per tile by work-item 0 and shared through local memory,
- * so every work-item leaves the tile loop together and barriers stay matched. */
+ * so every work-item leaves the tile loop together and barriers stay matched.
+ * Ships from n_live on are absent (a traffic picture packs its ships first): no tile
+ * past them is staged, no pair with them is computed, and an absent row (its position
+ * NaN) scans nothing: a NaN pair takes the correctly rounded division's slow path, and
+ * on the H100 the last row block of each chunk, whose rows past NAV_N were NaN, set the
+ * kernel's time: 0.69 ms at 16 002 ships against 0.54 at 16 000 (session 28). */
 #include "rtm_block.h"
 #include "nav_math.h"
 
@@ -23,7 +28,7 @@
 #define NAV_COLS (NAV_TILES * RTM_WG)
 
 __kernel void cpa_pairs_part(RTM_BLOCK_ARGS, __global const float *own, __global const float *tgt,
-                             __global float2 *pf, __global uint *pu)
+                             __global float2 *pf, __global uint *pu, const uint n_live)
 {
     __local float4 sh[RTM_WG];
     RTM_BLOCK_BEGIN(blk);
@@ -34,7 +39,7 @@ __kernel void cpa_pairs_part(RTM_BLOCK_ARGS, __global const float *own, __global
     const float tmax = (float)NAV_THORIZON_S;
     const float d2safe = (float)NAV_DSAFE_M * (float)NAV_DSAFE_M;
     float xi = NAN, yi = NAN, vxi = 0.0f, vyi = 0.0f;
-    if (i < NAV_N && tgt[NAV_F_LIVE * NAV_N + i] != 0.0f) {
+    if (i < n_live && tgt[NAV_F_LIVE * NAV_N + i] != 0.0f) {
         xi = tgt[NAV_F_X * NAV_N + i];
         yi = tgt[NAV_F_Y * NAV_N + i];
         nav_velocity(tgt[NAV_F_SOG * NAV_N + i], tgt[NAV_F_COG * NAV_N + i], &vxi, &vyi);
@@ -44,7 +49,7 @@ __kernel void cpa_pairs_part(RTM_BLOCK_ARGS, __global const float *own, __global
     uint list[NAV_LIST] = {NAV_NONE, NAV_NONE, NAV_NONE, NAV_NONE};
     for (uint tile = 0; tile < NAV_TILES; tile++) {
         const uint j0 = chunk * NAV_COLS + tile * RTM_WG;
-        if (j0 >= NAV_N)
+        if (j0 >= n_live)
             break;
         const uint jl = j0 + lid;
         float4 v = (float4)(NAN, NAN, 0.0f, 0.0f);
@@ -60,7 +65,8 @@ __kernel void cpa_pairs_part(RTM_BLOCK_ARGS, __global const float *own, __global
         barrier(CLK_LOCAL_MEM_FENCE);
         if (rtm_stop_)
             break;
-        for (uint jj = 0; jj < RTM_WG; jj++) {
+        const uint jn = xi == xi ? min((uint)RTM_WG, n_live - j0) : 0u; /* 0: absent row */
+        for (uint jj = 0; jj < jn; jj++) {
             const float4 s = sh[jj];
             const uint j = j0 + jj;
             float t;

@@ -137,4 +137,5 @@ const rtm_kernel_t rtm_kernel_spin = {
     .cost = cost,
     .compare = compare,
     .split = split,
+    .flags = RTM_KF_NO_STATE, /* the same steps whatever the values */
 };

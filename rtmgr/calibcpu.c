@@ -80,7 +80,7 @@ static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
     if (reps > REPS)
         reps = REPS;
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
-        st = rtm_calib_pool_time(&cal_pool, &in->k, &samp[r]);
+        st = rtm_calib_inst_time(&cal_pool, in, &samp[r]);
         if (r == 0 && st == RTM_OK)
             reps = rtm_calib_reps_after_warmup(samp[0], reps);
     }
@@ -133,11 +133,14 @@ static rtm_status_t ck_measure_part(void *ctx, rtm_calib_inst_t *in, int reps, u
     double samp[REPS + 1];
     if (reps > REPS)
         reps = REPS;
+    rtm_calib_inst_reset(in);
     rtm_status_t st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[0]);
     if (st == RTM_OK)
         reps = rtm_calib_reps_after_warmup(samp[0], reps);
-    for (int r = 1; r <= reps && st == RTM_OK; r++)
+    for (int r = 1; r <= reps && st == RTM_OK; r++) {
+        rtm_calib_inst_reset(in);
         st = rtm_calib_pool_time_part(&cal_pool, &in->k, part, &samp[r]);
+    }
     if (st != RTM_OK)
         return st;
     const double sub = rtm_calib_summary(samp + 1, (size_t)reps, f);

@@ -998,9 +998,9 @@ static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_
     return st;
 }
 
-/* Warm-up: one whole job, then (warm_s > 0) more until they have run warm_s, kernel-only
- * when `alone` (its inputs stay on the device). */
-static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
+/* Warm-up: one whole job of `in`, then (warm_s > 0) more until they have run warm_s,
+ * kernel-only when `alone` (its inputs stay on the device). */
+static rtm_status_t warm_up(rtm_kexec_t *ex, rtm_calib_inst_t *in, bool alone, double warm_s)
 {
     rtm_status_t st = RTM_OK;
     double warmed = 0.0;
@@ -1010,7 +1010,7 @@ static rtm_status_t warm_up(rtm_kexec_t *ex, bool alone, double warm_s)
         if (w > 0 && alone) {
             st = kernel_only(ex, 0, &s, NULL);
         } else {
-            st = rtm_kexec_run(ex, &t);
+            st = rtm_calib_inst_run(ex, in, &t);
             s = t.in_s + t.kernel_s + t.out_s;
         }
         warmed += s;
@@ -1108,7 +1108,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     double hk[GAP_REPS + 1], ho[GAP_REPS + 1], own[GAP_REPS + 1], kspan[GAP_REPS + 1];
     for (int r = 0; r <= GAP_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_kexec_timing_t t;
-        st = rtm_kexec_run(&ex, &t);
+        st = rtm_calib_inst_run(&ex, &in, &t);
         hk[r] = t.gap_kernel_s + xfer_in;
         ho[r] = t.gap_out_s + t.kernel_s;
         kspan[r] = t.kernel_s;
@@ -1117,7 +1117,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
             err = clEnqueueFillBuffer(x->d->exec, scratch, &zero, sizeof(zero), 0, busy_bytes, 0,
                                       NULL, NULL);
         if (busy_ok && st == RTM_OK && err == CL_SUCCESS)
-            st = rtm_kexec_run(&ex, &t); /* enqueued behind the fill, whole */
+            st = rtm_calib_inst_run(&ex, &in, &t); /* enqueued behind the fill, whole */
         own[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
     }
     dev_kexec_end(x, &ex);
@@ -1179,14 +1179,14 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     if (reps > REPS)
         reps = REPS;
     double samp[REPS + 1];
-    st = warm_up(&ex, alone, warm_s);
+    st = warm_up(&ex, in, alone, warm_s);
     for (int r = 1; r <= reps && st == RTM_OK; r++) {
         if (alone) {
             st = kernel_only(&ex, 0, &samp[r], NULL);
             continue;
         }
         rtm_kexec_timing_t t;
-        st = rtm_kexec_run(&ex, &t);
+        st = rtm_calib_inst_run(&ex, in, &t);
         samp[r] = t.kernel_s;
     }
     dev_kexec_end(x, &ex);
@@ -1542,7 +1542,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
         /* warm-up as the points' (dev_measure on a GPU): after one job alone the H100
          * host enqueued sort's launches at 15.0 us, grid_path's at 13.9 us, and the
          * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
-        st = warm_up(&ex, true, RTM_CALIB_WARM_S);
+        st = warm_up(&ex, &in, true, RTM_CALIB_WARM_S);
         for (int r = 0; r < REPS && st == RTM_OK; r++)
             st = kernel_only(&ex, 0, &span[r], &host[r]);
         dev_kexec_end(x, &ex);

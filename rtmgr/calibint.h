@@ -49,6 +49,8 @@ typedef struct {
     void *mem;
     size_t bytes;
     bool borrowed; /* mem is an arena's (rtm_calib_inst_make_in): not freed here */
+    void *init;    /* the contents its fill left in the INOUT buffers that change its work
+                    * (not RTM_KF_NO_STATE), one after another; NULL when it has none */
 } rtm_calib_inst_t;
 
 /* Pinned host memory of one device that calibration's and validation's instances use
@@ -81,6 +83,14 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
                                     const int64_t *size, rtm_tune_t tune, uint64_t seed,
                                     rtm_calib_arena_t *a);
 void rtm_calib_inst_free(rtm_calib_inst_t *in);
+/* One timed job of `in` that computes the job its fill made, as the manager's jobs do
+ * (exec.c): its state buffers put back first (outside the time), then the job on the
+ * pool (rtm_calib_pool_time) or through the executor (rtm_kexec_run). Every timed job of
+ * calibration and validation goes through these. */
+rtm_status_t rtm_calib_inst_time(rtm_pool_t *pool, rtm_calib_inst_t *in, double *seconds);
+/* Only the putting back (before a timed run of part of a job). Safe anywhere. */
+void rtm_calib_inst_reset(rtm_calib_inst_t *in);
+rtm_status_t rtm_calib_inst_run(rtm_kexec_t *ex, rtm_calib_inst_t *in, rtm_kexec_timing_t *t);
 
 /* Memory limits of one instance: largest buffer, all buffers together (bytes). */
 typedef struct {

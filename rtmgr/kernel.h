@@ -158,6 +158,10 @@ enum {
      * cost registers in its loop. grid_path on the H100: production 7.5 % with one copy
      * against 13.0 % with 32 (session 15). */
     RTM_KF_ONE_FLAG = 1u << 1,
+    /* Its INOUT buffers' contents do not change its work (spin: the same integer steps
+     * whatever the values), so calibration's and validation's timed jobs need not start
+     * from the fill's contents (calibint.h rtm_calib_inst_time). */
+    RTM_KF_NO_STATE = 1u << 2,
 };
 
 /* Largest rtm_kinst_t.items a kernel accepts (its plan() returns RTM_E_RANGE beyond). */

@@ -377,12 +377,12 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     memset(&t, 0, sizeof(t));
     double warm_s = 0.0;
     for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
-        st = rtm_kexec_run(&ex, &t);
+        st = rtm_calib_inst_run(&ex, &in, &t);
         warm_s += t.wall_s;
     }
     const int reps = st == RTM_OK ? round_jobs(v, p, t.wall_s) : 0;
     for (int r = 0; r < reps && st == RTM_OK && p->n < VAL_SAMPLES; r++) {
-        st = rtm_kexec_run(&ex, &t);
+        st = rtm_calib_inst_run(&ex, &in, &t);
         /* as the model-error log measures a job: the device span, out its remainder
          * after in and kernel (the gaps between the phases with the outputs) */
         const double all = t.span_s > 0.0 ? t.span_s : t.in_s + t.kernel_s + t.out_s;
@@ -514,13 +514,13 @@ static rtm_status_t measure_cpu(val_t *v, void *ctx, vpoint_t *p, bool first)
     rtm_status_t st = rtm_calib_inst_make(&in, p->kern, p->size, p->tune, 101);
     double warm = 0.0, warm_s = 0.0;
     for (int w = 0; st == RTM_OK && rtm_calib_warm_more(w, warm_s, RTM_CALIB_WARM_S); w++) {
-        st = rtm_calib_pool_time(&val_pool, &in.k, &warm);
+        st = rtm_calib_inst_time(&val_pool, &in, &warm);
         warm_s += warm;
     }
     const int reps = st == RTM_OK ? round_jobs(v, p, warm) : 0;
     for (int r = 0; r < reps && st == RTM_OK && p->n < VAL_SAMPLES; r++) {
         double t = 0.0;
-        st = rtm_calib_pool_time(&val_pool, &in.k, &t);
+        st = rtm_calib_inst_time(&val_pool, &in, &t);
         for (int ph = 0; ph < P_COUNT; ph++) /* all of it kernel: no transfers */
             p->s[ph][p->n] = ph == P_KERNEL || ph == P_TOTAL ? t : 0.0;
         p->n += st == RTM_OK;

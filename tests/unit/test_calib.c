@@ -24,6 +24,7 @@
 #include "tests/cli_fixture.h"
 #include "tests/ocl_fixture.h"
 
+#include "kernels/kernels.h"
 #include "rtmgr/board.h"
 #include "rtmgr/calib.h"
 #include "rtmgr/calibint.h"
@@ -635,6 +636,67 @@ static void test_pool_part(void **state)
     assert_true(fabs(rtm_calib_part_scale(0.1, 0.01, 1000, 10, 10) - (0.01 + 0.09 * 10)) < 1e-12);
 }
 
+/* Every timed job of a point computes the same job (session 28): grid_path's field is
+ * INOUT (the initial field in, the cost-to-go out), and before, a point's second job
+ * started from the first one's field, so its jobs ran the wavefront further, or found
+ * it converged: on the H100 validation's jobs at width 16 000 took 11.8 ms, a probe's
+ * 41st 9.3. A 2048 x 64 strip in 6 passes: the front crosses 7 of 64 tiles a job. */
+static void check_same_job(const rtm_calib_inst_t *in, const unsigned char *first)
+{
+    const rtm_kinst_t *k = &in->k;
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+        if (k->plan.buf[b].dir & RTM_BUF_OUT)
+            assert_int_equal(memcmp(k->host[b],
+                                    first + ((unsigned char *)k->host[b] - (unsigned char *)in->mem),
+                                    k->plan.buf[b].bytes),
+                             0);
+}
+
+static void test_inst_same_job(void **state)
+{
+    (void)state;
+    static rtm_pool_t pool;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+    const rtm_kernel_t *gp = rtm_kernel_find("grid_path");
+    const int64_t size[RTM_SIZE_KEYS_MAX] = {2048, 64, 6};
+    rtm_calib_inst_t in;
+    assert_int_equal(rtm_calib_inst_make(&in, gp, size, gp->tune_default, 7), RTM_OK);
+    assert_non_null(in.init); /* its INOUT buffers' contents after the fill */
+    double s;
+    assert_int_equal(rtm_calib_inst_time(&pool, &in, &s), RTM_OK);
+    unsigned char *first = malloc(in.bytes);
+    assert_non_null(first);
+    memcpy(first, in.mem, in.bytes);
+    assert_int_equal(rtm_calib_inst_time(&pool, &in, &s), RTM_OK);
+    check_same_job(&in, first);
+    assert_false(rtm_grid_path_converged(&in.k));
+    /* the job run again on what the last one left: another job (the bug) */
+    assert_int_equal(rtm_calib_pool_time(&pool, &in.k, &s), RTM_OK);
+    assert_int_not_equal(memcmp(in.mem, first, in.bytes), 0);
+    /* the same on an OpenCL device, through its executor */
+    rtm_ocl_dev_t dev;
+    assert_int_equal(ocl_open_first(&dev), RTM_OK);
+    rtm_kexec_t ex;
+    memset(&ex, 0, sizeof(ex));
+    assert_int_equal(rtm_kexec_create(&ex, &dev, &in.k), RTM_OK);
+    rtm_kexec_timing_t t;
+    assert_int_equal(rtm_calib_inst_run(&ex, &in, &t), RTM_OK);
+    check_same_job(&in, first);
+    assert_int_equal(rtm_calib_inst_run(&ex, &in, &t), RTM_OK);
+    check_same_job(&in, first);
+    rtm_kexec_destroy(&ex);
+    rtm_ocl_close(&dev);
+    free(first);
+    rtm_calib_inst_free(&in);
+    /* a kernel whose INOUT contents do not change its work keeps no copy (spin) */
+    const rtm_kernel_t *spin = rtm_kernel_find("spin");
+    const int64_t ss[RTM_SIZE_KEYS_MAX] = {4, 10, 1, 2};
+    assert_int_equal(rtm_calib_inst_make(&in, spin, ss, spin->tune_default, 7), RTM_OK);
+    assert_null(in.init);
+    rtm_calib_inst_free(&in);
+    rtm_pool_stop(&pool);
+}
+
 /* Instances in a device's calibration arena: the arena grows in 64 MiB steps and is
  * reused while large enough, and an instance made in it (over another's data) holds the
  * bytes of one made in memory of its own from the same seed. */
@@ -766,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
         cmocka_unit_test(test_inst_arena),
+        cmocka_unit_test(test_inst_same_job),
         cmocka_unit_test(test_past_cache_size),
         cmocka_unit_test(test_notes_overflow_counted),
         cmocka_unit_test(test_quick_profile_complete),
