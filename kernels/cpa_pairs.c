@@ -168,10 +168,11 @@ static void part_block(const rtm_kinst_t *k, uint32_t blk)
                 v[1] = tgt[NAV_F_Y * n + jl];
             }
         }
+        const uint32_t cols_live = live - j0 < wg ? live - j0 : wg;
         for (uint32_t lid = 0; lid < wg; lid++) {
             const uint32_t i = row0 + lid;
             row_t *q = &r[lid];
-            const uint32_t jn = isnan(xi[lid]) ? 0 : live - j0 < wg ? live - j0 : wg;
+            const uint32_t jn = isnan(xi[lid]) ? 0 : cols_live; /* 0: absent row */
             for (uint32_t jj = 0; jj < jn; jj++) {
                 const float *s = sh[jj];
                 const uint32_t j = j0 + jj;

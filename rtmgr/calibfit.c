@@ -24,7 +24,7 @@ void rtm_calib_inst_free(rtm_calib_inst_t *in)
 {
     if (!in->borrowed) /* else the arena's */
         free(in->mem);
-    free(in->init);
+    free(in->init_mem);
     memset(in, 0, sizeof(*in));
 }
 
@@ -37,33 +37,17 @@ static bool timed_state(const rtm_kinst_t *k, uint32_t b)
            !(k->kernel->flags & RTM_KF_NO_STATE);
 }
 
-/* Copies the state buffers of `in` into its init copy (to_init) or back. */
-static void inst_state(rtm_calib_inst_t *in, bool to_init)
-{
-    unsigned char *c = in->init;
-    for (uint32_t b = 0; c && b < in->k.plan.n_bufs; b++) {
-        if (!timed_state(&in->k, b))
-            continue;
-        const size_t n = in->k.plan.buf[b].bytes;
-        if (to_init)
-            memcpy(c, in->k.host[b], n);
-        else
-            memcpy(in->k.host[b], c, n);
-        c += n;
-    }
-}
-
-void rtm_calib_inst_reset(rtm_calib_inst_t *in) { inst_state(in, false); }
+void rtm_calib_inst_reset(rtm_calib_inst_t *in) { rtm_kinst_put_back(&in->k, in->init); }
 
 rtm_status_t rtm_calib_inst_time(rtm_pool_t *pool, rtm_calib_inst_t *in, double *seconds)
 {
-    inst_state(in, false);
+    rtm_calib_inst_reset(in);
     return rtm_calib_pool_time(pool, &in->k, seconds);
 }
 
 rtm_status_t rtm_calib_inst_run(rtm_kexec_t *ex, rtm_calib_inst_t *in, rtm_kexec_timing_t *t)
 {
-    inst_state(in, false);
+    rtm_calib_inst_reset(in);
     return rtm_kexec_run(ex, t);
 }
 
@@ -106,13 +90,18 @@ static rtm_status_t inst_fill(rtm_calib_inst_t *in, uint64_t seed)
     size_t state = 0;
     for (uint32_t b = 0; b < in->k.plan.n_bufs; b++)
         state += timed_state(&in->k, b) ? in->k.plan.buf[b].bytes : 0;
-    if (state) {
-        in->init = malloc(state);
-        if (!in->init) {
-            rtm_calib_inst_free(in);
-            return RTM_E_NOMEM;
-        }
-        inst_state(in, true);
+    unsigned char *c = state ? malloc(state) : NULL;
+    if (state && !c) {
+        rtm_calib_inst_free(in);
+        return RTM_E_NOMEM;
+    }
+    in->init_mem = c;
+    for (uint32_t b = 0; c && b < in->k.plan.n_bufs; b++) {
+        if (!timed_state(&in->k, b))
+            continue;
+        memcpy(c, in->k.host[b], in->k.plan.buf[b].bytes);
+        in->init[b] = c;
+        c += in->k.plan.buf[b].bytes;
     }
     return RTM_OK;
 }

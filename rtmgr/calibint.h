@@ -49,8 +49,9 @@ typedef struct {
     void *mem;
     size_t bytes;
     bool borrowed; /* mem is an arena's (rtm_calib_inst_make_in): not freed here */
-    void *init;    /* the contents its fill left in the INOUT buffers that change its work
-                    * (not RTM_KF_NO_STATE), one after another; NULL when it has none */
+    void *init_mem; /* one allocation for init[] */
+    const void *init[RTM_KBUF_MAX]; /* what the fill left in each INOUT buffer that changes
+                                     * the work (not RTM_KF_NO_STATE); NULL elsewhere */
 } rtm_calib_inst_t;
 
 /* Pinned host memory of one device that calibration's and validation's instances use

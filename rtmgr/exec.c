@@ -636,9 +636,7 @@ static const rtm_traffic_t *load_inputs(devrt_t *r, const job_t *j, rtm_kinst_t 
 {
     const rtm_exec_t *x = r->x;
     const rtm_exec_task_t *tk = &x->task[j->task];
-    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
-        if (tk->inout_init[r->index][b] && k->plan.buf[b].dir == RTM_BUF_INOUT)
-            memcpy(k->host[b], tk->inout_init[r->index][b], k->plan.buf[b].bytes);
+    rtm_kinst_put_back(k, tk->inout_init[r->index]);
     if (!k->kernel->load_traffic || !x->p.input.snapshot)
         return NULL;
     r->snap_i ^= 1u;

@@ -124,6 +124,13 @@ size_t rtm_kinst_dir_bytes(const rtm_kinst_t *k, unsigned dir)
     return n;
 }
 
+void rtm_kinst_put_back(rtm_kinst_t *k, const void *const init[RTM_KBUF_MAX])
+{
+    for (uint32_t b = 0; b < k->plan.n_bufs; b++)
+        if (init[b])
+            memcpy(k->host[b], init[b], k->plan.buf[b].bytes);
+}
+
 void rtm_kinst_run_cpu(const rtm_kinst_t *k)
 {
     for (uint32_t l = 0; l < k->plan.launches; l++) {

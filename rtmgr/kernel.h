@@ -213,6 +213,10 @@ uint64_t rtm_kinst_blocks(const rtm_kinst_t *k);
 uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir);
 /* Host bytes of those buffers (rtm_kinst_bufs' `dir`). Safe anywhere. */
 size_t rtm_kinst_dir_bytes(const rtm_kinst_t *k, unsigned dir);
+/* Puts back the buffers a job starts from: host[b] from init[b] wherever init[b] is not
+ * NULL (the copies its owner kept of the INOUT buffers after the fill: the manager's, for
+ * every job; calibration's, for every timed job). Safe anywhere (copies only). */
+void rtm_kinst_put_back(rtm_kinst_t *k, const void *const init[RTM_KBUF_MAX]);
 /* Runs every block of every launch on the calling thread (CPU twin reference). */
 void rtm_kinst_run_cpu(const rtm_kinst_t *k);
 

@@ -661,7 +661,7 @@ static void test_inst_same_job(void **state)
     const int64_t size[RTM_SIZE_KEYS_MAX] = {2048, 64, 6};
     rtm_calib_inst_t in;
     assert_int_equal(rtm_calib_inst_make(&in, gp, size, gp->tune_default, 7), RTM_OK);
-    assert_non_null(in.init); /* its INOUT buffers' contents after the fill */
+    assert_non_null(in.init_mem); /* its INOUT buffers' contents after the fill */
     double s;
     assert_int_equal(rtm_calib_inst_time(&pool, &in, &s), RTM_OK);
     unsigned char *first = malloc(in.bytes);
@@ -692,7 +692,7 @@ static void test_inst_same_job(void **state)
     const rtm_kernel_t *spin = rtm_kernel_find("spin");
     const int64_t ss[RTM_SIZE_KEYS_MAX] = {4, 10, 1, 2};
     assert_int_equal(rtm_calib_inst_make(&in, spin, ss, spin->tune_default, 7), RTM_OK);
-    assert_null(in.init);
+    assert_null(in.init_mem);
     rtm_calib_inst_free(&in);
     rtm_pool_stop(&pool);
 }
