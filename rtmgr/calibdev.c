@@ -1571,28 +1571,30 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
     return t_next;
 }
 
-/* t_next no longer than any point of the kernel allows: a point of L launches that took t
- * bounds the pace by (t - kernel_fixed) / (L - 1). Past that bound t_next is lowered to
- * it and the points' lines are taken again (dev_coef) with it. The H100 host once
- * enqueued sort's launches at n = 32 768 at 112 us each, while its point at n = 131 073
- * ran 23 launches in 0.278 ms: with 112 us validation put sort's small sizes at +480 %
- * (session 13 d). Noted when lowered. */
+/* t_next against the kernel's points: a point of L launches that took t bounds the pace
+ * by (t - kernel_fixed) / (L - 1). A measured pace far past the bound is an outlier and
+ * lowered to it (rtm_calib_pace_keep); then the points' lines are taken again (dev_coef)
+ * with it. Noted either way when the bound is below the pace. */
 static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
 {
     rtm_board_ktune_t *kt = &x->bd->ktune[ki];
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     const double fixed = dev_kernel_fixed(x->bd);
-    double cap = kt->t_next;
+    double bound = kt->t_next;
     rtm_kinst_t k;
     for (uint32_t i = 0; i < n; i++)
         if (!pts[i].part && rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k) &&
             k.plan.launches > 2 && pts[i].t > fixed)
-            cap = fmin(cap, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
-    if (!(cap < kt->t_next))
+            bound = fmin(bound, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
+    if (!(bound < kt->t_next))
         return;
-    cal_note(x->c, "%s: %s: t_next lowered from %.4gus to %.4gus, the most its points allow",
-             x->bd->name, kern->name, kt->t_next * 1e6, cap * 1e6);
-    kt->t_next = cap;
+    const double keep = rtm_calib_pace_keep(kt->t_next, bound);
+    cal_note(x->c, "%s: %s: t_next %s %.4gus: its points allow %.4gus (an outlier at %.3gx)",
+             x->bd->name, kern->name, keep < kt->t_next ? "lowered from" : "kept at",
+             kt->t_next * 1e6, bound * 1e6, RTM_CALIB_PACE_OUTLIER);
+    if (!(keep < kt->t_next))
+        return;
+    kt->t_next = keep;
     for (uint32_t i = 0; i < n; i++)
         if (rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
             (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);

@@ -1144,3 +1144,8 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
             owner, kern->name, o.r * 1e9, o.t_fixed * 1e6, big, tune.wg, tune.vec, n,
             o.resid * 100);
 }
+
+double rtm_calib_pace_keep(double t_next, double bound)
+{
+    return bound > 0.0 && t_next >= RTM_CALIB_PACE_OUTLIER * bound ? bound : t_next;
+}

@@ -226,6 +226,18 @@ rtm_status_t rtm_calib_pool_time_part(rtm_pool_t *pool, const rtm_kinst_t *k, ui
 double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t workers,
                             uint32_t part);
 
+/* The launch pace a multi-launch kernel keeps after its calibration points: `bound` is
+ * the most the points allow, min over points of (t - kernel_fixed) / (launches - 1).
+ * Only a measured pace RTM_CALIB_PACE_OUTLIER times the bound or more is an outlier
+ * (session 13: the H100 host once enqueued sort's launches at 112 us where its points
+ * ran at 12 us) and is lowered to the bound; within that, the measured pace stays. The
+ * host's pace is not a constant: jobs of the same grid_path instance took 1.1-2.0 ms
+ * (9-15 us a launch, H100 session 28), and lowering to the fastest point's moment put
+ * validation's host-paced sizes at -10 to -31 % (grid_path widths 64 and 96, sort and
+ * radix_sort at n = 131 072). */
+#define RTM_CALIB_PACE_OUTLIER 1.5
+double rtm_calib_pace_keep(double t_next, double bound);
+
 /* ---- calibrate's own files ------------------------------------------------------------
  * What calib.c (the run), calibfit.c (a kernel's points and fit), calibdev.c (an OpenCL
  * device), calibllc.c (the cache sweep), calibbuild.c (program builds) and calibcpu.c
