@@ -814,8 +814,9 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
      * slow as a whole (every repetition) on a device that had idled meanwhile (H100
      * host: the CPU's last_chance at 33 targets 1.886 ms, then 0.17 ms in validation, a
      * fit with t_fixed 1.76 ms and a prediction 11x too long; the H100's sort at n =
-     * 131073 0.385 ms one calibration, 0.495 ms another, validation 0.394 ms both) */
-    if (st == RTM_OK && *n >= 2)
+     * 131073 0.385 ms one calibration, 0.495 ms another, validation 0.394 ms both); a
+     * kernel's only point as well when it is short (rtm_calib_remeasure_wanted) */
+    if (st == RTM_OK && *n >= 1 && rtm_calib_remeasure_wanted(*n, pts[0].t, pts[0].reps))
         st = remeasure_smallest(kf, pts, keys, *n);
     /* one point past the cache when none is (the sizes chosen by job time all fit in
      * it on a large cache: the fit never saw the regime where the working set spills,
@@ -1148,4 +1149,9 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
 double rtm_calib_pace_keep(double t_next, double bound)
 {
     return bound > 0.0 && t_next >= RTM_CALIB_PACE_OUTLIER * bound ? bound : t_next;
+}
+
+bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps)
+{
+    return n >= 2 || (n == 1 && t * (double)(reps + 1) < RTM_CALIB_REMEASURE_ONE_S);
 }

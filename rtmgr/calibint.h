@@ -238,6 +238,15 @@ double rtm_calib_part_scale(double t_part, double cw, uint32_t blocks, uint32_t 
 #define RTM_CALIB_PACE_OUTLIER 1.5
 double rtm_calib_pace_keep(double t_next, double bound);
 
+/* Whether a kernel's smallest point is measured again (the lower time kept): with two
+ * points or more always; a kernel's only point when its jobs (t each, reps + a warm-up)
+ * take under RTM_CALIB_REMEASURE_ONE_S. A first point follows its program's load and can
+ * come out slow as a whole: the H100's cpa_tcpa, one point at 16 001 targets, measured
+ * 8.3 us in one calibration and 13.0 us in the next on the same machine, and its r_op
+ * came out 43.8 ns and 129 ns (session 29). */
+#define RTM_CALIB_REMEASURE_ONE_S 0.25
+bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps);
+
 /* ---- calibrate's own files ------------------------------------------------------------
  * What calib.c (the run), calibfit.c (a kernel's points and fit), calibdev.c (an OpenCL
  * device), calibllc.c (the cache sweep), calibbuild.c (program builds) and calibcpu.c

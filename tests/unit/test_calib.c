@@ -652,6 +652,18 @@ static void test_pace_keep(void **state)
     assert_true(rtm_calib_pace_keep(10e-6, 0.0) == 10e-6);   /* no bound */
 }
 
+/* A kernel's only point is measured again when short (session 29: the H100's cpa_tcpa,
+ * one point of 8-13 us jobs, whose r_op tripled with a slow first measurement); a long
+ * single point is not (its time is the calibration's). */
+static void test_remeasure_single(void **state)
+{
+    (void)state;
+    assert_true(rtm_calib_remeasure_wanted(1, 13e-6, 10));
+    assert_false(rtm_calib_remeasure_wanted(1, 0.1, 10));
+    assert_true(rtm_calib_remeasure_wanted(2, 0.1, 10));
+    assert_false(rtm_calib_remeasure_wanted(0, 13e-6, 10));
+}
+
 /* Every timed job of a point computes the same job (session 28): grid_path's field is
  * INOUT (the initial field in, the cost-to-go out), and before, a point's second job
  * started from the first one's field, so its jobs ran the wavefront further, or found
@@ -844,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
         cmocka_unit_test(test_pace_keep),
+        cmocka_unit_test(test_remeasure_single),
         cmocka_unit_test(test_inst_arena),
         cmocka_unit_test(test_inst_same_job),
         cmocka_unit_test(test_past_cache_size),
