@@ -210,8 +210,6 @@ __attribute__((format(printf, 2, 3))) void cal_fallback(cal_t *c, const char *fm
     cal_note(c, "FALLBACK: %s", text);
 }
 
-/* Other processes' or the hypervisor's share above which the figures are suspect. */
-#define LOAD_WARN_CORES 0.5
 
 /* self_s counts the build workers that build in the background (c->bg), not yet reaped:
  * this run's own load, not another process's. */
@@ -237,7 +235,7 @@ void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0)
     cal_note(c, "%s: host load while calibrating it (%.1fs): other processes and interrupts %.2f "
                 "cores, stolen by the hypervisor %.2f cores, of %d",
              what, wall, others, steal, rtm_os_cpu_count());
-    if (others > LOAD_WARN_CORES || steal > LOAD_WARN_CORES) {
+    if (others > RTM_CALIB_LOAD_WARN_CORES || steal > RTM_CALIB_LOAD_WARN_CORES) {
         fprintf(stderr,
                 "rtmgr: calibrate: WARNING: %s: the host was busy while it was calibrated "
                 "(other processes %.2f cores, hypervisor %.2f cores of %d): its figures may be "

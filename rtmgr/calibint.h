@@ -247,6 +247,10 @@ double rtm_calib_pace_keep(double t_next, double bound);
 #define RTM_CALIB_REMEASURE_ONE_S 0.25
 bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps);
 
+/* Other processes' or the hypervisor's share of the host (cores) above which a section's
+ * figures are suspect: calibration warns (cal_load_note), validation says so on its log. */
+#define RTM_CALIB_LOAD_WARN_CORES 0.5
+
 /* ---- calibrate's own files ------------------------------------------------------------
  * What calib.c (the run), calibfit.c (a kernel's points and fit), calibdev.c (an OpenCL
  * device), calibllc.c (the cache sweep), calibbuild.c (program builds) and calibcpu.c

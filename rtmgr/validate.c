@@ -407,9 +407,35 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
  * kernel's larger sizes too (they would fail the same way), except for lack of memory. */
 typedef rtm_status_t (*measure_fn)(val_t *v, void *ctx, vpoint_t *p, bool first);
 
+/* The host's load over one device's rounds, on the log (as calibration notes it for its
+ * sections): validation's errors on the H100 host moved with its hypervisor's steal as
+ * calibration's did (the CPU's 8.4 to 15.0 % over four same-machine runs, session 29),
+ * and a reader needs to tell the model's error from the machine's. */
+static void load_note(const val_t *v, const char *device, const rtm_os_cpu_times_t *t0,
+                      double self0, double at0)
+{
+    rtm_os_cpu_times_t t1;
+    const double wall = rtm_calib_now() - at0;
+    if (!v->o->log || !rtm_os_cpu_times(&t1) || !(wall > 0))
+        return;
+    const double others =
+        fmax(0.0, (t1.busy_s - t0->busy_s) - (rtm_os_self_cpu_s() - self0)) / wall;
+    const double steal = fmax(0.0, t1.steal_s - t0->steal_s) / wall;
+    fprintf(v->o->log,
+            "rtmgr: validate: %s: host load while validating it (%.1fs): other processes and "
+            "interrupts %.2f cores, stolen by the hypervisor %.2f cores, of %d%s\n",
+            device, wall, others, steal, rtm_os_cpu_count(),
+            others > RTM_CALIB_LOAD_WARN_CORES || steal > RTM_CALIB_LOAD_WARN_CORES
+                ? " (WARNING: a busy host: its measured times may be slow)"
+                : "");
+}
+
 static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t *pts,
                                uint32_t np, const char *device)
 {
+    rtm_os_cpu_times_t load0;
+    const bool load = rtm_os_cpu_times(&load0);
+    const double self0 = rtm_os_self_cpu_s(), at0 = rtm_calib_now();
     for (int round = 0; round < VAL_ROUNDS; round++) {
         if (v->o->log) /* the table comes once every round is in */
             fprintf(v->o->log, "rtmgr: validate: %s: round %d of %d (%u points)\n", device,
@@ -436,6 +462,8 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
             }
         }
     }
+    if (load)
+        load_note(v, device, &load0, self0, at0);
     return add_points(v, pts, np);
 }
 
