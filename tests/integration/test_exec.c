@@ -478,7 +478,9 @@ static void test_preemption(void **state)
     (void)state;
     static tk_t t[2];
     make_task(&t[0], "long", 2048, 2000, 2000, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, true);
-    make_task(&t[1], "urgent", 32, 2000, 150, 5, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+    /* released 2 ms in: the long job's matrix_add of 2048 x 2048 took PoCL here 4.4 ms
+     * once (CI, session 29), and an urgent job released at 5 ms found nothing to preempt */
+    make_task(&t[1], "urgent", 32, 2000, 150, 2, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
     rtm_exec_task_t et[2];
     fill_exec_task(&et[0], &t[0], -1, 400 * MS);
     fill_exec_task(&et[1], &t[1], -1, 1 * MS);
