@@ -210,28 +210,41 @@ __attribute__((format(printf, 2, 3))) void cal_fallback(cal_t *c, const char *fm
     cal_note(c, "FALLBACK: %s", text);
 }
 
-
-/* self_s counts the build workers that build in the background (c->bg), not yet reaped:
- * this run's own load, not another process's. */
-void cal_load_mark(const cal_t *c, load_mark_t *m)
+void rtm_calib_load_mark(load_mark_t *m, double extra_self)
 {
     m->ok = rtm_os_cpu_times(&m->t);
-    m->self_s = rtm_os_self_cpu_s();
-    for (uint32_t i = 0; i < c->n_bg; i++)
-        m->self_s += rtm_builder_cpu_s(c->bg[i]);
+    m->self_s = rtm_os_self_cpu_s() + extra_self;
     m->at = rtm_calib_now();
+}
+
+bool rtm_calib_load_since(const load_mark_t *m0, const load_mark_t *m1, double *wall,
+                          double *others, double *steal)
+{
+    *wall = m1->at - m0->at;
+    if (!m0->ok || !m1->ok || !(*wall > 0))
+        return false;
+    *others = fmax(0.0, (m1->t.busy_s - m0->t.busy_s) - (m1->self_s - m0->self_s)) / *wall;
+    *steal = fmax(0.0, m1->t.steal_s - m0->t.steal_s) / *wall;
+    return true;
+}
+
+/* The build workers that build in the background (c->bg), not yet reaped, count as this
+ * run's own load, not another process's. */
+void cal_load_mark(const cal_t *c, load_mark_t *m)
+{
+    double bg = 0.0;
+    for (uint32_t i = 0; i < c->n_bg; i++)
+        bg += rtm_builder_cpu_s(c->bg[i]);
+    rtm_calib_load_mark(m, bg);
 }
 
 void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0)
 {
     load_mark_t m1;
     cal_load_mark(c, &m1);
-    const double wall = m1.at - m0->at;
-    if (!m0->ok || !m1.ok || !(wall > 0))
+    double wall, others, steal;
+    if (!rtm_calib_load_since(m0, &m1, &wall, &others, &steal))
         return;
-    const double others =
-        fmax(0.0, (m1.t.busy_s - m0->t.busy_s) - (m1.self_s - m0->self_s)) / wall;
-    const double steal = fmax(0.0, m1.t.steal_s - m0->t.steal_s) / wall;
     cal_note(c, "%s: host load while calibrating it (%.1fs): other processes and interrupts %.2f "
                 "cores, stolen by the hypervisor %.2f cores, of %d",
              what, wall, others, steal, rtm_os_cpu_count());

@@ -247,6 +247,23 @@ double rtm_calib_pace_keep(double t_next, double bound);
 #define RTM_CALIB_REMEASURE_ONE_S 0.25
 bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps);
 
+/* The host's load over a phase of calibration or validation: CPU time that neither this
+ * process nor its waited-for workers used (other processes, interrupts) and time the
+ * hypervisor stole, in cores. The H100 host once calibrated its CPU with a pthread
+ * barrier round of 60 us (spread 104 %) against 20 us (11 %) another time, sort's r_op
+ * 2.8x, and validation then came out 33 % off: figures from a busy host are wrong, and
+ * say so. A mark: the host's counters at one moment and this run's own CPU time. */
+typedef struct {
+    rtm_os_cpu_times_t t;
+    double self_s, at;
+    bool ok;
+} load_mark_t;
+/* The mark now; `extra_self`: CPU seconds of workers this run waits for (its own load). */
+void rtm_calib_load_mark(load_mark_t *m, double extra_self);
+/* From m0 to m1: wall seconds, and the cores other processes and interrupts took and the
+ * hypervisor stole. False when either mark or the interval is unknown. */
+bool rtm_calib_load_since(const load_mark_t *m0, const load_mark_t *m1, double *wall,
+                          double *others, double *steal);
 /* Other processes' or the hypervisor's share of the host (cores) above which a section's
  * figures are suspect: calibration warns (cal_load_note), validation says so on its log. */
 #define RTM_CALIB_LOAD_WARN_CORES 0.5
@@ -297,17 +314,6 @@ typedef struct {
     const rtm_builder_t *bg[RTM_MAX_DEVICES];
     uint32_t n_bg;
 } cal_t;
-
-/* The host's load over a phase of calibration: CPU time that neither this process nor
- * its waited-for workers used (other processes, interrupts) and time the hypervisor
- * stole, in cores. The H100 host once calibrated its CPU with a pthread barrier round
- * of 60 us (spread 104 %) against 20 us (11 %) another time, sort's r_op 2.8x, and
- * validation then came out 33 % off: figures from a busy host are wrong, and say so. */
-typedef struct {
-    rtm_os_cpu_times_t t;
-    double self_s, at;
-    bool ok;
-} load_mark_t;
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown. */
 double rtm_calib_host_private(uint32_t workers);

@@ -367,8 +367,8 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
  * last kernel) to complete; returns the time it was seen. While waiting it also watches
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed, and the end mark of launch `launch` of mx (NULL: none; false where mx has no
- * mark) and stamps when it was seen in *marked. On a CPU device the waiting thread yields, since it shares the cores
- * with the kernel. */
+ * mark) and stamps when it was seen in *marked. On a CPU device the waiting thread
+ * yields, since it shares the cores with the kernel. */
 static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
                              double *seen, double *landed, const rtm_kexec_t *mx,
                              uint32_t launch, double *marked)

@@ -411,16 +411,13 @@ typedef rtm_status_t (*measure_fn)(val_t *v, void *ctx, vpoint_t *p, bool first)
  * sections): validation's errors on the H100 host moved with its hypervisor's steal as
  * calibration's did (the CPU's 8.4 to 15.0 % over four same-machine runs, session 29),
  * and a reader needs to tell the model's error from the machine's. */
-static void load_note(const val_t *v, const char *device, const rtm_os_cpu_times_t *t0,
-                      double self0, double at0)
+static void load_note(const val_t *v, const char *device, const load_mark_t *m0)
 {
-    rtm_os_cpu_times_t t1;
-    const double wall = rtm_calib_now() - at0;
-    if (!v->o->log || !rtm_os_cpu_times(&t1) || !(wall > 0))
+    load_mark_t m1;
+    rtm_calib_load_mark(&m1, 0.0);
+    double wall, others, steal;
+    if (!v->o->log || !rtm_calib_load_since(m0, &m1, &wall, &others, &steal))
         return;
-    const double others =
-        fmax(0.0, (t1.busy_s - t0->busy_s) - (rtm_os_self_cpu_s() - self0)) / wall;
-    const double steal = fmax(0.0, t1.steal_s - t0->steal_s) / wall;
     fprintf(v->o->log,
             "rtmgr: validate: %s: host load while validating it (%.1fs): other processes and "
             "interrupts %.2f cores, stolen by the hypervisor %.2f cores, of %d%s\n",
@@ -433,9 +430,8 @@ static void load_note(const val_t *v, const char *device, const rtm_os_cpu_times
 static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t *pts,
                                uint32_t np, const char *device)
 {
-    rtm_os_cpu_times_t load0;
-    const bool load = rtm_os_cpu_times(&load0);
-    const double self0 = rtm_os_self_cpu_s(), at0 = rtm_calib_now();
+    load_mark_t load;
+    rtm_calib_load_mark(&load, 0.0);
     for (int round = 0; round < VAL_ROUNDS; round++) {
         if (v->o->log) /* the table comes once every round is in */
             fprintf(v->o->log, "rtmgr: validate: %s: round %d of %d (%u points)\n", device,
@@ -462,8 +458,7 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
             }
         }
     }
-    if (load)
-        load_note(v, device, &load0, self0, at0);
+    load_note(v, device, &load);
     return add_points(v, pts, np);
 }
 
