@@ -345,7 +345,7 @@ int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double c
  * blocks, about PART_S of them, and scaled to the whole job. */
 #define EXTRA_MAX_S 0.4
 #define PART_S 0.03
-#define PART_REPS 3
+#define PART_REPS 5
 
 /* Runs of a point after its warm-up run took first_s: the warm-up tells what a run
  * takes, and one longer than predicted (matrix_loop_add's 5x from n = 1000 to 3000 on
@@ -725,9 +725,66 @@ static void points_ahead(const cal_t *c, kfit_t *kf, const size_t *order, size_t
         kf->prebuild(kf->ctx, kf, ks, (const int64_t(*)[RTM_SIZE_KEYS_MAX])sizes, m);
 }
 
+int rtm_calib_gap_at(const double *t, uint32_t n)
+{
+    int at = -1;
+    double widest = RTM_CALIB_GAP_RATIO;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        if (t[i] > 0 && t[i + 1] / t[i] >= widest) {
+            widest = t[i + 1] / t[i];
+            at = (int)i;
+        }
+    return at;
+}
+
+/* On the CPU pool, one point in the widest hole between the points measured for the
+ * targets (tgt[i]: point i was; rtm_calib_gap_at), at the geometric mean of the two
+ * times, its size interpolated between theirs through the exponent of the two (emp_pred
+ * with the pair as its points), inputs from `seed`; appended to pts/keys (room for
+ * `max`). */
+static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
+                              const bool *tgt, uint32_t *n, uint32_t max)
+{
+    double t[16];
+    uint32_t idx[16], m = 0;
+    for (uint32_t i = 0; i < *n && m < N_OF(t); i++)
+        if (tgt[i]) {
+            uint32_t j = m++;
+            for (; j > 0 && t[j - 1] > pts[i].t; j--) {
+                t[j] = t[j - 1];
+                idx[j] = idx[j - 1];
+            }
+            t[j] = pts[i].t;
+            idx[j] = i;
+        }
+    const int g = rtm_calib_gap_at(t, m);
+    if (g < 0 || *n >= max || !kf->kpred || kf->kern->n_keys == 0)
+        return RTM_OK;
+    const uint32_t lo = idx[g], hi = idx[g + 1];
+    if (!(keys[hi] > keys[lo] + 2))
+        return RTM_OK; /* the longer time at the smaller size: no size between */
+    const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t};
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    const int64_t key =
+        rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
+                           kf->lim, 1, keys[lo] + 1, keys, *n, size);
+    if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
+        return RTM_OK;
+    kpoint_t pt;
+    double per_job = 0;
+    const rtm_status_t st =
+        kernel_point(kf, size, key, seed, REPS, 0, &pt, &per_job);
+    if (st == RTM_OK) {
+        keys[*n] = key;
+        pts[(*n)++] = pt;
+    }
+    return st;
+}
+
 rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32_t max, uint32_t *n)
 {
     int64_t keys[16], size[RTM_SIZE_KEYS_MAX], extra[3];
+    bool tgt[16] = {false}; /* point i was measured for a target */
     rtm_status_t st = RTM_OK;
     *n = 0;
     const size_t nt = c->n_targets;
@@ -794,6 +851,7 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
         if (st != RTM_OK)
             break;
         keys[*n] = key;
+        tgt[*n] = !extra_j;
         pts[(*n)++] = pt;
         /* the largest point so far sizes the next ones (a kernel's time per counted
          * operation drifts with size: padding, caches) */
@@ -818,6 +876,11 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
      * kernel's only point as well when it is short (rtm_calib_remeasure_wanted) */
     if (st == RTM_OK && *n >= 1 && rtm_calib_remeasure_wanted(*n, pts[0].t, pts[0].reps))
         st = remeasure_smallest(kf, pts, keys, *n);
+    /* a target missed (the CPU pool only: a new size on a device is a program build on the
+     * path, PoCL's 0.3-1 s) */
+    if (st == RTM_OK && kf->cpu)
+        st = gap_point(kf, POINT_SEED0 + nt + ne, pts, keys, tgt, n,
+                       max < N_OF(keys) ? max : (uint32_t)N_OF(keys));
     /* one point past the cache when none is (the sizes chosen by job time all fit in
      * it on a large cache: the fit never saw the regime where the working set spills,
      * and matrix_mul / matrix_loop_add at validation's 2000 and 3000 came out 20-80 %

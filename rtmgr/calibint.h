@@ -247,6 +247,17 @@ double rtm_calib_pace_keep(double t_next, double bound);
 #define RTM_CALIB_REMEASURE_ONE_S 0.25
 bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps);
 
+/* A hole in the range a kernel's calibration targets span on the CPU pool: the points
+ * measured for them sit about 4-5x apart in time, and two neighbours RTM_CALIB_GAP_RATIO
+ * apart or more mean a target was missed, which a point at the geometric mean of the two
+ * times fills. A fixed cost makes the first targets collapse onto one size: the H100
+ * host's cpa_pairs (0.25 ms of it) had points at 0.31, 0.33, 0.34, then 3.4 and 17 ms,
+ * and validation came out 44-56 % under at 870-980 ships in three runs of four (session
+ * 29). rtm_calib_gap_at: in times t[0..n) sorted ascending, the index of the lower end of
+ * the widest such hole, -1 when there is none. */
+#define RTM_CALIB_GAP_RATIO 8.0
+int rtm_calib_gap_at(const double *t, uint32_t n);
+
 /* The host's load over a phase of calibration or validation: CPU time that neither this
  * process nor its waited-for workers used (other processes, interrupts) and time the
  * hypervisor stole, in cores. The H100 host once calibrated its CPU with a pthread

@@ -680,6 +680,23 @@ static void test_remeasure_single(void **state)
     assert_false(rtm_calib_remeasure_wanted(0, 13e-6, 10));
 }
 
+/* A target missed on the CPU pool is found as a hole of RTM_CALIB_GAP_RATIO or more
+ * between neighbouring points' times, the widest one (session 29's H100 host: cpa_pairs
+ * at 0.31, 0.33, 0.34, 3.4 and 17 ms, a 10x hole where validation came out 44-56 %
+ * under); targets 4-5x apart are no hole. */
+static void test_gap_at(void **state)
+{
+    (void)state;
+    const double pairs[] = {0.3075e-3, 0.332e-3, 0.3416e-3, 3.426e-3, 17.48e-3};
+    assert_int_equal(rtm_calib_gap_at(pairs, 5), 2);
+    const double even[] = {0.05e-3, 0.25e-3, 1.2e-3, 5e-3, 20e-3};
+    assert_int_equal(rtm_calib_gap_at(even, 5), -1);
+    const double two[] = {0.04e-3, 0.6e-3, 1.0e-3, 25e-3}; /* 15x and 25x: the wider */
+    assert_int_equal(rtm_calib_gap_at(two, 4), 2);
+    assert_int_equal(rtm_calib_gap_at(pairs, 1), -1);
+    assert_int_equal(rtm_calib_gap_at(pairs, 0), -1);
+}
+
 /* Every timed job of a point computes the same job (session 28): grid_path's field is
  * INOUT (the initial field in, the cost-to-go out), and before, a point's second job
  * started from the first one's field, so its jobs ran the wavefront further, or found
@@ -873,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_pool_part),
         cmocka_unit_test(test_pace_keep),
         cmocka_unit_test(test_remeasure_single),
+        cmocka_unit_test(test_gap_at),
         cmocka_unit_test(test_inst_arena),
         cmocka_unit_test(test_inst_same_job),
         cmocka_unit_test(test_past_cache_size),
