@@ -772,8 +772,7 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
         return RTM_OK;
     kpoint_t pt;
     double per_job = 0;
-    const rtm_status_t st =
-        kernel_point(kf, size, key, seed, REPS, 0, &pt, &per_job);
+    const rtm_status_t st = kernel_point(kf, size, key, seed, REPS, 0, &pt, &per_job);
     if (st == RTM_OK) {
         keys[*n] = key;
         pts[(*n)++] = pt;
