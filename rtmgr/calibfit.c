@@ -745,6 +745,8 @@ int rtm_calib_gap_at(const double *t, uint32_t n)
 static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                               const bool *tgt, uint32_t *n, uint32_t max)
 {
+    if (*n >= max || !kf->kpred || kf->kern->n_keys == 0)
+        return RTM_OK;
     double t[16];
     uint32_t idx[16], m = 0;
     for (uint32_t i = 0; i < *n && m < N_OF(t); i++)
@@ -758,7 +760,7 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
             idx[j] = i;
         }
     const int g = rtm_calib_gap_at(t, m);
-    if (g < 0 || *n >= max || !kf->kpred || kf->kern->n_keys == 0)
+    if (g < 0)
         return RTM_OK;
     const uint32_t lo = idx[g], hi = idx[g + 1];
     if (!(keys[hi] > keys[lo] + 2))
@@ -875,17 +877,16 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
      * kernel's only point as well when it is short (rtm_calib_remeasure_wanted) */
     if (st == RTM_OK && *n >= 1 && rtm_calib_remeasure_wanted(*n, pts[0].t, pts[0].reps))
         st = remeasure_smallest(kf, pts, keys, *n);
+    const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);
     /* a target missed (the CPU pool only: a new size on a device is a program build on the
      * path, PoCL's 0.3-1 s) */
     if (st == RTM_OK && kf->cpu)
-        st = gap_point(kf, POINT_SEED0 + nt + ne, pts, keys, tgt, n,
-                       max < N_OF(keys) ? max : (uint32_t)N_OF(keys));
+        st = gap_point(kf, POINT_SEED0 + nt + ne, pts, keys, tgt, n, room);
     /* one point past the cache when none is (the sizes chosen by job time all fit in
      * it on a large cache: the fit never saw the regime where the working set spills,
      * and matrix_mul / matrix_loop_add at validation's 2000 and 3000 came out 20-80 %
      * under): the smallest odd size past it, when its job is not too long; measured
      * whatever the kernel's time left, since no other point can stand in for it */
-    const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);
     bool past = false;
     (void)ws_below(pts, *n, kf->cache, &past);
     if (st == RTM_OK && *n > 0 && !past && kf->cache > 0)
