@@ -14,6 +14,18 @@
  *      (rtm_end, host memory the device writes directly) that tells the host the kernel
  *      has ended, before the driver's event does.
  *
+ * The watcher (RTM_END_MARK builds, a launch with bit 1 of rtm_nmap set, which the
+ * runtime launches with one work-group more): group 0 runs no block. Its work-item 0
+ * reads the host's raise word (rtm_end[RTM_WATCH_WORD], host memory) every
+ * RTM_WATCH_CYCLES clocks and, once it is up, writes every copy of the device flag,
+ * which the other groups poll as before; it leaves when the device flag is up or every
+ * other group has left. The host raises both the word and the device flag (its
+ * transfer); on the H100 a transfer started 50-80 us after the raise while a long
+ * kernel ran, the word is seen within one period plus a PCIe read (1-2 us). One reader
+ * for the whole grid, because the H100 serves about one read of host memory per us for
+ * all its SMs: every group reading the word itself queued its reads for milliseconds
+ * (docs/preempt.md, "The watcher").
+ *
  *     __kernel void k(RTM_BLOCK_ARGS, __global const float *in, __global float *out)
  *     {
  *         RTM_BLOCK_BEGIN(blk);          // declares const uint blk
@@ -95,8 +107,9 @@
  *   rtm_abort  the abort flag (int, 0 run, 1 abort; device memory or host-mapped;
  *              RTM_FLAG_COPIES copies RTM_FLAG_STRIDE ints apart)
  *   rtm_done   completed-block array of the job; this launch's slice starts at rtm_doff
- *   rtm_map    block ids of a resumed launch (used when rtm_nmap != 0)
- *   rtm_nmap   0 = unmapped launch, else 1 (the map holds rtm_nblk ids)
+ *   rtm_map    block ids of a resumed launch (used when bit 0 of rtm_nmap is set)
+ *   rtm_nmap   bit 0: a mapped launch (the map holds rtm_nblk ids); bit 1: a watched
+ *              launch (group 0 is the watcher, blocks run on groups 1, 2, …)
  *   rtm_nblk   logical blocks this launch runs
  *   rtm_doff   offset of this launch in rtm_done / rtm_count (launch * stride)
  *   rtm_count  RTM_COUNT_BLOCKS only: uint per block, completions (else unused, NULL)
@@ -105,7 +118,8 @@
  *              64] for this launch, zero when the launch starts (rtm_doff is a multiple
  *              of 64)
  *   rtm_end    end mark, or NULL: the launch's last group to leave writes rtm_doff + 1
- *              (the host clears it when a run starts and watches it; rtmgr/kexec.h) */
+ *              (the host clears it when a run starts and watches it; rtmgr/kexec.h);
+ *              rtm_end[RTM_WATCH_WORD] is the host's raise word for the watcher */
 #ifndef RTM_BLOCK_H
 #define RTM_BLOCK_H
 
@@ -211,7 +225,7 @@
 #endif
 #define RTM_BLOCK_BEGIN(blk)                                                        \
     RTM_ENTRY_CHECK_();                                                             \
-    const uint blk = rtm_nmap ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
+    const uint blk = (rtm_nmap & 1u) ? rtm_map[get_group_id(0)] : (uint)get_group_id(0)
 #define RTM_BLOCK_END(blk) (void)0
 #define RTM_POLL() 0
 #define RTM_POLL_N(n) 0
@@ -316,6 +330,61 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     return r;
 }
 
+/* The watcher (RTM_END_MARK builds; see the top of this file). */
+#if RTM_END_MARK
+/* the host's raise word: rtm_end[RTM_WATCH_WORD] (128 bytes past the end mark) */
+#define RTM_WATCH_WORD 32
+#ifndef RTM_WATCH_CYCLES
+/* clocks between two reads of the raise word: 2 us at the H100's 1 980 MHz */
+#define RTM_WATCH_CYCLES 4000u
+#endif
+/* bit 1 of rtm_nmap: this launch has a watcher (group 0) */
+#define RTM_WATCHED_ ((rtm_nmap >> 1) & 1u)
+/* The SM's clock (NVIDIA: RTM_END_MARK is only set where clCreateBufferNV exists). */
+uint rtm_clock_(void)
+{
+    uint t;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t));
+    return t;
+}
+/* Work-item 0 of group 0: reads the raise word every RTM_WATCH_CYCLES clocks (a PCIe
+ * read, which the loop waits for: it has nothing else to do) and the device flag and
+ * the leave counter between; returns when the device flag is up, when it has raised
+ * it, or when every other group has left. */
+void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
+                __global volatile uint *end)
+{
+    __global volatile uint *word = end + RTM_WATCH_WORD;
+    uint due = rtm_clock_();
+    while (!*flag && *left + 1u < (uint)get_num_groups(0)) {
+        const uint c = rtm_clock_();
+        if (c - due < 0x80000000u) { /* due (wrap-safe) */
+            due = c + RTM_WATCH_CYCLES;
+            if (*word) {
+                __global volatile int *w = (__global volatile int *)flag;
+                for (uint k = 0; k < RTM_FLAG_COPIES; k++)
+                    w[k * RTM_FLAG_STRIDE] = 1;
+                return;
+            }
+        }
+    }
+}
+/* Group 0 of a watched launch watches, counts itself out, and leaves. */
+#define RTM_WATCH_()                                                                \
+    if (RTM_WATCHED_ && get_group_id(0) == 0) {                                     \
+        if (get_local_id(0) == 0) {                                                 \
+            rtm_watch_(rtm_abort, rtm_next, rtm_end);                               \
+            RTM_LEAVE_();                                                           \
+        }                                                                           \
+        return;                                                                     \
+    }
+#else
+#define RTM_WATCHED_ 0u
+#define RTM_WATCH_() (void)0
+#endif
+/* The groups that run blocks. */
+#define RTM_WORKERS_ ((uint)get_num_groups(0) - RTM_WATCHED_)
+
 #if RTM_COUNT_BLOCKS
 #define RTM_COUNT_(blk) atomic_inc(&rtm_count[rtm_doff + (blk)])
 #else
@@ -339,7 +408,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #endif
 
 #if RTM_PERSIST == 2
-#define RTM_FETCH_NEXT_() ((uint)get_num_groups(0) + atomic_inc(&rtm_next[1u + (rtm_doff >> 6)]))
+#define RTM_FETCH_NEXT_() (RTM_WORKERS_ + atomic_inc(&rtm_next[1u + (rtm_doff >> 6)]))
 #if RTM_HIDE_LATENCY
 /* work-item 0 fetches the group's next block when a block starts ... */
 #define RTM_FETCH_ISSUE_() const uint rtm_nx_ = get_local_id(0) == 0 ? RTM_FETCH_NEXT_() : 0u
@@ -361,7 +430,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #define RTM_FETCH_ISSUE_() (void)0
 #define RTM_FETCH_PUBLISH_() (void)0
 #define RTM_LOOP_NEXT_()                                                            \
-    rtm_it_ += (uint)get_num_groups(0);                                             \
+    rtm_it_ += RTM_WORKERS_;                                                        \
     if (rtm_it_ < rtm_nblk)                                                         \
         goto rtm_top_
 #define RTM_LOOP_TOP_() rtm_top_:
@@ -383,7 +452,8 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
  * confuses a slow one still testing the previous tag (no reset, no extra barrier). */
 #define RTM_BLOCK_BEGIN(blk)                                                        \
     __local uint rtm_stopw_, rtm_quitw_, rtm_nextw_[2];                             \
-    uint rtm_it_ = (uint)get_group_id(0), rtm_fp_ = 0;                              \
+    RTM_WATCH_();                                                                   \
+    uint rtm_it_ = (uint)get_group_id(0) - RTM_WATCHED_, rtm_fp_ = 0;               \
     (void)rtm_fp_, (void)rtm_nextw_;                                                \
     if (get_local_id(0) == 0) {                                                     \
         rtm_stopw_ = 0;                                                             \
@@ -398,7 +468,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
     RTM_FETCH_ISSUE_();                                                             \
     uint rtm_pc_ = 0;                                                               \
     (void)rtm_pc_, (void)rtm_pv_;                                                   \
-    const uint blk = rtm_nmap ? rtm_map[rtm_it_] : rtm_it_
+    const uint blk = (rtm_nmap & 1u) ? rtm_map[rtm_it_] : rtm_it_
 
 /* A group leaves (every path out of the kernel: entry check, stopped block, last
  * block): work-item 0 counts it out, and the launch's last group puts the count back to
@@ -422,7 +492,7 @@ int rtm_poll_wg_(__global const volatile int *flag, __local volatile uint *stop,
 #if RTM_PERSIST == 2
 #define RTM_MORE_() (rtm_nextw_[rtm_fp_] < rtm_nblk)
 #elif RTM_PERSIST == 1
-#define RTM_MORE_() (rtm_it_ + (uint)get_num_groups(0) < rtm_nblk)
+#define RTM_MORE_() (rtm_it_ + RTM_WORKERS_ < rtm_nblk)
 #else
 #define RTM_MORE_() 0
 #endif

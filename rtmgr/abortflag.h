@@ -72,6 +72,10 @@ typedef struct {
     uint32_t arm_slot;
     cl_command_queue arm_q; /* the held writes' own queue: a held write on the device's
                              * shared control queue would hold up every other flag's */
+    volatile cl_uint *watch; /* WRITE: the raise word in host memory that a watched
+                              * launch's watcher reads (kernels/rtm_block.h), or NULL;
+                              * set by its kexec. Raise stores 1 there before the
+                              * transfer, clear stores 0 */
 } rtm_abortflag_t;
 
 /* Name of a raise mode ("pinned", "host", "blocking", "fill", "armed"). Safe anywhere. */

@@ -60,6 +60,8 @@ typedef struct {
     int prewake_us;      /* --prewake: spin before each raise (us) */
     rtm_preempt_poke_t poke; /* --poke: what the spin does besides */
     uint32_t keepalive_us;   /* --keepalive: a 4-byte write this often through the job */
+    int watch;               /* --watch: 1 on, -1 off, 0 auto (kernels of at least
+                              * RTM_KEXEC_WATCH_MIN_S, as the executive does) */
     int transport; /* -1: measured */
     int raise;     /* -1: probed */
     int read_late; /* rtm_kexec_opts_t.read_late (--read eager|late|beside; 0 auto) */
@@ -148,6 +150,12 @@ static int verify(bench_t *b, const rtm_kinst_t *k, const rtm_kinst_t *ref, cons
     char msg[260];
     snprintf(msg, sizeof(msg), "%zu elements differ (%s)", bad, why);
     return fail(b, what, k->kernel->name, msg);
+}
+
+/* Does a kernel of about kernel_s get the watcher (--watch)? */
+static bool watch_for(const bench_t *b, double kernel_s)
+{
+    return b->o.watch > 0 || (b->o.watch == 0 && kernel_s >= RTM_KEXEC_WATCH_MIN_S);
 }
 
 static rtm_kexec_opts_t prod_opts(const bench_t *b)
@@ -320,8 +328,10 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
                 r = fail(b, "run failed", proto->kernel->name, rtm_strerror(st));
                 break;
             }
-            if (i == 0 && v == V_ORIG)
+            if (i == 0 && v == V_ORIG) {
                 inst_copy(&ref, &in);
+                rtm_kexec_set_watch(&x[V_PROD], watch_for(b, t.kernel_s));
+            }
             else if (i == 0)
                 r = verify(b, &in.k, &ref.k, vname[v]);
             else if (t.kernel_s < best[v]) /* run 0 is the warm-up */
@@ -777,6 +787,7 @@ static void section_response(bench_t *b)
                            lens[l] * 1e3, ks * 1e3);
                 continue;
             }
+            rtm_kexec_set_watch(&x, watch_for(b, lens[l]));
             resp_t r;
             if (abort_series(b, &x, aborts[l], samples, &r) != 0)
                 continue;
@@ -1299,6 +1310,7 @@ static int usage(void)
             "                           [--read eager|late|beside] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
             "                           [--prewake US] [--poke none|poll|write] [--keepalive US]\n"
+            "                           [--watch auto|on|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1311,6 +1323,8 @@ static int usage(void)
             "  --poke       what that spin does besides: nothing (none, the default), ask\n"
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
+            "  --watch  the in-kernel watcher of the host's raise word (kexec.h): on, off, or\n"
+            "               auto (default: kernels of 1 ms or more, as `rtmgr run`)\n"
             "  --keepalive  the response part's thread sleeps until the prewake window in\n"
             "               steps of US, writing 4 bytes to the device after each (traffic\n"
             "               on the link through the whole kernel; default 0: none)\n"
@@ -1367,6 +1381,10 @@ int rtm_bench_preempt(int argc, char **argv)
                 return usage();
         } else if (strcmp(a, "--prewake") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
             b.o.prewake_us = (int)u;
+        } else if (strcmp(a, "--watch") == 0 && v &&
+                   (strcmp(v, "auto") == 0 || strcmp(v, "on") == 0 || strcmp(v, "off") == 0) &&
+                   ++i) {
+            b.o.watch = strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? -1 : 0;
         } else if (strcmp(a, "--keepalive") == 0 && parse_u32(v, &u) && u <= 1000000u && ++i) {
             b.o.keepalive_us = u;
         } else if (strcmp(a, "--poke") == 0 && v && ++i) {
@@ -1464,8 +1482,10 @@ int rtm_bench_preempt(int argc, char **argv)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
     if (!b.o.json)
         printf("before each raise the thread spins %d us (--prewake) and pokes: %s (--poke); "
-               "through the job a 4-byte write every %u us (--keepalive; 0: none)\n",
-               b.o.prewake_us, poke_name[b.o.poke], b.o.keepalive_us);
+               "through the job a 4-byte write every %u us (--keepalive; 0: none); "
+               "in-kernel watcher: %s (--watch)\n",
+               b.o.prewake_us, poke_name[b.o.poke], b.o.keepalive_us,
+               b.o.watch > 0 ? "on" : b.o.watch < 0 ? "off" : "auto, kernels of 1 ms or more");
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */

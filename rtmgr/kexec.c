@@ -112,7 +112,7 @@ static rtm_status_t create_end(rtm_kexec_t *x)
     const rtm_create_buffer_nv_t create = end_mark_call(&d->info, x->opts.variant);
     if (!create)
         return RTM_OK;
-    const size_t bytes = 64; /* one word on a line of its own */
+    const size_t bytes = 256; /* the mark, and the watcher's raise word 128 bytes on */
     cl_int err = CL_SUCCESS;
     x->end = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
     if (!x->end || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
@@ -124,6 +124,10 @@ static rtm_status_t create_end(rtm_kexec_t *x)
     RTM_CL_CHECK(err, "clEnqueueMapBuffer(end mark)");
     x->end_host = p;
     x->end_host[0] = 0;
+    if (x->flag.transport == RTM_ABORT_WRITE) {
+        x->flag.watch = &x->end_host[RTM_KEXEC_WATCH_WORD];
+        *x->flag.watch = 0;
+    }
     return RTM_OK;
 }
 
@@ -173,6 +177,18 @@ static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
 }
 
 bool rtm_kexec_end_mark(const rtm_kexec_t *x) { return x->end_host != NULL; }
+
+void rtm_kexec_set_watch(rtm_kexec_t *x, bool on) { x->watch = on; }
+
+bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk)
+{
+    if (!x->watch || !x->flag.watch || nblk == 0)
+        return false;
+    if (x->persist && x->opts.groups < nblk) /* persistent: one of its groups watches */
+        return x->opts.groups > 1;
+    const uint32_t cap = auto_groups(&x->dev->info, x->k->tune.wg);
+    return nblk % cap != 0; /* a full last wave: the watcher would open one more */
+}
 
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
 {
@@ -345,6 +361,7 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->next);
     if (x->ctl) /* after its sub-buffers */
         clReleaseMemObject(x->ctl);
+    x->flag.watch = NULL; /* in the end mark's buffer */
     if (x->end) {
         if (x->end_host) {
             clEnqueueUnmapMemObject(x->dev->ctrl, x->end, (void *)x->end_host, 0, NULL, NULL);
@@ -364,6 +381,14 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
 {
     return x->persist && x->opts.groups < blocks ? x->opts.groups : blocks;
+}
+
+/* The work-groups of a launch of `blocks`: with a watcher, one more for a plain grid,
+ * the same number (one of them the watcher) for persistent groups. */
+static uint32_t launch_groups(const rtm_kexec_t *x, uint32_t blocks, bool watched)
+{
+    const uint32_t g = rtm_kexec_groups(x, blocks);
+    return watched && !(x->persist && x->opts.groups < blocks) ? g + 1 : g;
 }
 
 /* Keeps the first event of a sequence and the latest one. */
@@ -529,7 +554,9 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     if (launch >= x->launches || (nmap && nmap > (map_host ? k->plan.blocks_max : kl.blocks)))
         return RTM_E_RANGE;
     cl_kernel kern = x->prog.kern[kl.entry];
-    const cl_uint mapped = nmap && map_host ? 1u : 0u, nblk = nmap ? nmap : kl.blocks;
+    const cl_uint nblk = nmap ? nmap : kl.blocks;
+    const bool watched = rtm_kexec_watched(x, nblk);
+    const cl_uint mapped = (nmap && map_host ? 1u : 0u) | (watched ? 2u : 0u);
     const cl_uint doff = launch * x->done_stride;
     if (x->fetch_dirty[launch] && fetches(x)) { /* enqueued before (an aborted run): reset
                                                    * its counter */
@@ -540,7 +567,7 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
                      "clEnqueueFillBuffer(next)");
     }
     x->fetch_dirty[launch] = 1;
-    if (mapped) {
+    if (mapped & 1u) {
         RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
@@ -550,7 +577,7 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
         return st;
     if (nblk == 0)
         return RTM_OK;
-    const size_t local = k->tune.wg, global = (size_t)rtm_kexec_groups(x, nblk) * local;
+    const size_t local = k->tune.wg, global = (size_t)launch_groups(x, nblk, watched) * local;
     RTM_CL_CHECK(clEnqueueNDRangeKernel(x->dev->exec, kern, 1, NULL, &global, &local, 0, NULL, ev),
                  "clEnqueueNDRangeKernel");
     return RTM_OK;

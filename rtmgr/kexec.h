@@ -21,6 +21,8 @@
 
 /* Standard kernel arguments before the kernel's own (RTM_BLOCK_ARGS). */
 #define RTM_KEXEC_STD_ARGS 9
+/* The watcher's raise word in the end mark's buffer (= RTM_WATCH_WORD of rtm_block.h) */
+#define RTM_KEXEC_WATCH_WORD 32
 /* In-loop poll period (RTM_POLL_EVERY) when neither options nor calibration give one. */
 #define RTM_KEXEC_POLL_DEFAULT 256
 /* Auto read_late: larger outputs of a job on a GPU are read after its last kernel when
@@ -147,6 +149,7 @@ typedef struct {
     cl_mem end;            /* the end mark (rtm_block.h rtm_end), or NULL: host memory
                             * the device writes directly (rtm_kexec_end_mark) */
     volatile cl_uint *end_host; /* the mark's host view; NULL without an end mark */
+    bool watch;            /* launches get a watcher where they can (rtm_kexec_set_watch) */
     unsigned char *fetch_dirty; /* [launches]: enqueued since the last clear (its fetch
                                  * counter is reset before it is enqueued again) */
     uint32_t done_stride;  /* bytes per launch in `done` (blocks_max rounded up to 64) */
@@ -165,6 +168,20 @@ typedef struct {
  * (CPU devices: see kexec.c end_mark_call). Only full and feedback builds write it.
  * rtm_kexec_end_seen: has the launch `launch` ended (false without a mark)? */
 bool rtm_kexec_end_mark(const rtm_kexec_t *x);
+
+/* The watcher (kernels/rtm_block.h): a launch with one work-group more, group 0, that
+ * reads the host's raise word (abortflag.h `watch`, a word of the end mark's buffer)
+ * every 2 us and raises the device flag from inside the GPU, so that an abort no longer
+ * waits for the flag's transfer (on the H100 it started 50-80 us after the raise while a
+ * long kernel ran; the watcher's response p99 was 5-40 us: docs/preempt.md). It costs a
+ * group's slot and 1-2 us at the kernel's end, so the caller asks for it per run, for
+ * long kernels (RTM_KEXEC_WATCH_MIN_S); a launch takes it where the instance has an end
+ * mark and a WRITE flag, and where the extra group does not open a wave of its own (a
+ * plain grid of a multiple of the device's units * 2048 / wg work-groups). */
+#define RTM_KEXEC_WATCH_MIN_S 1e-3
+void rtm_kexec_set_watch(rtm_kexec_t *x, bool on);
+/* Would launch `launch` of nblk blocks have a watcher now? */
+bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk);
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch);
 
 /* A run of x starts (its first launch or a resume): the abort flag cleared and the end

@@ -269,6 +269,79 @@ static void test_abort_before_start_and_after_completion(void **state)
     fixture_close(&f);
 }
 
+/* The in-kernel watcher (kexec.h rtm_kexec_set_watch): where the device has an end mark
+ * and a write flag (NVIDIA), a launch asked to be watched gets group 0 as the watcher
+ * (one more group on a plain grid, one of the persistent groups otherwise), a raise
+ * stores 1 in the raise word and a clear 0, and aborts at many points, resumes and
+ * repeated preemption give the uninterrupted result with every block run once, on a
+ * plain grid, on persistent groups and over sort's launches. Elsewhere (PoCL) nothing
+ * is watched and the same runs hold. */
+static void test_watched_launches(void **state)
+{
+    (void)state;
+    const struct {
+        const char *kernel;
+        uint32_t groups;
+    } cases[] = {{"spin", 0}, {"spin", 3}, {"sort", 0}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const rtm_kexec_opts_t o = {.groups = cases[c].groups, .transport = RTM_ABORT_WRITE,
+                                    .transport_set = true};
+        fixture_t f;
+        fixture_open(&f, rtm_kernel_find(cases[c].kernel), 6000, &o, 0);
+        rtm_kexec_set_watch(&f.x, true);
+        const uint32_t nblk = f.k.plan.blocks_max;
+        const bool can = rtm_kexec_end_mark(&f.x);
+        assert_int_equal(f.x.flag.watch != NULL, can);
+        assert_int_equal(rtm_kexec_watched(&f.x, nblk), can); /* small grids: no full wave */
+        const double t = run_whole(&f);
+        assert_same_result(&f);
+        assert_once(&f.job);
+        if (can && cases[c].groups == 0 && strcmp(cases[c].kernel, "spin") == 0) {
+            /* the raise word alone, no transfer: the watcher stops the kernel */
+            fixture_reset(&f);
+            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+            sleep_s(t / 5);
+            const double t0 = now_s();
+            __atomic_store_n(f.x.flag.watch, 1u, __ATOMIC_RELEASE);
+            assert_int_equal(clFinish(f.x.dev->exec), CL_SUCCESS);
+            assert_true(now_s() - t0 < t / 2);
+            rtm_preempt_stop_t s;
+            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            assert_consistent(&f.job);
+            assert_false(s.finished);
+            assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+            assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        for (int p = 1; p <= 4; p++) {
+            fixture_reset(&f);
+            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+            sleep_s(t * p / 5);
+            rtm_preempt_stop_t s;
+            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            if (can)
+                assert_int_equal(*f.x.flag.watch, 1u);
+            assert_consistent(&f.job);
+            for (int again = 0; again < 2 && !s.finished; again++) { /* preempted twice */
+                assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+                if (can)
+                    assert_int_equal(*f.x.flag.watch, 0u);
+                if (again == 0) {
+                    sleep_s(t / 10);
+                    assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+                    assert_consistent(&f.job);
+                } else {
+                    assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+                }
+            }
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        fixture_close(&f);
+    }
+}
+
 /* A CPU resume stopped between blocks keeps its progress and resumes again. */
 static void test_cpu_stop(void **state)
 {
@@ -571,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_read_late),
         cmocka_unit_test(test_missed_abort_stamps),
         cmocka_unit_test(test_repeated_preemption),
+        cmocka_unit_test(test_watched_launches),
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
         cmocka_unit_test(test_grid_opts),
