@@ -331,11 +331,11 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
             if (i == 0 && v == V_ORIG) {
                 inst_copy(&ref, &in);
                 rtm_kexec_set_watch(&x[V_PROD], watch_for(b, t.kernel_s));
-            }
-            else if (i == 0)
+            } else if (i == 0) {
                 r = verify(b, &in.k, &ref.k, vname[v]);
-            else if (t.kernel_s < best[v]) /* run 0 is the warm-up */
+            } else if (t.kernel_s < best[v]) { /* run 0 is the warm-up */
                 best[v] = t.kernel_s;
+            }
         }
     }
     for (int v = 0; v < V_COUNT; v++)

@@ -178,13 +178,19 @@ static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
 
 bool rtm_kexec_end_mark(const rtm_kexec_t *x) { return x->end_host != NULL; }
 
+/* Does a launch of `blocks` run on the persistent groups (fewer groups than blocks)? */
+static bool persistent_at(const rtm_kexec_t *x, uint32_t blocks)
+{
+    return x->persist && x->opts.groups < blocks;
+}
+
 void rtm_kexec_set_watch(rtm_kexec_t *x, bool on) { x->watch = on; }
 
 bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk)
 {
     if (!x->watch || !x->flag.watch || nblk == 0)
         return false;
-    if (x->persist && x->opts.groups < nblk) /* persistent: one of its groups watches */
+    if (persistent_at(x, nblk)) /* one of its groups watches */
         return x->opts.groups > 1;
     const uint32_t cap = auto_groups(&x->dev->info, x->k->tune.wg);
     return nblk % cap != 0; /* a full last wave: the watcher would open one more */
@@ -380,7 +386,7 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
 
 uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
 {
-    return x->persist && x->opts.groups < blocks ? x->opts.groups : blocks;
+    return persistent_at(x, blocks) ? x->opts.groups : blocks;
 }
 
 /* The work-groups of a launch of `blocks`: with a watcher, one more for a plain grid,
@@ -388,7 +394,7 @@ uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks)
 static uint32_t launch_groups(const rtm_kexec_t *x, uint32_t blocks, bool watched)
 {
     const uint32_t g = rtm_kexec_groups(x, blocks);
-    return watched && !(x->persist && x->opts.groups < blocks) ? g + 1 : g;
+    return watched && !persistent_at(x, blocks) ? g + 1 : g;
 }
 
 /* Keeps the first event of a sequence and the latest one. */

@@ -201,6 +201,17 @@ static inline void fixture_reset(fixture_t *f)
     f->k.kernel->fill(&f->k, f->seed);
 }
 
+/* A fresh job started, then aborted after_s later (after its start call's latency too
+ * with `after_latency`); *s tells how it stopped. */
+static inline void start_and_abort(fixture_t *f, double after_s, bool after_latency,
+                                   bool readback, rtm_preempt_stop_t *s)
+{
+    fixture_reset(f);
+    assert_int_equal(rtm_preempt_start(&f->job, &f->x), RTM_OK);
+    sleep_s((after_latency ? f->job.run_latency_s : 0.0) + after_s);
+    assert_int_equal(rtm_preempt_abort(&f->job, readback, s), RTM_OK);
+}
+
 static inline void assert_same_result(const fixture_t *f)
 {
     char why[160] = "";

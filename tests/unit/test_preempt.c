@@ -25,11 +25,8 @@ static void test_gpu_path_on_spin(void **state)
         const double t = run_whole(&f);
         uint32_t stopped = 0;
         for (int p = 1; p <= 4; p++) {
-            fixture_reset(&f);
-            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-            sleep_s(t * p / 5);
             rtm_preempt_stop_t s;
-            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            start_and_abort(&f, t * p / 5, false, false, &s);
             assert_consistent(&f.job);
             stopped += !s.finished;
             if (!s.finished) {
@@ -64,11 +61,8 @@ static void test_gpu_full_strips(void **state)
         const double t = run_whole(&f);
         uint32_t stopped = 0;
         for (int p = 1; p <= 4; p++) {
-            fixture_reset(&f);
-            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-            sleep_s(f.job.run_latency_s + t * p / 5);
             rtm_preempt_stop_t s;
-            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            start_and_abort(&f, t * p / 5, true, false, &s);
             assert_consistent(&f.job);
             stopped += !s.finished;
             if (!s.finished) {
@@ -122,11 +116,8 @@ static void test_read_late(void **state)
         assert_once(&f.job);
         const double t = f.job.run_kernel_s;
         /* aborts in the kernels stop the job; start and raise instants are recorded */
-        fixture_reset(&f);
-        assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-        sleep_s(f.job.run_latency_s + t / 3);
         rtm_preempt_stop_t s;
-        assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+        start_and_abort(&f, t / 3, true, false, &s);
         assert_false(s.finished);
         assert_true(s.dev_kernel_s < 0.0 || s.dev_kernel_s < t);
         /* beside: the stop did not wait for the side reads; the resume settles them */
@@ -202,11 +193,8 @@ static void test_resume_on_other_executor(void **state)
     const rtm_kexec_opts_t o = {.count_blocks = true, .groups = RTM_KEXEC_GROUPS_ALL};
     assert_int_equal(rtm_kexec_create_ex(&x2, &dev, &f.k, &o), RTM_OK);
     for (int readback = 0; readback < 2; readback++) {
-        fixture_reset(&f);
-        assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-        sleep_s(t / 3);
         rtm_preempt_stop_t s;
-        assert_int_equal(rtm_preempt_abort(&f.job, readback, &s), RTM_OK);
+        start_and_abort(&f, t / 3, false, readback, &s);
         if (!s.finished) {
             assert_int_equal(rtm_preempt_resume_gpu(&f.job, &x2), RTM_OK);
             assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
@@ -315,11 +303,8 @@ static void test_watched_launches(void **state)
             assert_once(&f.job);
         }
         for (int p = 1; p <= 4; p++) {
-            fixture_reset(&f);
-            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-            sleep_s(t * p / 5);
             rtm_preempt_stop_t s;
-            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+            start_and_abort(&f, t * p / 5, false, false, &s);
             if (can)
                 assert_int_equal(*f.x.flag.watch, 1u);
             assert_consistent(&f.job);
