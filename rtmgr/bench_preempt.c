@@ -18,7 +18,8 @@
  *   part poll:
  *   6. each looping kernel's in-loop poll period as calibration chooses it
  *      (rtm_preempt_tune_kernel_poll): overhead vs the build without in-loop polls for
- *      K = ~3 us of the loop, 4K, 16K, …, the smallest K within 1 %, its response;
+ *      K (the largest whose loop steps last at most 12 us) and K/4 … 4K around it, each
+ *      one's response;
  *   part resume:
  *   5. total time of an aborted-and-resumed job vs uninterrupted, GPU->GPU and GPU->CPU,
  *      and completed blocks re-executed (RTM_COUNT_BLOCKS builds: every block must
@@ -79,6 +80,7 @@ typedef struct {
     double *pool_events;  /* the same aborts' responses by the driver's event (event_s) */
     size_t npool, cap, nmarked;
     double worst_check, worst_full, worst_paper;
+    double kpoll_worst_p99; /* section 6: the worst chosen K's response p99 */
     uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
     uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
@@ -354,14 +356,6 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
  * grid's empty blocks drain at about 0.6 ns each on the H100 (the empty kernel: 1 M
  * blocks in 0.64 ms), 40 us for the whole grid, 20 us for the half left on average. */
 #define COARSE_PLAIN_MAX 65536u
-/* A block shorter than this answers an abort in time without in-loop polls (a fifth of
- * the 50 us target: the flag transfer and the host's notice take the rest). */
-#define POLL_BLOCK_S 10e-6
-/* In-loop poll period aimed at: about 3 us of a work-item's loop. */
-#define POLL_PERIOD_S 3e-6
-/* Section 4 (response): spin's poll period aimed at ~2 us of its loop. */
-#define RESP_POLL_S 2e-6
-
 static bool mem_bound(const rtm_kernel_t *k)
 {
     static const char *const names[] = {"matrix_add", "matrix_add3", "threshold", "copy",
@@ -429,17 +423,33 @@ static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, doubl
     return waves > 0 ? t / waves : t;
 }
 
-/* Poll period K (power of two, 16..65536) for about POLL_PERIOD_S of a loop whose
- * iteration takes tau seconds. */
-static uint32_t poll_k_at(double tau, double period)
+/* Production's in-loop poll period for proto (original kernel time t, loop step
+ * step_s): for the kernels calibration searches, the cheapest of its candidates at this
+ * size, as calibration chooses (rtm_preempt_tune_kernel_poll); else K0. */
+static uint32_t prod_poll_k(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *pr,
+                            double t, double step_s)
 {
-    uint32_t k = 16;
-    while (k < 65536u && (double)k * 1.41421356 * tau < period)
-        k *= 2;
-    return k;
+    const uint32_t k0 = rtm_preempt_poll_k(step_s);
+    if (!rtm_preempt_loop_polls(proto->kernel))
+        return k0;
+    rtm_preempt_kpoll_t kp;
+    const rtm_status_t st =
+        rtm_preempt_tune_kernel_poll(&b->dev, pr, proto->kernel, proto->tune, proto->size, t,
+                                     false, b->o.quick ? 3 : 7, 0, rtm_os_now_s() + 60.0, &kp);
+    if (st != RTM_OK || kp.poll_every == 0) {
+        fail(b, "poll period calibration failed", proto->kernel->name,
+             st != RTM_OK ? rtm_strerror(st) : "out of time");
+        return k0;
+    }
+    if (!b->o.json) {
+        printf("%-12s poll period candidates:", proto->kernel->name);
+        for (uint32_t c = 0; c < kp.n; c++)
+            printf(" K %u %.2f%%%s", kp.k[c], kp.overhead_pct[c],
+                   kp.k[c] == kp.poll_every ? " (chosen)" : "");
+        printf(" (step %.3g ns)\n", kp.step_s * 1e9);
+    }
+    return kp.poll_every;
 }
-
-static uint32_t poll_k_for(double tau) { return poll_k_at(tau, POLL_PERIOD_S); }
 
 static void section_overhead(bench_t *b)
 {
@@ -467,13 +477,13 @@ static void section_overhead(bench_t *b)
         const uint32_t items = mem_bound(kernel) ? coarse_items(&proto) : 0;
         if (items)
             pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
-        /* in-loop polls only where a block outlasts POLL_BLOCK_S; period ~POLL_PERIOD_S
-         * of the loop (per-iteration time: the block's time over its loop steps) */
+        /* in-loop polls only where a block outlasts RTM_PREEMPT_POLL_BLOCK_S, at
+         * production's period (per-iteration time: the block's time over its loop steps) */
         double steps = 1.0;
         const double blk_s = block_time(b, &proto, t_orig, &steps);
-        const bool polls = blk_s > POLL_BLOCK_S;
+        const bool polls = blk_s > RTM_PREEMPT_POLL_BLOCK_S;
         if (!b->o.poll)
-            pr.poll_every = poll_k_for(blk_s / steps);
+            pr.poll_every = prod_poll_k(b, &proto, &pr, t_orig, blk_s / steps);
         pr.no_poll = !polls;
         /* as the executive: long blocks on a plain grid (unless --groups says) */
         if (!b->o.groups)
@@ -528,10 +538,10 @@ static void section_overhead(bench_t *b)
                "the same in the original and every variant; '-' = the kernel's own), plain up "
                "to %u blocks; blk us: a block's time, the original over its waves; polls: "
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
-               "the poll's cost either way); K: in-loop poll period for ~%.0f us of the loop)\n",
+               "the poll's cost either way); K: in-loop poll period, the largest whose steps last at most %.0f us)\n",
                RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
                RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
-               POLL_BLOCK_S * 1e6, POLL_PERIOD_S * 1e6);
+               RTM_PREEMPT_POLL_BLOCK_S * 1e6, RTM_PREEMPT_POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -761,13 +771,13 @@ static void section_response(bench_t *b)
             inst_free(&in);
             continue;
         }
-        /* the in-loop poll period for ~RESP_POLL_S of spin's loop on this grid (unless
-         * --poll): a work-item's time per iteration from a ~1 ms run over its waves */
+        /* production's in-loop poll period for spin's loop on this grid (unless --poll):
+         * a work-item's time per iteration from a ~1 ms run over its waves */
         double ks0 = 0.0, steps = 1.0;
         if (!b->o.poll && calibrate_len(b, &in, &x, lens[0], &ks0)) {
             const double tau = block_time(b, &in.k, ks0, &steps) / steps /
                                ((double)in.k.size[1] * (double)in.k.size[2]);
-            const uint32_t kk = poll_k_at(tau, RESP_POLL_S);
+            const uint32_t kk = rtm_preempt_poll_k(tau);
             if (kk != x.opts.poll_every) {
                 rtm_kexec_destroy(&x);
                 pr.poll_every = kk;
@@ -1251,20 +1261,17 @@ static void json_string(const char *s)
 
 /* ---- 6. per-kernel poll period ------------------------------------------------------ */
 
-/* The poll period calibration aims at (~3 us of a work-item's loop), its overhead budget
- * and the aborts measuring the chosen period's response: as rtmgr/calibdev.c's. */
-#define KPOLL_PERIOD_S 3e-6
-#define KPOLL_MAX_PCT 1.0
-
 static void section_kpoll(bench_t *b)
 {
     if (!b->o.json)
-        printf("\n6. in-loop poll period per kernel, as calibration chooses it (overhead vs the "
-               "same build without in-loop polls, min of %d interleaved runs; K0 = ~%.0f us of "
-               "the loop; chosen: the smallest K within %.1f %%)\n"
-               "%-16s %-10s %9s %9s %7s %11s\n",
-               b->o.quick ? 5 : 15, KPOLL_PERIOD_S * 1e6, KPOLL_MAX_PCT, "kernel", "size0",
-               "base ms", "step ns", "K", "overhead %");
+        printf("\n6. in-loop poll period per kernel: calibration's choice K (the largest whose loop "
+               "steps last at most %.0f us) and K/4 ... 4K around it; overhead vs the same build "
+               "without in-loop polls (min of %d interleaved runs), abort response over %d aborts "
+               "at random instants (host clock, flag raised -> kernel finished)\n"
+               "%-16s %-10s %9s %9s %7s %9s %11s %9s %9s %9s\n",
+               RTM_PREEMPT_POLL_PERIOD_S * 1e6, b->o.quick ? 5 : 15, b->o.quick ? 8 : 50,
+               "kernel", "size0", "base ms", "step ns", "K", "period us", "overhead %", "p50 us",
+               "p99 us", "max us");
     rtm_kexec_opts_t base = {.transport = b->transport, .transport_set = true,
                              .raise_mode = b->raise_mode, .raise_set = true};
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
@@ -1273,25 +1280,27 @@ static void section_kpoll(bench_t *b)
             continue;
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, NULL, 0.0, KPOLL_PERIOD_S, -KPOLL_MAX_PCT,
-            b->o.quick ? 5 : 15, b->o.quick ? 8 : 50, rtm_os_now_s() + 120.0, &kp);
+            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, NULL, 0.0, true, b->o.quick ? 5 : 15,
+            b->o.quick ? 8 : 50, rtm_os_now_s() + 120.0, &kp);
         if (st != RTM_OK) {
             fail(b, "poll period calibration failed", kernel->name, rtm_strerror(st));
             continue;
         }
-        if (b->o.json)
-            continue;
-        for (uint32_t c = 0; c < kp.n; c++)
-            printf("%-16s %-10lld %9.3f %9.2f %7u %11.2f\n", kernel->name, (long long)kp.size0,
-                   kp.base_s * 1e3, kp.step_s * 1e9, kp.k[c], kp.overhead_pct[c]);
-        if (kp.poll_every == RTM_BOARD_POLL_NONE)
-            printf("%-16s chosen: no in-loop polls (no K within %.1f %%)\n", kernel->name,
-                   KPOLL_MAX_PCT);
-        else
-            printf("%-16s chosen: K %u, response p50 %.1f us p99 %.1f us (%u aborts)\n",
-                   kernel->name, kp.poll_every, kp.resp_p50_s * 1e6, kp.resp_p99_s * 1e6,
-                   kp.resp_n);
+        for (uint32_t c = 0; c < kp.n; c++) {
+            if (kp.resp_n[c] && kp.resp_p99_s[c] > b->kpoll_worst_p99 && kp.k[c] == kp.poll_every)
+                b->kpoll_worst_p99 = kp.resp_p99_s[c];
+            if (b->o.json)
+                continue;
+            printf("%-16s %-10lld %9.3f %9.2f %7u %9.2f %11.2f %9.1f %9.1f %9.1f%s\n", kernel->name,
+                   (long long)kp.size0, kp.base_s * 1e3, kp.step_s * 1e9, kp.k[c],
+                   kp.k[c] * kp.step_s * 1e6, kp.overhead_pct[c], kp.resp_p50_s[c] * 1e6,
+                   kp.resp_p99_s[c] * 1e6, kp.resp_max_s[c] * 1e6,
+                   kp.k[c] == kp.poll_every ? "  <- chosen" : "");
+        }
     }
+    if (!b->o.json)
+        printf("(worst chosen-K p99: %.1f us; target %.0f us)\n", b->kpoll_worst_p99 * 1e6,
+               RTM_PREEMPT_RESPONSE_S * 1e6);
 }
 
 /* --poke's values, by rtm_preempt_poke_t */

@@ -1871,14 +1871,13 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
 
 /* In-loop poll period per kernel (RTM_POLL_EVERY, kernels whose work-items loop):
  * preempt.c's rtm_preempt_tune_kernel_poll at the calibrated tune, with the flag
- * transport chosen above — K for about POLL_PERIOD_S of the loop (a flag is seen within
- * two periods), else the smallest of 16K, 256K, …, 65536 whose overhead vs the build without
- * in-loop polls is <= POLL_MAX_PCT, else no in-loop polls (ktune poll_every). Within
- * POLL_BUDGET_S per device, the application's kernels first: kernels left when it is
- * spent keep the default. The searches' programs are built ahead, together, by the
- * device's build workers (one at a time on the path they had spent the whole budget). */
-#define POLL_PERIOD_S 3e-6
-#define POLL_MAX_PCT 1.0
+ * transport chosen above — of K0 (the largest K whose loop steps last at most
+ * RTM_PREEMPT_POLL_PERIOD_S, the response target's share, from the step measured on the
+ * build without in-loop polls), K0 / 2 and K0 / 4, the one whose overhead against that
+ * build is the least (ktune poll_every). Within POLL_BUDGET_S per device, the application's kernels first:
+ * kernels left when it is spent keep the default. The searches' programs are built
+ * ahead, together, by the device's build workers (one at a time on the path they had
+ * spent the whole budget). */
 #define POLL_BUDGET_S 2.0
 /* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
 #define POLL_JOB_S 2e-3
@@ -1921,7 +1920,7 @@ static void dev_poll(devcal_t *x)
             continue;
         t_pred[ki] = dev_pred_kernel(&p, &k);
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], POLL_PERIOD_S, ks);
+        const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
         for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) { /* the periods, then none */
             if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
@@ -1951,8 +1950,8 @@ static void dev_poll(devcal_t *x)
         rtm_preempt_kpoll_t kp;
         const int ki = rtm_kernel_index(kern);
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki], POLL_PERIOD_S,
-            POLL_MAX_PCT, 3, 0, deadline, &kp);
+            x->d, &base, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki], false, 3, 0,
+            deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {
             cal_note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
@@ -1964,17 +1963,11 @@ static void dev_poll(devcal_t *x)
         for (uint32_t c = 0, o = 0; c < kp.n && o < sizeof(tried); c++)
             o += (uint32_t)snprintf(tried + o, sizeof(tried) - o, "%sK %u %.2f%%", c ? ", " : "",
                                     kp.k[c], kp.overhead_pct[c]);
-        char took[128];
-        snprintf(took, sizeof(took), "search %.2fs: %u programs compiled, %u loaded, %.2fs", last,
-                 kp.compiled, kp.loaded, kp.program_s);
-        if (kp.poll_every == RTM_BOARD_POLL_NONE)
-            cal_note(x->c, "%s: %s: no in-loop polls (none within %.1f%%: %s; step %.3gns, %.3gms "
-                           "job; %s)", bd->name, kern->name, POLL_MAX_PCT, tried, kp.step_s * 1e9,
-                     kp.base_s * 1e3, took);
-        else
-            cal_note(x->c, "%s: %s: poll every %u steps (%.3gus; %s; %.3gms job; %s)", bd->name,
-                     kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6, tried,
-                     kp.base_s * 1e3, took);
+        cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead %s on a "
+                       "%.3gms job; search %.2fs: %u programs compiled, %u loaded, %.2fs)",
+                 bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
+                 kp.step_s * 1e9, tried, kp.base_s * 1e3, last, kp.compiled, kp.loaded,
+                 kp.program_s);
     }
 }
 

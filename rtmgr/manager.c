@@ -386,15 +386,17 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
                                .host_pinned = m->pin[d].host != NULL,
                                .preemptible = tc->preemptible,
                                .never_aborted = !rtm_exec_task_abortable(tc)};
-        /* the in-loop poll period calibration chose for this kernel here (0: default) */
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, &ko);
         /* long blocks on a plain grid: the persistent loop costs more than it saves */
+        double block_s = 0.0;
         if (ms == RTM_OK && rtm_model_used(&m->pred[t][d])->status == RTM_OK)
             // cppcheck-suppress arrayIndexOutOfBoundsCond
-            (void)rtm_preempt_grid_opts(&m->cfg.board.dev[m->board_dev[d]], k,
-                                        (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9,
-                                        &ko);
+            block_s = rtm_preempt_grid_opts(&m->cfg.board.dev[m->board_dev[d]], k,
+                                            (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9,
+                                            &ko);
+        /* in-loop polls where a block outlasts the response target's share, every period
+         * calibration chose for this kernel here (0: default) */
+        // cppcheck-suppress arrayIndexOutOfBoundsCond
+        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, block_s, &ko);
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;

@@ -1204,8 +1204,12 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
 }
 
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
-                           rtm_kexec_opts_t *o)
+                           double block_s, rtm_kexec_opts_t *o)
 {
+    if (block_s > 0.0 && block_s <= RTM_PREEMPT_POLL_BLOCK_S) {
+        o->no_poll = true;
+        return;
+    }
     const int ki = kernel ? rtm_kernel_index(kernel) : -1;
     if (!bd || ki < 0 || ki >= RTM_MAX_KERNELS || !bd->ktune[ki].have)
         return;
@@ -1333,18 +1337,26 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
     return o;
 }
 
-uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
-                             double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX])
+uint32_t rtm_preempt_poll_k(double step_s)
 {
-    const double step = loop_step(info, k, loop_key(k->kernel), t);
-    /* K0: the power of two whose K steps last about period_s; then 16K, 256K, …, 65536 */
-    uint32_t k0 = 16;
-    while (k0 < 65536u && (double)k0 * 1.41421356 * step < period_s)
-        k0 *= 2;
+    uint32_t k = 16;
+    while (step_s > 0.0 && k < 65536u && (double)(2u * k) * step_s <= RTM_PREEMPT_POLL_PERIOD_S)
+        k *= 2;
+    return k;
+}
+
+uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
+                             bool sweep, uint32_t ks[RTM_PREEMPT_TUNE_MAX], uint32_t *k0_out)
+{
+    const uint32_t k0 = rtm_preempt_poll_k(loop_step(info, k, loop_key(k->kernel), t));
     uint32_t n = 0;
-    for (uint32_t kk = k0; n < RTM_PREEMPT_TUNE_MAX && kk != 0;
-         kk = kk >= 65536u ? 0u : kk * 16u > 65536u ? 65536u : kk * 16u)
-        ks[n++] = kk;
+    for (uint32_t kk = k0; n < RTM_PREEMPT_TUNE_MAX && kk >= 16 && kk * 4 >= k0; kk /= 2)
+        ks[n++] = kk; /* K0, K0 / 2, K0 / 4: within the response target */
+    for (uint32_t kk = k0 * 2; sweep && n < RTM_PREEMPT_TUNE_MAX && kk <= 65536u && kk <= k0 * 4;
+         kk *= 2)
+        ks[n++] = kk; /* 2 K0, 4 K0: beyond it (benchmarks) */
+    if (k0_out)
+        *k0_out = k0;
     return n;
 }
 
@@ -1358,8 +1370,7 @@ static void kp_count(rtm_preempt_kpoll_t *out, const rtm_kexec_t *x)
 
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          const int64_t *size, double t_hint, double period_s,
-                                          double max_pct,
+                                          const int64_t *size, double t_hint, bool sweep,
                                           uint32_t runs, uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out)
 {
@@ -1423,12 +1434,12 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     if (st == RTM_OK && rtm_os_now_s() <= deadline) {
         out->size0 = in.k.size[0];
         out->step_s = loop_step(&d->info, &in.k, loop_key(kernel), t0);
-        uint32_t cand[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nk =
-            rtm_preempt_poll_ks(&d->info, &in.k, size && t_hint > 0 ? t_hint : t0, period_s, cand);
+        uint32_t cand[RTM_PREEMPT_TUNE_MAX], k0 = 0;
+        const uint32_t nk = rtm_preempt_poll_ks(&d->info, &in.k, size && t_hint > 0 ? t_hint : t0,
+                                                sweep, cand, &k0);
+        double best = 0.0;
         out->base_s = t0;
-        uint32_t pick = 0, c;
-        for (c = 0; st == RTM_OK && c < nk; c++) {
+        for (uint32_t c = 0; st == RTM_OK && c < nk; c++) {
             const uint32_t kk = cand[c];
             if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
                 break;
@@ -1442,30 +1453,31 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             double ta = 0.0, tb = 0.0;
             if (st == RTM_OK)
                 st = time_pair(&x0, &x1, runs, &ta, &tb);
+            const uint32_t i = out->n;
             if (st == RTM_OK) {
-                out->k[out->n] = kk;
-                const double pct = 100.0 * (tb / ta - 1.0);
-                out->overhead_pct[out->n++] = pct;
+                out->k[i] = kk;
+                out->overhead_pct[i] = 100.0 * (tb / ta - 1.0);
+                out->n++;
                 out->base_s = ta < out->base_s ? ta : out->base_s;
-                if (!out->poll_every && pct <= fabs(max_pct))
-                    out->poll_every = pick = kk;
-            }
-            if (st == RTM_OK && pick == kk && aborts) {
-                uint32_t n = 0, missed = 0;
-                double ks = 0.0, mx = 0.0;
-                /* the response is informative: a kernel the series cannot abort keeps K */
-                if (rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
-                        RTM_OK && n > 0) {
-                    summarise(samples, n, &out->resp_p50_s, &out->resp_p99_s, &mx);
-                    out->resp_n = n;
+                if (kk <= k0 && (!out->poll_every || out->overhead_pct[i] < best)) {
+                    out->poll_every = kk; /* the cheapest within the response target */
+                    best = out->overhead_pct[i];
                 }
             }
+            uint32_t n = 0, missed = 0;
+            double ks = 0.0;
+            /* the response is informative: a kernel the series cannot abort keeps K;
+             * the watcher as the executive gives it (jobs of 1 ms or more) */
+            rtm_kexec_set_watch(&x1, out->base_s >= RTM_KEXEC_WATCH_MIN_S);
+            if (st == RTM_OK && aborts &&
+                rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
+                    RTM_OK &&
+                n > 0) {
+                summarise(samples, n, &out->resp_p50_s[i], &out->resp_p99_s[i], &out->resp_max_s[i]);
+                out->resp_n[i] = n;
+            }
             rtm_kexec_destroy(&x1);
-            if (out->poll_every && max_pct >= 0)
-                break;
         }
-        if (st == RTM_OK && !out->poll_every && out->n > 0 && c == nk) /* every candidate */
-            out->poll_every = RTM_BOARD_POLL_NONE;
     }
     free(samples);
     rtm_kexec_destroy(&x0);

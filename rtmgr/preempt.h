@@ -272,49 +272,71 @@ bool rtm_preempt_loop_polls(const rtm_kernel_t *kernel);
  * the matrix kernels, then spin); NULL past the last or when not in the catalogue. */
 const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i);
 
+/* The abort response target (flag raised -> kernel finished, p99), and the in-loop poll
+ * period that keeps it. The kernel ends when its last work-item has seen the flag, so a
+ * raise costs two periods (a poll tests the value its previous poll loaded) on top of
+ * the path to the device flag, which the H100's watcher covers in about 18 us at p99
+ * (session 31: p99 22.0 us at spin's 2 us periods). Session 32 (`bench preempt --part
+ * poll`): p99 26-29 us at 7-9 us periods, 40-46 us at 16-17 us. The largest K whose K
+ * loop steps last at most RTM_PREEMPT_POLL_PERIOD_S, K0, bounds a kernel's period (6-12
+ * us); calibration measures K0, K0 / 2 and K0 / 4 and keeps the cheapest: the overhead
+ * is not monotonic in K (H100, matrix_mov at n = 1 687: 17 / 6 / 25 % at K = 16 / 32 /
+ * 64, the strips' code). */
+#define RTM_PREEMPT_RESPONSE_S 50e-6
+#define RTM_PREEMPT_POLL_PERIOD_S 12e-6
+/* Blocks predicted at most this long get no in-loop polls: the one in flight when the
+ * flag comes up ends within the two periods a poll could take. */
+#define RTM_PREEMPT_POLL_BLOCK_S (2.0 * RTM_PREEMPT_POLL_PERIOD_S)
+
+/* K for a work-item loop step of step_s seconds: the largest power of two (16 to 65 536)
+ * whose K steps last at most RTM_PREEMPT_POLL_PERIOD_S (16 when a step is unknown or
+ * longer than a period / 16). Safe anywhere. */
+uint32_t rtm_preempt_poll_k(double step_s);
+
 /* Per-kernel in-loop poll period calibration (calibration, rtmgr/calibdev.c). */
 typedef struct {
-    uint32_t poll_every; /* chosen RTM_POLL_EVERY; RTM_BOARD_POLL_NONE: no candidate
-                          * within the overhead budget; 0: not measured (out of time) */
-    uint32_t n;          /* candidates measured, cheapest-response first */
+    uint32_t poll_every; /* chosen RTM_POLL_EVERY (the cheapest measured within K0);
+                          * 0: not measured (out of time) */
+    uint32_t n;          /* candidates measured (rtm_preempt_poll_ks's order) */
     uint32_t k[RTM_PREEMPT_TUNE_MAX];
     double overhead_pct[RTM_PREEMPT_TUNE_MAX]; /* vs the same build without in-loop polls */
+    double resp_p50_s[RTM_PREEMPT_TUNE_MAX], resp_p99_s[RTM_PREEMPT_TUNE_MAX],
+        resp_max_s[RTM_PREEMPT_TUNE_MAX]; /* abort response (0: not measured) */
+    uint32_t resp_n[RTM_PREEMPT_TUNE_MAX];
     int64_t size0;       /* size key 0 measured at */
     double base_s;       /* kernel time without in-loop polls (min of runs) */
     double step_s;       /* a work-item's loop step (base_s over waves and steps) */
-    double resp_p50_s, resp_p99_s; /* abort response at the chosen K (0: not measured) */
-    uint32_t resp_n;
     uint32_t compiled, loaded;     /* the search's programs: compiled, from the cache */
     double program_s;              /* their build and load time */
 } rtm_preempt_kpoll_t;
 
-/* Chooses `kernel`'s in-loop poll period on d: sizes an instance (tune; wg 0 = the
+/* Calibrates `kernel`'s in-loop poll period on d: sizes an instance (tune; wg 0 = the
  * kernel's default) so that it runs >= ~1 ms, estimates a work-item's loop step from the
- * build without in-loop polls, then tries K = the power of two whose K steps last about
- * `period_s` (the response bound's share of a poll period), then 16K, 256K, …, 65536: the first
- * whose overhead vs the no-poll build (min of `runs` interleaved event-profiled runs)
- * is <= max_pct is chosen; none within budget -> RTM_BOARD_POLL_NONE. `base` gives the
- * transport, cache directory and flag copies (its variant and poll fields are set
- * here). With aborts > 0 the chosen build is aborted that many times at random instants
- * (response p50/p99). max_pct < 0: the budget is -max_pct and every candidate is
- * measured (benchmarks). `size` (NULL: sized here) gives the instance's sizes instead
- * (calibration: the size whose programs it built ahead; not for spin), and with it
- * t_hint > 0 the kernel time the periods are chosen from (rtm_preempt_poll_ks: the
- * prediction they were built ahead for, so that the search finds them built). Gives up (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes
- * `deadline`. Init only (builds programs, allocates). */
+ * build without in-loop polls, measures K0 = rtm_preempt_poll_k(step), K0 / 2 and K0 / 4
+ * against the no-poll build (min of `runs` interleaved event-profiled runs) and chooses
+ * the cheapest. With `sweep` (benchmarks) it measures 2 K0 and 4 K0 as well (beyond the
+ * response target: the trade-off); with aborts > 0 every candidate is aborted that many
+ * times at random instants (response p50/p99/max, the watcher as the executive gives
+ * it). `base` gives the transport, cache directory and flag copies (its variant and
+ * poll fields are set here). `size` (NULL: sized here) gives the instance's sizes
+ * instead (calibration: the size whose programs it built ahead; not for spin), and with
+ * it t_hint > 0 the kernel time the periods are chosen from (rtm_preempt_poll_ks: the
+ * prediction they were built ahead for, so that the search finds them built). Gives up
+ * (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes `deadline`. Init only (builds
+ * programs, allocates). */
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
-                                          const int64_t *size, double t_hint, double period_s,
-                                          double max_pct, uint32_t runs, uint32_t aborts,
-                                          double deadline, rtm_preempt_kpoll_t *out);
+                                          const int64_t *size, double t_hint, bool sweep,
+                                          uint32_t runs, uint32_t aborts, double deadline,
+                                          rtm_preempt_kpoll_t *out);
 
-/* The periods K that rtm_preempt_tune_kernel_poll tries, in order, for instance k (a
+/* The periods K that rtm_preempt_tune_kernel_poll measures, in order, for instance k (a
  * kernel whose work-items loop) whose kernel time without in-loop polls is t on the
- * device `info`: K0 (the power of two whose K loop steps last about period_s), 16K0,
- * 256K0, …, up to 65536. Returns how many (ks[0..n)). Calibration builds their programs
- * ahead from a predicted t. */
+ * device `info`: K0 = rtm_preempt_poll_k of its loop step, K0 / 2, K0 / 4 (not under 16),
+ * and with `sweep` 2 K0 and 4 K0 (not over 65 536). Returns how many (ks[0..n)); *k0
+ * (may be NULL) is K0. Calibration builds their programs ahead from a predicted t. */
 uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
-                             double period_s, uint32_t ks[RTM_PREEMPT_TUNE_MAX]);
+                             bool sweep, uint32_t ks[RTM_PREEMPT_TUNE_MAX], uint32_t *k0);
 
 /* The kexec options rtm_preempt_tune_kernel_poll builds and runs a candidate with: base's,
  * with the full variant and in-loop polls every k steps (0: the build without in-loop
@@ -346,10 +368,12 @@ void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o);
 
-/* Sets o's poll period from the board profile's calibration of `kernel` on bd (leaves
- * the default when none was calibrated). Safe anywhere. */
+/* Sets o's in-loop polls for a job of `kernel` on bd whose blocks are predicted at
+ * block_s (0: unknown): none when 0 < block_s <= RTM_PREEMPT_POLL_BLOCK_S, else the
+ * period the board profile's calibration chose (the default when none was calibrated;
+ * none where an older profile recorded none). Safe anywhere. */
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
-                           rtm_kexec_opts_t *o);
+                           double block_s, rtm_kexec_opts_t *o);
 
 /* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin
  * kernel (about 20 ms long, `aborts` aborts each at random instants) and names the

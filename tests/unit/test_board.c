@@ -150,19 +150,35 @@ static void test_shipped_profile(void **state)
     assert_true(mm >= 0 && d->ktune[mm].have);
     if (d->ktune[mm].poll_every == 0) {
         rtm_kexec_opts_t o = {0};
-        rtm_preempt_poll_opts(d, rtm_kernel_find("matrix_mul"), &o);
+        rtm_preempt_poll_opts(d, rtm_kernel_find("matrix_mul"), 0.0, &o);
         assert_int_equal(o.poll_every, 0);
         assert_false(o.no_poll);
     }
     rtm_board_dev_t e = *d;
     rtm_kexec_opts_t o = {0};
     e.ktune[mm].poll_every = 512;
-    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), &o);
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), 0.0, &o);
     assert_int_equal(o.poll_every, 512);
     assert_false(o.no_poll);
-    e.ktune[mm].poll_every = RTM_BOARD_POLL_NONE;
-    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), &o);
+    /* a block that outlasts the response target's share polls at the calibrated period;
+     * one within it does not poll at all */
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), 2.0 * RTM_PREEMPT_POLL_BLOCK_S, &o);
+    assert_int_equal(o.poll_every, 512);
+    assert_false(o.no_poll);
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), 0.5 * RTM_PREEMPT_POLL_BLOCK_S, &o);
     assert_true(o.no_poll);
+    o.no_poll = false;
+    e.ktune[mm].poll_every = RTM_BOARD_POLL_NONE;
+    rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), 0.0, &o);
+    assert_true(o.no_poll);
+    /* the period rule: the largest power of two whose steps last at most the period */
+    assert_int_equal(rtm_preempt_poll_k(0.0), 16);
+    assert_int_equal(rtm_preempt_poll_k(1e-6), 16);
+    assert_int_equal(rtm_preempt_poll_k(1e-9), 8192);
+    assert_int_equal(rtm_preempt_poll_k(94e-9), 64);
+    assert_int_equal(rtm_preempt_poll_k(1e-12), 65536);
+    assert_true(rtm_preempt_poll_k(94e-9) * 94e-9 <= RTM_PREEMPT_POLL_PERIOD_S);
+    assert_true(2 * rtm_preempt_poll_k(94e-9) * 94e-9 > RTM_PREEMPT_POLL_PERIOD_S);
 }
 
 static void test_round_trip_shipped(void **state)
