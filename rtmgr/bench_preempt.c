@@ -482,12 +482,12 @@ static void section_overhead(bench_t *b)
         double steps = 1.0;
         const double blk_s = block_time(b, &proto, t_orig, &steps);
         const bool polls = blk_s > RTM_PREEMPT_POLL_BLOCK_S;
-        if (!b->o.poll)
-            pr.poll_every = prod_poll_k(b, &proto, &pr, t_orig, blk_s / steps);
-        pr.no_poll = !polls;
         /* as the executive: long blocks on a plain grid (unless --groups says) */
         if (!b->o.groups)
             rtm_preempt_grid_for_block(blk_s, &pr);
+        if (!b->o.poll) /* the launch shape set: the periods are compared on it */
+            pr.poll_every = prod_poll_k(b, &proto, &pr, t_orig, blk_s / steps);
+        pr.no_poll = !polls;
         double best[V_COUNT];
         uint32_t groups = 0;
         if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)

@@ -1435,8 +1435,8 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
         out->size0 = in.k.size[0];
         out->step_s = loop_step(&d->info, &in.k, loop_key(kernel), t0);
         uint32_t cand[RTM_PREEMPT_TUNE_MAX], k0 = 0;
-        const uint32_t nk = rtm_preempt_poll_ks(&d->info, &in.k, size && t_hint > 0 ? t_hint : t0,
-                                                sweep, cand, &k0);
+        const uint32_t nk = rtm_preempt_poll_ks(
+            &d->info, &in.k, size && !spin && t_hint > 0 ? t_hint : t0, sweep, cand, &k0);
         double best = 0.0;
         out->base_s = t0;
         for (uint32_t c = 0; st == RTM_OK && c < nk; c++) {
