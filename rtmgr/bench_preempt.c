@@ -18,8 +18,8 @@
  *   part poll:
  *   6. each looping kernel's in-loop poll period as calibration chooses it
  *      (rtm_preempt_tune_kernel_poll): overhead vs the build without in-loop polls for
- *      K (the largest whose loop steps last at most 12 us) and K/4 … 4K around it, each
- *      one's response;
+ *      K0 (the largest whose loop steps last at most RTM_PREEMPT_POLL_PERIOD_S), K0/2 and
+ *      K0/4 (the cheapest of which calibration keeps), 2K0 and 4K0, each one's response;
  *   part resume:
  *   5. total time of an aborted-and-resumed job vs uninterrupted, GPU->GPU and GPU->CPU,
  *      and completed blocks re-executed (RTM_COUNT_BLOCKS builds: every block must
@@ -1264,8 +1264,9 @@ static void json_string(const char *s)
 static void section_kpoll(bench_t *b)
 {
     if (!b->o.json)
-        printf("\n6. in-loop poll period per kernel: calibration's choice K (the largest whose loop "
-               "steps last at most %.0f us) and K/4 ... 4K around it; overhead vs the same build "
+        printf("\n6. in-loop poll period per kernel: K0 (the largest whose loop steps last at most "
+               "%.0f us), K0/2, K0/4 (chosen: the cheapest of these three, as calibration "
+               "chooses), 2K0 and 4K0 (beyond the response target); overhead vs the same build "
                "without in-loop polls (min of %d interleaved runs), abort response over %d aborts "
                "at random instants (host clock, flag raised -> kernel finished)\n"
                "%-16s %-10s %9s %9s %7s %9s %11s %9s %9s %9s\n",
