@@ -277,14 +277,15 @@ const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i);
  * raise costs up to two periods (a poll tests the value its previous poll loaded) on
  * top of the path to the device flag, which the H100's watcher covers in about 18 us at
  * p99 (session 31: p99 22.0 us at spin's 2 us periods). Session 32 on the H100 (`bench
- * preempt --part response`, spin, two machines): rows polled every 7.7-9.3 us had p99
- * 19-42 us, the 256-group rows at 10.7 us 33-60 us; at 2-4 us every row was under 37 us.
- * The largest K whose K loop steps last at most RTM_PREEMPT_POLL_PERIOD_S, K0, bounds a
- * kernel's period (5-10 us); calibration measures K0, K0 / 2 and K0 / 4 and keeps the
- * cheapest: the overhead is not monotonic in K (H100, matrix_mov at n = 1 681: 17 / 6 /
- * 23 % at K = 16 / 32 / 64, the strips' code). */
+ * preempt --part response`, spin, four machines): with periods of 2-4 us every row's
+ * p99 was under 37 us (two runs); with 5-11 us, 1 to 6 rows of 20 went over 50 us in
+ * each of three runs (p99 48-152 us: the tail grows with the period). The largest
+ * K whose K loop steps last at most RTM_PREEMPT_POLL_PERIOD_S, K0, bounds a kernel's
+ * period (2.5-5 us); calibration measures K0, K0 / 2 and K0 / 4 and keeps the cheapest:
+ * the overhead is not monotonic in K (H100, matrix_mov at n = 1 681: 17 / 6 / 23 % at
+ * K = 16 / 32 / 64, the strips' code). */
 #define RTM_PREEMPT_RESPONSE_S 50e-6
-#define RTM_PREEMPT_POLL_PERIOD_S 10e-6
+#define RTM_PREEMPT_POLL_PERIOD_S 5e-6
 /* Blocks predicted at most this long get no in-loop polls: the one in flight when the
  * flag comes up ends within the two periods a poll could take. */
 #define RTM_PREEMPT_POLL_BLOCK_S (2.0 * RTM_PREEMPT_POLL_PERIOD_S)

@@ -174,8 +174,8 @@ static void test_shipped_profile(void **state)
     /* the period rule: the largest power of two whose steps last at most the period */
     assert_int_equal(rtm_preempt_poll_k(0.0), 16);
     assert_int_equal(rtm_preempt_poll_k(1e-6), 16);
-    assert_int_equal(rtm_preempt_poll_k(1e-9), 8192);
-    assert_int_equal(rtm_preempt_poll_k(94e-9), 64);
+    assert_int_equal(rtm_preempt_poll_k(1e-9), 4096);
+    assert_int_equal(rtm_preempt_poll_k(94e-9), 32);
     assert_int_equal(rtm_preempt_poll_k(1e-12), 65536);
     assert_true(rtm_preempt_poll_k(94e-9) * 94e-9 <= RTM_PREEMPT_POLL_PERIOD_S);
     assert_true(2 * rtm_preempt_poll_k(94e-9) * 94e-9 > RTM_PREEMPT_POLL_PERIOD_S);
