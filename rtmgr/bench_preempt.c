@@ -80,7 +80,6 @@ typedef struct {
     double *pool_events;  /* the same aborts' responses by the driver's event (event_s) */
     size_t npool, cap, nmarked;
     double worst_check, worst_full, worst_paper;
-    double kpoll_worst_p99; /* section 6: the worst chosen K's response p99 */
     uint32_t poll_k; /* production in-loop poll period: --poll, else the sweep's, else 0 */
     rtm_abort_raise_t raise_mode; /* WRITE: the raise path (section 1's probe, or --raise) */
     uint32_t persist_groups;      /* auto persistent groups (0 = every slot; probe) */
@@ -157,7 +156,7 @@ static int verify(bench_t *b, const rtm_kinst_t *k, const rtm_kinst_t *ref, cons
 /* Does a kernel of about kernel_s get the watcher (--watch)? */
 static bool watch_for(const bench_t *b, double kernel_s)
 {
-    return b->o.watch > 0 || (b->o.watch == 0 && kernel_s >= RTM_KEXEC_WATCH_MIN_S);
+    return b->o.watch > 0 || (b->o.watch == 0 && rtm_kexec_watch_worth(kernel_s));
 }
 
 static rtm_kexec_opts_t prod_opts(const bench_t *b)
@@ -802,9 +801,11 @@ static void section_response(bench_t *b)
             if (abort_series(b, &x, aborts[l], samples, &r) != 0)
                 continue;
             total += r.n;
-            over += r.p99 > 50e-6;
+            over += r.p99 > RTM_PREEMPT_RESPONSE_S;
             if (!b->o.json) {
-                char c1[16], c2[16], c3[16], c4[16], c5[16];
+                char c1[16], c2[16], c3[16], c4[16], c5[16], mark[24] = "";
+                if (r.p99 > RTM_PREEMPT_RESPONSE_S)
+                    snprintf(mark, sizeof(mark), "  > %.0f us", RTM_PREEMPT_RESPONSE_S * 1e6);
                 printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f %6u %8.1f %8.1f  "
                        "%s %s %s %s %s%s\n",
                        grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
@@ -815,7 +816,7 @@ static void section_response(bench_t *b)
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
-                       r.p99 > 50e-6 ? "  > 50 us" : "");
+                       mark);
                 print_missed(b, &r);
             }
         }
@@ -824,17 +825,20 @@ static void section_response(bench_t *b)
     }
     free(samples);
     if (!b->o.json)
-        printf("%u aborts; %u rows with p99 over the 50 us target (launched = work-groups: "
+        printf("%u aborts; %u rows with p99 over the %.0f us target (launched = work-groups: "
                "persistent where the grid has more than %u blocks; missed = aborts raised too "
                "late to stop the kernel (the line under such a row: where the raise fell, device "
                "clock); marked = aborts whose end the host saw by the kernel's end mark "
                "(response = raise -> mark seen; ev p50/p99 = the same aborts by the driver's "
-               "event); K = in-loop poll period for ~2 us of spin's loop on that grid; breakdown p50s, us: call = the raise call, landed = "
+               "event); K = production's in-loop poll period for spin's loop on that grid (the "
+               "largest whose steps last at most %.0f us); breakdown p50s, us: call = the raise "
+               "call, landed = "
                "raise -> flag transfer seen complete by the host, xfer = device: transfer "
                "queued -> ended, drain = device: transfer ended -> kernel ended (the kernel "
                "sees the flag and finishes its strip/block), notice = kernel ended -> host "
                "saw its event (event - device queued->kernel end))\n", total, over,
-               RTM_KEXEC_PERSIST_MIN_BLOCKS);
+               RTM_PREEMPT_RESPONSE_S * 1e6, RTM_KEXEC_PERSIST_MIN_BLOCKS,
+               RTM_PREEMPT_POLL_PERIOD_S * 1e6);
 }
 
 /* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
@@ -1275,6 +1279,7 @@ static void section_kpoll(bench_t *b)
                "p99 us", "max us");
     rtm_kexec_opts_t base = {.transport = b->transport, .transport_set = true,
                              .raise_mode = b->raise_mode, .raise_set = true};
+    double worst_p99 = 0.0; /* the chosen K's response p99, worst kernel */
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
         if (!rtm_preempt_loop_polls(kernel) || !rtm_calib_wanted(b->o.kernels, kernel->name))
@@ -1288,8 +1293,8 @@ static void section_kpoll(bench_t *b)
             continue;
         }
         for (uint32_t c = 0; c < kp.n; c++) {
-            if (kp.resp_n[c] && kp.resp_p99_s[c] > b->kpoll_worst_p99 && kp.k[c] == kp.poll_every)
-                b->kpoll_worst_p99 = kp.resp_p99_s[c];
+            if (kp.resp_n[c] && kp.k[c] == kp.poll_every && kp.resp_p99_s[c] > worst_p99)
+                worst_p99 = kp.resp_p99_s[c];
             if (b->o.json)
                 continue;
             printf("%-16s %-10lld %9.3f %9.2f %7u %9.2f %11.2f %9.1f %9.1f %9.1f%s\n", kernel->name,
@@ -1300,7 +1305,7 @@ static void section_kpoll(bench_t *b)
         }
     }
     if (!b->o.json)
-        printf("(worst chosen-K p99: %.1f us; target %.0f us)\n", b->kpoll_worst_p99 * 1e6,
+        printf("(worst chosen-K p99: %.1f us; target %.0f us)\n", worst_p99 * 1e6,
                RTM_PREEMPT_RESPONSE_S * 1e6);
 }
 

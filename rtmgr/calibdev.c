@@ -1874,10 +1874,10 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
  * transport chosen above — of K0 (the largest K whose loop steps last at most
  * RTM_PREEMPT_POLL_PERIOD_S, the response target's share, from the step measured on the
  * build without in-loop polls), K0 / 2 and K0 / 4, the one whose overhead against that
- * build is the least (ktune poll_every). Within POLL_BUDGET_S per device, the application's kernels first:
- * kernels left when it is spent keep the default. The searches' programs are built
- * ahead, together, by the device's build workers (one at a time on the path they had
- * spent the whole budget). */
+ * build is the least (ktune poll_every). Within POLL_BUDGET_S per device, the
+ * application's kernels first: kernels left when it is spent keep the default. The
+ * searches' programs are built ahead, together, by the device's build workers (one at a
+ * time on the path they had spent the whole budget). */
 #define POLL_BUDGET_S 2.0
 /* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
 #define POLL_JOB_S 2e-3

@@ -747,7 +747,7 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
     rtm_status_t st = RTM_OK;
     /* the in-kernel watcher for long kernels of jobs that may be aborted (kexec.h) */
     rtm_kexec_set_watch(kx, !kx->opts.never_aborted &&
-                                j->predicted_ns >= (int64_t)(RTM_KEXEC_WATCH_MIN_S * 1e9));
+                                rtm_kexec_watch_worth((double)j->predicted_ns * 1e-9));
     if (run->fresh) {
         run->snap = load_inputs(r, j, x->task[t].inst[d]);
         st = rtm_preempt_job_reset(pj);

@@ -184,6 +184,8 @@ static bool persistent_at(const rtm_kexec_t *x, uint32_t blocks)
     return x->persist && x->opts.groups < blocks;
 }
 
+bool rtm_kexec_watch_worth(double kernel_s) { return kernel_s >= RTM_KEXEC_WATCH_MIN_S; }
+
 void rtm_kexec_set_watch(rtm_kexec_t *x, bool on) { x->watch = on; }
 
 bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk)

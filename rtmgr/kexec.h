@@ -180,6 +180,10 @@ bool rtm_kexec_end_mark(const rtm_kexec_t *x);
  * plain grid of a multiple of the device's units * 2048 / wg work-groups). */
 #define RTM_KEXEC_WATCH_MIN_S 1e-3
 void rtm_kexec_set_watch(rtm_kexec_t *x, bool on);
+/* Is a kernel of about kernel_s seconds long enough to be worth the watcher (at least
+ * RTM_KEXEC_WATCH_MIN_S)? The executive's, calibration's and the benchmark's rule. Safe
+ * anywhere. */
+bool rtm_kexec_watch_worth(double kernel_s);
 /* Would launch `launch` of nblk blocks have a watcher now? */
 bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk);
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch);

@@ -1464,17 +1464,19 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
                     best = out->overhead_pct[i];
                 }
             }
-            uint32_t n = 0, missed = 0;
-            double ks = 0.0;
-            /* the response is informative: a kernel the series cannot abort keeps K;
-             * the watcher as the executive gives it (jobs of 1 ms or more) */
-            rtm_kexec_set_watch(&x1, out->base_s >= RTM_KEXEC_WATCH_MIN_S);
-            if (st == RTM_OK && aborts &&
-                rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
-                    RTM_OK &&
-                n > 0) {
-                summarise(samples, n, &out->resp_p50_s[i], &out->resp_p99_s[i], &out->resp_max_s[i]);
-                out->resp_n[i] = n;
+            if (st == RTM_OK && aborts) {
+                /* informative: a kernel the series cannot abort keeps its K; the watcher
+                 * as the executive gives it */
+                uint32_t n = 0, missed = 0;
+                double ks = 0.0;
+                rtm_kexec_set_watch(&x1, rtm_kexec_watch_worth(out->base_s));
+                if (rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
+                        RTM_OK &&
+                    n > 0) {
+                    summarise(samples, n, &out->resp_p50_s[i], &out->resp_p99_s[i],
+                              &out->resp_max_s[i]);
+                    out->resp_n[i] = n;
+                }
             }
             rtm_kexec_destroy(&x1);
         }
