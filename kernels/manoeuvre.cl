@@ -14,7 +14,8 @@
  * closest distance to the path and that step; its cost is nav_target_cost() (collision
  * risk + COLREGs penalty). Local-memory tree reductions give the tile's largest cost and
  * its smallest distance (ties: lower target index): part[b] = (cost, dmin, tmin, target).
- * The step loop polls the abort flag once per RTM_POLL_EVERY steps (RTM_POLL_FOR).
+ * The step loop polls the abort flag once per RTM_POLL_EVERY steps (RTM_POLL_LOOP: full
+ * strips of a constant trip count on GPUs).
  * Launch 1, manoeuvre_reduce: one work-item per manoeuvre folds its NAV_TILES partials
  * (largest cost, smallest distance) and adds the deviation cost:
  * out[m] = (cost, dmin m, tmin s, target index or -1). The host ranks out[].x. */
@@ -73,7 +74,7 @@ __kernel void manoeuvre_eval(RTM_BLOCK_ARGS, __global const float *own, __global
         nav_ctrv_step_init(&st, tsog, tcog, trot, dt);
         float px = tx, py = ty, best = INFINITY;
         uint kb = 0u;
-        RTM_POLL_FOR(k, 0u, (uint)NAV_STEPS) { /* polled once per RTM_POLL_EVERY steps */
+        RTM_POLL_LOOP(k, 0u, (uint)NAV_STEPS, { /* polled once per RTM_POLL_EVERY steps */
             nav_ctrv_step(&st, &px, &py);
             const float2 o = path[k];
             const float dx = px - o.x, dy = py - o.y;
@@ -82,7 +83,7 @@ __kernel void manoeuvre_eval(RTM_BLOCK_ARGS, __global const float *own, __global
                 best = d2;
                 kb = k;
             }
-        }
+        });
         dmin = sqrt(best);
         tmin = (float)(kb + 1u) * dt;
         idx = i;

@@ -13,10 +13,7 @@ __kernel void spin(RTM_BLOCK_ARGS, __global const uint *src, __global uint *dst,
     for (uint j = 0; j < per_item && !RTM_STOPPED(); j++) {
         const size_t i = base + (size_t)j * RTM_WG;
         uint x = src[i];
-        RTM_POLL_FOR(t, 0, work) {
-            x = x * 1664525u + 1013904223u;
-            x ^= x >> 15;
-        }
+        RTM_POLL_LOOP(t, 0, work, x = x * 1664525u + 1013904223u; x ^= x >> 15);
         dst[i] = x;
     }
     RTM_BLOCK_END(blk);
