@@ -480,7 +480,7 @@ static void section_overhead(bench_t *b)
          * production's period (per-iteration time: the block's time over its loop steps) */
         double steps = 1.0;
         const double blk_s = block_time(b, &proto, t_orig, &steps);
-        const bool polls = blk_s > RTM_PREEMPT_POLL_BLOCK_S;
+        const bool polls = rtm_preempt_block_polls(blk_s);
         /* as the executive: long blocks on a plain grid (unless --groups says) */
         if (!b->o.groups)
             rtm_preempt_grid_for_block(blk_s, &pr);

@@ -380,8 +380,8 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         /* the abort flag through the transport calibration chose for the device;
          * d < n_devs <= RTM_MAX_DEVICES, checked above */
         // cppcheck-suppress arrayIndexOutOfBoundsCond
-        const rtm_abort_transport_t tr = m->cfg.board.dev[m->board_dev[d]].abort;
-        rtm_kexec_opts_t ko = {.transport = tr, .transport_set = true,
+        const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
+        rtm_kexec_opts_t ko = {.transport = bd->abort, .transport_set = true,
                                .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
                                .host_pinned = m->pin[d].host != NULL,
                                .preemptible = tc->preemptible,
@@ -389,14 +389,11 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         /* long blocks on a plain grid: the persistent loop costs more than it saves */
         double block_s = 0.0;
         if (ms == RTM_OK && rtm_model_used(&m->pred[t][d])->status == RTM_OK)
-            // cppcheck-suppress arrayIndexOutOfBoundsCond
-            block_s = rtm_preempt_grid_opts(&m->cfg.board.dev[m->board_dev[d]], k,
-                                            (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9,
-                                            &ko);
+            block_s = rtm_preempt_grid_opts(
+                bd, k, (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9, &ko);
         /* in-loop polls where a block outlasts the response target's share, every period
          * calibration chose for this kernel here (0: default) */
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        rtm_preempt_poll_opts(&m->cfg.board.dev[m->board_dev[d]], k->kernel, block_s, &ko);
+        rtm_preempt_poll_opts(bd, k->kernel, block_s, &ko);
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;

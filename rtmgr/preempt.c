@@ -1203,10 +1203,15 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
     return t;
 }
 
+bool rtm_preempt_block_polls(double block_s)
+{
+    return !(block_s > 0.0 && block_s <= RTM_PREEMPT_POLL_BLOCK_S);
+}
+
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
                            double block_s, rtm_kexec_opts_t *o)
 {
-    if (block_s > 0.0 && block_s <= RTM_PREEMPT_POLL_BLOCK_S) {
+    if (!rtm_preempt_block_polls(block_s)) {
         o->no_poll = true;
         return;
     }

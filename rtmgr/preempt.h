@@ -290,6 +290,11 @@ const rtm_kernel_t *rtm_preempt_loop_kernel(uint32_t i);
  * flag comes up ends within the two periods a poll could take. */
 #define RTM_PREEMPT_POLL_BLOCK_S (2.0 * RTM_PREEMPT_POLL_PERIOD_S)
 
+/* Do the loops of a job whose blocks are predicted at block_s (0: unknown) poll the
+ * flag? Not when 0 < block_s <= RTM_PREEMPT_POLL_BLOCK_S. The executive's rule
+ * (rtm_preempt_poll_opts) and the benchmark's production column. Safe anywhere. */
+bool rtm_preempt_block_polls(double block_s);
+
 /* K for a work-item loop step of step_s seconds: the largest power of two (16 to 65 536)
  * whose K steps last at most RTM_PREEMPT_POLL_PERIOD_S (16 when a step is unknown or
  * longer than a period / 16). Safe anywhere. */

@@ -193,7 +193,8 @@ static int teardown(void **state)
  * set so that one uninterrupted run on ocl0 lasts about `ms`. */
 static void make_long(tk_t *t, rtm_place_t place, double ms)
 {
-    const int64_t size[4] = {64, 1000, 1, 2};
+    const int64_t work0 = 1000; /* spin's work before it is sized */
+    const int64_t size[4] = {64, work0, 1, 2};
     make_task(t, "long", "spin", size, 64, 10000, 5000, 0, RTM_CRIT_SOFT, place, true);
     double kernel_s = 0.0;
     for (int pass = 0; pass < 3; pass++) {
@@ -213,10 +214,11 @@ static void make_long(tk_t *t, rtm_place_t place, double ms)
      * The test is sized for a device about as fast as the CPU (PoCL): elsewhere it says
      * so and skips, from the twin's time at the starting work projected to the final. */
     const int64_t w_final = t->ref.size[1];
-    t->ref.size[1] = 1000;
+    t->ref.size[1] = work0;
     const int64_t c0 = rtm_os_now_ns();
     rtm_kinst_run_cpu(&t->ref);
-    const double cpu_s = (double)(rtm_os_now_ns() - c0) * 1e-9 * (double)w_final / 1000.0;
+    const double cpu_s =
+        (double)(rtm_os_now_ns() - c0) * 1e-9 * (double)w_final / (double)work0;
     t->ref.size[1] = w_final;
     if (cpu_s > 30.0) {
         printf("long: the CPU twin would run %.0f s for one job (the device is %.0f times "
