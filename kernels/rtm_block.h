@@ -615,6 +615,7 @@ void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
             rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);                                   \
             for (uint rtm_j_ = 0; rtm_j_ < RTM_POLL_EVERY; rtm_j_++) {              \
                 const uint i = rtm_s_ + rtm_j_;                                     \
+                (void)i; /* a body may not read it (spin) */                        \
                 __VA_ARGS__;                                                        \
             }                                                                       \
         }                                                                           \

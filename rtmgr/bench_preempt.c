@@ -441,11 +441,9 @@ static uint32_t prod_poll_k(bench_t *b, const rtm_kinst_t *proto, const rtm_kexe
         return k0;
     }
     if (!b->o.json) {
-        printf("%-12s poll period candidates:", proto->kernel->name);
-        for (uint32_t c = 0; c < kp.n; c++)
-            printf(" K %u %.2f%%%s", kp.k[c], kp.overhead_pct[c],
-                   kp.k[c] == kp.poll_every ? " (chosen)" : "");
-        printf(" (step %.3g ns)\n", kp.step_s * 1e9);
+        char tried[200];
+        printf("%-12s poll period candidates: %s (step %.3g ns)\n", proto->kernel->name,
+               rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)), kp.step_s * 1e9);
     }
     return kp.poll_every;
 }

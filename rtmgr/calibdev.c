@@ -1959,15 +1959,12 @@ static void dev_poll(devcal_t *x)
             continue;
         }
         kt->poll_every = kp.poll_every;
-        char tried[160] = "";
-        for (uint32_t c = 0, o = 0; c < kp.n && o < sizeof(tried); c++)
-            o += (uint32_t)snprintf(tried + o, sizeof(tried) - o, "%sK %u %.2f%%", c ? ", " : "",
-                                    kp.k[c], kp.overhead_pct[c]);
+        char tried[200];
         cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead %s on a "
                        "%.3gms job; search %.2fs: %u programs compiled, %u loaded, %.2fs)",
                  bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
-                 kp.step_s * 1e9, tried, kp.base_s * 1e3, last, kp.compiled, kp.loaded,
-                 kp.program_s);
+                 kp.step_s * 1e9, rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)),
+                 kp.base_s * 1e3, last, kp.compiled, kp.loaded, kp.program_s);
     }
 }
 

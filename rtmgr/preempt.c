@@ -1350,6 +1350,21 @@ uint32_t rtm_preempt_poll_k(double step_s)
     return k;
 }
 
+char *rtm_preempt_kpoll_text(const rtm_preempt_kpoll_t *kp, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len)
+        buf[0] = '\0';
+    for (uint32_t c = 0; c < kp->n && o < len; c++) {
+        const int w = snprintf(buf + o, len - o, "%sK %u %.2f%%%s", c ? ", " : "", kp->k[c],
+                               kp->overhead_pct[c], kp->k[c] == kp->poll_every ? " (chosen)" : "");
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    return buf;
+}
+
 uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, double t,
                              bool sweep, uint32_t ks[RTM_PREEMPT_TUNE_MAX], uint32_t *k0_out)
 {

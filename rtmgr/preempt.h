@@ -337,6 +337,11 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
                                           uint32_t runs, uint32_t aborts, double deadline,
                                           rtm_preempt_kpoll_t *out);
 
+/* The candidates kp measured, as text in buf (len bytes, truncated to fit): "K 32 10.50%
+ * (chosen), K 16 28.29%" — each period, its overhead, the one chosen marked. Calibration's
+ * note and the benchmark's line. Returns buf. Safe anywhere. */
+char *rtm_preempt_kpoll_text(const rtm_preempt_kpoll_t *kp, char *buf, size_t len);
+
 /* The periods K that rtm_preempt_tune_kernel_poll measures, in order, for instance k (a
  * kernel whose work-items loop) whose kernel time without in-loop polls is t on the
  * device `info`: K0 = rtm_preempt_poll_k of its loop step, K0 / 2, K0 / 4 (not under 16),

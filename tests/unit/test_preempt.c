@@ -615,6 +615,28 @@ static void test_grid_opts(void **state)
     assert_int_equal(o.groups, 0);
 }
 
+/* The poll search's candidates as calibration's note and the benchmark print them, and
+ * truncated to a short buffer without overrunning it. */
+static void test_kpoll_text(void **state)
+{
+    (void)state;
+    rtm_preempt_kpoll_t kp;
+    memset(&kp, 0, sizeof(kp));
+    kp.n = 2;
+    kp.k[0] = 32;
+    kp.k[1] = 16;
+    kp.overhead_pct[0] = 10.5;
+    kp.overhead_pct[1] = 28.29;
+    kp.poll_every = 32;
+    char buf[64];
+    assert_string_equal(rtm_preempt_kpoll_text(&kp, buf, sizeof(buf)),
+                        "K 32 10.50% (chosen), K 16 28.29%");
+    char small[12];
+    assert_string_equal(rtm_preempt_kpoll_text(&kp, small, sizeof(small)), "K 32 10.50%");
+    kp.n = 0;
+    assert_string_equal(rtm_preempt_kpoll_text(&kp, buf, sizeof(buf)), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
         cmocka_unit_test(test_grid_opts),
+        cmocka_unit_test(test_kpoll_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
