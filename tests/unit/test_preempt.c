@@ -285,22 +285,30 @@ static void test_watched_launches(void **state)
         assert_same_result(&f);
         assert_once(&f.job);
         if (can && cases[c].groups == 0 && strcmp(cases[c].kernel, "spin") == 0) {
-            /* the raise word alone, no transfer: the watcher stops the kernel */
-            fixture_reset(&f);
-            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
-            sleep_s(t / 5);
+            /* the raise word alone, no transfer: the watcher stops the kernel. On a job
+             * that runs at least ~10 ms: on the H100 the 6 000-step one is a 0.16 ms
+             * kernel, over before the start call returns (0.48 ms whole, session 34) */
+            fixture_t g;
+            fixture_open(&g, f.k.kernel, (uint32_t)(6000.0 * fmin(64.0, ceil(10e-3 / t))), &o,
+                         0);
+            rtm_kexec_set_watch(&g.x, true);
+            const double tg = run_whole(&g);
+            fixture_reset(&g);
+            assert_int_equal(rtm_preempt_start(&g.job, &g.x), RTM_OK);
+            sleep_s(tg / 5);
             const double t0 = now_s();
-            __atomic_store_n(f.x.flag.watch, 1u, __ATOMIC_RELEASE);
-            assert_int_equal(clFinish(f.x.dev->exec), CL_SUCCESS);
-            assert_true(now_s() - t0 < t / 2);
+            __atomic_store_n(g.x.flag.watch, 1u, __ATOMIC_RELEASE);
+            assert_int_equal(clFinish(g.x.dev->exec), CL_SUCCESS);
+            assert_true(now_s() - t0 < tg / 2);
             rtm_preempt_stop_t s;
-            assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
-            assert_consistent(&f.job);
+            assert_int_equal(rtm_preempt_abort(&g.job, false, &s), RTM_OK);
+            assert_consistent(&g.job);
             assert_false(s.finished);
-            assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
-            assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
-            assert_same_result(&f);
-            assert_once(&f.job);
+            assert_int_equal(rtm_preempt_resume_gpu(&g.job, &g.x), RTM_OK);
+            assert_int_equal(rtm_preempt_wait(&g.job), RTM_OK);
+            assert_same_result(&g);
+            assert_once(&g.job);
+            fixture_close(&g);
         }
         for (int p = 1; p <= 4; p++) {
             rtm_preempt_stop_t s;
