@@ -433,7 +433,7 @@ static uint32_t prod_poll_k(bench_t *b, const rtm_kinst_t *proto, const rtm_kexe
         return k0;
     rtm_preempt_kpoll_t kp;
     const rtm_status_t st =
-        rtm_preempt_tune_kernel_poll(&b->dev, pr, proto->kernel, proto->tune, proto->size, t,
+        rtm_preempt_tune_kernel_poll(&b->dev, pr, NULL, proto->kernel, proto->tune, proto->size, t,
                                      false, b->o.quick ? 3 : 7, 0, rtm_os_now_s() + 60.0, &kp);
     if (st != RTM_OK || kp.poll_every == 0) {
         fail(b, "poll period calibration failed", proto->kernel->name,
@@ -1284,7 +1284,7 @@ static void section_kpoll(bench_t *b)
             continue;
         rtm_preempt_kpoll_t kp;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            &b->dev, &base, kernel, (rtm_tune_t){0, 0}, NULL, 0.0, true, b->o.quick ? 5 : 15,
+            &b->dev, &base, NULL, kernel, (rtm_tune_t){0, 0}, NULL, 0.0, true, b->o.quick ? 5 : 15,
             b->o.quick ? 8 : 50, rtm_os_now_s() + 120.0, &kp);
         if (st != RTM_OK) {
             fail(b, "poll period calibration failed", kernel->name, rtm_strerror(st));

@@ -40,7 +40,7 @@ static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", 
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss", "t_next"};
+                                         "r_miss", "t_next", "poll_cost"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -216,7 +216,24 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         int64_t poll = -1;
         if (f[10] >= 0 && (st = rtm_yamldoc_int(doc, f[10], where, 0, 1 << 20, &poll, diag)) != RTM_OK)
             break;
+        /* optional, with a period that polls: the build's cost over calibration's */
+        double poll_cost = 0.0;
+        if (f[13] >= 0) {
+            if ((st = rtm_yamldoc_quantity(doc, f[13], where, RTM_UNIT_COUNT, &poll_cost,
+                                           diag)) != RTM_OK)
+                break;
+            if (!(poll_cost > RTM_BOARD_POLL_COST_MIN && poll_cost < RTM_BOARD_POLL_COST_MAX))
+                return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
+                                           "poll_cost must be between %g and %g in %s",
+                                           RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX,
+                                           where);
+            if (poll <= 0)
+                return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
+                                           "poll_cost needs poll_every greater than zero in %s",
+                                           where);
+        }
         kt[k].have = true;
+        kt[k].poll_cost = poll_cost;
         kt[k].poll_every = poll < 0 ? 0u : poll == 0 ? RTM_BOARD_POLL_NONE : (uint32_t)poll;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
         kt[k].r_op = r_op;
@@ -489,6 +506,9 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
         if (kt[k].poll_every != 0)
             fprintf(f, ", poll_every: %u",
                     kt[k].poll_every == RTM_BOARD_POLL_NONE ? 0u : kt[k].poll_every);
+        if (kt[k].poll_cost != 0.0 && kt[k].poll_every != 0 &&
+            kt[k].poll_every != RTM_BOARD_POLL_NONE)
+            fprintf(f, ", poll_cost: %.4f", kt[k].poll_cost);
         fprintf(f, "}\n");
     }
 }

@@ -103,10 +103,17 @@ typedef struct {
     uint32_t poll_every; /* calibrated in-loop poll period (RTM_POLL_EVERY, devices only):
                           * 0 = not calibrated (the executive's default),
                           * RTM_BOARD_POLL_NONE = no in-loop polls (YAML `poll_every: 0`) */
+    double poll_cost;    /* the kernel time of that build over the build the terms above
+                          * were fitted on (rtm_kexec_calib_opts), less 1, as calibration
+                          * measured it (extended model: the work of a job that polls at
+                          * poll_every costs 1 + poll_cost times as much); 0 = none */
 } rtm_board_ktune_t;
 
 /* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */
 #define RTM_BOARD_POLL_NONE UINT32_MAX
+/* rtm_board_ktune_t.poll_cost: the range a profile may hold (exclusive). */
+#define RTM_BOARD_POLL_COST_MIN -0.5
+#define RTM_BOARD_POLL_COST_MAX 2.0
 
 typedef struct {
     char name[RTM_NAME_MAX];     /* rtmgr's name for the device (e.g. gpu0) */

@@ -1900,9 +1900,10 @@ static void dev_poll(devcal_t *x)
      * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
     const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
                                    .cache_dir = x->cache};
+    const rtm_kexec_opts_t ref = rtm_kexec_calib_opts(x->cache);
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
     double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
-    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
+    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (2 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
     uint32_t np = 0;
     const rtm_kernel_t *kern;
     for (uint32_t i = 0; pb && (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
@@ -1921,10 +1922,13 @@ static void dev_poll(devcal_t *x)
         t_pred[ki] = dev_pred_kernel(&p, &k);
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
         const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
-        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) { /* the periods, then none */
+        /* the periods, then none, then calibration's own build (the chosen period's
+         * cost is measured against it) */
+        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk + 1; c++) {
             if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
-            const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&base, c < nk ? ks[c] : 0);
+            const rtm_kexec_opts_t o =
+                c <= nk ? rtm_preempt_poll_candidate(&base, c < nk ? ks[c] : 0) : ref;
             rtm_build_job_set_opts(&pb[np++].j, &o);
         }
     }
@@ -1950,8 +1954,8 @@ static void dev_poll(devcal_t *x)
         rtm_preempt_kpoll_t kp;
         const int ki = rtm_kernel_index(kern);
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki], false, 3, 0,
-            deadline, &kp);
+            x->d, &base, &ref, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
+            false, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {
             cal_note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
@@ -1959,12 +1963,22 @@ static void dev_poll(devcal_t *x)
             continue;
         }
         kt->poll_every = kp.poll_every;
-        char tried[200];
+        /* the model's terms were fitted on calibration's build: the chosen one's cost
+         * over it, where measured and in the range a profile holds */
+        kt->poll_cost = kp.cost_n && kp.cost > RTM_BOARD_POLL_COST_MIN &&
+                                kp.cost < RTM_BOARD_POLL_COST_MAX
+                            ? kp.cost
+                            : 0.0;
+        char tried[200], cost[96] = "not measured";
+        if (kp.cost_n)
+            snprintf(cost, sizeof(cost), "%+.2f%% (median of %u pairs, %+.2f..%+.2f%%)",
+                     100.0 * kp.cost, kp.cost_n, 100.0 * kp.cost_lo, 100.0 * kp.cost_hi);
         cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead %s on a "
-                       "%.3gms job; search %.2fs: %u programs compiled, %u loaded, %.2fs)",
+                       "%.3gms job; against calibration's build %s; search %.2fs: %u programs "
+                       "compiled, %u loaded, %.2fs)",
                  bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
                  kp.step_s * 1e9, rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)),
-                 kp.base_s * 1e3, last, kp.compiled, kp.loaded, kp.program_s);
+                 kp.base_s * 1e3, cost, last, kp.compiled, kp.loaded, kp.program_s);
     }
 }
 

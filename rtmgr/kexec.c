@@ -280,11 +280,16 @@ rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_
     return rtm_kexec_create_ex(x, d, k, &o);
 }
 
+rtm_kexec_opts_t rtm_kexec_calib_opts(const char *cache_dir)
+{
+    return (rtm_kexec_opts_t){
+        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache_dir};
+}
+
 rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                      const char *cache_dir)
 {
-    const rtm_kexec_opts_t o = {
-        .transport = RTM_ABORT_WRITE, .transport_set = true, .cache_dir = cache_dir};
+    const rtm_kexec_opts_t o = rtm_kexec_calib_opts(cache_dir);
     return rtm_kexec_create_ex(x, d, k, &o);
 }
 

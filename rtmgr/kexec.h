@@ -227,6 +227,10 @@ bool rtm_kexec_default_read_beside(const rtm_ocl_info_t *info, size_t out_bytes,
 rtm_status_t rtm_kexec_create(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k);
 /* rtm_kexec_create() through the program binary cache in `cache_dir` (NULL = none; see
  * rtm_program_build_cached). x->prog.from_cache / build_s tell what happened. Init only. */
+/* The options rtm_kexec_create_cached builds with: calibration's and validation's jobs,
+ * the build the model's per-kernel parameters are fitted on (the default in-loop poll
+ * period RTM_KEXEC_POLL_DEFAULT, auto groups, RTM_ABORT_WRITE). Safe anywhere. */
+rtm_kexec_opts_t rtm_kexec_calib_opts(const char *cache_dir);
 rtm_status_t rtm_kexec_create_cached(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kinst_t *k,
                                      const char *cache_dir);
 /* Same with explicit options; NULL, or transport_set false, means the device's default

@@ -319,9 +319,11 @@ static int64_t warm_time(const rtm_model_pred_t *p)
     return u->in_ns + u->kernel_ns + u->out_ns;
 }
 
-/* A navigation task's prediction with every target slot absent (the kernels skip them):
- * m->live_on[t][d] when it differs from the full picture's. */
-static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_kinst_t *k)
+/* A navigation task's prediction with every target slot absent (the kernels skip them),
+ * of the full picture's build (its poll_cost, rtm_model_job_t): m->live_on[t][d] when it
+ * differs from the full picture's. */
+static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_kinst_t *k,
+                          double poll_cost)
 {
     m->live_on[t][d] = false;
     if (!k->kernel->load_traffic || k->kernel->n_keys == 0 || k->size[0] <= 0 ||
@@ -330,7 +332,10 @@ static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_ki
     rtm_kinst_t e = *k;
     e.absent = (uint32_t)k->size[0];
     rtm_model_job_t je;
-    if (rtm_model_job_make(&e, &je) != RTM_OK || predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
+    if (rtm_model_job_make(&e, &je) != RTM_OK)
+        return;
+    je.poll_cost = poll_cost; /* the full picture's build */
+    if (predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
         return;
     m->live_on[t][d] = warm_time(&m->pred_empty[t][d]) != warm_time(&m->pred[t][d]);
 }
@@ -363,37 +368,35 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         memcpy(m->inout_init[t][d][b], k->host[b], k->plan.buf[b].bytes);
     }
     m->blocks[t][d] = (uint32_t)rtm_kinst_blocks(k);
-    /* predictions: both models; placement uses the board's choice, warm (without setup) */
+    /* d < n_devs <= RTM_MAX_DEVICES, checked above */
+    // cppcheck-suppress arrayIndexOutOfBoundsCond
+    const rtm_board_dev_t *bd = d > 0 ? &m->cfg.board.dev[m->board_dev[d]] : NULL;
+    /* the abort flag through the transport calibration chose for the device */
+    rtm_kexec_opts_t ko = {.transport = bd ? bd->abort : RTM_ABORT_WRITE, .transport_set = true,
+                           .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
+                           .host_pinned = m->pin[d].host != NULL,
+                           .preemptible = tc->preemptible,
+                           .never_aborted = !rtm_exec_task_abortable(tc)};
     rtm_model_job_t mj;
     rtm_status_t ms = rtm_model_job_make(k, &mj);
+    /* predictions: both models; placement uses the board's choice, warm (without setup).
+     * On a device, of the build the executive runs there: long blocks on a plain grid
+     * (the persistent loop costs more than it saves), in-loop polls where a block
+     * outlasts the response target's share at the period calibration chose */
     if (ms == RTM_OK)
-        ms = predict(m, d, &mj, &m->pred[t][d]);
+        ms = bd ? rtm_preempt_predict_dev(bd, k, &mj, &ko, &m->pred[t][d])
+                : predict(m, d, &mj, &m->pred[t][d]);
+    else if (bd)
+        rtm_preempt_poll_opts(bd, k->kernel, 0.0, &ko);
     if (ms != RTM_OK) {
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
         m->live_on[t][d] = false;
     } else {
-        predict_empty(m, t, d, k);
+        predict_empty(m, t, d, k, mj.poll_cost);
     }
-    if (d > 0) {
+    if (bd) {
         const int64_t tb = now_ns();
-        /* the abort flag through the transport calibration chose for the device;
-         * d < n_devs <= RTM_MAX_DEVICES, checked above */
-        // cppcheck-suppress arrayIndexOutOfBoundsCond
-        const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
-        rtm_kexec_opts_t ko = {.transport = bd->abort, .transport_set = true,
-                               .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
-                               .host_pinned = m->pin[d].host != NULL,
-                               .preemptible = tc->preemptible,
-                               .never_aborted = !rtm_exec_task_abortable(tc)};
-        /* long blocks on a plain grid: the persistent loop costs more than it saves */
-        double block_s = 0.0;
-        if (ms == RTM_OK && rtm_model_used(&m->pred[t][d])->status == RTM_OK)
-            block_s = rtm_preempt_grid_opts(
-                bd, k, (double)rtm_model_used(&m->pred[t][d])->kernel_ns * 1e-9, &ko);
-        /* in-loop polls where a block outlasts the response target's share, every period
-         * calibration chose for this kernel here (0: default) */
-        rtm_preempt_poll_opts(bd, k->kernel, block_s, &ko);
         // cppcheck-suppress arrayIndexOutOfBoundsCond
         st = rtm_kexec_create_ex(&m->kx[t][d], &m->ocl[d], k, &ko);
         m->t_programs_ns += now_ns() - tb;

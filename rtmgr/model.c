@@ -53,7 +53,8 @@
  *       the model-error log and validation measure out as the job's device span less
  *       in and kernel, so the gaps are charged to out on both sides
  *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
- *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) / launches
+ *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) * (1 + poll_cost)
+ *              / launches
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte): a further
  *       launch costs the host's pace of enqueueing, or its own device time when that
  *       is longer (the launches queue behind the running one; on the H100 the host
@@ -70,6 +71,12 @@
  *       fitted with r; 0 without a per-kernel r): a memory term added to, not maxed
  *       with, the operations' time — it carries the part of a kernel's time that grows
  *       with its data rather than with its counted operations;
+ *       poll_cost: the job's own build (rtm_model_job_t.poll_cost, from ktune
+ *       poll_cost where the executive builds the job with the profile's in-loop poll
+ *       period): the per-kernel terms are fitted on calibration's build, which polls
+ *       every RTM_KEXEC_POLL_DEFAULT steps, and the executive's polls every 16-128
+ *       (session 34, H100: manoeuvre and last_chance about 3 % slower at K 16,
+ *       matrix_mov up to 9 % at K 32); 0 for that build;
  *       kernel_fixed: the fixed time one launch adds to the measured kernel span (first
  *       kernel START to last kernel END), calibrated as an empty kernel's START->END.
  *       The enqueue-to-start latency (`launch`) is outside that span and outside the
@@ -238,7 +245,8 @@ static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint
                               unsigned flags, work_t *w)
 {
     const rtm_cost_t *c = &j->cost;
-    if (total == 0 || remaining > total || j->blocks == 0)
+    if (total == 0 || remaining > total || j->blocks == 0 ||
+        !(j->poll_cost > RTM_BOARD_POLL_COST_MIN && j->poll_cost < RTM_BOARD_POLL_COST_MAX))
         return RTM_E_ARG;
     if (!finite_count(c->li) || !finite_count(c->Z) || !finite_count(c->md) ||
         !finite_count(c->bytes_in) || !finite_count(c->bytes_out) ||
@@ -526,7 +534,10 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
     const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
-    const double kernel = tf + launches_span(&p, w->launches, compute + w->bytes_dev * rb, tn);
+    /* the job's own build: its in-loop polls' share of the work (1 = calibration's) */
+    const double build = 1.0 + j->poll_cost;
+    const double kernel =
+        tf + launches_span(&p, w->launches, (compute + w->bytes_dev * rb) * build, tn);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);

@@ -31,6 +31,11 @@ typedef struct {
     uint32_t n_in;   /* host -> device transfer commands per job (IN and INOUT buffers) */
     uint32_t n_out;  /* device -> host transfer commands per job (OUT and INOUT buffers) */
     int kernel;      /* catalogue index, for the per-kernel r of ktune; -1 = none */
+    double poll_cost; /* devices, extended model: the job's build costs 1 + poll_cost times
+                       * the work of the build calibration fitted (ktune poll_cost where
+                       * the job polls at the profile's period: rtm_preempt_predict_dev);
+                       * 0 = that build (rtm_model_job_make). RTM_E_ARG outside
+                       * (RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX) */
 } rtm_model_job_t;
 
 /* Prediction flags. */

@@ -1225,6 +1225,25 @@ void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel
         o->poll_every = k;
 }
 
+rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_t *k,
+                                     rtm_model_job_t *job, rtm_kexec_opts_t *o,
+                                     rtm_model_pred_t *pr)
+{
+    job->poll_cost = 0.0;
+    rtm_status_t st = rtm_model_predict_dev(job, bd, bd->model, 0, pr);
+    const rtm_model_time_t *u = rtm_model_used(pr);
+    double block_s = 0.0;
+    if (st == RTM_OK && u->status == RTM_OK)
+        block_s = rtm_preempt_grid_opts(bd, k, (double)u->kernel_ns * 1e-9, o);
+    rtm_preempt_poll_opts(bd, k->kernel, block_s, o);
+    const int ki = rtm_kernel_index(k->kernel);
+    if (st != RTM_OK || o->no_poll || ki < 0 || ki >= RTM_MAX_KERNELS || !bd->ktune[ki].have ||
+        o->poll_every != bd->ktune[ki].poll_every || bd->ktune[ki].poll_cost == 0.0)
+        return st;
+    job->poll_cost = bd->ktune[ki].poll_cost;
+    return rtm_model_predict_dev(job, bd, bd->model, 0, pr);
+}
+
 /* Min kernel time of `runs` profiled runs of a and b, interleaved (a first). */
 static rtm_status_t time_pair(rtm_kexec_t *a, rtm_kexec_t *b, uint32_t runs, double *ta,
                               double *tb)
@@ -1388,7 +1407,46 @@ static void kp_count(rtm_preempt_kpoll_t *out, const rtm_kexec_t *x)
     out->program_s += x->prog.build_s;
 }
 
+/* The chosen build x against the reference build (ref's options) of instance k: the
+ * ratio of their kernel times over POLL_COST_PAIRS pairs after a warm-up, the two run
+ * one after the other in alternating order (a pair's ratio cancels the device's drift),
+ * its median less 1 into out->cost and its extremes into cost_lo, cost_hi. */
+#define POLL_COST_PAIRS 11u
+static rtm_status_t poll_cost(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *ref, const rtm_kinst_t *k,
+                              rtm_kexec_t *x, rtm_preempt_kpoll_t *out)
+{
+    rtm_kexec_t xr;
+    rtm_status_t st = rtm_kexec_create_ex(&xr, d, k, ref);
+    if (st != RTM_OK)
+        return st;
+    kp_count(out, &xr);
+    st = rtm_kexec_warm(&xr);
+    double ratio[POLL_COST_PAIRS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; st == RTM_OK && i <= POLL_COST_PAIRS; i++) { /* pair 0 warms up */
+        rtm_kexec_timing_t a, b;
+        rtm_kexec_t *first = (i & 1u) ? x : &xr, *second = (i & 1u) ? &xr : x;
+        st = rtm_kexec_run(first, &a);
+        if (st == RTM_OK)
+            st = rtm_kexec_run(second, &b);
+        const double tx = (i & 1u) ? a.kernel_s : b.kernel_s,
+                     tr = (i & 1u) ? b.kernel_s : a.kernel_s;
+        if (st == RTM_OK && i > 0 && tx > 0.0 && tr > 0.0)
+            ratio[n++] = tx / tr;
+    }
+    rtm_kexec_destroy(&xr);
+    if (st != RTM_OK || n == 0)
+        return st;
+    rtm_stats_sort(ratio, n);
+    out->cost = rtm_stats_percentile(ratio, n, 50) - 1.0;
+    out->cost_lo = ratio[0] - 1.0;
+    out->cost_hi = ratio[n - 1] - 1.0;
+    out->cost_n = n;
+    return RTM_OK;
+}
+
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
+                                          const rtm_kexec_opts_t *ref,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
                                           const int64_t *size, double t_hint, bool sweep,
                                           uint32_t runs, uint32_t aborts, double deadline,
@@ -1411,6 +1469,7 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     if (rtm_kinst_plan(&proto) != RTM_OK)
         return RTM_E_ARG;
     const rtm_kexec_opts_t nop = rtm_preempt_poll_candidate(base, 0);
+    rtm_kexec_t xs[RTM_PREEMPT_TUNE_MAX]; /* the candidates measured, out->k's order */
     /* size: ~2 ms without polls (one re-size from the measured time through the job's
      * operation count; spin: its loop length) */
     kp_inst_t in = {0};
@@ -1464,16 +1523,18 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             if (rtm_os_now_s() + one > deadline) /* another build would overrun it */
                 break;
             const rtm_kexec_opts_t pol = rtm_preempt_poll_candidate(base, kk);
-            rtm_kexec_t x1;
-            st = rtm_kexec_create_ex(&x1, d, &in.k, &pol);
+            rtm_kexec_t *x1 = &xs[out->n];
+            st = rtm_kexec_create_ex(x1, d, &in.k, &pol);
             if (st != RTM_OK)
                 break;
-            kp_count(out, &x1);
-            st = rtm_kexec_warm(&x1);
+            kp_count(out, x1);
+            st = rtm_kexec_warm(x1);
             double ta = 0.0, tb = 0.0;
             if (st == RTM_OK)
-                st = time_pair(&x0, &x1, runs, &ta, &tb);
+                st = time_pair(&x0, x1, runs, &ta, &tb);
             const uint32_t i = out->n;
+            if (st != RTM_OK)
+                rtm_kexec_destroy(x1);
             if (st == RTM_OK) {
                 out->k[i] = kk;
                 out->overhead_pct[i] = 100.0 * (tb / ta - 1.0);
@@ -1489,18 +1550,26 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
                  * as the executive gives it */
                 uint32_t n = 0, missed = 0;
                 double ks = 0.0;
-                rtm_kexec_set_watch(&x1, rtm_kexec_watch_worth(out->base_s));
-                if (rtm_preempt_abort_series(&x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
+                rtm_kexec_set_watch(x1, rtm_kexec_watch_worth(out->base_s));
+                if (rtm_preempt_abort_series(x1, aborts, 6 + kk, samples, &n, &missed, &ks) ==
                         RTM_OK &&
                     n > 0) {
                     summarise(samples, n, &out->resp_p50_s[i], &out->resp_p99_s[i],
                               &out->resp_max_s[i]);
                     out->resp_n[i] = n;
                 }
+                rtm_kexec_set_watch(x1, false);
             }
-            rtm_kexec_destroy(&x1);
         }
     }
+    if (st == RTM_OK && ref && out->poll_every && rtm_os_now_s() + one <= deadline) {
+        uint32_t c = 0;
+        while (c < out->n && out->k[c] != out->poll_every)
+            c++;
+        st = poll_cost(d, ref, &in.k, &xs[c], out);
+    }
+    for (uint32_t c = 0; c < out->n; c++)
+        rtm_kexec_destroy(&xs[c]);
     free(samples);
     rtm_kexec_destroy(&x0);
     free(in.arena);

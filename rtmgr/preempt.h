@@ -35,6 +35,7 @@
 
 #include "kexec.h"
 #include "limits.h"
+#include "model.h"
 #include "pool.h"
 
 typedef enum {
@@ -315,6 +316,12 @@ typedef struct {
     double step_s;       /* a work-item's loop step (base_s over waves and steps) */
     uint32_t compiled, loaded;     /* the search's programs: compiled, from the cache */
     double program_s;              /* their build and load time */
+    double cost;         /* the chosen build's kernel time over the reference build's
+                          * (`ref`), less 1: the median of cost_n interleaved pairs' ratios
+                          * (ktune poll_cost); cost_lo, cost_hi their extremes; cost_n 0:
+                          * not measured */
+    double cost_lo, cost_hi;
+    uint32_t cost_n;
 } rtm_preempt_kpoll_t;
 
 /* Calibrates `kernel`'s in-loop poll period on d: sizes an instance (tune; wg 0 = the
@@ -328,10 +335,13 @@ typedef struct {
  * poll fields are set here). `size` (NULL: sized here) gives the instance's sizes
  * instead (calibration: the size whose programs it built ahead; not for spin), and with
  * it t_hint > 0 the kernel time the periods are chosen from (rtm_preempt_poll_ks: the
- * prediction they were built ahead for, so that the search finds them built). Gives up
+ * prediction they were built ahead for, so that the search finds them built). With `ref`
+ * (NULL: not measured; calibration: rtm_kexec_calib_opts, the build its model terms are
+ * fitted on) the chosen build is then timed against ref's build (out->cost). Gives up
  * (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes `deadline`. Init only (builds
  * programs, allocates). */
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
+                                          const rtm_kexec_opts_t *ref,
                                           const rtm_kernel_t *kernel, rtm_tune_t tune,
                                           const int64_t *size, double t_hint, bool sweep,
                                           uint32_t runs, uint32_t aborts, double deadline,
@@ -386,6 +396,18 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
  * none where an older profile recorded none). Safe anywhere. */
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
                            double block_s, rtm_kexec_opts_t *o);
+
+/* The executive's build of a job of instance k on device bd and its prediction: job
+ * (rtm_model_job_make of k) predicted with bd's model into pr; o's launch shape
+ * (rtm_preempt_grid_opts) and in-loop polls (rtm_preempt_poll_opts) from that
+ * prediction's kernel time; where o then polls at the profile's period, job->poll_cost
+ * becomes ktune poll_cost and pr that build's prediction. The manager's start-up,
+ * validation and `rtmgr check` share it, so that each predicts the build the executive
+ * runs. Returns the prediction's status (o set even when it failed: unknown blocks
+ * poll). Safe anywhere (pure). */
+rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_t *k,
+                                     rtm_model_job_t *job, rtm_kexec_opts_t *o,
+                                     rtm_model_pred_t *pr);
 
 /* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin
  * kernel (about 20 ms long, `aborts` aborts each at random instants) and names the

@@ -6,7 +6,10 @@
  *
  * What is compared is what the model-error log compares (docs/log.md): on an OpenCL
  * device the event-profiled transfers in + kernel span + transfers out of one job run
- * through the runtime's kexec (rtm_kexec_run); on the CPU the monotonic clock around the
+ * through the runtime's kexec (rtm_kexec_run), built as the executive builds that job
+ * (rtm_preempt_predict_dev: its launch shape and in-loop poll period, predicted with the
+ * profile's cost of that period, ktune poll_cost; calibration's transfers and flag
+ * transport); on the CPU the monotonic clock around the
  * pool run of the job's CPU twin. Predictions are both models' totals for a warm job
  * (program loaded: no cold flag). Sizes: the seed-000 kernels at the paper's n = 1000,
  * 2000, 3000 (128, 256, 384 with --quick), the other kernels at sizes predicted to take
@@ -27,6 +30,7 @@
 #include "model.h"
 #include "os.h"
 #include "pool.h"
+#include "preempt.h"
 
 static const char *const seed000[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
                                       "matrix_mul"};
@@ -323,9 +327,10 @@ static double vpred(const void *ctx, const rtm_kinst_t *k)
 }
 
 /* Fills p's row after its first round: names, and both models' predictions where w says
- * (the model the profile chose marked). */
+ * (the model the profile chose marked) of the build measured (poll_cost,
+ * rtm_model_job_t). */
 static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
-                              const vwhere_t *w)
+                              const vwhere_t *w, double poll_cost)
 {
     row_t *row = &p->row;
     memset(row, 0, sizeof(*row));
@@ -338,6 +343,7 @@ static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *dev
     const rtm_status_t st = rtm_model_job_make(k, &job);
     if (st != RTM_OK)
         return st;
+    job.poll_cost = poll_cost;
     (void)predict(w, &job, w->bd ? w->bd->model : w->b->cpu_model, &pr); /* per model */
     fill_pred(&pr, row);
     return RTM_OK;
@@ -371,8 +377,17 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     rtm_status_t st = rtm_calib_inst_make_in(&in, p->kern, p->size, p->tune, 101, a);
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
+    /* the kernels the executive builds for this job (its launch shape and in-loop poll
+     * period), with calibration's transfers and flag transport */
+    rtm_kexec_opts_t o = rtm_kexec_calib_opts(v->cache);
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (st == RTM_OK && rtm_model_job_make(&in.k, &job) == RTM_OK)
+        (void)rtm_preempt_predict_dev(bd, &in.k, &job, &o, &pr);
+    else
+        job.poll_cost = 0.0;
     if (st == RTM_OK)
-        st = rtm_kexec_create_cached(&ex, d, &in.k, v->cache);
+        st = rtm_kexec_create_ex(&ex, d, &in.k, &o);
     rtm_kexec_timing_t t;
     memset(&t, 0, sizeof(t));
     double warm_s = 0.0;
@@ -397,7 +412,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     rtm_kexec_destroy(&ex);
     const vwhere_t w = {v->board, bd};
     if (st == RTM_OK && first)
-        st = point_row(p, &in.k, bd->name, &w);
+        st = point_row(p, &in.k, bd->name, &w, job.poll_cost);
     rtm_calib_inst_free(&in);
     return st;
 }
@@ -550,7 +565,7 @@ static rtm_status_t measure_cpu(val_t *v, void *ctx, vpoint_t *p, bool first)
     }
     const vwhere_t w = {v->board, NULL};
     if (st == RTM_OK && first)
-        st = point_row(p, &in.k, "cpu", &w);
+        st = point_row(p, &in.k, "cpu", &w, 0.0);
     rtm_calib_inst_free(&in);
     return st;
 }

@@ -72,6 +72,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].knee == y[k].knee);
         assert_true(x[k].t_next == y[k].t_next);
         assert_int_equal(x[k].poll_every, y[k].poll_every);
+        assert_true(x[k].poll_cost == y[k].poll_cost);
     }
 }
 
@@ -171,6 +172,41 @@ static void test_shipped_profile(void **state)
     e.ktune[mm].poll_every = RTM_BOARD_POLL_NONE;
     rtm_preempt_poll_opts(&e, rtm_kernel_find("matrix_mul"), 0.0, &o);
     assert_true(o.no_poll);
+    /* the executive's build and its prediction (rtm_preempt_predict_dev): a job whose
+     * blocks outlast the response target's share polls at the profile's period and is
+     * predicted with its cost; a job of short blocks neither polls nor pays it */
+    e.ktune[mm].poll_every = 512;
+    e.ktune[mm].poll_cost = 0.04;
+    const int64_t sizes[2] = {2000, 16};
+    for (int i = 0; i < 2; i++) {
+        rtm_kinst_t ki;
+        rtm_kinst_init(&ki, rtm_kernel_find("matrix_mul"));
+        ki.size[0] = sizes[i];
+        ki.tune = e.ktune[mm].tune;
+        assert_int_equal(rtm_kinst_plan(&ki), RTM_OK);
+        rtm_model_job_t job, plain;
+        rtm_model_pred_t pr, pp;
+        assert_int_equal(rtm_model_job_make(&ki, &job), RTM_OK);
+        plain = job;
+        assert_int_equal(rtm_model_predict_dev(&plain, &e, e.model, 0, &pp), RTM_OK);
+        rtm_kexec_opts_t ko = {0};
+        assert_int_equal(rtm_preempt_predict_dev(&e, &ki, &job, &ko, &pr), RTM_OK);
+        const double block_s = rtm_preempt_block_s(&e, &ki, (double)pp.ext.kernel_ns * 1e-9);
+        if (i == 0) {
+            assert_true(block_s > RTM_PREEMPT_POLL_BLOCK_S);
+            assert_int_equal(ko.poll_every, 512);
+            assert_false(ko.no_poll);
+            assert_true(job.poll_cost == 0.04);
+            assert_true(pr.ext.kernel_ns > pp.ext.kernel_ns);
+            assert_true(pr.ext.kernel_ns <= (int64_t)((double)pp.ext.kernel_ns * 1.04) + 1);
+        } else {
+            assert_true(block_s <= RTM_PREEMPT_POLL_BLOCK_S);
+            assert_true(ko.no_poll);
+            assert_true(job.poll_cost == 0.0);
+            assert_int_equal(pr.ext.kernel_ns, pp.ext.kernel_ns);
+        }
+        assert_int_equal(pr.paper.kernel_ns, pp.paper.kernel_ns);
+    }
     /* the period rule: the largest power of two whose steps last at most the period */
     assert_int_equal(rtm_preempt_poll_k(0.0), 16);
     assert_int_equal(rtm_preempt_poll_k(1e-6), 16);
@@ -239,7 +275,9 @@ static void test_round_trip_synthetic(void **state)
             .knee = i % 2 || i % 4 == 2 ? 64.0 * 1024 * 1024 : 0.0,
             .t_next = i % 3 == 1 ? 9.25e-6 : 0.0,
             /* absent (default), a period, and no in-loop polls (`poll_every: 0`) */
-            .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE};
+            .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE,
+            /* the period's cost over calibration's build, with a period only */
+            .poll_cost = i % 3 == 1 ? (i % 2 ? -0.0125 : 0.0375) : 0.0};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);

@@ -3,6 +3,7 @@
  * benchmark printing ns per prediction call.
  *
  * Every expected value below is worked out in the comment beside it. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,6 +179,42 @@ static void test_gpu_extended(void **state)
     d.have[RTM_DEV_P_launch] = false;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 31250 + 15000);
+}
+
+/* A job built with another in-loop poll period than calibration's: its work (compute
+ * and memory terms) costs 1 + poll_cost times as much in the extended model; the fixed
+ * per-launch time, the transfers and the paper model stay. */
+static void test_gpu_extended_poll_cost(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    j.poll_cost = 0.05;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    /* memory-bound 60 us * 1.05 = 63 us, + 5 us for the launch */
+    assert_ns(p.ext.kernel_ns, 68000);
+    assert_ns(p.ext.in_ns, 820000);
+    assert_ns(p.ext.out_ns, 820000);
+    assert_ns(p.paper.kernel_ns, 31250);
+    /* three launches: the work spreads over them, each launch's fixed time stays */
+    j.cost.launches = 3;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 63000 + 15000);
+    /* a cheaper build (measured faster) lowers it */
+    j.poll_cost = -0.1;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 54000 + 15000);
+    /* outside what a profile may hold: the job descriptor is refused, in both models
+     * and on the CPU pool too */
+    const double bad[] = {RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        j.poll_cost = bad[i];
+        assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_ARG);
+        assert_int_equal(p.paper.status, RTM_E_ARG);
+    }
 }
 
 /* Extended transfers: one rate up to the knee, another beyond; no knee, one rate. */
@@ -914,6 +951,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
         cmocka_unit_test(test_gpu_extended_launches),
+        cmocka_unit_test(test_gpu_extended_poll_cost),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),

@@ -540,6 +540,45 @@ static void test_measure_transports(void **state)
 }
 
 
+/* The in-loop poll period search with its cost against calibration's build (the
+ * profile's poll_cost): matrix_mov, whose work-items loop, on the real device; the
+ * chosen period is one of those measured, the cost the median of its pairs. Without a
+ * reference build the cost is not measured. */
+static void test_poll_search_cost(void **state)
+{
+    (void)state;
+    const rtm_kernel_t *mm = rtm_kernel_find("matrix_mov");
+    const rtm_kexec_opts_t base = {.transport = rtm_abortflag_default(&dev.info),
+                                   .transport_set = true};
+    const rtm_kexec_opts_t ref = rtm_kexec_calib_opts(NULL);
+    for (int with_ref = 1; with_ref >= 0; with_ref--) {
+        rtm_preempt_kpoll_t kp;
+        const double t0 = rtm_os_now_s();
+        assert_int_equal(rtm_preempt_tune_kernel_poll(&dev, &base, with_ref ? &ref : NULL, mm,
+                                                      (rtm_tune_t){0, 0}, NULL, 0.0, false, 2, 0,
+                                                      t0 + 120.0, &kp),
+                         RTM_OK);
+        fprintf(stderr, "poll search (%s): K %u of %u, cost %+.2f%% (%u pairs, %+.2f..%+.2f%%), "
+                        "%.1f s\n",
+                with_ref ? "with reference" : "no reference", kp.poll_every, kp.n,
+                100.0 * kp.cost, kp.cost_n, 100.0 * kp.cost_lo, 100.0 * kp.cost_hi,
+                rtm_os_now_s() - t0);
+        assert_true(kp.poll_every > 0 && kp.n > 0);
+        bool measured = false;
+        for (uint32_t c = 0; c < kp.n; c++)
+            measured |= kp.k[c] == kp.poll_every;
+        assert_true(measured);
+        if (!with_ref) {
+            assert_int_equal(kp.cost_n, 0);
+            assert_true(kp.cost == 0.0);
+            continue;
+        }
+        assert_int_equal(kp.cost_n, 11);
+        assert_true(kp.cost_lo <= kp.cost && kp.cost <= kp.cost_hi);
+        assert_true(kp.cost > RTM_BOARD_POLL_COST_MIN && kp.cost < RTM_BOARD_POLL_COST_MAX);
+    }
+}
+
 /* The rules of kernels/rtm_block.h, checked in the text of every kernel source: between
  * RTM_BLOCK_BEGIN and RTM_BLOCK_END no `return` (persistent groups would drop blocks)
  * and no get_group_id / get_global_id (blocks are mapped); nothing after END. */
@@ -664,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_measure_transports),
         cmocka_unit_test(test_grid_opts),
         cmocka_unit_test(test_kpoll_text),
+        cmocka_unit_test(test_poll_search_cost),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
