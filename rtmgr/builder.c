@@ -32,7 +32,8 @@ rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache)
                               .transport_set = true,
                               .cache_dir = cache,
                               .poll_every = j->poll_every,
-                              .no_poll = j->no_poll};
+                              .no_poll = j->no_poll,
+                              .groups = j->groups};
 }
 
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
@@ -41,15 +42,16 @@ void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
     j->transport = o->transport;
     j->poll_every = o->poll_every;
     j->no_poll = o->no_poll;
+    j->groups = o->groups;
 }
 
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD])
 {
     memset(rec, 0, RTM_BUILD_RECORD);
     const rtm_kinst_t *k = &j->k;
-    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d", k->kernel->name, k->tune.wg,
-                     k->tune.vec, (int)j->variant, (int)j->transport, j->poll_every,
-                     j->no_poll ? 1 : 0);
+    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d %u", k->kernel->name,
+                     k->tune.wg, k->tune.vec, (int)j->variant, (int)j->transport, j->poll_every,
+                     j->no_poll ? 1 : 0, j->groups);
     for (uint32_t i = 0; i < k->kernel->n_keys && n > 0 && n < RTM_BUILD_RECORD; i++)
         n += snprintf(rec + n, RTM_BUILD_RECORD - (size_t)n, " %lld", (long long)k->size[i]);
     if (n <= 0 || n + 1 >= RTM_BUILD_RECORD)
@@ -79,11 +81,13 @@ bool rtm_build_parse(char *rec, rtm_build_job_t *j)
     if (!kern)
         return false;
     rtm_kinst_init(&j->k, kern);
-    long long wg, vec, variant, transport, poll, no_poll;
+    long long wg, vec, variant, transport, poll, no_poll, groups;
     if (!field(&save, 0, UINT32_MAX, &wg) || !field(&save, 0, UINT32_MAX, &vec) ||
         !field(&save, 0, 64, &variant) || !field(&save, 0, 64, &transport) ||
-        !field(&save, 0, UINT32_MAX, &poll) || !field(&save, 0, 1, &no_poll))
+        !field(&save, 0, UINT32_MAX, &poll) || !field(&save, 0, 1, &no_poll) ||
+        !field(&save, 0, UINT32_MAX, &groups))
         return false;
+    j->groups = (uint32_t)groups;
     j->k.tune.wg = (uint32_t)wg;
     j->k.tune.vec = (uint32_t)vec;
     j->variant = (rtm_kexec_variant_t)variant;

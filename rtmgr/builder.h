@@ -45,14 +45,17 @@ typedef struct {
     rtm_abort_transport_t transport;
     uint32_t poll_every;
     bool no_poll;
+    uint32_t groups; /* rtm_kexec_opts_t.groups (0 auto; RTM_KEXEC_GROUPS_ALL: a plain
+                      * grid, the executive's for long blocks) */
 } rtm_build_job_t;
 
 /* A job's kexec options with the program cache `cache` (transport_set). */
 rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache);
-/* Sets j's program options (variant, transport, polls) from kexec options o. */
+/* Sets j's program options (variant, transport, polls, groups) from kexec options o. */
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o);
 
-/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL KEY...\n", NUL-padded.
+/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS KEY...\n",
+ * NUL-padded.
  * False when it does not fit. */
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD]);
 /* The job of a record (NUL-terminated, modified); false when it names no kernel, is

@@ -21,6 +21,7 @@
 #include "builder.h"
 #include "kexec.h"
 #include "os.h"
+#include "preempt.h"
 #include "program.h"
 
 /* ---- the build-time figure c --------------------------------------------------------- */
@@ -108,25 +109,33 @@ void *rtm_calib_bahead_run(void *arg)
 
 /* ---- programs built ahead into the binary cache -------------------------------------- */
 
-/* The job dev_measure's rtm_kexec_create_cached runs (its options: what a prebuild
- * builds and what the cache is asked for): the write flag, the default variant and
- * polls. */
-static void prebuild_job(rtm_build_job_t *j, const rtm_kernel_t *kern)
+rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
 {
-    memset(j, 0, sizeof(*j));
-    rtm_kinst_init(&j->k, kern);
-    j->transport = RTM_ABORT_WRITE;
+    rtm_kexec_opts_t o = rtm_kexec_calib_opts(x->cache);
+    const dpred_t p = {x->bd, -1, 0.0, false}; /* the profile's terms as they stand */
+    const double t = rtm_calib_dev_pred(&p, k);
+    if (t > 0.0)
+        (void)rtm_preempt_grid_opts(x->bd, k, t, &o);
+    return o;
 }
 
-/* The build options of the program dev_measure's kexec runs for k on d (prebuild_job's
- * options; rtm_kexec_program_options). */
-#define PROG_OPTS_MAX 768
-static void prog_options(rtm_ocl_dev_t *d, const rtm_kinst_t *k, char out[PROG_OPTS_MAX])
+/* The job dev_measure's kexec runs for instance k (its options, rtm_calib_point_opts:
+ * what a prebuild builds and what the cache is asked for). */
+static void prebuild_job(const devcal_t *x, const rtm_kinst_t *k, rtm_build_job_t *j)
 {
-    rtm_build_job_t j;
-    prebuild_job(&j, k->kernel);
-    const rtm_kexec_opts_t o = rtm_build_job_opts(&j, NULL);
-    rtm_kexec_program_options(d, k, &o, out, PROG_OPTS_MAX);
+    memset(j, 0, sizeof(*j));
+    j->k = *k;
+    const rtm_kexec_opts_t o = rtm_calib_point_opts(x, k);
+    rtm_build_job_set_opts(j, &o);
+}
+
+/* The build options of the program dev_measure's kexec runs for k on x's device
+ * (rtm_kexec_program_options). */
+#define PROG_OPTS_MAX 768
+static void prog_options(const devcal_t *x, const rtm_kinst_t *k, char out[PROG_OPTS_MAX])
+{
+    const rtm_kexec_opts_t o = rtm_calib_point_opts(x, k);
+    rtm_kexec_program_options(x->d, k, &o, out, PROG_OPTS_MAX);
 }
 
 /* True when kern's program on d differs between first keys a and b: its build options
@@ -134,7 +143,7 @@ static void prog_options(rtm_ocl_dev_t *d, const rtm_kinst_t *k, char out[PROG_O
  * moves it to another block-control build (a GPU's persistent groups from
  * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks: the H100's matrix kernels, sort, copy and spin
  * compiled that one on the path at their larger points, 3-4 s of gpu0's calibration). */
-static bool size_built(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a,
+static bool size_built(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, int64_t a,
                        int64_t b)
 {
     rtm_kinst_t ka, kb;
@@ -142,8 +151,8 @@ static bool size_built(rtm_ocl_dev_t *d, const rtm_kernel_t *kern, rtm_tune_t tu
         !rtm_calib_size_plan(kern, b, tune, NULL, &kb))
         return false;
     char oa[PROG_OPTS_MAX], ob[PROG_OPTS_MAX];
-    prog_options(d, &ka, oa);
-    prog_options(d, &kb, ob);
+    prog_options(x, &ka, oa);
+    prog_options(x, &kb, ob);
     return strcmp(oa, ob) != 0;
 }
 
@@ -321,11 +330,15 @@ bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64
                               rtm_tune_t tune, prebuild_t *pb)
 {
     *pb = (prebuild_t){.d = x->d, .cache = x->cache};
-    prebuild_job(&pb->j, kern);
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, kern);
     for (uint32_t j = 0; j < kern->n_keys; j++)
-        pb->j.k.size[j] = size[j];
-    pb->j.k.tune = tune;
-    return rtm_kinst_plan(&pb->j.k) == RTM_OK;
+        k.size[j] = size[j];
+    k.tune = tune;
+    if (rtm_kinst_plan(&k) != RTM_OK)
+        return false;
+    prebuild_job(x, &k, &pb->j);
+    return true;
 }
 
 /* Builds the programs of `n` tuning candidates of kern at `size` in parallel threads
@@ -362,9 +375,9 @@ void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
          * and one program is built once (the first of its sizes) */
         bool own = false, twin = false;
         for (uint32_t j = 0; j < n && !own; j++)
-            own = j != i && size_built(x->d, kf->kern, kf->tune, keys[i], keys[j]);
+            own = j != i && size_built(x, kf->kern, kf->tune, keys[i], keys[j]);
         for (uint32_t q = 0; q < m && !twin; q++)
-            twin = !size_built(x->d, kf->kern, kf->tune, keys[i], pk[q]);
+            twin = !size_built(x, kf->kern, kf->tune, keys[i], pk[q]);
         if (own && !twin && !rtm_calib_key_in(kf->pre_keys, kf->n_pre_keys, keys[i]) &&
             rtm_calib_prebuild_entry(x, kf->kern, sizes[i], kf->tune, &pb[m]))
             pk[m++] = keys[i];
@@ -410,10 +423,10 @@ void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
 static uint32_t pre_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, uint32_t ki,
                          int64_t k0, int64_t kj, const int64_t *s, prebuild_t *pb)
 {
-    if (kj < 0 || x->n_pre_key[ki] >= PRE_KEYS_MAX || !size_built(x->d, kern, tune, k0, kj))
+    if (kj < 0 || x->n_pre_key[ki] >= PRE_KEYS_MAX || !size_built(x, kern, tune, k0, kj))
         return 0;
     for (uint32_t q = 0; q < x->n_pre_key[ki]; q++)
-        if (!size_built(x->d, kern, tune, x->pre_key[ki][q], kj))
+        if (!size_built(x, kern, tune, x->pre_key[ki][q], kj))
             return 0;
     if (!rtm_calib_prebuild_entry(x, kern, s, tune, pb))
         return 0;

@@ -1031,7 +1031,8 @@ static void dev_kexec_end(devcal_t *x, rtm_kexec_t *ex)
 static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
 {
     const double t0 = rtm_calib_now();
-    rtm_status_t st = rtm_kexec_create_cached(ex, x->d, &in->k, x->cache);
+    const rtm_kexec_opts_t o = rtm_calib_point_opts(x, &in->k);
+    rtm_status_t st = rtm_kexec_create_ex(ex, x->d, &in->k, &o);
     if (st != RTM_OK)
         return st;
     if (ex->prog.from_cache) {
@@ -1900,7 +1901,12 @@ static void dev_poll(devcal_t *x)
      * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
     const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
                                    .cache_dir = x->cache};
-    const rtm_kexec_opts_t ref = rtm_kexec_calib_opts(x->cache);
+    /* per kernel: calibration's build at the search's size (the chosen period's cost is
+     * measured against it) and the launch shape, the executive's for such a job, that
+     * every build of the search shares */
+    rtm_kexec_opts_t ref[RTM_MAX_KERNELS];
+    for (uint32_t ki = 0; ki < RTM_MAX_KERNELS; ki++)
+        ref[ki] = rtm_kexec_calib_opts(x->cache);
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
     double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
     prebuild_t *pb = calloc(RTM_MAX_KERNELS * (2 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
@@ -1920,15 +1926,17 @@ static void dev_poll(devcal_t *x)
             !rtm_calib_size_plan(kern, size[ki][0], tune, &x->lim, &k))
             continue;
         t_pred[ki] = dev_pred_kernel(&p, &k);
+        ref[ki] = rtm_calib_point_opts(x, &k);
+        rtm_kexec_opts_t kb = base;
+        kb.groups = ref[ki].groups;
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
         const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
-        /* the periods, then none, then calibration's own build (the chosen period's
-         * cost is measured against it) */
+        /* the periods, then none, then calibration's own build */
         for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk + 1; c++) {
             if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
             const rtm_kexec_opts_t o =
-                c <= nk ? rtm_preempt_poll_candidate(&base, c < nk ? ks[c] : 0) : ref;
+                c <= nk ? rtm_preempt_poll_candidate(&kb, c < nk ? ks[c] : 0) : ref[ki];
             rtm_build_job_set_opts(&pb[np++].j, &o);
         }
     }
@@ -1953,8 +1961,10 @@ static void dev_poll(devcal_t *x)
         }
         rtm_preempt_kpoll_t kp;
         const int ki = rtm_kernel_index(kern);
+        rtm_kexec_opts_t kb = base;
+        kb.groups = ref[ki].groups;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &base, &ref, kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
+            x->d, &kb, &ref[ki], kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
             false, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {

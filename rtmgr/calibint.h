@@ -574,7 +574,14 @@ void *rtm_calib_bahead_run(void *arg);
 uint32_t rtm_calib_host_cores(void);
 /* Whether to build ahead at all (RTM_CALIB_PREBUILD, the host's cores). */
 bool rtm_calib_prebuild_on(void);
-/* Plans kern at size and tune into *pb; false when it does not plan. */
+/* The kexec options calibration runs instance k with on x's device: calibration's build
+ * (rtm_kexec_calib_opts, the build the model's terms are fitted on) on the launch shape
+ * the executive gives such a job (rtm_preempt_grid_opts: a plain grid where blocks
+ * outlast RTM_PREEMPT_PERSIST_MAX_BLOCK_S), from the profile's terms as they stand (a
+ * kernel's own once fitted, before that the device's generic ones). */
+rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k);
+/* Plans kern at size and tune into *pb (rtm_calib_point_opts); false when it does not
+ * plan. */
 bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                               rtm_tune_t tune, prebuild_t *pb);
 /* Builds what pb[0..n) the cache lacks together (workers, else threads); pb keeps those. */

@@ -44,6 +44,7 @@ static void test_record_round_trip(void **state)
     a.k.tune.vec = 1;
     a.variant = RTM_KEXEC_FULL;
     a.transport = RTM_ABORT_MAPPED;
+    a.groups = RTM_KEXEC_GROUPS_ALL; /* a plain grid (the executive's for long blocks) */
     char rec[RTM_BUILD_RECORD + 1];
     assert_true(rtm_build_record(&a, rec));
     rec[RTM_BUILD_RECORD] = '\0';
@@ -57,6 +58,9 @@ static void test_record_round_trip(void **state)
     assert_int_equal(b.transport, RTM_ABORT_MAPPED);
     assert_int_equal(b.poll_every, 64);
     assert_false(b.no_poll);
+    assert_int_equal(b.groups, RTM_KEXEC_GROUPS_ALL);
+    const rtm_kexec_opts_t o = rtm_build_job_opts(&b, NULL);
+    assert_int_equal(o.groups, RTM_KEXEC_GROUPS_ALL);
     for (uint32_t i = 0; i < a.k.kernel->n_keys; i++)
         assert_int_equal(b.k.size[i], a.k.size[i]);
     /* refused: no such kernel, a field missing, a number that is not one */
