@@ -1873,9 +1873,12 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
 /* In-loop poll period per kernel (RTM_POLL_EVERY, kernels whose work-items loop):
  * preempt.c's rtm_preempt_tune_kernel_poll at the calibrated tune, with the flag
  * transport chosen above — of K0 (the largest K whose loop steps last at most
- * RTM_PREEMPT_POLL_PERIOD_S, the response target's share, from the step measured on the
- * build without in-loop polls), K0 / 2 and K0 / 4, the one whose overhead against that
- * build is the least (ktune poll_every). Within POLL_BUDGET_S per device, the
+ * RTM_PREEMPT_POLL_PERIOD_S, the response target's share, from the step measured on
+ * calibration's own build), K0 / 2 and K0 / 4, the one whose overhead against that
+ * build is the least (ktune poll_every), and its cost over that build, the median of
+ * interleaved pairs (ktune poll_cost: the model's terms are fitted on calibration's
+ * build, the executive runs this one). Every build of a search takes the launch shape
+ * the executive gives its job (rtm_calib_point_opts). Within POLL_BUDGET_S per device, the
  * application's kernels first: kernels left when it is spent keep the default. The
  * searches' programs are built ahead, together, by the device's build workers (one at a
  * time on the path they had spent the whole budget). */
@@ -1909,7 +1912,7 @@ static void dev_poll(devcal_t *x)
         ref[ki] = rtm_kexec_calib_opts(x->cache);
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
     double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
-    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (2 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
+    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
     uint32_t np = 0;
     const rtm_kernel_t *kern;
     for (uint32_t i = 0; pb && (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
@@ -1931,12 +1934,11 @@ static void dev_poll(devcal_t *x)
         kb.groups = ref[ki].groups;
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
         const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
-        /* the periods, then none, then calibration's own build */
-        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk + 1; c++) {
+        /* the periods, then calibration's own build (the search's baseline) */
+        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) {
             if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
-            const rtm_kexec_opts_t o =
-                c <= nk ? rtm_preempt_poll_candidate(&kb, c < nk ? ks[c] : 0) : ref[ki];
+            const rtm_kexec_opts_t o = c < nk ? rtm_preempt_poll_candidate(&kb, ks[c]) : ref[ki];
             rtm_build_job_set_opts(&pb[np++].j, &o);
         }
     }
@@ -1983,9 +1985,9 @@ static void dev_poll(devcal_t *x)
         if (kp.cost_n)
             snprintf(cost, sizeof(cost), "%+.2f%% (median of %u pairs, %+.2f..%+.2f%%)",
                      100.0 * kp.cost, kp.cost_n, 100.0 * kp.cost_lo, 100.0 * kp.cost_hi);
-        cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead %s on a "
-                       "%.3gms job; against calibration's build %s; search %.2fs: %u programs "
-                       "compiled, %u loaded, %.2fs)",
+        cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead against "
+                       "calibration's build %s on a %.3gms job, the chosen one's %s; search "
+                       "%.2fs: %u programs compiled, %u loaded, %.2fs)",
                  bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
                  kp.step_s * 1e9, rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)),
                  kp.base_s * 1e3, cost, last, kp.compiled, kp.loaded, kp.program_s);

@@ -1407,25 +1407,19 @@ static void kp_count(rtm_preempt_kpoll_t *out, const rtm_kexec_t *x)
     out->program_s += x->prog.build_s;
 }
 
-/* The chosen build x against the reference build (ref's options) of instance k: the
- * ratio of their kernel times over POLL_COST_PAIRS pairs after a warm-up, the two run
+/* The chosen build x against the reference build xr (of one instance): the ratio of
+ * their kernel times over POLL_COST_PAIRS pairs after a warm-up, the two run
  * one after the other in alternating order (a pair's ratio cancels the device's drift),
  * its median less 1 into out->cost and its extremes into cost_lo, cost_hi. */
 #define POLL_COST_PAIRS 11u
-static rtm_status_t poll_cost(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *ref, const rtm_kinst_t *k,
-                              rtm_kexec_t *x, rtm_preempt_kpoll_t *out)
+static rtm_status_t poll_cost(rtm_kexec_t *xr, rtm_kexec_t *x, rtm_preempt_kpoll_t *out)
 {
-    rtm_kexec_t xr;
-    rtm_status_t st = rtm_kexec_create_ex(&xr, d, k, ref);
-    if (st != RTM_OK)
-        return st;
-    kp_count(out, &xr);
-    st = rtm_kexec_warm(&xr);
+    rtm_status_t st = RTM_OK;
     double ratio[POLL_COST_PAIRS];
     uint32_t n = 0;
     for (uint32_t i = 0; st == RTM_OK && i <= POLL_COST_PAIRS; i++) { /* pair 0 warms up */
         rtm_kexec_timing_t a, b;
-        rtm_kexec_t *first = (i & 1u) ? x : &xr, *second = (i & 1u) ? &xr : x;
+        rtm_kexec_t *first = (i & 1u) ? x : xr, *second = (i & 1u) ? xr : x;
         st = rtm_kexec_run(first, &a);
         if (st == RTM_OK)
             st = rtm_kexec_run(second, &b);
@@ -1434,7 +1428,6 @@ static rtm_status_t poll_cost(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *ref, con
         if (st == RTM_OK && i > 0 && tx > 0.0 && tr > 0.0)
             ratio[n++] = tx / tr;
     }
-    rtm_kexec_destroy(&xr);
     if (st != RTM_OK || n == 0)
         return st;
     rtm_stats_sort(ratio, n);
@@ -1468,7 +1461,9 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
     }
     if (rtm_kinst_plan(&proto) != RTM_OK)
         return RTM_E_ARG;
-    const rtm_kexec_opts_t nop = rtm_preempt_poll_candidate(base, 0);
+    /* the baseline: ref's build where given (the candidates' overheads and the chosen
+     * one's cost are then against it, one program fewer to load), else none's */
+    const rtm_kexec_opts_t nop = ref ? *ref : rtm_preempt_poll_candidate(base, 0);
     rtm_kexec_t xs[RTM_PREEMPT_TUNE_MAX]; /* the candidates measured, out->k's order */
     /* size: ~2 ms without polls (one re-size from the measured time through the job's
      * operation count; spin: its loop length) */
@@ -1562,11 +1557,11 @@ rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts
             }
         }
     }
-    if (st == RTM_OK && ref && out->poll_every && rtm_os_now_s() + one <= deadline) {
+    if (st == RTM_OK && ref && out->poll_every && rtm_os_now_s() <= deadline) {
         uint32_t c = 0;
         while (c < out->n && out->k[c] != out->poll_every)
             c++;
-        st = poll_cost(d, ref, &in.k, &xs[c], out);
+        st = poll_cost(&x0, &xs[c], out);
     }
     for (uint32_t c = 0; c < out->n; c++)
         rtm_kexec_destroy(&xs[c]);

@@ -307,19 +307,21 @@ typedef struct {
                           * 0: not measured (out of time) */
     uint32_t n;          /* candidates measured (rtm_preempt_poll_ks's order) */
     uint32_t k[RTM_PREEMPT_TUNE_MAX];
-    double overhead_pct[RTM_PREEMPT_TUNE_MAX]; /* vs the same build without in-loop polls */
+    double overhead_pct[RTM_PREEMPT_TUNE_MAX]; /* vs the baseline build: `ref`'s where
+                                                * given, else the same build without
+                                                * in-loop polls (min of runs) */
     double resp_p50_s[RTM_PREEMPT_TUNE_MAX], resp_p99_s[RTM_PREEMPT_TUNE_MAX],
         resp_max_s[RTM_PREEMPT_TUNE_MAX]; /* abort response (0: not measured) */
     uint32_t resp_n[RTM_PREEMPT_TUNE_MAX];
     int64_t size0;       /* size key 0 measured at */
-    double base_s;       /* kernel time without in-loop polls (min of runs) */
+    double base_s;       /* the baseline build's kernel time (min of runs) */
     double step_s;       /* a work-item's loop step (base_s over waves and steps) */
     uint32_t compiled, loaded;     /* the search's programs: compiled, from the cache */
     double program_s;              /* their build and load time */
     double cost;         /* the chosen build's kernel time over the reference build's
                           * (`ref`), less 1: the median of cost_n interleaved pairs' ratios
                           * (ktune poll_cost); cost_lo, cost_hi their extremes; cost_n 0:
-                          * not measured */
+                          * not measured (no `ref`, or out of time) */
     double cost_lo, cost_hi;
     uint32_t cost_n;
 } rtm_preempt_kpoll_t;
@@ -336,8 +338,9 @@ typedef struct {
  * instead (calibration: the size whose programs it built ahead; not for spin), and with
  * it t_hint > 0 the kernel time the periods are chosen from (rtm_preempt_poll_ks: the
  * prediction they were built ahead for, so that the search finds them built). With `ref`
- * (NULL: not measured; calibration: rtm_kexec_calib_opts, the build its model terms are
- * fitted on) the chosen build is then timed against ref's build (out->cost). Gives up
+ * (calibration: the build its model terms are fitted on, rtm_calib_point_opts) ref's
+ * build is the baseline in place of the one without in-loop polls, and the chosen build
+ * is then timed against it pair by pair (out->cost); NULL: neither. Gives up
  * (out->poll_every 0, RTM_OK) once rtm_os_now_s() passes `deadline`. Init only (builds
  * programs, allocates). */
 rtm_status_t rtm_preempt_tune_kernel_poll(rtm_ocl_dev_t *d, const rtm_kexec_opts_t *base,
