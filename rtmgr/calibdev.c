@@ -17,6 +17,7 @@
 #include "calibint.h"
 #include "kexec.h"
 #include "model.h"
+#include "os.h"
 #include "preempt.h"
 #include "program.h"
 #include "stats.h"
@@ -1079,6 +1080,12 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
  * kernels, threshold and copy, at 4.4 us). */
 #define GAP_REPS (3 * REPS)
 #define GAP_PCT 25.0
+/* ws_idle, wr_idle: the job's inputs and outputs after the device idled IDLE_S (as the
+ * CPU pool's cw_idle), IDLE_REPS times, less the job alone's back to back (medians). The
+ * running system's periodic jobs find the device idle: on the H100 its log put their
+ * inputs 22-84 us and outputs 10-25 us over the back-to-back model (session 35). */
+#define IDLE_S 20e-3
+#define IDLE_REPS 9
 #define BUSY_S 300e-6
 static rtm_status_t dev_phase_gap(devcal_t *x)
 {
@@ -1107,12 +1114,15 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     const double xfer_in =
         (double)rtm_kinst_dir_bytes(&in.k, RTM_BUF_IN) / x->bd->param[RTM_DEV_P_ws_rate];
     double hk[GAP_REPS + 1], ho[GAP_REPS + 1], own[GAP_REPS + 1], kspan[GAP_REPS + 1];
+    double in_b[GAP_REPS + 1], out_b[GAP_REPS + 1]; /* the job alone, back to back */
     for (int r = 0; r <= GAP_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_kexec_timing_t t;
         st = rtm_calib_inst_run(&ex, &in, &t);
         hk[r] = t.gap_kernel_s + xfer_in;
         ho[r] = t.gap_out_s + t.kernel_s;
         kspan[r] = t.kernel_s;
+        in_b[r] = t.in_s;
+        out_b[r] = t.span_s - t.in_s - t.kernel_s; /* as the model-error log measures it */
         const cl_uint zero = 0;
         if (busy_ok)
             err = clEnqueueFillBuffer(x->d->exec, scratch, &zero, sizeof(zero), 0, busy_bytes, 0,
@@ -1120,6 +1130,16 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         if (busy_ok && st == RTM_OK && err == CL_SUCCESS)
             st = rtm_calib_inst_run(&ex, &in, &t); /* enqueued behind the fill, whole */
         own[r] = (t.gap_kernel_s + t.gap_out_s) / 2.0;
+    }
+    /* the same job after the device idled IDLE_S, as the running system's periodic jobs
+     * find it */
+    double in_i[IDLE_REPS], out_i[IDLE_REPS];
+    for (int r = 0; r < IDLE_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
+        rtm_os_sleep_until_s(rtm_os_now_s() + IDLE_S);
+        rtm_kexec_timing_t t;
+        st = rtm_calib_inst_run(&ex, &in, &t);
+        in_i[r] = t.in_s;
+        out_i[r] = t.span_s - t.in_s - t.kernel_s;
     }
     dev_kexec_end(x, &ex);
     rtm_calib_inst_free(&in);
@@ -1148,6 +1168,21 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
              busy_ok ? " (the device's own)" : "'s scratch buffer (host-paced)",
              x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
              x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[0] * 1e6, med[1] * 1e6);
+    /* what idling adds: the medians' difference, never below 0 */
+    const int idle_ids[2] = {RTM_DEV_P_ws_idle, RTM_DEV_P_wr_idle};
+    double *back[2] = {in_b, out_b}, *idle[2] = {in_i, out_i}, med_b[2], med_i[2];
+    for (int i = 0; i < 2; i++) {
+        med_b[i] = rtm_calib_summary(back[i] + 1, GAP_REPS, NULL);
+        med_i[i] = rtm_calib_summary(idle[i], IDLE_REPS, &fig);
+        fig.median = fmax(0.0, med_i[i] - med_b[i]);
+        dev_param(x->bd, idle_ids[i], fig.median);
+        *dfig(x, idle_ids[i]) = fig;
+    }
+    cal_note(x->c, "%s: ws_idle %.4gus, wr_idle %.4gus: the job's inputs %.4gus and outputs "
+                   "%.4gus after %gms idle (medians of %d), back to back %.4gus and %.4gus",
+             x->bd->name, x->bd->param[RTM_DEV_P_ws_idle] * 1e6,
+             x->bd->param[RTM_DEV_P_wr_idle] * 1e6, med_i[0] * 1e6, med_i[1] * 1e6,
+             IDLE_S * 1e3, IDLE_REPS, med_b[0] * 1e6, med_b[1] * 1e6);
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
     if (in_job > 0.0 && in_job < alone) { /* dev_launch measured `alone` */

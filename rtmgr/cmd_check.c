@@ -110,7 +110,8 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
     if (st == RTM_OK)
         st = dev < 0 ? rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
                                              RTM_MODEL_F_IDLE, &pred) /* as the manager */
-                     : rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, &job, &o, &pred);
+                     : rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, &job, RTM_MODEL_F_IDLE,
+                                               &o, &pred);
     if (st != RTM_OK) {
         const rtm_model_time_t *used = rtm_model_used(&pred);
         snprintf(cell, len, "n/a(%s)", used->missing ? used->missing : rtm_status_name(st));

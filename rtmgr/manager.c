@@ -298,8 +298,8 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     return now_ns() - t0;
 }
 
-/* Both models' prediction of model job mj on device d (0: the CPU pool, which a
- * periodic job finds asleep: RTM_MODEL_F_IDLE). */
+/* Both models' prediction of model job mj on device d (0: the CPU pool), which a
+ * periodic job finds idle (RTM_MODEL_F_IDLE). */
 static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_job_t *mj,
                             rtm_model_pred_t *out)
 {
@@ -308,7 +308,7 @@ static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_
                                      RTM_MODEL_F_IDLE, out);
     // cppcheck-suppress arrayIndexOutOfBoundsCond
     const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
-    return rtm_model_predict_dev(mj, bd, bd->model, 0, out);
+    return rtm_model_predict_dev(mj, bd, bd->model, RTM_MODEL_F_IDLE, out);
 }
 
 /* The time placement takes from a prediction: the chosen model's, without setup (the
@@ -384,7 +384,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
      * (the persistent loop costs more than it saves), in-loop polls where a block
      * outlasts the response target's share at the period calibration chose */
     if (ms == RTM_OK)
-        ms = bd ? rtm_preempt_predict_dev(bd, k, &mj, &ko, &m->pred[t][d])
+        ms = bd ? rtm_preempt_predict_dev(bd, k, &mj, RTM_MODEL_F_IDLE, &ko, &m->pred[t][d])
                 : predict(m, d, &mj, &m->pred[t][d]);
     else if (bd)
         rtm_preempt_poll_opts(bd, k->kernel, 0.0, &ko);

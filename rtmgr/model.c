@@ -121,6 +121,11 @@
  *       measured times, r where its data stay in cache and mem_rate where they do not,
  *       and a kernel's bytes_dev may count cached re-reads that the device's copy
  *       bandwidth would overprice.
+ *     idle: with RTM_MODEL_F_IDLE (the running system's jobs, which find the device
+ *       idle), ws' += ws_idle and, with outputs, wr' += wr_idle where the profile has
+ *       them: what a small job's inputs and outputs take more after 20 ms idle than back
+ *       to back (session 35, H100, the running system's log: inputs 22-84 us and
+ *       outputs 10-25 us over the back-to-back prediction, kernels within a few us);
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
  *   CPU worker pool:  T = t_fixed + per_thread * t_block + bytes_dev * r_byte
@@ -527,6 +532,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
             xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
         wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next, xout) + xout;
     }
+    /* a device the job finds idle (the running system's periodic jobs) starts its
+     * inputs, and its outputs, later than calibration's back-to-back jobs */
+    if (w->idle && d->have[RTM_DEV_P_ws_idle])
+        ws += param(&p, RTM_DEV_P_ws_idle, false);
+    if (w->idle && w->bytes_out > 0.0 && d->have[RTM_DEV_P_wr_idle])
+        wr += param(&p, RTM_DEV_P_wr_idle, false);
     if (flags & RTM_MODEL_F_COLD)
         setup = param(&p, RTM_DEV_P_cache_load, false);
     const double tf = rk > 0.0 ? kernel_fixed(d->ktune, j->kernel) : 0.0;

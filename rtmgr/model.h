@@ -46,8 +46,10 @@ enum {
     /* The inputs are already in device memory (a job resumed on the device that ran its
      * first part): no host -> device transfer in either model. */
     RTM_MODEL_F_IN_RESIDENT = 1u << 1,
-    /* The CPU pool idles before the job (the running system's periodic jobs, unlike
-     * calibration's and validation's back-to-back runs): the extended CPU model prices
+    /* The CPU pool or the device idles before the job (the running system's periodic
+     * jobs, unlike calibration's and validation's back-to-back runs): on a device the
+     * extended model adds ws_idle to the inputs and wr_idle to the outputs where the
+     * profile has them; the extended CPU model prices
      * the job's first launch at cw_idle instead of cw where the profile has it, and a
      * one-launch job at the shorter of that and its blocks on the caller alone plus
      * cw_wake, where the profile has cw_wake. */

@@ -1226,11 +1226,11 @@ void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel
 }
 
 rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_t *k,
-                                     rtm_model_job_t *job, rtm_kexec_opts_t *o,
+                                     rtm_model_job_t *job, unsigned flags, rtm_kexec_opts_t *o,
                                      rtm_model_pred_t *pr)
 {
     job->poll_cost = 0.0;
-    rtm_status_t st = rtm_model_predict_dev(job, bd, bd->model, 0, pr);
+    rtm_status_t st = rtm_model_predict_dev(job, bd, bd->model, flags, pr);
     const rtm_model_time_t *u = rtm_model_used(pr);
     double block_s = 0.0;
     if (st == RTM_OK && u->status == RTM_OK)
@@ -1241,7 +1241,7 @@ rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_
         o->poll_every != bd->ktune[ki].poll_every || bd->ktune[ki].poll_cost == 0.0)
         return st;
     job->poll_cost = bd->ktune[ki].poll_cost;
-    return rtm_model_predict_dev(job, bd, bd->model, 0, pr);
+    return rtm_model_predict_dev(job, bd, bd->model, flags, pr);
 }
 
 /* Min kernel time of `runs` profiled runs of a and b, interleaved (a first). */

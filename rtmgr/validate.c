@@ -383,7 +383,7 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     rtm_model_job_t job;
     rtm_model_pred_t pr;
     if (st == RTM_OK && rtm_model_job_make(&in.k, &job) == RTM_OK)
-        (void)rtm_preempt_predict_dev(bd, &in.k, &job, &o, &pr);
+        (void)rtm_preempt_predict_dev(bd, &in.k, &job, 0, &o, &pr); /* back to back */
     else
         job.poll_cost = 0.0;
     if (st == RTM_OK)

@@ -130,14 +130,16 @@ static void test_shipped_profile(void **state)
     assert_true(d->memory > 0);
     assert_non_null(strstr(d->platform, "Portable Computing Language"));
     assert_true(d->driver[0] != '\0' && strlen(d->measured) >= 10);
-    /* ws_next, wr_next, ws_clear, kernel_next, phase_gap, gap_host_k, gap_host_o came
+    /* ws_next, wr_next, ws_clear, kernel_next, phase_gap, gap_host_k, gap_host_o, ws_idle,
+     * wr_idle came
      * later: a profile without them is valid (the model charges ws_fixed / wr_fixed per
      * command, no clears, kernel_fixed per launch and no gaps between phases, or
      * phase_gap alone, as before); phase_gap may be 0 */
     for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
         if (p != RTM_DEV_P_ws_next && p != RTM_DEV_P_wr_next && p != RTM_DEV_P_ws_clear &&
             p != RTM_DEV_P_kernel_next && p != RTM_DEV_P_phase_gap &&
-            p != RTM_DEV_P_gap_host_k && p != RTM_DEV_P_gap_host_o)
+            p != RTM_DEV_P_gap_host_k && p != RTM_DEV_P_gap_host_o && p != RTM_DEV_P_ws_idle &&
+            p != RTM_DEV_P_wr_idle)
             assert_true(d->have[p] && d->param[p] > 0);
         else
             assert_true(!d->have[p] || d->param[p] >= 0);
@@ -190,7 +192,7 @@ static void test_shipped_profile(void **state)
         plain = job;
         assert_int_equal(rtm_model_predict_dev(&plain, &e, e.model, 0, &pp), RTM_OK);
         rtm_kexec_opts_t ko = {0};
-        assert_int_equal(rtm_preempt_predict_dev(&e, &ki, &job, &ko, &pr), RTM_OK);
+        assert_int_equal(rtm_preempt_predict_dev(&e, &ki, &job, 0, &ko, &pr), RTM_OK);
         const double block_s = rtm_preempt_block_s(&e, &ki, (double)pp.ext.kernel_ns * 1e-9);
         if (i == 0) {
             assert_true(block_s > RTM_PREEMPT_POLL_BLOCK_S);

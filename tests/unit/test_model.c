@@ -217,6 +217,38 @@ static void test_gpu_extended_poll_cost(void **state)
     }
 }
 
+/* A job that finds the device idle (RTM_MODEL_F_IDLE): ws_idle on its inputs, wr_idle
+ * on its outputs where it has any; back to back, or without the parameters, neither. */
+static void test_gpu_extended_idle(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p, q;
+    gpu_board(&d);
+    job_make(&j);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    /* not calibrated: the flag changes nothing */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
+                     RTM_OK);
+    assert_int_equal(q.ext.total_ns, p.ext.total_ns);
+    dev_set(&d, RTM_DEV_P_ws_idle, 40e-6);
+    dev_set(&d, RTM_DEV_P_wr_idle, 15e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
+    assert_int_equal(q.ext.total_ns, p.ext.total_ns);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
+                     RTM_OK);
+    assert_ns(q.ext.in_ns, p.ext.in_ns + 40000);
+    assert_ns(q.ext.out_ns, p.ext.out_ns + 15000);
+    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
+    assert_ns(q.paper.total_ns, p.paper.total_ns); /* the paper's eq. 4 as published */
+    /* no outputs: no wr_idle */
+    j.cost.bytes_out = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
+                     RTM_OK);
+    assert_ns(q.ext.out_ns, 0);
+}
+
 /* Extended transfers: one rate up to the knee, another beyond; no knee, one rate. */
 static void test_gpu_extended_transfer_knee(void **state)
 {
@@ -952,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_waves),
         cmocka_unit_test(test_gpu_extended_launches),
         cmocka_unit_test(test_gpu_extended_poll_cost),
+        cmocka_unit_test(test_gpu_extended_idle),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),
