@@ -1418,7 +1418,7 @@ static rtm_status_t poll_cost(rtm_kexec_t *xr, rtm_kexec_t *x, rtm_preempt_kpoll
     double ratio[POLL_COST_PAIRS];
     uint32_t n = 0;
     for (uint32_t i = 0; st == RTM_OK && i <= POLL_COST_PAIRS; i++) { /* pair 0 warms up */
-        rtm_kexec_timing_t a, b;
+        rtm_kexec_timing_t a = {0}, b = {0};
         rtm_kexec_t *first = (i & 1u) ? x : xr, *second = (i & 1u) ? xr : x;
         st = rtm_kexec_run(first, &a);
         if (st == RTM_OK)
