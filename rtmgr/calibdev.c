@@ -1939,12 +1939,14 @@ static void dev_poll(devcal_t *x)
      * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
     const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
                                    .cache_dir = x->cache};
-    /* per kernel: calibration's build at the search's size (the chosen period's cost is
-     * measured against it) and the launch shape, the executive's for such a job, that
-     * every build of the search shares */
-    rtm_kexec_opts_t ref[RTM_MAX_KERNELS];
-    for (uint32_t ki = 0; ki < RTM_MAX_KERNELS; ki++)
+    /* per kernel: calibration's build at the search's size (the search's baseline and the
+     * chosen period's reference) and the candidates' base, both on the launch shape the
+     * executive gives such a job (spin, sized by the search: calibration's own) */
+    rtm_kexec_opts_t ref[RTM_MAX_KERNELS], kb[RTM_MAX_KERNELS];
+    for (uint32_t ki = 0; ki < RTM_MAX_KERNELS; ki++) {
         ref[ki] = rtm_kexec_calib_opts(x->cache);
+        kb[ki] = base;
+    }
     int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
     double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
     prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
@@ -1965,15 +1967,15 @@ static void dev_poll(devcal_t *x)
             continue;
         t_pred[ki] = dev_pred_kernel(&p, &k);
         ref[ki] = rtm_calib_point_opts(x, &k);
-        rtm_kexec_opts_t kb = base;
-        kb.groups = ref[ki].groups;
+        kb[ki].groups = ref[ki].groups;
         uint32_t ks[RTM_PREEMPT_TUNE_MAX];
         const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
         /* the periods, then calibration's own build (the search's baseline) */
         for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) {
             if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
                 break;
-            const rtm_kexec_opts_t o = c < nk ? rtm_preempt_poll_candidate(&kb, ks[c]) : ref[ki];
+            const rtm_kexec_opts_t o =
+                c < nk ? rtm_preempt_poll_candidate(&kb[ki], ks[c]) : ref[ki];
             rtm_build_job_set_opts(&pb[np++].j, &o);
         }
     }
@@ -1998,10 +2000,8 @@ static void dev_poll(devcal_t *x)
         }
         rtm_preempt_kpoll_t kp;
         const int ki = rtm_kernel_index(kern);
-        rtm_kexec_opts_t kb = base;
-        kb.groups = ref[ki].groups;
         const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &kb, &ref[ki], kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
+            x->d, &kb[ki], &ref[ki], kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
             false, 3, 0, deadline, &kp);
         last = rtm_calib_now() - t0;
         if (st != RTM_OK || kp.poll_every == 0) {

@@ -104,14 +104,15 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
     rtm_model_pred_t pred;
     memset(&pred, 0, sizeof(pred));
     rtm_status_t st = rtm_config_task_kinst(cfg, i, dev, &k);
-    if (st == RTM_OK)
-        st = rtm_model_job_make(&k, &job);
     rtm_kexec_opts_t o = {0}; /* the build the executive runs there (its poll cost) */
-    if (st == RTM_OK)
-        st = dev < 0 ? rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
-                                             RTM_MODEL_F_IDLE, &pred) /* as the manager */
-                     : rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, &job, RTM_MODEL_F_IDLE,
-                                               &o, &pred);
+    if (st == RTM_OK && dev >= 0) { /* as the manager */
+        st = rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, RTM_MODEL_F_IDLE, &job, &o, &pred);
+    } else if (st == RTM_OK) {
+        st = rtm_model_job_make(&k, &job);
+        if (st == RTM_OK)
+            st = rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
+                                       RTM_MODEL_F_IDLE, &pred);
+    }
     if (st != RTM_OK) {
         const rtm_model_time_t *used = rtm_model_used(&pred);
         snprintf(cell, len, "n/a(%s)", used->missing ? used->missing : rtm_status_name(st));

@@ -377,17 +377,19 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
                            .host_pinned = m->pin[d].host != NULL,
                            .preemptible = tc->preemptible,
                            .never_aborted = !rtm_exec_task_abortable(tc)};
-    rtm_model_job_t mj;
-    rtm_status_t ms = rtm_model_job_make(k, &mj);
     /* predictions: both models; placement uses the board's choice, warm (without setup).
      * On a device, of the build the executive runs there: long blocks on a plain grid
      * (the persistent loop costs more than it saves), in-loop polls where a block
      * outlasts the response target's share at the period calibration chose */
-    if (ms == RTM_OK)
-        ms = bd ? rtm_preempt_predict_dev(bd, k, &mj, RTM_MODEL_F_IDLE, &ko, &m->pred[t][d])
-                : predict(m, d, &mj, &m->pred[t][d]);
-    else if (bd)
-        rtm_preempt_poll_opts(bd, k->kernel, 0.0, &ko);
+    rtm_model_job_t mj;
+    rtm_status_t ms;
+    if (bd) {
+        ms = rtm_preempt_predict_dev(bd, k, RTM_MODEL_F_IDLE, &mj, &ko, &m->pred[t][d]);
+    } else {
+        ms = rtm_model_job_make(k, &mj);
+        if (ms == RTM_OK)
+            ms = predict(m, d, &mj, &m->pred[t][d]);
+    }
     if (ms != RTM_OK) {
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;

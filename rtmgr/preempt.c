@@ -1226,11 +1226,16 @@ void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel
 }
 
 rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_t *k,
-                                     rtm_model_job_t *job, unsigned flags, rtm_kexec_opts_t *o,
+                                     unsigned flags, rtm_model_job_t *job, rtm_kexec_opts_t *o,
                                      rtm_model_pred_t *pr)
 {
-    job->poll_cost = 0.0;
-    rtm_status_t st = rtm_model_predict_dev(job, bd, bd->model, flags, pr);
+    rtm_status_t st = rtm_model_job_make(k, job);
+    if (st == RTM_OK) {
+        st = rtm_model_predict_dev(job, bd, bd->model, flags, pr);
+    } else {
+        memset(pr, 0, sizeof(*pr));
+        pr->paper.status = pr->ext.status = st;
+    }
     const rtm_model_time_t *u = rtm_model_used(pr);
     double block_s = 0.0;
     if (st == RTM_OK && u->status == RTM_OK)

@@ -400,17 +400,18 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
 void rtm_preempt_poll_opts(const rtm_board_dev_t *bd, const rtm_kernel_t *kernel,
                            double block_s, rtm_kexec_opts_t *o);
 
-/* The executive's build of a job of instance k on device bd and its prediction: job
- * (rtm_model_job_make of k) predicted with bd's model and `flags` (RTM_MODEL_F_*: the
+/* The executive's build of a job of instance k on device bd and its prediction: *job =
+ * rtm_model_job_make(k), predicted with bd's model and `flags` (RTM_MODEL_F_*: the
  * manager's RTM_MODEL_F_IDLE, validation's 0) into pr; o's launch shape
  * (rtm_preempt_grid_opts) and in-loop polls (rtm_preempt_poll_opts) from that
  * prediction's kernel time; where o then polls at the profile's period, job->poll_cost
  * becomes ktune poll_cost and pr that build's prediction. The manager's start-up,
  * validation and `rtmgr check` share it, so that each predicts the build the executive
- * runs. Returns the prediction's status (o set even when it failed: unknown blocks
- * poll). Safe anywhere (pure). */
+ * runs. Returns the prediction's status; o is set even when it failed (unknown blocks
+ * poll), and a job rtm_model_job_make refuses gives its status in both models' (pr
+ * otherwise zero). Safe anywhere (pure). */
 rtm_status_t rtm_preempt_predict_dev(const rtm_board_dev_t *bd, const rtm_kinst_t *k,
-                                     rtm_model_job_t *job, unsigned flags, rtm_kexec_opts_t *o,
+                                     unsigned flags, rtm_model_job_t *job, rtm_kexec_opts_t *o,
                                      rtm_model_pred_t *pr);
 
 /* Measures the abort response of RTM_ABORT_WRITE and RTM_ABORT_MAPPED on d with the spin

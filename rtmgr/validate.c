@@ -326,11 +326,10 @@ static double vpred(const void *ctx, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
-/* Fills p's row after its first round: names, and both models' predictions where w says
- * (the model the profile chose marked) of the build measured (poll_cost,
- * rtm_model_job_t). */
-static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
-                              const vwhere_t *w, double poll_cost)
+/* Fills p's row after its first round: names, and both models' predictions pr of the
+ * job measured (the model the profile chose marked). */
+static void point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
+                      const rtm_model_pred_t *pr)
 {
     row_t *row = &p->row;
     memset(row, 0, sizeof(*row));
@@ -338,15 +337,7 @@ static rtm_status_t point_row(vpoint_t *p, const rtm_kinst_t *k, const char *dev
     snprintf(row->device, sizeof(row->device), "%s", device);
     size_text(k, false, row->size, sizeof(row->size));
     size_text(k, true, row->brief, sizeof(row->brief));
-    rtm_model_job_t job;
-    rtm_model_pred_t pr;
-    const rtm_status_t st = rtm_model_job_make(k, &job);
-    if (st != RTM_OK)
-        return st;
-    job.poll_cost = poll_cost;
-    (void)predict(w, &job, w->bd ? w->bd->model : w->b->cpu_model, &pr); /* per model */
-    fill_pred(&pr, row);
-    return RTM_OK;
+    fill_pred(pr, row);
 }
 
 /* The points' rows, their medians over every round's jobs, in plan order. */
@@ -378,14 +369,13 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
     rtm_kexec_t ex;
     memset(&ex, 0, sizeof(ex));
     /* the kernels the executive builds for this job (its launch shape and in-loop poll
-     * period), with calibration's transfers and flag transport */
+     * period), with calibration's transfers and flag transport, and their prediction (back
+     * to back: no flags; a model's own failure stays in its row) */
     rtm_kexec_opts_t o = rtm_kexec_calib_opts(v->cache);
     rtm_model_job_t job;
     rtm_model_pred_t pr;
-    if (st == RTM_OK && rtm_model_job_make(&in.k, &job) == RTM_OK)
-        (void)rtm_preempt_predict_dev(bd, &in.k, &job, 0, &o, &pr); /* back to back */
-    else
-        job.poll_cost = 0.0;
+    if (st == RTM_OK && rtm_preempt_predict_dev(bd, &in.k, 0, &job, &o, &pr) == RTM_E_ARG)
+        st = RTM_E_ARG; /* no job descriptor for this instance */
     if (st == RTM_OK)
         st = rtm_kexec_create_ex(&ex, d, &in.k, &o);
     rtm_kexec_timing_t t;
@@ -410,9 +400,8 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
         p->n += st == RTM_OK;
     }
     rtm_kexec_destroy(&ex);
-    const vwhere_t w = {v->board, bd};
     if (st == RTM_OK && first)
-        st = point_row(p, &in.k, bd->name, &w, job.poll_cost);
+        point_row(p, &in.k, bd->name, &pr);
     rtm_calib_inst_free(&in);
     return st;
 }
@@ -564,8 +553,12 @@ static rtm_status_t measure_cpu(val_t *v, void *ctx, vpoint_t *p, bool first)
         p->n += st == RTM_OK;
     }
     const vwhere_t w = {v->board, NULL};
-    if (st == RTM_OK && first)
-        st = point_row(p, &in.k, "cpu", &w, 0.0);
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (st == RTM_OK && first && (st = rtm_model_job_make(&in.k, &job)) == RTM_OK) {
+        (void)predict(&w, &job, v->board->cpu_model, &pr); /* per model */
+        point_row(p, &in.k, "cpu", &pr);
+    }
     rtm_calib_inst_free(&in);
     return st;
 }

@@ -188,11 +188,10 @@ static void test_shipped_profile(void **state)
         assert_int_equal(rtm_kinst_plan(&ki), RTM_OK);
         rtm_model_job_t job, plain;
         rtm_model_pred_t pr, pp;
-        assert_int_equal(rtm_model_job_make(&ki, &job), RTM_OK);
-        plain = job;
+        assert_int_equal(rtm_model_job_make(&ki, &plain), RTM_OK);
         assert_int_equal(rtm_model_predict_dev(&plain, &e, e.model, 0, &pp), RTM_OK);
         rtm_kexec_opts_t ko = {0};
-        assert_int_equal(rtm_preempt_predict_dev(&e, &ki, &job, 0, &ko, &pr), RTM_OK);
+        assert_int_equal(rtm_preempt_predict_dev(&e, &ki, 0, &job, &ko, &pr), RTM_OK);
         const double block_s = rtm_preempt_block_s(&e, &ki, (double)pp.ext.kernel_ns * 1e-9);
         if (i == 0) {
             assert_true(block_s > RTM_PREEMPT_POLL_BLOCK_S);
