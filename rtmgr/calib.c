@@ -452,6 +452,8 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
      * GPUs' build workers held 12-50 % residuals and validated at 15-20 %, a CPU-only
      * calibration's at 7.2 %, session 24); a device's share (it had the rest of the
      * run, 15-18 s of the H100 host's 55) */
+    if (st == RTM_OK && opts->no_cpu && board->cores == 0)
+        rtm_calib_cpu_pool(&c, board); /* a fresh profile's cpu section: no parameters */
     if (st == RTM_OK && !opts->no_cpu) {
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / ((double)n_order + 1.0);

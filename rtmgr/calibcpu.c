@@ -457,11 +457,8 @@ static rtm_status_t cpu_kernel(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t l
     return RTM_OK;
 }
 
-rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
+void rtm_calib_cpu_pool(const cal_t *c, rtm_board_t *b)
 {
-    const double t0 = rtm_calib_now();
-    load_mark_t load;
-    cal_load_mark(c, &load);
     const long online = rtm_os_cpu_count();
     /* one core left to the executive's threads, the drivers and the OS from
      * RTM_CALIB_SPARE_MIN_CORES cores up: on the H100 host (16 vCPUs, 0.4-2.3 cores stolen by
@@ -477,6 +474,15 @@ rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
         b->cpu_model = RTM_MODEL_EXTENDED; /* a fresh profile (a base keeps its choice) */
     b->cores = (uint32_t)online;
     b->threads = n;
+}
+
+rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
+{
+    const double t0 = rtm_calib_now();
+    load_mark_t load;
+    cal_load_mark(c, &load);
+    rtm_calib_cpu_pool(c, b);
+    const uint32_t n = b->threads;
     rtm_calib_iso_now(b->cpu_measured, sizeof(b->cpu_measured));
     cal_say(c, "cpu: %u cores, %u worker threads", b->cores, n);
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);

@@ -67,7 +67,19 @@ static void test_cold_then_warm(void **state)
     unsigned compiled = 0, prebuilt = 0, loaded = 0;
     summary(&compiled, &prebuilt, &loaded);
     assert_true(compiled + prebuilt > 0); /* a cold cache: something was built */
+    /* a fresh profile written with --no-cpu loads and is current for this computer: its
+     * cpu section holds the computer's cores and the pool's threads, no parameters (it
+     * was written with cores 0, which its own loader refused: session 36) */
+    const char *check[] = {"calibrate", "--check", "-b", profile, NULL};
+    char cout[4096], cerr[4096];
+    const int crc = cli_run(check, dir, cout, sizeof(cout), cerr, sizeof(cerr));
+    if (crc != 0)
+        fprintf(stderr, "calibrate --check exited %d:\n%s\n", crc, cerr);
+    assert_int_equal(crc, 0);
     cli_slurp(profile, yaml, sizeof(yaml));
+    char want[64];
+    snprintf(want, sizeof(want), "cpu:\n  cores: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+    assert_non_null(strstr(yaml, want));
     /* copy's and spin's first programs built ahead, in worker processes (from 2 cores) */
     if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
         assert_int_equal(prebuilt, 2);
