@@ -40,7 +40,7 @@ static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", 
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss", "t_next", "poll_cost"};
+                                         "r_miss", "t_next", "poll_cost", "aligned"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -232,7 +232,19 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
                                            "poll_cost needs poll_every greater than zero in %s",
                                            where);
         }
+        /* optional: aligned rows' time over the fitted odd rows' */
+        double aligned = 0.0;
+        if (f[14] >= 0) {
+            if ((st = rtm_yamldoc_quantity(doc, f[14], where, RTM_UNIT_COUNT, &aligned, diag)) !=
+                RTM_OK)
+                break;
+            if (!(aligned > RTM_BOARD_ALIGNED_MIN && aligned < RTM_BOARD_ALIGNED_MAX))
+                return rtm_yamldoc_fail_at(doc, f[14], RTM_E_CFG_VALUE, diag,
+                                           "aligned must be between %g and %g in %s",
+                                           RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX, where);
+        }
         kt[k].have = true;
+        kt[k].aligned = aligned;
         kt[k].poll_cost = poll_cost;
         kt[k].poll_every = poll < 0 ? 0u : poll == 0 ? RTM_BOARD_POLL_NONE : (uint32_t)poll;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
@@ -509,6 +521,8 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
         if (kt[k].poll_cost != 0.0 && kt[k].poll_every != 0 &&
             kt[k].poll_every != RTM_BOARD_POLL_NONE)
             fprintf(f, ", poll_cost: %.4f", kt[k].poll_cost);
+        if (kt[k].aligned != 0.0)
+            fprintf(f, ", aligned: %.4f", kt[k].aligned);
         fprintf(f, "}\n");
     }
 }

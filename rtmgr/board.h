@@ -109,6 +109,10 @@ typedef struct {
                           * were fitted on (rtm_kexec_calib_opts), less 1, as calibration
                           * measured it (extended model: the work of a job that polls at
                           * poll_every costs 1 + poll_cost times as much); 0 = none */
+    double aligned;      /* the work's time on rows aligned to 32 bytes over the odd rows
+                          * the terms above were fitted on (extended model, devices: a job
+                          * whose cost says rows_aligned does aligned times the work);
+                          * 0 = none */
 } rtm_board_ktune_t;
 
 /* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */
@@ -116,6 +120,9 @@ typedef struct {
 /* rtm_board_ktune_t.poll_cost: the range a profile may hold (exclusive). */
 #define RTM_BOARD_POLL_COST_MIN -0.5
 #define RTM_BOARD_POLL_COST_MAX 2.0
+/* rtm_board_ktune_t.aligned: the range a profile may hold (exclusive). */
+#define RTM_BOARD_ALIGNED_MIN 0.5
+#define RTM_BOARD_ALIGNED_MAX 1.5
 
 typedef struct {
     char name[RTM_NAME_MAX];     /* rtmgr's name for the device (e.g. gpu0) */

@@ -17,6 +17,7 @@
 #ifndef RTM_KERNEL_H
 #define RTM_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +88,9 @@ typedef struct {
     double bytes_in, bytes_out;/* host <-> device traffic per job */
     double bytes_dev;          /* device-memory traffic per job (extended model) */
     uint32_t launches;         /* kernel launches per job */
+    bool rows_aligned;         /* the job's rows start on 32-byte boundaries, for a kernel
+                                * whose time depends on it (the seed-000 loop kernels:
+                                * ktune `aligned`, extended model); false otherwise */
 } rtm_cost_t;
 
 typedef struct rtm_kinst rtm_kinst_t;

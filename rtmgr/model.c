@@ -55,7 +55,12 @@
  *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
  *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) * (1 + poll_cost)
  *              / launches
- *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte): a further
+ *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte), d times
+ *       the kernel's ktune `aligned` too for a job whose cost says rows_aligned (the
+ *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
+ *       matrix_mul and matrix_loop_add ran 9-14 % faster per step at n = 1504, 2008,
+ *       3016 than at 1501, 2001, 3001, and validation's n = 1000-3000 came out +7-12 %,
+ *       session 36; measured by calibration at one aligned size); a further
  *       launch costs the host's pace of enqueueing, or its own device time when that
  *       is longer (the launches queue behind the running one; on the H100 the host
  *       paced grid_path's narrow passes at 10-14 us while its 4 401-wide ones took
@@ -545,8 +550,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
     const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
-    /* the job's own build: its in-loop polls' share of the work (1 = calibration's) */
-    const double build = 1.0 + j->poll_cost;
+    /* the job's own build: its in-loop polls' share of the work (1 = calibration's); and
+     * its rows: aligned ones at the kernel's own rate for them */
+    const double al = j->cost.rows_aligned
+                          ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aligned))
+                          : 0.0;
+    const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0);
     const double kernel =
         tf + launches_span(&p, w->launches, (compute + w->bytes_dev * rb) * build, tn);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */

@@ -73,6 +73,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].t_next == y[k].t_next);
         assert_int_equal(x[k].poll_every, y[k].poll_every);
         assert_true(x[k].poll_cost == y[k].poll_cost);
+        assert_true(x[k].aligned == y[k].aligned);
     }
 }
 
@@ -278,7 +279,9 @@ static void test_round_trip_synthetic(void **state)
             /* absent (default), a period, and no in-loop polls (`poll_every: 0`) */
             .poll_every = i % 3 == 0 ? 0u : i % 3 == 1 ? 64u : RTM_BOARD_POLL_NONE,
             /* the period's cost over calibration's build, with a period only */
-            .poll_cost = i % 3 == 1 ? (i % 2 ? -0.0125 : 0.0375) : 0.0};
+            .poll_cost = i % 3 == 1 ? (i % 2 ? -0.0125 : 0.0375) : 0.0,
+            /* aligned rows' work over the odd rows', where measured */
+            .aligned = i % 4 == 1 ? 0.8875 : 0.0};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);

@@ -53,11 +53,37 @@ static void test_matrix_add_cpu(void **state)
     free(arena);
 }
 
+/* rows_aligned: the seed-000 loop kernels at n a multiple of 8 floats (rows on 32-byte
+ * sectors); not at odd or 4-aligned n, and never for a kernel whose time does not
+ * depend on it (matrix_add, matrix_mov). */
+static void test_rows_aligned(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kernel;
+        int64_t n;
+        bool aligned;
+    } cases[] = {{"matrix_mul", 1000, true},      {"matrix_mul", 1001, false},
+                 {"matrix_mul", 2004, false},     {"matrix_mul", 3016, true},
+                 {"matrix_loop_add", 2008, true}, {"matrix_loop_add", 2501, false},
+                 {"matrix_add", 1000, false},     {"matrix_mov", 1000, false}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        rtm_kinst_t k;
+        rtm_kinst_init(&k, rtm_kernel_find(cases[i].kernel));
+        k.size[0] = cases[i].n;
+        assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
+        rtm_cost_t c;
+        k.kernel->cost(&k, &c);
+        assert_int_equal(c.rows_aligned, cases[i].aligned);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_catalogue_lookup),
         cmocka_unit_test(test_matrix_add_cpu),
+        cmocka_unit_test(test_rows_aligned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -217,6 +217,35 @@ static void test_gpu_extended_poll_cost(void **state)
     }
 }
 
+/* A job whose rows are aligned (rtm_cost_t.rows_aligned) does ktune `aligned` times the
+ * work in the extended model, with its build's poll_cost on top; odd rows, or a kernel
+ * without the term, the fitted work; the paper's model neither. */
+static void test_gpu_extended_aligned(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    j.cost.rows_aligned = true;
+    /* no term for the kernel: memory-bound 60 us + 5 us for the launch */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+    d.ktune[0] = (rtm_board_ktune_t){.have = true, .aligned = 0.9};
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 54000 + 5000);
+    assert_ns(p.paper.kernel_ns, 31250);
+    j.poll_cost = 0.05;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 56700 + 5000);
+    /* odd rows: the fitted work */
+    j.cost.rows_aligned = false;
+    j.poll_cost = 0.0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+}
+
 /* A job that finds the device idle (RTM_MODEL_F_IDLE): ws_idle on its inputs, wr_idle
  * on its outputs where it has any; back to back, or without the parameters, neither. */
 static void test_gpu_extended_idle(void **state)
@@ -985,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_launches),
         cmocka_unit_test(test_gpu_extended_poll_cost),
         cmocka_unit_test(test_gpu_extended_idle),
+        cmocka_unit_test(test_gpu_extended_aligned),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
         cmocka_unit_test(test_gpu_extended_phase_gap),
