@@ -1796,6 +1796,31 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 
 static rtm_status_t dev_abort(devcal_t *x);
 
+/* A GPU's multi-launch kernels' pace (t_next) sampled again after the catalogue and
+ * averaged with the first sample (as pace_cap left it): the host's enqueueing drifts
+ * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
+ * 11.7-16.2 us where validation's jobs ran at 10.5-12.8 us; grid_path's widths 64-96,
+ * nearly all launches, validated -18..+35 %). CPU devices' pace is their own per-launch
+ * work, not the host's: one sample. */
+static void dev_pace_late(devcal_t *x)
+{
+    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
+        return;
+    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
+        rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+        const rtm_kernel_t *kern = rtm_kernel_at(ki);
+        if (!kt->have || !(kt->t_next > 0) || !rtm_calib_wanted(x->c->o->kernels, kern->name))
+            continue;
+        const double first = kt->t_next, late = dev_pace(x, kern, kt->tune);
+        if (!(late > 0))
+            continue;
+        kt->t_next = 0.5 * (first + late);
+        cal_note(x->c, "%s: %s: t_next %.4gus: the mean of its first sample %.4gus and the "
+                       "late one %.4gus (after the catalogue)",
+                 x->bd->name, kern->name, kt->t_next * 1e6, first * 1e6, late * 1e6);
+    }
+}
+
 static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
 {
     const double t = rtm_calib_now();
@@ -1963,6 +1988,8 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
             continue;
         st = dev_kernel(x, ki, r->left ? r->left-- : 1);
     }
+    if (st == RTM_OK)
+        dev_pace_late(x);
     const double ta = rtm_calib_now();
     r->ph[6] = ta - tk;
     if (st == RTM_OK)
