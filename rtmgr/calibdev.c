@@ -383,6 +383,44 @@ void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, siz
     }
 }
 
+/* The transfer parameters fitted to x->xs (rtm_calib_xfer_fit, each direction) and
+ * stored with their figures. */
+static void xfer_store(devcal_t *x)
+{
+    const size_t ns = x->xs.n;
+    const double top = x->xs.x[ns - 1], spread = x->xs.spread;
+    double resid[2] = {0.0, 0.0}; /* by direction: in, out */
+    for (int dir = 0; dir < 2; dir++) {
+        double knee, inv2, res;
+        rtm_calib_xfit_t ft;
+        const double *y1 = dir ? x->xs.r[0] : x->xs.w[0], *y2 = dir ? x->xs.r[1] : x->xs.w[1];
+        rtm_calib_xfer_fit(x->xs.x, y1, y2, ns, &ft, &knee, &inv2, &res);
+        const double inv = ft.inv;
+        const double last = y1[ns - 1];
+        const double rate = inv > 0 ? 1.0 / inv : last > 0 ? top / last : 1e9;
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, ft.first);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_next : RTM_DEV_P_ws_next, ft.next);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
+        /* no knee: at the largest size measured, the same rate on */
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : top);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
+                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
+        resid[dir] = res;
+    }
+    const int ids[10] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
+                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next, RTM_DEV_P_wr_fixed,
+                         RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big,
+                         RTM_DEV_P_wr_next};
+    for (int k = 0; k < 10; k++) {
+        rtm_calib_fig_t *f = dfig(x, ids[k]);
+        f->median = x->bd->param[ids[k]];
+        f->spread = spread;
+        f->resid = resid[k < 5 ? 0 : 1];
+        f->n = (uint32_t)(2 * ns * REPS);
+        f->kept = f->n;
+    }
+}
+
 /* Host -> device and device -> host transfer cost over a range of sizes: the job's
  * transfer spans (what the model-error log measures) fitted to fixed + bytes / rate. */
 static rtm_status_t dev_transfers(devcal_t *x)
@@ -402,14 +440,16 @@ static rtm_status_t dev_transfers(devcal_t *x)
         return RTM_E_NOMEM;
     const size_t top = sizes[ns - 1];
     /* jobs with one and with two buffers each way: the per-command part and the rate */
-    double xs[16], yw[2][16], yr[2][16], rw_raw[16], rr_raw[16], spread = 0;
+    double rw_raw[16], rr_raw[16];
     rtm_status_t st = RTM_OK;
+    x->xs.n = ns;
+    x->xs.spread = 0.0;
     for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++) {
         for (size_t i = 0; i < ns && st == RTM_OK; i++) {
             double sp = 0;
-            st = xfer_job(x, sizes[i], m, &yw[m - 1][i], &yr[m - 1][i], &sp);
-            spread = fmax(spread, sp);
-            xs[i] = (double)sizes[i];
+            st = xfer_job(x, sizes[i], m, &x->xs.w[m - 1][i], &x->xs.r[m - 1][i], &sp);
+            x->xs.spread = fmax(x->xs.spread, sp);
+            x->xs.x[i] = (double)sizes[i];
         }
     }
     /* the paper's bare commands, for the record */
@@ -440,42 +480,13 @@ static rtm_status_t dev_transfers(devcal_t *x)
     dev_param(x->bd, RTM_DEV_P_ws_clear, clear_s);
     *dfig(x, RTM_DEV_P_ws_clear) =
         (rtm_calib_fig_t){x->bd->param[RTM_DEV_P_ws_clear], clear_sp, 0, REPS, REPS};
-    double resid[2] = {0.0, 0.0}; /* by direction: in, out */
-    for (int dir = 0; dir < 2; dir++) {
-        double knee, inv2, res;
-        rtm_calib_xfit_t ft;
-        const double *y1 = dir ? yr[0] : yw[0], *y2 = dir ? yr[1] : yw[1];
-        rtm_calib_xfer_fit(xs, y1, y2, ns, &ft, &knee, &inv2, &res);
-        const double inv = ft.inv;
-        const double last = y1[ns - 1];
-        const double rate = inv > 0 ? 1.0 / inv : last > 0 ? (double)top / last : 1e9;
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, ft.first);
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_next : RTM_DEV_P_ws_next, ft.next);
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
-        /* no knee: at the largest size measured, the same rate on */
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : (double)top);
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
-                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
-        resid[dir] = res;
-    }
-    const int ids[10] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
-                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next, RTM_DEV_P_wr_fixed,
-                         RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big,
-                         RTM_DEV_P_wr_next};
-    for (int k = 0; k < 10; k++) {
-        rtm_calib_fig_t *f = dfig(x, ids[k]);
-        f->median = x->bd->param[ids[k]];
-        f->spread = spread;
-        f->resid = resid[k < 5 ? 0 : 1];
-        f->n = (uint32_t)(2 * ns * REPS);
-        f->kept = f->n;
-    }
+    xfer_store(x);
     char curve[6][640];
     for (int k = 0; k < 6; k++) {
-        const double *y = k == 0   ? yw[0]
-                          : k == 1 ? yr[0]
-                          : k == 2 ? yw[1]
-                          : k == 3 ? yr[1]
+        const double *y = k == 0   ? x->xs.w[0]
+                          : k == 1 ? x->xs.r[0]
+                          : k == 2 ? x->xs.w[1]
+                          : k == 3 ? x->xs.r[1]
                           : k == 4 ? rw_raw
                                    : rr_raw;
         size_t used = 0;
@@ -484,7 +495,7 @@ static rtm_status_t dev_transfers(devcal_t *x)
             if (!(y[i] > 0))
                 continue;
             (void)rtm_calib_appendf(curve[k], sizeof(curve[k]), &used, "%s%.0fK:%.4gus",
-                                    used ? " " : "", xs[i] / KIB, y[i] * 1e6);
+                                    used ? " " : "", x->xs.x[i] / KIB, y[i] * 1e6);
         }
     }
     cal_note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
@@ -1796,6 +1807,45 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 
 static rtm_status_t dev_abort(devcal_t *x);
 
+/* Transfers of at least XFER_LATE_MIN bytes: sampled again after the catalogue. */
+#define XFER_LATE_MIN (16.0 * MIB)
+
+/* A GPU's transfer spans of XFER_LATE_MIN and more (which set the rates) measured again
+ * after the catalogue, each averaged with its first sample, and the transfer parameters
+ * fitted again: the host->device rate drifts over a run (H100, sessions 35-36: 256 MiB
+ * inputs 4.9-5.8 ms, 64 MiB 1.25-1.58 ms; a run whose fit gave 47.3 GB/s validated its
+ * inputs 10-12 % high, where a bare 64 MiB command then ran at 51.7 GB/s). Without
+ * --quick; CPU devices' transfers are memcpy, one sample. */
+static void dev_xfer_late(devcal_t *x)
+{
+    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || x->c->o->quick || x->xs.n < 2)
+        return;
+    const double ws0 = x->bd->param[RTM_DEV_P_ws_rate], wr0 = x->bd->param[RTM_DEV_P_wr_rate];
+    uint32_t late = 0;
+    for (uint32_t m = 1; m <= 2; m++)
+        for (size_t i = 0; i < x->xs.n; i++) {
+            double w = 0, r = 0, sp = 0;
+            if (x->xs.x[i] < XFER_LATE_MIN ||
+                xfer_job(x, (size_t)x->xs.x[i], m, &w, &r, &sp) != RTM_OK || !(w > 0) ||
+                !(r > 0))
+                continue;
+            x->xs.w[m - 1][i] = 0.5 * (x->xs.w[m - 1][i] + w);
+            x->xs.r[m - 1][i] = 0.5 * (x->xs.r[m - 1][i] + r);
+            x->xs.spread = fmax(x->xs.spread, sp);
+            late++;
+        }
+    if (late == 0)
+        return;
+    xfer_store(x);
+    cal_note(x->c, "%s: transfers: %u spans of %.0fMiB and more sampled again after the "
+                   "catalogue and averaged with the first: in %.4gGB/s (first %.4gGB/s), out "
+                   "%.4gGB/s (first %.4gGB/s); in %.4gus (next %.4gus), out %.4gus (next %.4gus)",
+             x->bd->name, late, XFER_LATE_MIN / MIB, x->bd->param[RTM_DEV_P_ws_rate] * 1e-9,
+             ws0 * 1e-9, x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, wr0 * 1e-9,
+             x->bd->param[RTM_DEV_P_ws_fixed] * 1e6, x->bd->param[RTM_DEV_P_ws_next] * 1e6,
+             x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6);
+}
+
 /* A GPU's multi-launch kernels' pace (t_next) sampled again after the catalogue and
  * averaged with the first sample (as pace_cap left it): the host's enqueueing drifts
  * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
@@ -1988,8 +2038,10 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
             continue;
         st = dev_kernel(x, ki, r->left ? r->left-- : 1);
     }
-    if (st == RTM_OK)
+    if (st == RTM_OK) {
         dev_pace_late(x);
+        dev_xfer_late(x);
+    }
     const double ta = rtm_calib_now();
     r->ph[6] = ta - tk;
     if (st == RTM_OK)

@@ -449,6 +449,12 @@ typedef struct {
     uint32_t bg_sent;
     double bg_t0, bg_cpu0;
     bool ladder; /* prebuild_list adds the ladder (LADDER_STEP): a background batch's */
+    /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs
+     * of 1 and 2 buffers in (w) and out (r), their largest spread */
+    struct {
+        double x[16], w[2][16], r[2][16], spread;
+        size_t n;
+    } xs;
 } devcal_t;
 
 /* Prediction used to size instances: the extended model with a per-kernel r (no
