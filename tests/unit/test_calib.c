@@ -96,9 +96,12 @@ static void test_quick_profile_complete(void **state)
         assert_true(d->memory > 0);
         for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
             /* a further command's cost and the phases' gap may be nil (a second buffer
-             * within the noise fits next = 0: rtm_calib_xfer_fit) */
+             * within the noise fits next = 0: rtm_calib_xfer_fit), and so may what idling
+             * adds to a job's inputs and outputs (a difference of medians floored at 0:
+             * PoCL's came out 0 in about one run of three, session 36) */
             const bool nil_ok = p == RTM_DEV_P_ws_next || p == RTM_DEV_P_wr_next ||
-                                p == RTM_DEV_P_phase_gap;
+                                p == RTM_DEV_P_phase_gap || p == RTM_DEV_P_ws_idle ||
+                                p == RTM_DEV_P_wr_idle;
             if (!d->have[p] || !(d->param[p] > 0 || (nil_ok && d->param[p] == 0)))
                 fprintf(stderr, "%s: parameter %d missing or not positive\n", d->name, p);
             assert_true(d->have[p]);
