@@ -1820,7 +1820,9 @@ static void dev_xfer_late(devcal_t *x)
 {
     if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || x->c->o->quick || x->xs.n < 2)
         return;
-    const double ws0 = x->bd->param[RTM_DEV_P_ws_rate], wr0 = x->bd->param[RTM_DEV_P_wr_rate];
+    /* the large transfers' rates: past the knee where there is one (else the one rate) */
+    const double ws0 = x->bd->param[RTM_DEV_P_ws_rate_big],
+                 wr0 = x->bd->param[RTM_DEV_P_wr_rate_big];
     uint32_t late = 0;
     for (uint32_t m = 1; m <= 2; m++)
         for (size_t i = 0; i < x->xs.n; i++) {
@@ -1838,10 +1840,11 @@ static void dev_xfer_late(devcal_t *x)
         return;
     xfer_store(x);
     cal_note(x->c, "%s: transfers: %u spans of %.0fMiB and more sampled again after the "
-                   "catalogue and averaged with the first: in %.4gGB/s (first %.4gGB/s), out "
-                   "%.4gGB/s (first %.4gGB/s); in %.4gus (next %.4gus), out %.4gus (next %.4gus)",
-             x->bd->name, late, XFER_LATE_MIN / MIB, x->bd->param[RTM_DEV_P_ws_rate] * 1e-9,
-             ws0 * 1e-9, x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, wr0 * 1e-9,
+                   "catalogue and averaged with the first: large transfers in %.4gGB/s (first "
+                   "%.4gGB/s), out %.4gGB/s (first %.4gGB/s); in %.4gus (next %.4gus), out "
+                   "%.4gus (next %.4gus)",
+             x->bd->name, late, XFER_LATE_MIN / MIB, x->bd->param[RTM_DEV_P_ws_rate_big] * 1e-9,
+             ws0 * 1e-9, x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9, wr0 * 1e-9,
              x->bd->param[RTM_DEV_P_ws_fixed] * 1e6, x->bd->param[RTM_DEV_P_ws_next] * 1e6,
              x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6);
 }
