@@ -48,7 +48,7 @@ static int group_setup(void **state)
     if (!mkdtemp(dir))
         return -1;
     snprintf(profile, sizeof(profile), "%s/quick.yaml", dir);
-    const char *args[] = {"calibrate", "-o", profile, "--quick", "--kernels", "matrix_add,radix_sort",
+    const char *args[] = {"calibrate", "-o", profile, "--quick", "--kernels", "matrix_add,radix_sort,matrix_mul",
                           "--quiet", NULL};
     const int rc = run_rtmgr(args);
     if (rc != 0)
@@ -135,6 +135,23 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "spread"));
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
     assert_non_null(strstr(text, ": radix_sort: t_next "));
+    /* matrix_mul's rows aligned to 32 bytes measured on every device after its fit: a
+     * term in range, or none when within the measurements' spreads (PoCL's usually);
+     * never for matrix_add, whose time does not depend on it */
+    const int km = rtm_kernel_index(rtm_kernel_find("matrix_mul"));
+    assert_true(km >= 0);
+    for (uint32_t i = 0; i < b.n_devs; i++) {
+        char note[96];
+        snprintf(note, sizeof(note), "%s: matrix_mul: aligned ", b.dev[i].name);
+        const bool kept = strstr(text, note) != NULL;
+        snprintf(note, sizeof(note), "%s: matrix_mul: no term: within the spreads,",
+                 b.dev[i].name);
+        assert_true(kept || strstr(text, note) != NULL);
+        const double al = b.dev[i].ktune[km].aligned;
+        assert_true(kept ? al > RTM_BOARD_ALIGNED_MIN && al < RTM_BOARD_ALIGNED_MAX : al == 0.0);
+        assert_true(b.dev[i].ktune[ki].aligned == 0.0);
+    }
+    assert_null(strstr(text, ": matrix_add: aligned"));
     /* no silent fallback: the run counts them, and every one is a FALLBACK note */
     const char *fb = strstr(text, "fallbacks to defaults: ");
     assert_non_null(fb);
