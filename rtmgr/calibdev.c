@@ -1813,8 +1813,8 @@ static rtm_status_t dev_abort(devcal_t *x);
 /* A GPU's transfer spans of XFER_LATE_MIN and more (which set the rates) measured again
  * after the catalogue, each averaged with its first sample, and the transfer parameters
  * fitted again: the host->device rate drifts over a run (H100, sessions 35-36: 256 MiB
- * inputs 4.9-5.8 ms, 64 MiB 1.25-1.58 ms; a run whose fit gave 47.3 GB/s validated its
- * inputs 10-12 % high, where a bare 64 MiB command then ran at 51.7 GB/s). Without
+ * inputs 4.9-5.8 ms, 64 MiB 1.25-1.58 ms; a run whose fit gave 47.3 GB/s over-predicted
+ * its validation's inputs by 10-12 %, where a bare 64 MiB command ran at 51.7 GB/s). Without
  * --quick; CPU devices' transfers are memcpy, one sample. */
 static void dev_xfer_late(devcal_t *x)
 {
@@ -1852,9 +1852,10 @@ static void dev_xfer_late(devcal_t *x)
 /* A GPU's multi-launch kernels' pace (t_next) sampled again after the catalogue and
  * averaged with the first sample (as pace_cap left it): the host's enqueueing drifts
  * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
- * 11.7-16.2 us where validation's jobs ran at 10.5-12.8 us; grid_path's widths 64-96,
- * nearly all launches, validated -18..+35 %). CPU devices' pace is their own per-launch
- * work, not the host's: one sample. */
+ * 11.7-16.2 us where validation's jobs ran at 10.5-12.8 us, and its two smallest sizes
+ * validated +15..+26 %; -6..+16 % with the late sample, radix_sort's n = 131072 -13..+16
+ * against +20/+23 %, but grid_path's launch-bound widths no better, -25..+23 %). CPU
+ * devices' pace is their own per-launch work, not the host's: one sample. */
 static void dev_pace_late(devcal_t *x)
 {
     if (x->d->info.type & CL_DEVICE_TYPE_CPU)
