@@ -121,6 +121,23 @@ static void vec_list(uint32_t mask, char *buf, size_t len)
     }
 }
 
+/* An optional plain-number ktune term at node `at` (< 0: absent, *v left as it is), which
+ * must lie in (lo, hi): poll_cost, aligned. */
+static rtm_status_t opt_ratio(const rtm_yamldoc_t *doc, int32_t at, const char *where, double lo,
+                              double hi, double *v, rtm_diag_t *diag)
+{
+    if (at < 0)
+        return RTM_OK;
+    const rtm_status_t st = rtm_yamldoc_quantity(doc, at, where, RTM_UNIT_COUNT, v, diag);
+    if (st != RTM_OK)
+        return st;
+    if (!(*v > lo && *v < hi))
+        return rtm_yamldoc_fail_at(doc, at, RTM_E_CFG_VALUE, diag,
+                                   "%s must be between %g and %g in %s",
+                                   rtm_yamldoc_key(doc, at), lo, hi, where);
+    return RTM_OK;
+}
+
 static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const char *owner,
                                  rtm_board_ktune_t *kt, rtm_diag_t *diag)
 {
@@ -218,31 +235,18 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
             break;
         /* optional, with a period that polls: the build's cost over calibration's */
         double poll_cost = 0.0;
-        if (f[13] >= 0) {
-            if ((st = rtm_yamldoc_quantity(doc, f[13], where, RTM_UNIT_COUNT, &poll_cost,
-                                           diag)) != RTM_OK)
-                break;
-            if (!(poll_cost > RTM_BOARD_POLL_COST_MIN && poll_cost < RTM_BOARD_POLL_COST_MAX))
-                return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
-                                           "poll_cost must be between %g and %g in %s",
-                                           RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX,
-                                           where);
-            if (poll <= 0)
-                return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
-                                           "poll_cost needs poll_every greater than zero in %s",
-                                           where);
-        }
+        if ((st = opt_ratio(doc, f[13], where, RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX,
+                            &poll_cost, diag)) != RTM_OK)
+            break;
+        if (f[13] >= 0 && poll <= 0)
+            return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
+                                       "poll_cost needs poll_every greater than zero in %s",
+                                       where);
         /* optional: aligned rows' time over the fitted odd rows' */
         double aligned = 0.0;
-        if (f[14] >= 0) {
-            if ((st = rtm_yamldoc_quantity(doc, f[14], where, RTM_UNIT_COUNT, &aligned, diag)) !=
-                RTM_OK)
-                break;
-            if (!(aligned > RTM_BOARD_ALIGNED_MIN && aligned < RTM_BOARD_ALIGNED_MAX))
-                return rtm_yamldoc_fail_at(doc, f[14], RTM_E_CFG_VALUE, diag,
-                                           "aligned must be between %g and %g in %s",
-                                           RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX, where);
-        }
+        if ((st = opt_ratio(doc, f[14], where, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX,
+                            &aligned, diag)) != RTM_OK)
+            break;
         kt[k].have = true;
         kt[k].aligned = aligned;
         kt[k].poll_cost = poll_cost;

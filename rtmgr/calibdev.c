@@ -383,6 +383,32 @@ void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, siz
     }
 }
 
+/* The spans of x->xs's sizes from `from` bytes up, jobs of 1 then 2 buffers each way
+ * (xfer_job), into x->xs; with `average` each one measured is the mean of the one there
+ * and the new one, and a failed measurement leaves the one there (else the first failure
+ * is returned). *got: the spans measured. */
+static rtm_status_t xfer_spans(devcal_t *x, double from, bool average, uint32_t *got)
+{
+    rtm_status_t st = RTM_OK;
+    for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++)
+        for (size_t i = 0; i < x->xs.n && st == RTM_OK; i++) {
+            double w = 0, r = 0, sp = 0;
+            if (x->xs.x[i] < from)
+                continue;
+            const rtm_status_t s = xfer_job(x, (size_t)x->xs.x[i], m, &w, &r, &sp);
+            if (s != RTM_OK || (average && !(w > 0 && r > 0))) {
+                st = average ? RTM_OK : s;
+                continue;
+            }
+            double *pw = &x->xs.w[m - 1][i], *pr = &x->xs.r[m - 1][i];
+            *pw = average ? 0.5 * (*pw + w) : w;
+            *pr = average ? 0.5 * (*pr + r) : r;
+            x->xs.spread = fmax(x->xs.spread, sp);
+            (*got)++;
+        }
+    return st;
+}
+
 /* The transfer parameters fitted to x->xs (rtm_calib_xfer_fit, each direction) and
  * stored with their figures. */
 static void xfer_store(devcal_t *x)
@@ -441,17 +467,12 @@ static rtm_status_t dev_transfers(devcal_t *x)
     const size_t top = sizes[ns - 1];
     /* jobs with one and with two buffers each way: the per-command part and the rate */
     double rw_raw[16], rr_raw[16];
-    rtm_status_t st = RTM_OK;
     x->xs.n = ns;
     x->xs.spread = 0.0;
-    for (uint32_t m = 1; m <= 2 && st == RTM_OK; m++) {
-        for (size_t i = 0; i < ns && st == RTM_OK; i++) {
-            double sp = 0;
-            st = xfer_job(x, sizes[i], m, &x->xs.w[m - 1][i], &x->xs.r[m - 1][i], &sp);
-            x->xs.spread = fmax(x->xs.spread, sp);
-            x->xs.x[i] = (double)sizes[i];
-        }
-    }
+    for (size_t i = 0; i < ns; i++)
+        x->xs.x[i] = (double)sizes[i];
+    uint32_t got = 0;
+    rtm_status_t st = xfer_spans(x, 0.0, false, &got);
     /* the paper's bare commands, for the record */
     unsigned char *host = st == RTM_OK ? aligned_alloc(4096, top) : NULL;
     cl_int err = CL_SUCCESS;
@@ -1652,25 +1673,10 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
 #define ALIGN_AT_S 5e-3
 #define ALIGN_BUDGET_S 0.2
 
-/* The fitted model's kernel time of kern at first key `key` (*k planned there); false
- * when it does not plan or predict. */
-static bool fitted_kernel(const devcal_t *x, const rtm_kernel_t *kern, int64_t key,
-                          rtm_tune_t tune, rtm_kinst_t *k, double *pred)
-{
-    rtm_model_job_t job;
-    rtm_model_pred_t pr;
-    if (!rtm_calib_size_plan(kern, key, tune, &x->lim, k) ||
-        rtm_model_job_make(k, &job) != RTM_OK ||
-        rtm_model_predict_dev(&job, x->bd, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
-        return false;
-    *pred = (double)pr.ext.kernel_ns * 1e-9;
-    return true;
-}
-
 /* ktune `aligned` for a kernel whose cost says a job's rows may start on 32-byte
  * sectors (rtm_cost_t.rows_aligned): its points are odd sizes, whose rows do not. One
  * aligned size (first key 8 mod 16 just below the whole one-launch point nearest
- * ALIGN_AT_S, never a multiple of 1000: validation's seed-000 sizes) is measured, whole
+ * ALIGN_AT_S, never one of validation's seed-000 sizes) is measured, whole
  * jobs; each size's work over the fitted model's, (t - fixed) / (predicted - fixed) with
  * fixed = t_fixed + kernel_fixed, and aligned = the aligned size's over the odd point's
  * (the fit's own error there cancels), kept when it differs from 1 by more than the two
@@ -1689,14 +1695,19 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
             p = &pts[i];
     if (!p || !kt->have || kern->n_keys == 0)
         return;
+    const int64_t *valid = x->c->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
     int64_t key = p->key - ((p->key % 16) + 8) % 16;
-    if (key % 1000 == 0)
+    while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
         key -= 16;
+    /* the fitted model's kernel times (the device's record as it stands, no override) */
+    const dpred_t fit = {x->bd, -1, 0.0, false};
     rtm_kinst_t k, kp;
     rtm_cost_t cost;
-    double pred = 0.0, pred_p = 0.0;
-    if (key < 8 || !fitted_kernel(x, kern, key, tune, &k, &pred) ||
-        !fitted_kernel(x, kern, p->key, tune, &kp, &pred_p))
+    if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||
+        !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
+        return;
+    const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
+    if (!(pred > 0) || !(pred_p > 0))
         return;
     kern->cost(&k, &cost);
     if (!cost.rows_aligned || k.plan.launches != 1)
@@ -1824,18 +1835,7 @@ static void dev_xfer_late(devcal_t *x)
     const double ws0 = x->bd->param[RTM_DEV_P_ws_rate_big],
                  wr0 = x->bd->param[RTM_DEV_P_wr_rate_big];
     uint32_t late = 0;
-    for (uint32_t m = 1; m <= 2; m++)
-        for (size_t i = 0; i < x->xs.n; i++) {
-            double w = 0, r = 0, sp = 0;
-            if (x->xs.x[i] < XFER_LATE_MIN ||
-                xfer_job(x, (size_t)x->xs.x[i], m, &w, &r, &sp) != RTM_OK || !(w > 0) ||
-                !(r > 0))
-                continue;
-            x->xs.w[m - 1][i] = 0.5 * (x->xs.w[m - 1][i] + w);
-            x->xs.r[m - 1][i] = 0.5 * (x->xs.r[m - 1][i] + r);
-            x->xs.spread = fmax(x->xs.spread, sp);
-            late++;
-        }
+    (void)xfer_spans(x, XFER_LATE_MIN, true, &late);
     if (late == 0)
         return;
     xfer_store(x);

@@ -457,6 +457,12 @@ typedef struct {
     } xs;
 } devcal_t;
 
+/* Validation's sizes of the seed-000 kernels (first key n; the empty kernel's blocks of
+ * an n x n grid), full and --quick (validate.c): sizes calibration never measures. */
+#define RTM_CALIB_S0_N 3
+extern const int64_t rtm_calib_s0_valid[RTM_CALIB_S0_N];
+extern const int64_t rtm_calib_s0_valid_quick[RTM_CALIB_S0_N];
+
 /* Prediction used to size instances: the extended model with a per-kernel r (no
  * memory term). */
 typedef struct {

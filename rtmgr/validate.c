@@ -34,8 +34,8 @@
 
 static const char *const seed000[] = {"empty", "matrix_add", "matrix_add3", "matrix_loop_add",
                                       "matrix_mul"};
-static const int64_t s0_full[] = {1000, 2000, 3000};
-static const int64_t s0_quick[] = {128, 256, 384};
+const int64_t rtm_calib_s0_valid[RTM_CALIB_S0_N] = {1000, 2000, 3000};
+const int64_t rtm_calib_s0_valid_quick[RTM_CALIB_S0_N] = {128, 256, 384};
 /* Total-time targets of the sweep sizes (seconds): inside calibration's range
  * (calib.c: 0.05 .. 30 ms, quick 0.15 .. 4 ms), between its targets. */
 static const double targets_full[] = {0.1e-3, 0.6e-3, 3e-3, 15e-3};
@@ -213,8 +213,8 @@ static uint32_t plan_sizes(const val_t *v, const rtm_kernel_t *kern, rtm_tune_t 
     uint32_t n = 0;
     int64_t keys[8] = {0};
     if (is_seed000(kern->name) && kern->n_keys >= 1) {
-        const int64_t *set = v->o->quick ? s0_quick : s0_full;
-        for (size_t i = 0; i < N_OF(s0_full) && n < max; i++) {
+        const int64_t *set = v->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
+        for (size_t i = 0; i < RTM_CALIB_S0_N && n < max; i++) {
             rtm_kinst_t k;
             rtm_kinst_init(&k, kern);
             int64_t key = set[i];
