@@ -84,10 +84,13 @@ static void test_quick_profile_complete(void **state)
     assert_int_equal(b.threads, b.cores >= RTM_CALIB_SPARE_MIN_CORES ? b.cores - 1 : b.cores);
     assert_true(b.cpu_measured[0] != '\0');
     for (int p = 0; p < RTM_CPU_P_COUNT; p++) {
-        if (!b.cpu_have[p] || !(b.cpu_param[p] > 0))
+        /* the wake call may be nil: a difference floored at 0 (the launch less its block
+         * and a dispatch; 0 in an ASan build's run in session 36) */
+        const bool nil_ok = p == RTM_CPU_P_cw_wake;
+        if (!b.cpu_have[p] || !(b.cpu_param[p] > 0 || (nil_ok && b.cpu_param[p] == 0)))
             fprintf(stderr, "cpu parameter %d missing or not positive\n", p);
         assert_true(b.cpu_have[p]);
-        assert_true(b.cpu_param[p] > 0);
+        assert_true(b.cpu_param[p] > 0 || (nil_ok && b.cpu_param[p] == 0));
     }
     assert_true(b.n_devs >= 1);
     for (uint32_t i = 0; i < b.n_devs; i++) {
