@@ -156,6 +156,17 @@
 #ifndef RTM_POLL_FULL
 #define RTM_POLL_FULL 1
 #endif
+/* The type of RTM_POLL_FOR / RTM_POLL_LOOP's index. A kernel may define it (ulong) before
+ * including this header. Session 37 on the H100 at n = 4000: matrix_mov (ulong) polled
+ * 27.8 -> 25.2 ms against an original of 25.3 / 25.0 ms (production +9.7 % -> +0.6-0.9 %).
+ * matrix_mul and matrix_loop_add keep uint: with ulong their builds without in-loop polls
+ * ran 28.1 -> 23.6 and 38.8 -> 23.9 ms but their polled builds did not follow (27.9 ->
+ * 29.0, 28.9 -> 29.0 ms); calibration's fit then came out super-linear (ops^1.10-1.15)
+ * and validation over-predicted n = 2000-3000 by 12-31 % (docs/preempt.md). */
+#ifndef RTM_POLL_INDEX
+#define RTM_POLL_INDEX uint
+#endif
+
 #ifndef RTM_WG_CHECK
 #define RTM_WG_CHECK 0
 #endif
@@ -232,7 +243,7 @@
 #define RTM_POLL_WG() 0
 #define RTM_STOPPED() 0
 #define rtm_stop_ 0
-#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
+#define RTM_POLL_FOR(i, lo, hi) for (RTM_POLL_INDEX i = (lo), rtm_hi_ = (hi); i < rtm_hi_; i++)
 
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
@@ -577,20 +588,20 @@ void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi);                                         \
          rtm_s_ < rtm_h_ && !rtm_poll_test_(&rtm_stopw_, rtm_it_ + 1u, rtm_pv_);)   \
-        for (uint i = rtm_s_,                                                       \
+        for (RTM_POLL_INDEX i = rtm_s_,                                             \
                   rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)) +              \
                            rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);                    \
              i < rtm_e_; i++)
 #else
 #define RTM_POLL_FOR(i, lo, hi)                                                     \
     for (uint rtm_s_ = (lo), rtm_h_ = (hi); rtm_s_ < rtm_h_ && !RTM_POLL();)       \
-        for (uint i = rtm_s_, rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)); i < rtm_e_; i++)
+        for (RTM_POLL_INDEX i = rtm_s_, rtm_e_ = (rtm_s_ = RTM_STRIP_END_(rtm_s_, rtm_h_)); i < rtm_e_; i++)
 #endif
 #else
 #define RTM_POLL_N(n) 0
 #define RTM_POLL() 0
 #define RTM_POLL_WG() 0
-#define RTM_POLL_FOR(i, lo, hi) for (uint i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
+#define RTM_POLL_FOR(i, lo, hi) for (RTM_POLL_INDEX i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
 #endif
 
 /* RTM_POLL_LOOP(i, lo, hi, body...): the loop `for (uint i = lo; i < hi; i++) body;`
@@ -614,13 +625,13 @@ void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
              rtm_s_ += RTM_POLL_EVERY) {                                            \
             rtm_poll_issue_(RTM_FLAG_, &rtm_pv_);                                   \
             for (uint rtm_j_ = 0; rtm_j_ < RTM_POLL_EVERY; rtm_j_++) {              \
-                const uint i = rtm_s_ + rtm_j_;                                     \
+                const RTM_POLL_INDEX i = (RTM_POLL_INDEX)rtm_s_ + rtm_j_;           \
                 (void)i; /* a body may not read it (spin) */                        \
                 __VA_ARGS__;                                                        \
             }                                                                       \
         }                                                                           \
         if (rtm_s_ >= rtm_f_)                                                       \
-            for (uint i = rtm_s_; i < rtm_h_; i++) {                                \
+            for (RTM_POLL_INDEX i = rtm_s_; i < rtm_h_; i++) {                      \
                 __VA_ARGS__;                                                        \
             }                                                                       \
     }
