@@ -3,7 +3,8 @@
  * bandwidth, uses the program binary cache on a second run; a kernel whose OpenCL
  * result differs from its twin, or that does not build, makes it exit 3; bad arguments
  * exit 1. And `rtmgr bench pool --quick --json`: one line per quick shape with the pool's
- * and the caller-alone figures, a summary line last; its bad arguments exit 1. */
+ * and the caller-alone figures, a summary line last; its bad arguments exit 1. And
+ * `rtmgr bench preempt --part poll` applies --cl-opts to the builds it measures. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,6 +272,22 @@ static void test_pool_quick_json(void **state)
     assert_non_null(strstr(out, "usage: rtmgr bench pool"));
 }
 
+/* `bench preempt --part poll` builds its candidates with --cl-opts too ("appended to every
+ * variant"): session 37's poll tables on the H100 were built without them. Options that
+ * break the polled builds (the in-loop poll's lane count redefined as a stray token) must
+ * make the part fail. */
+static void test_preempt_poll_cl_opts(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part poll --kernels spin"), 0);
+    assert_non_null(strstr(out, "<- chosen"));
+    assert_int_not_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part poll --kernels spin "
+                                            "--cl-opts '-DRTM_POLL_LANES=('"),
+                         0);
+    printf("%s", out);
+    assert_non_null(strstr(out, "poll period calibration failed"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_sweep_and_board_tuning),
         cmocka_unit_test(test_pool_quick_json),
+        cmocka_unit_test(test_preempt_poll_cl_opts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
