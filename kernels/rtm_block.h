@@ -156,13 +156,11 @@
 #ifndef RTM_POLL_FULL
 #define RTM_POLL_FULL 1
 #endif
-/* The type of RTM_POLL_FOR / RTM_POLL_LOOP's index. A kernel may define it (ulong) before
- * including this header. Session 37 on the H100 at n = 4000: matrix_mov (ulong) polled
- * 27.8 -> 25.2 ms against an original of 25.3 / 25.0 ms (production +9.7 % -> +0.6-0.9 %).
- * matrix_mul and matrix_loop_add keep uint: with ulong their builds without in-loop polls
- * ran 28.1 -> 23.6 and 38.8 -> 23.9 ms but their polled builds did not follow (27.9 ->
- * 29.0, 28.9 -> 29.0 ms); calibration's fit then came out super-linear (ops^1.10-1.15)
- * and validation over-predicted n = 2000-3000 by 12-31 % (docs/preempt.md). */
+/* The type of RTM_POLL_FOR / RTM_POLL_LOOP's index (uint). A kernel whose loop body
+ * indexes global memory with it may define it as ulong before including this header:
+ * a 32-bit index that may wrap cannot be split into a strip's base and a constant
+ * offset, so every step computes its own address (matrix_mov: docs/preempt.md, "The
+ * poll loop's index type", with why matrix_mul and matrix_loop_add keep uint). */
 #ifndef RTM_POLL_INDEX
 #define RTM_POLL_INDEX uint
 #endif
@@ -572,8 +570,8 @@ void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
 /* Work-group-uniform poll (two barriers): every work-item must call it at the same
  * point; the caller chooses how often (e.g. every 16 sweeps). */
 #define RTM_POLL_WG() rtm_poll_wg_(RTM_FLAG_, &rtm_stopw_, rtm_it_ + 1u)
-/* Strip-mined loop `for (uint i = lo; i < hi; i++)` that polls once every RTM_POLL_EVERY
- * iterations and stops when the flag is up. The body is one statement or a braced
+/* Strip-mined loop `for (RTM_POLL_INDEX i = lo; i < hi; i++)` that polls once every
+ * RTM_POLL_EVERY iterations and stops when the flag is up. The body is one statement or a braced
  * block; `break` inside it only leaves the current strip — end loops with a flag.
  * The inner loop is the original loop over one strip, with no test added (the compiler
  * unrolls and schedules it as before). With RTM_HIDE_LATENCY the flag load is issued
@@ -604,8 +602,8 @@ void rtm_watch_(__global const volatile int *flag, __global volatile uint *left,
 #define RTM_POLL_FOR(i, lo, hi) for (RTM_POLL_INDEX i = (lo), rtm_h_ = (hi); i < rtm_h_; i++)
 #endif
 
-/* RTM_POLL_LOOP(i, lo, hi, body...): the loop `for (uint i = lo; i < hi; i++) body;`
- * polled like RTM_POLL_FOR, the body given as the macro's last argument so that it can
+/* RTM_POLL_LOOP(i, lo, hi, body...): the loop `for (RTM_POLL_INDEX i = lo; i < hi; i++)
+ * body;` polled like RTM_POLL_FOR, the body given as the macro's last argument so that it can
  * be written twice: on GPUs (RTM_HIDE_LATENCY, RTM_POLL_FULL=1) the full strips run
  * exactly RTM_POLL_EVERY steps (a constant trip count: the compiler unrolls and batches
  * a strip's loads as it does the original loop's), then the tail (< RTM_POLL_EVERY

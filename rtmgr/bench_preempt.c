@@ -1275,9 +1275,9 @@ static void section_kpoll(bench_t *b)
                RTM_PREEMPT_POLL_PERIOD_S * 1e6, b->o.quick ? 5 : 15, b->o.quick ? 8 : 50,
                "kernel", "size0", "base ms", "step ns", "K", "period us", "overhead %", "p50 us",
                "p99 us", "max us");
-    rtm_kexec_opts_t base = {.transport = b->transport, .transport_set = true,
-                             .raise_mode = b->raise_mode, .raise_set = true,
-                             .cl_extra = b->o.cl_extra};
+    /* the production column's options (--cl-opts, --lanes, --copies, … as every other
+     * part); each candidate sets its own poll period */
+    const rtm_kexec_opts_t base = prod_opts(b);
     double worst_p99 = 0.0; /* the chosen K's response p99, worst kernel */
     for (uint32_t i = 0; i < rtm_kernel_count(); i++) {
         const rtm_kernel_t *kernel = rtm_kernel_at(i);
