@@ -14,7 +14,10 @@
  *   part response:
  *   4. abort response (flag raised -> kernel finished, host monotonic clock), p50/p99/max
  *      over aborts at random instants, spin kernels of 1 ms to 1 s on grids of 1 to
- *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode);
+ *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode), each grid
+ *      in kexec's automatic shape;
+ *   4b. the executive's shape (rtm_preempt_grid_for_block, rtm_preempt_block_polls) on
+ *      65 536 blocks of 5 to 40 us, with production's polls and the other way (GPUs);
  *   part poll:
  *   6. each looping kernel's in-loop poll period as calibration chooses it
  *      (rtm_preempt_tune_kernel_poll): overhead vs the build without in-loop polls for
@@ -839,6 +842,94 @@ static void section_response(bench_t *b)
                RTM_PREEMPT_POLL_PERIOD_S * 1e6);
 }
 
+/* ---- 4b. the executive's launch shape on a large grid ----------------------------------- */
+
+/* Section 4 runs every grid in kexec's automatic shape: persistent groups past
+ * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks, whatever a block's length. The executive runs
+ * blocks longer than RTM_PREEMPT_PERSIST_MAX_BLOCK_S on a plain grid
+ * (rtm_preempt_grid_for_block), where after a raise the blocks not yet started drain
+ * through their entry checks, and polls in loops only where a block outlasts
+ * RTM_PREEMPT_POLL_BLOCK_S (rtm_preempt_block_polls). Here: spin on 65 536 blocks of
+ * 5 to 40 us in that shape, once with production's polls (pooled into the summary, counted
+ * against the target) and once with the polls the other way (not pooled). GPUs only: a
+ * block's length is set from the device's resident groups (2048 work-items a unit). */
+static void section_shape(bench_t *b)
+{
+    static const double blocks_full[] = {5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6};
+    static const double blocks_quick[] = {5e-6, 20e-6};
+    const double *blk = b->o.quick ? blocks_quick : blocks_full;
+    const size_t nb = b->o.quick ? 2 : 6;
+    const uint32_t grid = 65536, aborts = b->o.quick ? 100 : 300;
+    if (!(b->dev.info.type & CL_DEVICE_TYPE_GPU)) {
+        if (!b->o.json)
+            printf("\n4b. the executive's launch shape on %u blocks: skipped (not a GPU)\n", grid);
+        return;
+    }
+    if (!b->o.json)
+        printf("\n4b. the executive's launch shape on %u blocks of spin (plain grid for blocks over "
+               "%.0f us, in-loop polls for blocks over %.0f us; prod = that build, other = its "
+               "polls the other way)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
+               grid, RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
+               "blk us", "build", "polls", "K", "len ms", "launched", "n", "missed", "p50 us",
+               "p99 us", "max us", "marked", "drain");
+    double *samples = malloc(aborts * sizeof(double));
+    uint32_t total = 0, over = 0;
+    const rtm_kexec_opts_t prod = prod_opts(b);
+    for (size_t i = 0; samples && i < nb; i++) {
+        const bool prod_polls = rtm_preempt_block_polls(blk[i]);
+        for (int alt = 0; alt < 2; alt++) {
+            inst_t in;
+            if (spin_inst(b, &in, grid) != 0)
+                continue;
+            rtm_kexec_opts_t pr = prod;
+            rtm_preempt_grid_for_block(blk[i], &pr);
+            const bool polls = alt ? !prod_polls : prod_polls;
+            pr.no_poll = !polls;
+            rtm_kexec_t x;
+            if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
+                rtm_kexec_warm(&x) != RTM_OK) {
+                fail(b, "cannot build", "spin", NULL);
+                inst_free(&in);
+                continue;
+            }
+            const double slots = (double)(b->dev.info.units ? b->dev.info.units : 1) *
+                                 (in.k.tune.wg < 2048 ? 2048 / in.k.tune.wg : 1);
+            const double len = blk[i] * ceil((double)grid / slots);
+            double ks = 0.0;
+            const size_t npool0 = b->npool, nmarked0 = b->nmarked;
+            resp_t r;
+            if (calibrate_len(b, &in, &x, len, &ks)) {
+                rtm_kexec_set_watch(&x, watch_for(b, len));
+                if (abort_series(b, &x, aborts, samples, &r) == 0 && !b->o.json) {
+                    char c4[16];
+                    printf("%8.1f %6s %5s %6u %8.3f %10u %6u %6u %10.1f %10.1f %10.1f %6u %s%s\n",
+                           blk[i] * 1e6, alt ? "other" : "prod", polls ? "yes" : "no",
+                           polls ? x.opts.poll_every : 0u, r.kernel_s * 1e3,
+                           rtm_kexec_groups(&x, grid), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
+                           r.max * 1e6, r.marked,
+                           us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
+                           !alt && r.p99 > RTM_PREEMPT_RESPONSE_S ? "  > target" : "");
+                }
+                if (!alt) {
+                    total += r.n;
+                    over += r.p99 > RTM_PREEMPT_RESPONSE_S;
+                } else { /* not production's build: kept out of the summary */
+                    b->npool = npool0;
+                    b->nmarked = nmarked0;
+                }
+            }
+            rtm_kexec_destroy(&x);
+            inst_free(&in);
+        }
+    }
+    free(samples);
+    if (!b->o.json)
+        printf("%u aborts of production's builds (pooled into the summary); %u rows with p99 "
+               "over the %.0f us target (blk us = the kernel's length over its waves of blocks; "
+               "drain = device: flag transfer ended -> kernel ended, p50)\n", total, over,
+               RTM_PREEMPT_RESPONSE_S * 1e6);
+}
+
 /* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
 
 /* One probe row: `aborts` aborts of a ~5 ms spin on `grid` blocks built with o. */
@@ -1326,7 +1417,7 @@ static int usage(void)
             "                           [--prewake US] [--poke none|poll|write] [--keepalive US]\n"
             "                           [--watch auto|on|off]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
-            "          (poll sweep + section 2), response (section 4), resume (section 5),\n"
+            "          (poll sweep + section 2), response (sections 4, 4b), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
@@ -1542,6 +1633,7 @@ int rtm_bench_preempt(int argc, char **argv)
             section_kpoll(&b);
         } else if (p == 1) {
             section_response(&b);
+            section_shape(&b);
         } else {
             section_resume(&b);
         }

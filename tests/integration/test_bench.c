@@ -4,7 +4,8 @@
  * result differs from its twin, or that does not build, makes it exit 3; bad arguments
  * exit 1. And `rtmgr bench pool --quick --json`: one line per quick shape with the pool's
  * and the caller-alone figures, a summary line last; its bad arguments exit 1. And
- * `rtmgr bench preempt --part poll` applies --cl-opts to the builds it measures. */
+ * `rtmgr bench preempt --part poll` applies --cl-opts to the builds it measures; `--part
+ * response` runs sections 4 and 4b. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -288,6 +289,25 @@ static void test_preempt_poll_cl_opts(void **state)
     assert_non_null(strstr(out, "poll period calibration failed"));
 }
 
+/* `bench preempt --part response` runs section 4 (spin in kexec's automatic shape) and
+ * 4b (the executive's shape on 65 536 blocks: a plain grid past 10 us blocks, whose
+ * blocks not yet started drain after a raise; GPUs only, so a CPU device says it skipped
+ * it). Session 38: on the H100 4b's production rows of 15-40 us blocks had p99 55-69 us
+ * where section 4's persistent 65 536-group rows stayed under 40. */
+static void test_preempt_response_parts(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part response"), 0);
+    assert_non_null(strstr(out, "4. abort response, spin kernel"));
+    const char *b4 = strstr(out, "4b. the executive's launch shape on 65536 blocks");
+    if (!b4)
+        printf("%s", out);
+    assert_non_null(b4);
+    assert_true(strstr(b4, ": skipped (not a GPU)") ||
+                strstr(b4, "aborts of production's builds (pooled into the summary)"));
+    assert_non_null(strstr(out, "summary: "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_sweep_and_board_tuning),
         cmocka_unit_test(test_pool_quick_json),
         cmocka_unit_test(test_preempt_poll_cl_opts),
+        cmocka_unit_test(test_preempt_response_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -313,6 +313,47 @@ static void test_validate_load_noted(void **state)
     assert_non_null(strstr(note, "stolen by the hypervisor"));
 }
 
+/* Validation prints, per point, how far apart its three rounds measured the same job
+ * (rnd%), and per device their mean: the machine's own repeatability, beside which the
+ * model's MAPE is read (session 38: on the H100 host's VM the CPU pool's rounds differed
+ * by 13-20 % on average, the model's MAPE 9.8-18.8 % in four runs of one profile). */
+static void test_validate_round_spread(void **state)
+{
+    (void)state;
+    const char *args[] = {"calibrate", "--validate", "-b", profile, "--quick", "--device",
+                          "none", "--kernels", "matrix_add", NULL};
+    assert_int_equal(run_rtmgr(args), 0);
+    assert_non_null(strstr(out, "rnd%"));
+    const char *sum = strstr(out, "cpu      rounds   the same job's medians in the 3 rounds differ by ");
+    if (!sum)
+        fprintf(stderr, "validation's table:\n%s\n", out);
+    assert_non_null(sum);
+    double mean = -1.0;
+    unsigned wide = 0, points = 0;
+    assert_int_equal(sscanf(sum + strlen("cpu      rounds   the same job's medians in the 3 rounds "
+                                         "differ by "),
+                            "%lf%% on average ((max - min) / median, rnd%%), %u of %u", &mean,
+                            &wide, &points),
+                     3);
+    assert_true(mean >= 0.0 && wide <= points && points >= 1);
+    /* every matrix_add row ends with its spread, a number (quick jobs run in every round) */
+    unsigned rows = 0;
+    double total = 0.0;
+    for (const char *l = strstr(out, "\nmatrix_add "); l; l = strstr(l + 1, "\nmatrix_add ")) {
+        const char *eol = strchr(l + 1, '\n');
+        const char *bar = l;
+        for (const char *q = l + 1; q && q < eol; q = strchr(q + 1, '|'))
+            bar = q;
+        double v = -1.0;
+        assert_int_equal(sscanf(bar + 1, "%lf", &v), 1);
+        assert_true(v >= 0.0);
+        total += v;
+        rows++;
+    }
+    assert_int_equal(rows, points);
+    assert_true(fabs(total / rows - mean) <= 0.051); /* rows print one decimal */
+}
+
 static void test_stale_driver(void **state)
 {
     (void)state;
@@ -921,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_quick_profile_complete),
         cmocka_unit_test(test_validate_json),
         cmocka_unit_test(test_validate_load_noted),
+        cmocka_unit_test(test_validate_round_spread),
         cmocka_unit_test(test_stale_driver),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
