@@ -398,22 +398,34 @@ static uint32_t coarse_items(rtm_kinst_t *k)
     return 0;
 }
 
-/* A block's duration from the original kernel's time t: t over the waves of blocks the
- * device runs (slots: resident work-groups, GPUs 2048 work-items per unit, CPU devices
- * one group per unit). *steps: loop steps per work-item (cost li over work-items). */
-static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, double *steps)
+/* The waves of k's blocks the device runs, summed over its launches (slots: resident
+ * work-groups, GPUs 2048 work-items per unit, CPU devices one group per unit); *items
+ * (may be NULL): its work-items. */
+static double block_waves(const bench_t *b, const rtm_kinst_t *k, double *items)
 {
     const uint32_t units = b->dev.info.units ? b->dev.info.units : 1, wg = k->tune.wg ? k->tune.wg : 1;
     const double slots = (b->dev.info.type & CL_DEVICE_TYPE_CPU)
                              ? units
                              : (double)units * (wg < 2048 ? 2048 / wg : 1);
-    double waves = 0.0, items = 0.0;
+    double waves = 0.0, n = 0.0;
     for (uint32_t l = 0; l < k->plan.launches; l++) {
         rtm_klaunch_t kl = {0, 0};
         k->kernel->launch(k, l, &kl);
         waves += kl.blocks ? (double)(uint32_t)((kl.blocks + slots - 1) / slots) : 0.0;
-        items += (double)kl.blocks * wg;
+        n += (double)kl.blocks * wg;
     }
+    if (items)
+        *items = n;
+    return waves;
+}
+
+/* A block's duration from the original kernel's time t: t over its waves (block_waves).
+ * *steps: loop steps per work-item (cost li over work-items). */
+static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, double *steps)
+{
+    const uint32_t wg = k->tune.wg ? k->tune.wg : 1;
+    double items = 0.0;
+    const double waves = block_waves(b, k, &items);
     rtm_cost_t c;
     memset(&c, 0, sizeof(c));
     k->kernel->cost(k, &c);
@@ -730,6 +742,37 @@ static int spin_inst(bench_t *b, inst_t *in, uint32_t grid)
     return 0;
 }
 
+/* `aborts` aborts (samples[] has room for them) of spin on `grid` blocks built with o,
+ * its work set so that its kernel lasts about len, the watcher on or off; *launched: its
+ * work-groups, *k (may be NULL): its in-loop poll period. 0 when measured, 1 when even
+ * the least work runs far longer than len, else fail()'s value. */
+static int spin_series(bench_t *b, uint32_t grid, const rtm_kexec_opts_t *o, double len,
+                       bool watch, uint32_t aborts, double *samples, resp_t *r,
+                       uint32_t *launched, uint32_t *k)
+{
+    memset(r, 0, sizeof(*r));
+    inst_t in;
+    if (spin_inst(b, &in, grid) != 0)
+        return -1;
+    rtm_kexec_t x;
+    if (rtm_kexec_create_ex(&x, &b->dev, &in.k, o) != RTM_OK || rtm_kexec_warm(&x) != RTM_OK) {
+        inst_free(&in);
+        return fail(b, "cannot build", "spin", NULL);
+    }
+    *launched = rtm_kexec_groups(&x, grid);
+    if (k)
+        *k = x.opts.poll_every;
+    double ks = 0.0;
+    int rc = 1;
+    if (calibrate_len(b, &in, &x, len, &ks)) {
+        rtm_kexec_set_watch(&x, watch);
+        rc = abort_series(b, &x, aborts, samples, r);
+    }
+    rtm_kexec_destroy(&x);
+    inst_free(&in);
+    return rc;
+}
+
 static void section_response(bench_t *b)
 {
     /* seed 002 table 2's shape: 5 grids x 4 lengths, 2430 aborts at random instants in
@@ -875,51 +918,40 @@ static void section_shape(bench_t *b)
     double *samples = malloc(aborts * sizeof(double));
     uint32_t total = 0, over = 0;
     const rtm_kexec_opts_t prod = prod_opts(b);
-    for (size_t i = 0; samples && i < nb; i++) {
+    rtm_kinst_t sk; /* spin on the grid, planned: its waves set each kernel's length */
+    rtm_kinst_init(&sk, rtm_kernel_find("spin"));
+    sk.size[0] = grid;
+    const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
+    for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
         for (int alt = 0; alt < 2; alt++) {
-            inst_t in;
-            if (spin_inst(b, &in, grid) != 0)
-                continue;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr);
             const bool polls = alt ? !prod_polls : prod_polls;
             pr.no_poll = !polls;
-            rtm_kexec_t x;
-            if (rtm_kexec_create_ex(&x, &b->dev, &in.k, &pr) != RTM_OK ||
-                rtm_kexec_warm(&x) != RTM_OK) {
-                fail(b, "cannot build", "spin", NULL);
-                inst_free(&in);
-                continue;
-            }
-            const double slots = (double)(b->dev.info.units ? b->dev.info.units : 1) *
-                                 (in.k.tune.wg < 2048 ? 2048 / in.k.tune.wg : 1);
-            const double len = blk[i] * ceil((double)grid / slots);
-            double ks = 0.0;
+            const double len = blk[i] * waves;
             const size_t npool0 = b->npool, nmarked0 = b->nmarked;
             resp_t r;
-            if (calibrate_len(b, &in, &x, len, &ks)) {
-                rtm_kexec_set_watch(&x, watch_for(b, len));
-                if (abort_series(b, &x, aborts, samples, &r) == 0 && !b->o.json) {
-                    char c4[16];
-                    printf("%8.1f %6s %5s %6u %8.3f %10u %6u %6u %10.1f %10.1f %10.1f %6u %s%s\n",
-                           blk[i] * 1e6, alt ? "other" : "prod", polls ? "yes" : "no",
-                           polls ? x.opts.poll_every : 0u, r.kernel_s * 1e3,
-                           rtm_kexec_groups(&x, grid), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
-                           r.max * 1e6, r.marked,
-                           us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
-                           !alt && r.p99 > RTM_PREEMPT_RESPONSE_S ? "  > target" : "");
-                }
-                if (!alt) {
-                    total += r.n;
-                    over += r.p99 > RTM_PREEMPT_RESPONSE_S;
-                } else { /* not production's build: kept out of the summary */
-                    b->npool = npool0;
-                    b->nmarked = nmarked0;
-                }
+            uint32_t launched = 0, k = 0;
+            if (spin_series(b, grid, &pr, len, watch_for(b, len), aborts, samples, &r, &launched,
+                            &k) != 0)
+                continue;
+            if (!b->o.json) {
+                char c4[16];
+                printf("%8.1f %6s %5s %6u %8.3f %10u %6u %6u %10.1f %10.1f %10.1f %6u %s%s\n",
+                       blk[i] * 1e6, alt ? "other" : "prod", polls ? "yes" : "no",
+                       polls ? k : 0u, r.kernel_s * 1e3, launched, r.n, r.missed, r.p50 * 1e6,
+                       r.p99 * 1e6, r.max * 1e6, r.marked,
+                       us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
+                       !alt && r.p99 > RTM_PREEMPT_RESPONSE_S ? "  > target" : "");
             }
-            rtm_kexec_destroy(&x);
-            inst_free(&in);
+            if (!alt) {
+                total += r.n;
+                over += r.p99 > RTM_PREEMPT_RESPONSE_S;
+            } else { /* not production's build: kept out of the summary */
+                b->npool = npool0;
+                b->nmarked = nmarked0;
+            }
         }
     }
     free(samples);
@@ -932,29 +964,14 @@ static void section_shape(bench_t *b)
 
 /* ---- 1b. raise paths of the WRITE flag ------------------------------------------------------ */
 
-/* One probe row: `aborts` aborts of a ~5 ms spin on `grid` blocks built with o. */
+/* One probe row: `aborts` (at most 64) aborts of a ~5 ms spin on `grid` blocks built
+ * with o, without the watcher. */
 static int raise_probe(bench_t *b, uint32_t grid, const rtm_kexec_opts_t *o, uint32_t aborts,
                        resp_t *r, uint32_t *launched)
 {
-    memset(r, 0, sizeof(*r));
-    inst_t in;
-    if (spin_inst(b, &in, grid) != 0)
-        return -1;
-    rtm_kexec_t x;
-    if (rtm_kexec_create_ex(&x, &b->dev, &in.k, o) != RTM_OK || rtm_kexec_warm(&x) != RTM_OK) {
-        inst_free(&in);
-        return fail(b, "cannot build", "spin", NULL);
-    }
-    *launched = rtm_kexec_groups(&x, grid);
-    double ks = 0.0;
-    int rc = 1; /* not measurable: even the least work runs far longer than 5 ms */
-    if (calibrate_len(b, &in, &x, 5e-3, &ks)) {
-        double samples[64];
-        rc = abort_series(b, &x, aborts < 64 ? aborts : 64, samples, r);
-    }
-    rtm_kexec_destroy(&x);
-    inst_free(&in);
-    return rc;
+    double samples[64];
+    return spin_series(b, grid, o, 5e-3, false, aborts < 64 ? aborts : 64, samples, r, launched,
+                       NULL);
 }
 
 /* Probes each raise path (and one flag copy instead of 32) on two loads: one spinning

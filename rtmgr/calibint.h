@@ -609,12 +609,12 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
 
 /* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
 
-/* The CPU section of the run: threads, micro-kernels, pool overheads, kernels' twins. */
 /* The CPU section's cores (online) and worker threads (one per core, less one from
  * RTM_CALIB_SPARE_MIN_CORES up; --threads; a base profile's choice for this computer); a
  * fresh profile's CPU model the extended one. Also for a fresh profile with --no-cpu,
  * which leaves the CPU's parameters out but must still load. */
 void rtm_calib_cpu_pool(const cal_t *c, rtm_board_t *b);
+/* The CPU section of the run: threads, micro-kernels, pool overheads, kernels' twins. */
 rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b);
 
 #endif

@@ -351,8 +351,8 @@ static void point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
 /* How far apart p's rounds measured the same job: (max - min) of the rounds' medians of
  * the total over the point's median; -1 unless every round ran its jobs (a job of over
  * two seconds runs in the first round only). The machine's own repeatability, beside
- * which a model's error is read: on the H100 host's 16-core VM a CPU point's rounds,
- * 25 s apart, differed by 13-20 % on average (session 38). */
+ * which a model's error is read: on the H100 host's 16-core VM the CPU pool's rounds,
+ * about 25 s apart, differed by 12-24 % on average, gpu0's by 5.6-6.9 % (session 38). */
 static double round_spread(const vpoint_t *p)
 {
     const uint32_t per = (uint32_t)p->per_round;
@@ -646,7 +646,6 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
             n_spread++;
             n_wide += r->spread > 0.10;
         }
-        const double spread = n_spread ? spread_sum / n_spread : -1.0;
         for (int m = 0; m < 2; m++) {
             double s_tot = 0, s_xfer = 0, s_ker = 0, s_noc = 0;
             uint32_t n_tot = 0, n_xfer = 0, n_ker = 0;
@@ -693,7 +692,7 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
             fprintf(f, "  %-8s rounds   the same job's medians in the %d rounds differ by %.2f%% "
                        "on average ((max - min) / median, rnd%%), %u of %u points over 10%%: the "
                        "machine's own repeatability\n",
-                    dev, VAL_ROUNDS, spread, n_wide, n_spread);
+                    dev, VAL_ROUNDS, spread_sum / n_spread, n_wide, n_spread);
         if (sum && count < max) {
             snprintf(sum[count].device, sizeof(sum[count].device), "%s", dev);
             sum[count].mape[0] = mape[0];
