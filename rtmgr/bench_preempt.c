@@ -494,9 +494,9 @@ static void section_overhead(bench_t *b)
         double steps = 1.0;
         const double blk_s = block_time(b, &proto, t_orig, &steps);
         const bool polls = rtm_preempt_block_polls(blk_s);
-        /* as the executive: long blocks on a plain grid (unless --groups says) */
-        if (!b->o.groups)
-            rtm_preempt_grid_for_block(blk_s, &pr);
+        /* as the executive: long blocks store their fetched ids at once (--groups sets the
+         * groups either way) */
+        rtm_preempt_grid_for_block(blk_s, &pr);
         if (!b->o.poll) /* the launch shape set: the periods are compared on it */
             pr.poll_every = prod_poll_k(b, &proto, &pr, t_orig, blk_s / steps);
         pr.no_poll = !polls;
@@ -543,7 +543,8 @@ static void section_overhead(bench_t *b)
                "the grid has more than %u blocks, whatever its block time (no in-loop polls); "
                "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
-               "of more than %u blocks of at most %.0f us: 'persist' = groups, 'plain' = one "
+               "of more than %u blocks, storing each fetched block id at once where blocks "
+               "last over %.0f us: 'persist' = groups, 'plain' = one "
                "per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
@@ -552,7 +553,7 @@ static void section_overhead(bench_t *b)
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
                "the poll's cost either way); K: in-loop poll period, the largest whose steps last at most %.0f us)\n",
                RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
-               RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
+               RTM_PREEMPT_LONG_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
                RTM_PREEMPT_POLL_BLOCK_S * 1e6, RTM_PREEMPT_POLL_PERIOD_S * 1e6);
 }
 
@@ -887,15 +888,16 @@ static void section_response(bench_t *b)
 
 /* ---- 4b. the executive's launch shape on a large grid ----------------------------------- */
 
-/* Section 4 runs every grid in kexec's automatic shape: persistent groups past
- * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks, whatever a block's length. The executive runs
- * blocks longer than RTM_PREEMPT_PERSIST_MAX_BLOCK_S on a plain grid
- * (rtm_preempt_grid_for_block), where after a raise the blocks not yet started drain
- * through their entry checks, and polls in loops only where a block outlasts
- * RTM_PREEMPT_POLL_BLOCK_S (rtm_preempt_block_polls). Here: spin on 65 536 blocks of
- * 5 to 40 us in that shape, once with production's polls (pooled into the summary, counted
- * against the target) and once with the polls the other way (not pooled). GPUs only: a
- * block's length is set from the device's resident groups (2048 work-items a unit). */
+/* The executive's build of a large grid: persistent groups (kexec's automatic shape past
+ * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks) that store each fetched block id at once where
+ * blocks outlast RTM_PREEMPT_LONG_BLOCK_S (rtm_preempt_grid_for_block), in-loop polls
+ * only where a block outlasts RTM_PREEMPT_POLL_BLOCK_S (rtm_preempt_block_polls). Here:
+ * spin on 65 536 blocks of 5 to 40 us in that shape (prod: pooled into the summary,
+ * counted against the target), with the polls the other way (other), and for long blocks
+ * on a plain grid with production's polls (plain: the shape until session 39, whose
+ * blocks not yet started drain through their entry checks after a raise); the last two
+ * not pooled. GPUs only: a block's length is set from the device's resident groups (2048
+ * work-items a unit). */
 static void section_shape(bench_t *b)
 {
     static const double blocks_full[] = {5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6};
@@ -909,10 +911,11 @@ static void section_shape(bench_t *b)
         return;
     }
     if (!b->o.json)
-        printf("\n4b. the executive's launch shape on %u blocks of spin (plain grid for blocks over "
-               "%.0f us, in-loop polls for blocks over %.0f us; prod = that build, other = its "
-               "polls the other way)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
-               grid, RTM_PREEMPT_PERSIST_MAX_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
+        printf("\n4b. the executive's launch shape on %u blocks of spin (persistent groups, the "
+               "fetched block id stored at once for blocks over %.0f us, in-loop polls for "
+               "blocks over %.0f us; prod = that build, other = its polls the other way, plain = "
+               "a plain grid with production's polls)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
+               grid, RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
                "blk us", "build", "polls", "K", "len ms", "launched", "n", "missed", "p50 us",
                "p99 us", "max us", "marked", "drain");
     double *samples = malloc(aborts * sizeof(double));
@@ -924,10 +927,15 @@ static void section_shape(bench_t *b)
     const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
-        for (int alt = 0; alt < 2; alt++) {
+        static const char *const build[3] = {"prod", "other", "plain"};
+        for (int alt = 0; alt < 3; alt++) {
+            if (alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S))
+                break;
             rtm_kexec_opts_t pr = prod;
-            rtm_preempt_grid_for_block(blk[i], &pr);
-            const bool polls = alt ? !prod_polls : prod_polls;
+            rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
+            if (alt == 2)
+                pr.groups = RTM_KEXEC_GROUPS_ALL;
+            const bool polls = alt == 1 ? !prod_polls : prod_polls;
             pr.no_poll = !polls;
             const double len = blk[i] * waves;
             const size_t npool0 = b->npool, nmarked0 = b->nmarked;
@@ -939,7 +947,7 @@ static void section_shape(bench_t *b)
             if (!b->o.json) {
                 char c4[16];
                 printf("%8.1f %6s %5s %6u %8.3f %10u %6u %6u %10.1f %10.1f %10.1f %6u %s%s\n",
-                       blk[i] * 1e6, alt ? "other" : "prod", polls ? "yes" : "no",
+                       blk[i] * 1e6, build[alt], polls ? "yes" : "no",
                        polls ? k : 0u, r.kernel_s * 1e3, launched, r.n, r.missed, r.p50 * 1e6,
                        r.p99 * 1e6, r.max * 1e6, r.marked,
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),

@@ -217,13 +217,18 @@ static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
     snprintf(extra, len,
              "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
              "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
-             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u -DRTM_END_MARK=%d%s%s",
+             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u -DRTM_END_MARK=%d%s%s%s",
              x->persist ? (o->static_fetch ? 1 : 2) : 0,
              o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every, o->poll_lanes,
              o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
              o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
              o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies,
-             end_mark_call(&x->dev->info, o->variant) != NULL, o->cl_extra ? " " : "",
+             end_mark_call(&x->dev->info, o->variant) != NULL,
+             /* only where it acts, so that every other build keeps its cache key */
+             x->persist && !o->static_fetch && o->hide_latency > 0 && o->fetch_store
+                 ? " -DRTM_FETCH_STORE=1"
+                 : "",
+             o->cl_extra ? " " : "",
              o->cl_extra ? o->cl_extra : "");
 }
 

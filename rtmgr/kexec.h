@@ -70,6 +70,10 @@ typedef struct {
                            * devices one per block; RTM_KEXEC_GROUPS_ALL = one per block */
     bool static_fetch;    /* persistent groups take blocks g, g+G, … (RTM_PERSIST=1)
                            * instead of fetching them in order (RTM_PERSIST=2) */
+    bool fetch_store;     /* RTM_PERSIST=2 with RTM_HIDE_LATENCY: work-item 0 stores the
+                           * group's next block in local memory when a block starts
+                           * (RTM_FETCH_STORE=1) instead of holding it in a register to the
+                           * block's end: for long blocks (rtm_preempt_grid_for_block) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
     int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
     uint32_t persist_min_blocks; /* auto groups: persistent only for launches of more

@@ -1191,8 +1191,8 @@ double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, doub
 
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o)
 {
-    if (block_s > RTM_PREEMPT_PERSIST_MAX_BLOCK_S && o)
-        o->groups = RTM_KEXEC_GROUPS_ALL;
+    if (block_s > RTM_PREEMPT_LONG_BLOCK_S && o)
+        o->fetch_store = true;
 }
 
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,

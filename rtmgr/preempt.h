@@ -368,23 +368,26 @@ uint32_t rtm_preempt_poll_ks(const rtm_ocl_info_t *info, const rtm_kinst_t *k, d
  * polls). Calibration builds the same programs ahead. */
 rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32_t k);
 
-/* Blocks longer than this run on a plain grid (one work-group per block), whatever the
- * grid's size: on the H100 the persistent loop itself (no in-loop polls) cost 58 %,
- * 80 % and 98 % on matrix_mov / matrix_loop_add / matrix_mul at n = 4000 (blocks of
- * 420-550 us; static stride 24-69 %, half the groups 197-255 %), while such blocks answer
- * an abort through their in-loop polls and the blocks not yet started drain through
- * their entry checks at about 0.6 ns each (40 us for 65 536). Shorter blocks keep the
- * automatic choice (persistent groups past RTM_KEXEC_PERSIST_MIN_BLOCKS). */
-#define RTM_PREEMPT_PERSIST_MAX_BLOCK_S 10e-6
+/* Blocks longer than this are long: their persistent groups store each fetched block id
+ * in local memory when the block starts (rtm_kexec_opts_t.fetch_store, RTM_FETCH_STORE).
+ * Until session 39 such blocks ran on a plain grid (one work-group per block), because
+ * the persistent build cost matrix_mul and matrix_loop_add 20-52 % on the H100; that cost
+ * was the fetched id held in a register through the block (with 32 registers the
+ * compiler then batched fewer loads), the same with 1 056 to 62 500 groups. A plain grid's
+ * blocks not yet started drain through their entry checks at about 0.6 ns each after a
+ * raise (40 us for 65 536), so its response p99 was 56-71 us on 65 536 spin blocks of
+ * 15-40 us, against 28-30 us (20-40 us blocks) on persistent groups. Grids of at most
+ * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks run plain either way (kexec's automatic shape). */
+#define RTM_PREEMPT_LONG_BLOCK_S 10e-6
 
 /* A block's predicted duration (seconds) of instance k on device bd when its kernels
  * take kernel_s in all: kernel_s over the waves of blocks the device holds at once
  * (units / wg work-groups; one wave at least). 0 when unknown. Safe anywhere. */
 double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s);
 
-/* Sets o's launch shape from a block's duration: a plain grid for blocks longer than
- * RTM_PREEMPT_PERSIST_MAX_BLOCK_S (o->groups = RTM_KEXEC_GROUPS_ALL), else leaves o as
- * it is. Safe anywhere. */
+/* Sets o's launch shape from a block's duration: o->fetch_store for blocks longer than
+ * RTM_PREEMPT_LONG_BLOCK_S, else leaves o as it is (the groups stay kexec's automatic
+ * choice, or o's). Safe anywhere. */
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 
 /* rtm_preempt_grid_for_block with the block time predicted from the model

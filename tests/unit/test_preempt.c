@@ -12,16 +12,27 @@
 
 
 /* The GPU build's latency hiding (RTM_HIDE_LATENCY=1: look-ahead in registers, two-phase
- * polled strips, in-order fetch) on a kernel without barrier loops, which PoCL compiles
- * correctly: aborts stop it early, resumes complete it, every block exactly once. */
+ * polled strips, in-order fetch; and long blocks' fetched ids stored at once,
+ * RTM_FETCH_STORE) on a kernel without barrier loops, which PoCL compiles correctly:
+ * aborts stop it early, resumes complete it, every block exactly once. */
 static void test_gpu_path_on_spin(void **state)
 {
     (void)state;
-    const uint32_t ks[] = {3, 64};
-    for (int v = 0; v < 2; v++) {
-        const rtm_kexec_opts_t o = {.hide_latency = 1, .groups = 3, .poll_every = ks[v]};
+    const uint32_t ks[] = {3, 64, 3, 64};
+    for (int v = 0; v < 4; v++) {
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .groups = 3, .poll_every = ks[v],
+                                    .fetch_store = v >= 2};
         fixture_t f;
         fixture_open(&f, rtm_kernel_find("spin"), 6000, &o, 0);
+        char text[1024];
+        rtm_kexec_program_options(f.x.dev, &f.k, &o, text, sizeof(text));
+        assert_int_equal(strstr(text, "-DRTM_FETCH_STORE=1") != NULL, v >= 2);
+        /* the CPU device's own way (no latency hiding): the switch does not act, the
+         * build and its cache key are the usual ones */
+        rtm_kexec_opts_t cpu = o;
+        cpu.hide_latency = 0;
+        rtm_kexec_program_options(f.x.dev, &f.k, &cpu, text, sizeof(text));
+        assert_null(strstr(text, "RTM_FETCH_STORE"));
         const double t = run_whole(&f);
         uint32_t stopped = 0;
         for (int p = 1; p <= 4; p++) {
@@ -47,16 +58,19 @@ static void test_gpu_path_on_spin(void **state)
 
 /* The GPU build's full strips (RTM_POLL_LOOP with RTM_HIDE_LATENCY=1: strips of exactly
  * RTM_POLL_EVERY steps, then a tail loop) in the three seed-000 loop kernels, at a size
- * whose loop is not a multiple of the period (n = 7 x 40 = 280 = 17 x 16 + 8): aborts stop them,
- * resumes complete them with the uninterrupted result, every block exactly once. */
+ * whose loop is not a multiple of the period (n = 7 x 40 = 280 = 17 x 16 + 8), on a plain
+ * grid and on persistent groups that store their fetched ids at once (the executive's
+ * long blocks, RTM_FETCH_STORE): aborts stop them, resumes complete them with the
+ * uninterrupted result, every block exactly once. */
 static void test_gpu_full_strips(void **state)
 {
     (void)state;
     const char *names[] = {"matrix_mov", "matrix_loop_add", "matrix_mul"};
-    for (int n = 0; n < 3; n++) {
-        const rtm_kexec_opts_t o = {.hide_latency = 1, .poll_every = 16};
+    for (int n = 0; n < 6; n++) { /* then on 3 persistent groups that store their ids */
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .poll_every = 16,
+                                    .groups = n < 3 ? 0 : 3, .fetch_store = n >= 3};
         fixture_t f;
-        fixture_open_ex(&f, rtm_kernel_find(names[n]), 0, &o, 0, 7, true);
+        fixture_open_ex(&f, rtm_kernel_find(names[n % 3]), 0, &o, 0, 7, true);
         assert_int_equal(f.k.size[0], 280);
         const double t = run_whole(&f);
         uint32_t stopped = 0;
@@ -72,7 +86,7 @@ static void test_gpu_full_strips(void **state)
             assert_same_result(&f);
             assert_once(&f.job);
         }
-        print_message("%s: %u of 4 aborts stopped the job (whole run %.1f ms)\n", names[n],
+        print_message("%s: %u of 4 aborts stopped the job (whole run %.1f ms)\n", names[n % 3],
                       stopped, t * 1e3);
         fixture_close(&f);
     }
@@ -630,8 +644,9 @@ static void test_block_rules_in_sources(void **state)
 
 /* Launch shape from the predicted block time: spin with 400 blocks of 32 work-items on
  * a device of 1024 work-items in flight (32 groups at once: 12.5 waves) that takes 25 ms
- * has blocks of 2 ms: a plain grid; at 25 us its blocks take 2 us: the automatic choice
- * is left alone. No units or no time: unknown. */
+ * has blocks of 2 ms: long (fetched ids stored at once; the groups left to kexec's
+ * automatic choice, no longer a plain grid); at 25 us its blocks take 2 us: o is left
+ * alone. No units or no time: unknown. */
 static void test_grid_opts(void **state)
 {
     (void)state;
@@ -648,10 +663,12 @@ static void test_grid_opts(void **state)
     assert_true(fabs(rtm_preempt_block_s(&bd, &k, 25e-3) - 2e-3) < 1e-12);
     rtm_kexec_opts_t o = {0};
     rtm_preempt_grid_opts(&bd, &k, 25e-3, &o);
-    assert_int_equal(o.groups, RTM_KEXEC_GROUPS_ALL);
-    o.groups = 0;
+    assert_int_equal(o.groups, 0);
+    assert_true(o.fetch_store);
+    o.fetch_store = false;
     assert_true(fabs(rtm_preempt_grid_opts(&bd, &k, 25e-6, &o) - 2e-6) < 1e-15);
     assert_int_equal(o.groups, 0);
+    assert_false(o.fetch_store);
     /* fewer blocks than a wave: the whole time is one block's */
     k.size[0] = 8;
     assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
@@ -660,6 +677,7 @@ static void test_grid_opts(void **state)
     assert_true(rtm_preempt_block_s(&bd, &k, 25e-3) == 0.0);
     assert_true(rtm_preempt_grid_opts(&bd, &k, 25e-3, &o) == 0.0);
     assert_int_equal(o.groups, 0);
+    assert_false(o.fetch_store);
 }
 
 /* The poll search's candidates as calibration's note and the benchmark print them, and
