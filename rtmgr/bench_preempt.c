@@ -1454,7 +1454,7 @@ static int usage(void)
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
             "  --watch  the in-kernel watcher of the host's raise word (kexec.h): on, off, or\n"
-            "               auto (default: kernels of 1 ms or more, as `rtmgr run`)\n"
+            "               auto (default: kernels of 0.5 ms or more, as `rtmgr run`)\n"
             "  --keepalive  the response part's thread sleeps until the prewake window in\n"
             "               steps of US, writing 4 bytes to the device after each (traffic\n"
             "               on the link through the whole kernel; default 0: none)\n"
@@ -1615,7 +1615,7 @@ int rtm_bench_preempt(int argc, char **argv)
                "through the job a 4-byte write every %u us (--keepalive; 0: none); "
                "in-kernel watcher: %s (--watch)\n",
                b.o.prewake_us, poke_name[b.o.poke], b.o.keepalive_us,
-               b.o.watch > 0 ? "on" : b.o.watch < 0 ? "off" : "auto, kernels of 1 ms or more");
+               b.o.watch > 0 ? "on" : b.o.watch < 0 ? "off" : "auto, kernels of 0.5 ms or more");
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */
