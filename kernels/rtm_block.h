@@ -138,7 +138,6 @@
 #ifndef RTM_FETCH_STORE
 #define RTM_FETCH_STORE 0
 #endif
-
 #ifndef RTM_POLL_EVERY
 #define RTM_POLL_EVERY 256
 #endif

@@ -17,7 +17,8 @@
  *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode), each grid
  *      in kexec's automatic shape;
  *   4b. the executive's shape (rtm_preempt_grid_for_block, rtm_preempt_block_polls) on
- *      65 536 blocks of 5 to 40 us, with production's polls and the other way (GPUs);
+ *      65 536 blocks of 5 to 40 us, with production's polls, the other way, and for long
+ *      blocks on a plain grid (GPUs);
  *   part poll:
  *   6. each looping kernel's in-loop poll period as calibration chooses it
  *      (rtm_preempt_tune_kernel_poll): overhead vs the build without in-loop polls for
@@ -925,9 +926,9 @@ static void section_shape(bench_t *b)
     rtm_kinst_init(&sk, rtm_kernel_find("spin"));
     sk.size[0] = grid;
     const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
+    static const char *const build[3] = {"prod", "other", "plain"};
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
-        static const char *const build[3] = {"prod", "other", "plain"};
         for (int alt = 0; alt < 3; alt++) {
             if (alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S))
                 break;
@@ -1454,7 +1455,7 @@ static int usage(void)
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
             "  --watch  the in-kernel watcher of the host's raise word (kexec.h): on, off, or\n"
-            "               auto (default: kernels of 0.5 ms or more, as `rtmgr run`)\n"
+            "               auto (default: kernels of %g ms or more, as `rtmgr run`)\n"
             "  --keepalive  the response part's thread sleeps until the prewake window in\n"
             "               steps of US, writing 4 bytes to the device after each (traffic\n"
             "               on the link through the whole kernel; default 0: none)\n"
@@ -1467,7 +1468,8 @@ static int usage(void)
             "  --wait  how an abort waits for the kernels' end: polling the event's status\n"
             "          (poll, the default) or the driver's clWaitForEvents (block)\n"
             "  --cl-opts build options appended to every kernel variant (experiments with\n"
-            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_NOLOAD=1)\n");
+            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_NOLOAD=1)\n",
+            RTM_KEXEC_WATCH_MIN_S * 1e3);
     return RTM_EXIT_USAGE;
 }
 
@@ -1610,12 +1612,16 @@ int rtm_bench_preempt(int argc, char **argv)
                held ? "held at the value below (PM QoS)" : "not held (idle cores may sleep deeply)");
     if (!b.o.json && held)
         printf("cpu_dma_latency %d us\n", (int)rtm_os_cpu_latency_held());
-    if (!b.o.json)
+    if (!b.o.json) {
+        char watch[48]; /* the rule the executive follows (kexec.h) */
+        snprintf(watch, sizeof(watch), "auto, kernels of %g ms or more",
+                 RTM_KEXEC_WATCH_MIN_S * 1e3);
         printf("before each raise the thread spins %d us (--prewake) and pokes: %s (--poke); "
                "through the job a 4-byte write every %u us (--keepalive; 0: none); "
                "in-kernel watcher: %s (--watch)\n",
                b.o.prewake_us, poke_name[b.o.poke], b.o.keepalive_us,
-               b.o.watch > 0 ? "on" : b.o.watch < 0 ? "off" : "auto, kernels of 0.5 ms or more");
+               b.o.watch > 0 ? "on" : b.o.watch < 0 ? "off" : watch);
+    }
 
     /* 1. transports (skipped when --transport names one: the mapped flag kept mapped
      * while kernels run is undefined in OpenCL, so a driver might mishandle it) */
