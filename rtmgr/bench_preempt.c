@@ -91,6 +91,7 @@ typedef struct {
     double sized_s;   /* bench_size: the original kernel's time at the size it returned */
     rtm_rng_t rng;
     rtm_kinst_t big[RTM_MAX_KERNELS]; /* section 2's size of each kernel (~20 ms) */
+    rtm_kexec_opts_t big_pr[RTM_MAX_KERNELS]; /* and its launch shape (exec_shape) */
     bool have_big[RTM_MAX_KERNELS];
     rtm_pool_t pool; /* CPU resumes (all online CPUs); unused when it cannot start */
     bool have_pool;
@@ -464,6 +465,29 @@ static uint32_t prod_poll_k(bench_t *b, const rtm_kinst_t *proto, const rtm_kexe
     return kp.poll_every;
 }
 
+/* The executive's launch shape for proto, whose original kernel lasts t: production's
+ * options, coarse blocks for memory-bound kernels (*items, 0 = the kernel's own), the
+ * long-block store (--groups sets the groups either way), in-loop polls only where a
+ * block (*blk_s: t over its waves) outlasts RTM_PREEMPT_POLL_BLOCK_S, at the period
+ * calibration would choose (tune) or K0 (the largest whose steps stay within the poll
+ * period; per-step time: the block's time over its loop steps). */
+static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, bool tune,
+                                   uint32_t *items, double *blk_s)
+{
+    rtm_kexec_opts_t pr = prod_opts(b);
+    *items = mem_bound(proto->kernel) ? coarse_items(proto) : 0;
+    if (*items)
+        pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
+    double steps = 1.0;
+    *blk_s = block_time(b, proto, t, &steps);
+    rtm_preempt_grid_for_block(*blk_s, &pr);
+    if (!b->o.poll) /* the launch shape set: the periods are compared on it */
+        pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, *blk_s / steps)
+                             : rtm_preempt_poll_k(*blk_s / steps);
+    pr.no_poll = !rtm_preempt_block_polls(*blk_s);
+    return pr;
+}
+
 static void section_overhead(bench_t *b)
 {
     /* min of many runs at sizes whose original kernel lasts >= 1 ms (quick: 1-4 ms,
@@ -486,21 +510,11 @@ static void section_overhead(bench_t *b)
             bench_size(b, kernel, target, &proto) != 0)
             continue;
         const double t_orig = b->sized_s;
-        rtm_kexec_opts_t pr = prod;
-        const uint32_t items = mem_bound(kernel) ? coarse_items(&proto) : 0;
-        if (items)
-            pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
-        /* in-loop polls only where a block outlasts RTM_PREEMPT_POLL_BLOCK_S, at
-         * production's period (per-iteration time: the block's time over its loop steps) */
-        double steps = 1.0;
-        const double blk_s = block_time(b, &proto, t_orig, &steps);
-        const bool polls = rtm_preempt_block_polls(blk_s);
-        /* as the executive: long blocks store their fetched ids at once (--groups sets the
-         * groups either way) */
-        rtm_preempt_grid_for_block(blk_s, &pr);
-        if (!b->o.poll) /* the launch shape set: the periods are compared on it */
-            pr.poll_every = prod_poll_k(b, &proto, &pr, t_orig, blk_s / steps);
-        pr.no_poll = !polls;
+        uint32_t items = 0;
+        double blk_s = 0.0;
+        const rtm_kexec_opts_t pr = exec_shape(b, &proto, t_orig, true, &items, &blk_s);
+        const bool polls = !pr.no_poll;
+        b->big_pr[i] = pr;
         double best[V_COUNT];
         uint32_t groups = 0;
         if (overhead_one(b, &proto, &pr, runs, best, &groups) != 0)
@@ -530,7 +544,7 @@ static void section_overhead(bench_t *b)
                    best[V_ORIG] * 1e3);
             for (int v = V_PAPER; v < V_COUNT; v++)
                 printf(" %7.3f (%5.2f)", best[v] * 1e3, pct[v]);
-            char is[8] = "-";
+            char is[12] = "-";
             if (items)
                 snprintf(is, sizeof(is), "%u", items);
             printf(" %7s %5s %7.1f %5s %6u%s\n", gs, is, blk_s * 1e6, polls ? "yes" : "no",
@@ -1120,12 +1134,13 @@ typedef struct {
     void *jm;
 } rjob_t;
 
-static int rjob_open(bench_t *b, rjob_t *r, const rtm_kinst_t *proto, bool count)
+static int rjob_open(bench_t *b, rjob_t *r, const rtm_kinst_t *proto,
+                     const rtm_kexec_opts_t *shape, bool count)
 {
     memset(r, 0, sizeof(*r));
     if (inst_make(&r->in, proto, 5) != 0 || inst_make(&r->ref, proto, 5) != 0)
         return fail(b, "cannot allocate", proto->kernel->name, NULL);
-    rtm_kexec_opts_t o = prod_opts(b);
+    rtm_kexec_opts_t o = *shape;
     o.count_blocks = count;
     if (rtm_kexec_create_ex(&r->x, &b->dev, &r->in.k, &o) != RTM_OK ||
         rtm_kexec_warm(&r->x) != RTM_OK)
@@ -1208,12 +1223,12 @@ static double run_aborted(bench_t *b, rjob_t *r, double whole, bool cpu, int *st
 /* Counting build: aborts spread over the run, each job preempted up to three times and
  * resumed on the device (and, with `cpu`, finished on the CPU every other time); every
  * block must complete exactly once. Returns the completions beyond one. */
-static uint64_t reexec_check(bench_t *b, const rtm_kinst_t *proto, bool cpu, double whole,
-                             int points)
+static uint64_t reexec_check(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *shape,
+                             bool cpu, double whole, int points)
 {
     rjob_t r;
     uint64_t ex = 0, missing = 0;
-    if (rjob_open(b, &r, proto, true) == 0) {
+    if (rjob_open(b, &r, proto, shape, true) == 0) {
         if (cpu)
             rtm_kinst_run_cpu(&r.ref.k);
         else if (run_whole(b, &r) >= 0.0)
@@ -1309,7 +1324,7 @@ static void section_resume(bench_t *b)
     const int points = b->o.quick ? 2 : 8;
     if (!b->o.json)
         printf("\n5. aborted at half and resumed vs uninterrupted (wall ms, median of %d): on the "
-               "device at the size of section 2 (quick: at most 256 MiB of buffers), on the CPU at a size its twin runs in %.0f ms; "
+               "device at the size of section 2 (quick: at most 256 MiB of buffers) in the launch shape of section 2 (long blocks store their fetched ids, polls only in long blocks), on the CPU at a size its twin runs in %.0f ms; "
                "completed blocks re-executed (RTM_COUNT_BLOCKS, %d jobs each preempted up to 3 "
                "times, per size)\n%-16s %10s %10s %7s %10s %10s %7s %8s\n",
                reps, b->o.quick ? 20.0 : 50.0, points, "kernel", "whole", "gpu>gpu", "stopped",
@@ -1325,12 +1340,16 @@ static void section_resume(bench_t *b)
         memset(&r, 0, sizeof(r));
         /* on the device, at the large size (section 2's, or sized now when the overhead
          * part did not run); the reference is the uninterrupted run */
-        if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0)
+        if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0) {
+            uint32_t items;
+            double blk_s;
+            b->big_pr[i] = exec_shape(b, &b->big[i], b->sized_s, false, &items, &blk_s);
             b->have_big[i] = true;
+        }
         rtm_kinst_t big = b->big[i];
         if (b->have_big[i] && b->o.quick)
             quick_cap(&big);
-        if (b->have_big[i] && rjob_open(b, &r, &big, false) == 0) {
+        if (b->have_big[i] && rjob_open(b, &r, &big, &b->big_pr[i], false) == 0) {
             w1[0] = run_whole(b, &r);
             inst_copy(&r.ref, &r.in);
             for (int k = 0; k < reps && w1[0] >= 0.0; k++) {
@@ -1338,13 +1357,14 @@ static void section_resume(bench_t *b)
                 verify(b, &r.in.k, &r.ref.k, "uninterrupted rerun");
                 gg[k] = run_aborted(b, &r, w1[k], false, &st1);
             }
-            ex += reexec_check(b, &big, false, median(w1, reps), points);
+            ex += reexec_check(b, &big, &b->big_pr[i], false, median(w1, reps), points);
         }
         rjob_close(&r);
         /* on the CPU, at a size the twin handles; the reference is the twin */
         rtm_kinst_t small;
         cpu_size(kernel, b->o.quick ? 0.02 : 0.05, b->o.quick, &small);
-        if (rjob_open(b, &r, &small, false) == 0) {
+        const rtm_kexec_opts_t prod = prod_opts(b);
+        if (rjob_open(b, &r, &small, &prod, false) == 0) {
             rtm_kinst_run_cpu(&r.ref.k);
             for (int k = 0; k < reps; k++) {
                 w2[k] = run_whole(b, &r);
@@ -1352,7 +1372,7 @@ static void section_resume(bench_t *b)
                     break;
                 gc[k] = run_aborted(b, &r, w2[k], true, &st2);
             }
-            ex += reexec_check(b, &small, true, median(w2, reps), points);
+            ex += reexec_check(b, &small, &prod, true, median(w2, reps), points);
         }
         rjob_close(&r);
         b->reexec += ex;

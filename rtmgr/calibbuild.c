@@ -356,6 +356,11 @@ void rtm_calib_prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *si
     rtm_calib_prebuild_many(x, pb, m);
 }
 
+bool rtm_calib_dk_own_program(void *ctx, const kfit_t *kf, int64_t a, int64_t b)
+{
+    return size_built(((dkctx_t *)ctx)->x, kf->kern, kf->tune, a, b);
+}
+
 /* kfit_t's prebuild on a device: the sizes' programs the cache lacks, built together
  * (rtm_calib_prebuild_many: by the build workers when up or worth starting); those in the
  * cache after become prebuilt keys the targets may take. */

@@ -1779,6 +1779,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     dpred_t pt = p;
     pt.total = true;
     kfit_t kf = {.n_pre_keys = x->n_pre_key[ki], .prebuild = rtm_calib_dk_prebuild,
+                 .own_program = rtm_calib_dk_own_program,
                  .kern = kern, .tune = tune, .lim = &x->lim, .pred = rtm_calib_dev_pred,
                  .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,

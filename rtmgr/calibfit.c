@@ -737,11 +737,23 @@ int rtm_calib_gap_at(const double *t, uint32_t n)
     return at;
 }
 
-/* On the CPU pool, one point in the widest hole between the points measured for the
- * targets (tgt[i]: point i was; rtm_calib_gap_at), at the geometric mean of the two
- * times, its size interpolated between theirs through the exponent of the two (emp_pred
- * with the pair as its points), inputs from `seed`; appended to pts/keys (room for
- * `max`). */
+int rtm_calib_gap_reps(bool cpu, bool own_program, double job_s)
+{
+    if (cpu)
+        return REPS;
+    if (own_program || !(job_s > 0.0) ||
+        job_s * (RTM_CALIB_GAP_MIN_REPS + 1) > RTM_CALIB_GAP_BUDGET_S)
+        return 0;
+    const double fit = RTM_CALIB_GAP_BUDGET_S / job_s - 1.0; /* and its warm-up */
+    return fit >= REPS ? REPS : fit < RTM_CALIB_GAP_MIN_REPS ? RTM_CALIB_GAP_MIN_REPS : (int)fit;
+}
+
+/* One point in the widest hole between the points measured for the targets (tgt[i]:
+ * point i was; rtm_calib_gap_at), at the geometric mean of the two times, its size
+ * interpolated between theirs through the exponent of the two (emp_pred with the pair as
+ * its points), inputs from `seed`, repetitions by rtm_calib_gap_reps (on a device only
+ * a hole across the cache's edge, where the size runs the program of one of the two and
+ * its jobs are cheap); appended to pts/keys (room for `max`). */
 static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                               const bool *tgt, uint32_t *n, uint32_t max)
 {
@@ -772,9 +784,22 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
                            kf->lim, 1, keys[lo] + 1, keys, *n, size);
     if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
         return RTM_OK;
+    /* on a device, only a hole across the cache's edge (the fit's regime changes in it;
+     * every other hole there is a few short jobs whose instances alone cost calibration
+     * its time) */
+    if (!kf->cpu && !(kf->cache > 0 && pts[lo].ws < kf->cache && pts[hi].ws > kf->cache))
+        return RTM_OK;
+    rtm_kinst_t k;
+    if (!rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
+        return RTM_OK;
+    const bool own = kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
+                     kf->own_program(kf->ctx, kf, keys[hi], key);
+    const int reps = rtm_calib_gap_reps(kf->cpu, own, kf->pred(kf->pred_ctx, &k));
+    if (reps == 0)
+        return RTM_OK;
     kpoint_t pt;
     double per_job = 0;
-    const rtm_status_t st = kernel_point(kf, size, key, seed, REPS, 0, &pt, &per_job);
+    const rtm_status_t st = kernel_point(kf, size, key, seed, reps, 0, &pt, &per_job);
     if (st == RTM_OK) {
         keys[*n] = key;
         pts[(*n)++] = pt;
@@ -878,9 +903,9 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
     if (st == RTM_OK && *n >= 1 && rtm_calib_remeasure_wanted(*n, pts[0].t, pts[0].reps))
         st = remeasure_smallest(kf, pts, keys, *n);
     const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);
-    /* a target missed (the CPU pool only: a new size on a device is a program build on the
-     * path, PoCL's 0.3-1 s) */
-    if (st == RTM_OK && kf->cpu)
+    /* a target missed, or skipped once the kernel's time was spent (on a device where
+     * the size runs a program measured already and its jobs are cheap: gap_point) */
+    if (st == RTM_OK)
         st = gap_point(kf, POINT_SEED0 + nt + ne, pts, keys, tgt, n, room);
     /* one point past the cache when none is (the sizes chosen by job time all fit in
      * it on a large cache: the fit never saw the regime where the working set spills,

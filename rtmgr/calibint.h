@@ -257,6 +257,18 @@ bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps);
  * the widest such hole, -1 when there is none. */
 #define RTM_CALIB_GAP_RATIO 8.0
 int rtm_calib_gap_at(const double *t, uint32_t n);
+/* Repetitions of the point that fills such a hole, for a job of job_s there: on the CPU
+ * pool RTM_CALIB_REPS; on an OpenCL device (session 40) only a hole across the cache's
+ * edge is filled (gap_point), and only where its size runs a program already measured
+ * (own_program false: a new one is a build on the path, PoCL's 0.3-1 s) and its jobs fit
+ * RTM_CALIB_GAP_BUDGET_S (then as many as fit, at most RTM_CALIB_REPS, at least
+ * RTM_CALIB_GAP_MIN_REPS); 0 = not measured. The H100's sort had target points at 0.28,
+ * 0.77 and 36 ms (its time budget spent after the third) with the cache's edge between,
+ * and validation's n = 4 000 000-4 200 000 came out 13-21 % under in four validations of
+ * four (session 39). */
+#define RTM_CALIB_GAP_BUDGET_S 0.1
+#define RTM_CALIB_GAP_MIN_REPS 3
+int rtm_calib_gap_reps(bool cpu, bool own_program, double job_s);
 
 /* The host's load over a phase of calibration or validation: CPU time that neither this
  * process nor its waited-for workers used (other processes, interrupts) and time the
@@ -394,6 +406,10 @@ typedef struct kfit {
      * programs): a target takes one whose predicted time is within PREBUILT_RATIO of it */
     int64_t pre_keys[24];
     uint32_t n_pre_keys;
+    /* optional (NULL: every size runs one program): true when first keys a and b run
+     * different programs (a device whose build options hold the size or its launch
+     * shape; measuring b after a is then a build) */
+    bool (*own_program)(void *ctx, const struct kfit *kf, int64_t a, int64_t b);
     /* optional (NULL: none): builds together what the cache lacks of the programs at
      * sizes[0..n) (first keys keys[]), adding those it holds then to pre_keys */
     void (*prebuild)(void *ctx, struct kfit *kf, const int64_t *keys,
@@ -601,6 +617,8 @@ void rtm_calib_prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n);
 /* Builds the programs of n tuning candidates of kern at size together (a sweep's). */
 void rtm_calib_prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                         const rtm_tune_t *tunes, uint32_t n);
+/* kfit_t's own_program on a device (ctx: a dkctx_t). */
+bool rtm_calib_dk_own_program(void *ctx, const kfit_t *kf, int64_t a, int64_t b);
 /* kfit_t's prebuild on a device (ctx: a dkctx_t). */
 void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
                            const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);

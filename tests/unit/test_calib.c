@@ -761,6 +761,24 @@ static void test_gap_at(void **state)
     assert_int_equal(rtm_calib_gap_at(pairs, 0), -1);
 }
 
+/* The point that fills a hole: always on the CPU pool; on a device only where its size
+ * runs a program measured already, with as many repetitions as fit the gap's budget, and
+ * not at all where even the fewest do not (session 40: the H100's sort, 0.77 -> 36 ms). */
+static void test_gap_reps(void **state)
+{
+    (void)state;
+    assert_int_equal(rtm_calib_gap_reps(true, true, 1.0), RTM_CALIB_REPS);
+    assert_int_equal(rtm_calib_gap_reps(false, true, 5e-3), 0); /* a build of its own */
+    assert_int_equal(rtm_calib_gap_reps(false, false, 5e-3), RTM_CALIB_REPS);
+    const double mid = RTM_CALIB_GAP_BUDGET_S / (RTM_CALIB_GAP_MIN_REPS + 2.5);
+    assert_int_equal(rtm_calib_gap_reps(false, false, mid), RTM_CALIB_GAP_MIN_REPS + 1);
+    assert_int_equal(rtm_calib_gap_reps(false, false,
+                                        RTM_CALIB_GAP_BUDGET_S / (RTM_CALIB_GAP_MIN_REPS + 1)),
+                     RTM_CALIB_GAP_MIN_REPS);
+    assert_int_equal(rtm_calib_gap_reps(false, false, RTM_CALIB_GAP_BUDGET_S / 3.9), 0);
+    assert_int_equal(rtm_calib_gap_reps(false, false, 0.0), 0); /* no prediction */
+}
+
 /* Every timed job of a point computes the same job (session 28): grid_path's field is
  * INOUT (the initial field in, the cost-to-go out), and before, a point's second job
  * started from the first one's field, so its jobs ran the wavefront further, or found
@@ -955,6 +973,7 @@ int main(void)
         cmocka_unit_test(test_pace_keep),
         cmocka_unit_test(test_remeasure_single),
         cmocka_unit_test(test_gap_at),
+        cmocka_unit_test(test_gap_reps),
         cmocka_unit_test(test_inst_arena),
         cmocka_unit_test(test_inst_same_job),
         cmocka_unit_test(test_past_cache_size),
