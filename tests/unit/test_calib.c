@@ -139,17 +139,23 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
     assert_non_null(strstr(text, ": radix_sort: t_next "));
     /* matrix_mul's rows aligned to 32 bytes measured on every device after its fit: a
-     * term in range, or none when within the measurements' spreads (PoCL's usually);
-     * never for matrix_add, whose time does not depend on it */
+     * term in range, or none when within the measurements' spreads (PoCL's usually), or
+     * none with a FALLBACK note when the ratio is out of range (a measurement disturbed:
+     * CI's fresh clone, tests running side by side on 2 cores, session 40); never for
+     * matrix_add, whose time does not depend on it */
     const int km = rtm_kernel_index(rtm_kernel_find("matrix_mul"));
     assert_true(km >= 0);
     for (uint32_t i = 0; i < b.n_devs; i++) {
         char note[96];
         snprintf(note, sizeof(note), "%s: matrix_mul: aligned ", b.dev[i].name);
-        const bool kept = strstr(text, note) != NULL;
+        const char *at = strstr(text, note);
+        const bool kept = at && isdigit((unsigned char)at[strlen(note)]);
         snprintf(note, sizeof(note), "%s: matrix_mul: no term: within the spreads,",
                  b.dev[i].name);
-        assert_true(kept || strstr(text, note) != NULL);
+        const bool none = strstr(text, note) != NULL;
+        snprintf(note, sizeof(note), "FALLBACK: %s: matrix_mul: aligned rows not measured",
+                 b.dev[i].name);
+        assert_true(kept || none || strstr(text, note) != NULL);
         const double al = b.dev[i].ktune[km].aligned;
         assert_true(kept ? al > RTM_BOARD_ALIGNED_MIN && al < RTM_BOARD_ALIGNED_MAX : al == 0.0);
         assert_true(b.dev[i].ktune[ki].aligned == 0.0);
