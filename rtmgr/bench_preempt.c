@@ -466,25 +466,29 @@ static uint32_t prod_poll_k(bench_t *b, const rtm_kinst_t *proto, const rtm_kexe
 }
 
 /* The executive's launch shape for proto, whose original kernel lasts t: production's
- * options, coarse blocks for memory-bound kernels (*items, 0 = the kernel's own), the
- * long-block store (--groups sets the groups either way), in-loop polls only where a
- * block (*blk_s: t over its waves) outlasts RTM_PREEMPT_POLL_BLOCK_S, at the period
- * calibration would choose (tune) or K0 (the largest whose steps stay within the poll
- * period; per-step time: the block's time over its loop steps). */
+ * options, coarse blocks for memory-bound kernels (*items when asked, 0 = the kernel's
+ * own), the long-block store (--groups sets the groups either way), in-loop polls only
+ * where a block (*blk_s when asked: t over its waves) outlasts RTM_PREEMPT_POLL_BLOCK_S,
+ * at the period calibration would choose (tune) or K0 (the largest whose steps stay
+ * within the poll period; per-step time: the block's time over its loop steps). */
 static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, bool tune,
                                    uint32_t *items, double *blk_s)
 {
     rtm_kexec_opts_t pr = prod_opts(b);
-    *items = mem_bound(proto->kernel) ? coarse_items(proto) : 0;
-    if (*items)
+    const uint32_t it = mem_bound(proto->kernel) ? coarse_items(proto) : 0;
+    if (it)
         pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
     double steps = 1.0;
-    *blk_s = block_time(b, proto, t, &steps);
-    rtm_preempt_grid_for_block(*blk_s, &pr);
+    const double bs = block_time(b, proto, t, &steps);
+    rtm_preempt_grid_for_block(bs, &pr);
     if (!b->o.poll) /* the launch shape set: the periods are compared on it */
-        pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, *blk_s / steps)
-                             : rtm_preempt_poll_k(*blk_s / steps);
-    pr.no_poll = !rtm_preempt_block_polls(*blk_s);
+        pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, bs / steps)
+                             : rtm_preempt_poll_k(bs / steps);
+    pr.no_poll = !rtm_preempt_block_polls(bs);
+    if (items)
+        *items = it;
+    if (blk_s)
+        *blk_s = bs;
     return pr;
 }
 
@@ -510,8 +514,8 @@ static void section_overhead(bench_t *b)
             bench_size(b, kernel, target, &proto) != 0)
             continue;
         const double t_orig = b->sized_s;
-        uint32_t items = 0;
-        double blk_s = 0.0;
+        uint32_t items;
+        double blk_s;
         const rtm_kexec_opts_t pr = exec_shape(b, &proto, t_orig, true, &items, &blk_s);
         const bool polls = !pr.no_poll;
         b->big_pr[i] = pr;
@@ -1322,9 +1326,12 @@ static void section_resume(bench_t *b)
 {
     const int reps = b->o.quick ? 2 : 5;
     const int points = b->o.quick ? 2 : 8;
+    const rtm_kexec_opts_t prod = prod_opts(b); /* the CPU size's jobs (small grids) */
     if (!b->o.json)
         printf("\n5. aborted at half and resumed vs uninterrupted (wall ms, median of %d): on the "
-               "device at the size of section 2 (quick: at most 256 MiB of buffers) in the launch shape of section 2 (long blocks store their fetched ids, polls only in long blocks), on the CPU at a size its twin runs in %.0f ms; "
+               "device at section 2's size (quick: at most 256 MiB of buffers) and launch shape (long "
+               "blocks store their fetched ids, polls only in long blocks), on the CPU at a size "
+               "its twin runs in %.0f ms; "
                "completed blocks re-executed (RTM_COUNT_BLOCKS, %d jobs each preempted up to 3 "
                "times, per size)\n%-16s %10s %10s %7s %10s %10s %7s %8s\n",
                reps, b->o.quick ? 20.0 : 50.0, points, "kernel", "whole", "gpu>gpu", "stopped",
@@ -1341,9 +1348,7 @@ static void section_resume(bench_t *b)
         /* on the device, at the large size (section 2's, or sized now when the overhead
          * part did not run); the reference is the uninterrupted run */
         if (!b->have_big[i] && bench_size(b, kernel, b->o.quick ? 1e-3 : 10e-3, &b->big[i]) == 0) {
-            uint32_t items;
-            double blk_s;
-            b->big_pr[i] = exec_shape(b, &b->big[i], b->sized_s, false, &items, &blk_s);
+            b->big_pr[i] = exec_shape(b, &b->big[i], b->sized_s, false, NULL, NULL);
             b->have_big[i] = true;
         }
         rtm_kinst_t big = b->big[i];
@@ -1363,7 +1368,6 @@ static void section_resume(bench_t *b)
         /* on the CPU, at a size the twin handles; the reference is the twin */
         rtm_kinst_t small;
         cpu_size(kernel, b->o.quick ? 0.02 : 0.05, b->o.quick, &small);
-        const rtm_kexec_opts_t prod = prod_opts(b);
         if (rjob_open(b, &r, &small, &prod, false) == 0) {
             rtm_kinst_run_cpu(&r.ref.k);
             for (int k = 0; k < reps; k++) {

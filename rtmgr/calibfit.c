@@ -777,17 +777,17 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
     const uint32_t lo = idx[g], hi = idx[g + 1];
     if (!(keys[hi] > keys[lo] + 2))
         return RTM_OK; /* the longer time at the smaller size: no size between */
+    /* on a device, only a hole across the cache's edge (the fit's regime changes in it;
+     * every other hole there is a few short jobs whose instances alone cost calibration
+     * its time) */
+    if (!kf->cpu && !(kf->cache > 0 && pts[lo].ws < kf->cache && pts[hi].ws > kf->cache))
+        return RTM_OK;
     const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t};
     int64_t size[RTM_SIZE_KEYS_MAX];
     const int64_t key =
         rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
                            kf->lim, 1, keys[lo] + 1, keys, *n, size);
     if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
-        return RTM_OK;
-    /* on a device, only a hole across the cache's edge (the fit's regime changes in it;
-     * every other hole there is a few short jobs whose instances alone cost calibration
-     * its time) */
-    if (!kf->cpu && !(kf->cache > 0 && pts[lo].ws < kf->cache && pts[hi].ws > kf->cache))
         return RTM_OK;
     rtm_kinst_t k;
     if (!rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
