@@ -248,7 +248,7 @@ static void measure(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *proto, bo
 {
     memset(m, 0, sizeof(*m));
     rtm_kinst_t g = *proto, c = *proto;
-    proto->kernel->cost(proto, &m->cost);
+    rtm_kinst_cost(proto, &m->cost);
     bool inout = false;
     for (uint32_t i = 0; i < proto->plan.n_bufs; i++)
         inout |= proto->plan.buf[i].dir == RTM_BUF_INOUT;
@@ -451,7 +451,7 @@ static double sweep_point(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kinst_t *pro
         !fits(&k, &dev->info, 2, why, sizeof(why)) || rtm_kinst_bind(&k, arena, arena_bytes) == 0)
         return 0.0;
     rtm_cost_t cost;
-    k.kernel->cost(&k, &cost);
+    rtm_kinst_cost(&k, &cost);
     rtm_kexec_t x;
     memset(&x, 0, sizeof(x));
     double gbps = 0.0, t = 0.0, ts[REPS_MAX];

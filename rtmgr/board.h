@@ -92,7 +92,7 @@ typedef struct {
     double r_miss;   /* per-kernel r of a job whose buffers all lie beyond `knee` (s,
                       * extended model; excludes r_big): past the knee r blends from r_op
                       * to it by the share of the buffers beyond, 1 - knee / bytes; 0 = none */
-    double knee;     /* bytes (bytes_in + bytes_out) beyond which r_big (r_miss) applies,
+    double knee;     /* bytes of working set (bytes_ws) beyond which r_big (r_miss) applies,
                       * 0 = none */
     double r_byte;   /* time per byte of device-memory traffic (bytes_dev), added to the
                       * operations' time (s/B, extended model), 0 when none */

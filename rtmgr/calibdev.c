@@ -1709,7 +1709,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    kern->cost(&k, &cost);
+    rtm_kinst_cost(&k, &cost);
     if (!cost.rows_aligned || k.plan.launches != 1)
         return;
     const double fixed = kt->t_fixed + dev_kernel_fixed(x->bd);

@@ -292,13 +292,14 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
     return key;
 }
 
-/* An instance's host working set: bytes in + out (rtm_calib_pred_fn; ctx unused). */
+/* An instance's working set: every buffer once, scratch included (rtm_calib_pred_fn; ctx
+ * unused). */
 static double plan_ws(const void *ctx, const rtm_kinst_t *k)
 {
     (void)ctx;
     rtm_cost_t c;
-    k->kernel->cost(k, &c);
-    return c.bytes_in + c.bytes_out;
+    rtm_kinst_cost(k, &c);
+    return c.bytes_ws;
 }
 
 int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
@@ -408,8 +409,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK) {
         rtm_cost_t cost;
-        kf->kern->cost(&in.k, &cost);
-        pt->ws = cost.bytes_in + cost.bytes_out;
+        rtm_kinst_cost(&in.k, &cost);
+        pt->ws = cost.bytes_ws;
         pt->m = cost.bytes_dev;
         /* the count model.c scales by p_ops: Z * li on a device, li * sum z on the CPU */
         pt->x = kf->cpu ? cost.li * (cost.z[RTM_LOC_SCALAR] + cost.z[RTM_LOC_UNIT] +

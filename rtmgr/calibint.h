@@ -117,7 +117,7 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
 /* One calibration point of a kernel, as the fit sees it: the extended model's kernel
  * time there is b + W with W = a * r + m * r_byte (a, b from the model itself, r the
  * kernel's own) while the device bounds every launch; ws the job's buffer bytes
- * (bytes_in + bytes_out), m its bytes_dev, x its operation count, t the measured time
+ * (bytes_ws, scratch included), m its bytes_dev, x its operation count, t the measured time
  * (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
  * (model.c's launches_span: the larger of the two); L <= 1: one line. Points sorted by
  * ws. */
@@ -143,7 +143,7 @@ typedef struct {
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out);
 
 /* The smallest first key of `kern` (other keys at their defaults, `tune`) of the given
- * parity (0 even, 1 odd, -1 any) whose buffers (bytes_in + bytes_out) exceed `cache`
+ * parity (0 even, 1 odd, -1 any) whose buffers (bytes_ws, scratch included) exceed `cache`
  * bytes and fit `lim`, into size[]; -1 when none. */
 int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
                              const rtm_calib_lim_t *lim, int parity, int64_t *size);
@@ -366,7 +366,7 @@ void rtm_calib_iso_now(char *buf, size_t len);
  * the kernel's own fixed term and regimes, is b + a * r (+ m * r_byte) where the device
  * bounds every launch, bp + (a * r + m * r_byte) / L where the host paces a job's L > 1
  * launches, the larger of the two (a, b, bp from the model itself; rtm_calib_fitpt_t);
- * measured t; ws = the job's buffer bytes (bytes_in + bytes_out). */
+ * measured t; ws = the job's buffer bytes (bytes_ws, scratch included). */
 typedef struct {
     int64_t key;
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */

@@ -82,6 +82,16 @@ size_t rtm_kinst_bytes(const rtm_kinst_t *k)
     return total;
 }
 
+void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost)
+{
+    memset(cost, 0, sizeof(*cost));
+    k->kernel->cost(k, cost);
+    double ws = 0.0;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        ws += (double)k->plan.buf[i].bytes;
+    cost->bytes_ws = ws;
+}
+
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)
 {
     if (rtm_kinst_plan(k) != RTM_OK)

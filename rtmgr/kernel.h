@@ -87,6 +87,9 @@ typedef struct {
     double md;                 /* data items one CPU thread needs (eq. 1 w * md) */
     double bytes_in, bytes_out;/* host <-> device traffic per job */
     double bytes_dev;          /* device-memory traffic per job (extended model) */
+    double bytes_ws;           /* the job's working set: every buffer of its plan once,
+                                * scratch included (rtm_kinst_cost fills it; the caches'
+                                * and the per-kernel knees' measure, extended model) */
     uint32_t launches;         /* kernel launches per job */
     bool rows_aligned;         /* the job's rows start on 32-byte boundaries, for a kernel
                                 * whose time depends on it (the seed-000 loop kernels:
@@ -207,6 +210,8 @@ void rtm_kinst_init(rtm_kinst_t *k, const rtm_kernel_t *kernel);
 rtm_status_t rtm_kinst_plan(rtm_kinst_t *k);
 /* Total host bytes of k's buffers (after planning). */
 size_t rtm_kinst_bytes(const rtm_kinst_t *k);
+/* k's cost descriptor (kernel->cost) with bytes_ws from its plan (after planning). */
+void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost);
 /* Test and tool helper: plans k and points its buffers into `arena` (>= rtm_kinst_bytes,
  * each buffer 64-byte aligned). Returns the bytes used, 0 if `arena_bytes` is short. */
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes);

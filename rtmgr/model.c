@@ -112,7 +112,7 @@
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op; with a
- *       per-kernel knee, r_big for jobs whose buffers (bytes_in + bytes_out) exceed it
+ *       per-kernel knee, r_big for jobs whose buffers (bytes_ws, scratch included) exceed it
  *       (a second cache or TLB regime, found by calibration's fit), or with r_miss
  *       instead a gradual one: r + (r_miss - r) * (1 - knee / ws) for ws bytes beyond
  *       the knee, the share of the buffers the cache cannot hold (continuous at the
@@ -121,7 +121,7 @@
  *       bound by its operations or by device-memory traffic, whichever is slower).
  *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
  *       r, rate = the kernel's own mem_rate from ktune, and only for jobs whose buffers
- *       (bytes_in + bytes_out) exceed the device's `cache`; else (not calibrated, or the
+ *       (bytes_ws, scratch included) exceed the device's `cache`; else (not calibrated, or the
  *       data fit in the cache) there is no memory term: both are fitted to the kernel's
  *       measured times, r where its data stay in cache and mem_rate where they do not,
  *       and a kernel's bytes_dev may count cached re-reads that the device's copy
@@ -504,7 +504,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                     unsigned flags, rtm_model_time_t *t)
 {
     params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
-    const double rk = kernel_r_at(d->ktune, j->kernel, j->cost.bytes_in + j->cost.bytes_out);
+    const double rk = kernel_r_at(d->ktune, j->kernel, j->cost.bytes_ws);
     const double r = rk > 0.0 ? rk : param(&p, RTM_DEV_P_r_op, false);
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
@@ -519,7 +519,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
         if (km > 0.0) {
-            if (j->cost.bytes_in + j->cost.bytes_out > param(&p, RTM_DEV_P_cache, false))
+            if (j->cost.bytes_ws > param(&p, RTM_DEV_P_cache, false))
                 compute = max2(compute, w->bytes_dev / km);
         } else if (rk <= 0.0) {
             compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
@@ -602,7 +602,7 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
 {
     params_t p = {b->cpu_param, b->cpu_have, cpu_key, RTM_OK, NULL};
     const rtm_cost_t *c = &j->cost;
-    const double rk = kernel_r_at(b->cpu_ktune, j->kernel, c->bytes_in + c->bytes_out);
+    const double rk = kernel_r_at(b->cpu_ktune, j->kernel, c->bytes_ws);
     const double ops = c->li * (c->z[RTM_LOC_SCALAR] + c->z[RTM_LOC_UNIT] + c->z[RTM_LOC_STRIDED]);
     double t1;
     if (rk > 0.0)
@@ -620,7 +620,7 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(b->cpu_ktune, j->kernel) : 0.0;
         if (km > 0.0) {
-            if (c->bytes_in + c->bytes_out > param(&p, RTM_CPU_P_cache, false))
+            if (c->bytes_ws > param(&p, RTM_CPU_P_cache, false))
                 mem = w->bytes_dev / km;
         } else if (rk <= 0.0) {
             mem = w->bytes_dev / param(&p, RTM_CPU_P_mem_rate, true);
@@ -758,7 +758,7 @@ rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
     if (!k || !job || !k->kernel || k->plan.launches == 0)
         return RTM_E_ARG;
     memset(job, 0, sizeof(*job));
-    k->kernel->cost(k, &job->cost);
+    rtm_kinst_cost(k, &job->cost);
     const uint64_t blocks = rtm_kinst_blocks(k);
     if (blocks == 0 || blocks > UINT32_MAX)
         return RTM_E_ARG;

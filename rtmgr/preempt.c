@@ -1297,8 +1297,7 @@ static double job_ops(rtm_kinst_t *k)
     if (rtm_kinst_plan(k) != RTM_OK)
         return 0.0;
     rtm_cost_t c;
-    memset(&c, 0, sizeof(c));
-    k->kernel->cost(k, &c);
+    rtm_kinst_cost(k, &c);
     return c.li * (c.Z > 0 ? c.Z : 1.0);
 }
 

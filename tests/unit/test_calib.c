@@ -630,11 +630,11 @@ static void test_fit_paced_launches(void **state)
             k.size[0] = set ? val[i] : cal[i];
             assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
             rtm_cost_t c;
-            sort->cost(&k, &c);
+            rtm_kinst_cost(&k, &c);
             const double L = (double)k.plan.launches, w = c.li * r;
             const double b = L * f, bp = f + (L - 1.0) * next;
             const double t = fmax(b + w, bp + w / L);
-            (set ? v : p)[i] = (rtm_calib_fitpt_t){c.bytes_in + c.bytes_out, c.li, b, c.bytes_dev,
+            (set ? v : p)[i] = (rtm_calib_fitpt_t){c.bytes_ws, c.li, b, c.bytes_dev,
                                                    c.li, t, L, bp};
         }
     }

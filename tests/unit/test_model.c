@@ -77,7 +77,8 @@ static void cpu_board(rtm_board_t *b)
 }
 
 /* A job: 1e6 iterations, Z = 4, z = {1 scalar, 3 unit}, md = 2, 8 MB in (2 buffers),
- * 4 MB out (1 buffer), 12 MB device traffic, 4000 blocks, 1 launch, kernel 0. */
+ * 4 MB out (1 buffer), working set 12 MB (no scratch), 12 MB device traffic, 4000
+ * blocks, 1 launch, kernel 0. */
 static void job_make(rtm_model_job_t *j)
 {
     memset(j, 0, sizeof(*j));
@@ -89,6 +90,7 @@ static void job_make(rtm_model_job_t *j)
     j->cost.bytes_in = 8e6;
     j->cost.bytes_out = 4e6;
     j->cost.bytes_dev = 12e6;
+    j->cost.bytes_ws = 12e6;
     j->cost.launches = 1;
     j->blocks = 4000;
     j->wg = 250;
@@ -726,6 +728,13 @@ static void test_kernel_terms(void **state)
     d.ktune[0].knee = 16e6;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 31250 + 5000 + 7000);
+    /* the knee is on the working set, not on the transfers: 6 MB of scratch buffers
+     * take the same 12 MB in + out past it (a sort at 4.1 M keys on the H100: 16n of
+     * transfers under its 63 MiB knee, 24n of buffers past it, was 12-18 % under) */
+    j.cost.bytes_ws = 18e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 62500 + 5000 + 7000);
+    j.cost.bytes_ws = 12e6;
     /* gradual instead: 12 MB, a third beyond a 8 MB knee, r_miss 4 ns: r = 1 + 3 / 3 =
      * 2 ns, compute 62.5 us; below the knee r_op */
     d.ktune[0].r_big = 0.0;
