@@ -1148,10 +1148,11 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
                     continue;
                 kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0};
                 const double sse = fit_form(q, n, forms[f], s, cache, &cand);
-                /* each extra term must halve the error: compare sse * 2^k (two exact
-                 * fits tie: rounding must not choose between them) */
+                /* each extra term must halve the error: compare sse * 2^k (two fits
+                 * equal but for rounding tie — exact ones, or the two regimes' forms
+                 * with one point beyond the knee: rounding must not choose) */
                 const double score = sse * (double)(1u << k);
-                if (score + 1e-20 < best) {
+                if (score + 1e-20 < best * (1.0 - 1e-9)) {
                     best = score;
                     *o = cand;
                     o->p_ops = pw;
