@@ -1227,13 +1227,20 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     return RTM_OK;
 }
 
+/* A GPU job's transfers (predicted from the fitted rates) past which calibration times
+ * its kernel alone (dev_measure): under it whole jobs cost little more. */
+#define ALONE_XFER_S 1e-3
+
 /* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
  * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
- * read and written by the kernel (its inputs stay as uploaded), the runs after the
- * warm-up are the kernel alone (block control cleared, launches; no transfers): the
- * kernel span is what is fitted, and large jobs' transfers would otherwise cost most of
- * calibration's time. On a CPU device, and for in-place kernels, whole jobs (there the
- * transfers also warm the caches the kernel then reads, as in a real job). */
+ * read and written by the kernel (its inputs stay as uploaded) and the job's transfers
+ * take over ALONE_XFER_S, the runs after the warm-up are the kernel alone (block control
+ * cleared, launches; no transfers): the kernel span is what is fitted, and large jobs'
+ * transfers would otherwise cost most of calibration's time. Smaller jobs, on a CPU
+ * device, and in-place kernels: whole jobs, as validation and the running system run
+ * them (there the transfers also warm the caches the kernel then reads; and on the H100
+ * a streaming kernel's span alone was 3-5 us longer than within a job, session 41: copy
+ * at 0.3-20 M elements +8..+50 %, convolve, matrix_add alike). */
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
                                 double *kernel_s, rtm_calib_fig_t *fig)
 {
@@ -1241,7 +1248,13 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     rtm_status_t st = dev_kexec(x, in, &ex);
     if (st != RTM_OK)
         return st;
-    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const double *bp = x->bd->param;
+    const double xfer =
+        bp[RTM_DEV_P_ws_rate] > 0 && bp[RTM_DEV_P_wr_rate] > 0
+            ? (double)rtm_kinst_dir_bytes(&in->k, RTM_BUF_IN) / bp[RTM_DEV_P_ws_rate] +
+                  (double)rtm_kinst_dir_bytes(&in->k, RTM_BUF_OUT) / bp[RTM_DEV_P_wr_rate]
+            : INFINITY;
+    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && xfer > ALONE_XFER_S;
     for (uint32_t i = 0; i < in->k.plan.n_bufs; i++)
         alone = alone && (in->k.plan.buf[i].dir & RTM_BUF_IN && in->k.plan.buf[i].dir & RTM_BUF_OUT) == 0;
     if (reps > REPS)
