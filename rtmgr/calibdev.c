@@ -1240,7 +1240,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
  * device, and in-place kernels: whole jobs, as validation and the running system run
  * them (there the transfers also warm the caches the kernel then reads; and on the H100
  * a streaming kernel's span alone was 3-5 us longer than within a job, session 41: copy
- * at 0.3-20 M elements +8..+50 %, convolve, matrix_add alike). */
+ * at 0.3-20 M elements +7..+62 %, convolve, matrix_add alike). */
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
                                 double *kernel_s, rtm_calib_fig_t *fig)
 {
