@@ -429,7 +429,6 @@ static double block_time(const bench_t *b, const rtm_kinst_t *k, double t, doubl
     double items = 0.0;
     const double waves = block_waves(b, k, &items);
     rtm_cost_t c;
-    memset(&c, 0, sizeof(c));
     rtm_kinst_cost(k, &c);
     *steps = items > 0 && c.li > items ? c.li / items : 1.0;
     /* CPU devices run a group's work-items one after another (in vectors): a work-item's

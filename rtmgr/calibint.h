@@ -117,8 +117,8 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
 /* One calibration point of a kernel, as the fit sees it: the extended model's kernel
  * time there is b + W with W = a * r + m * r_byte (a, b from the model itself, r the
  * kernel's own) while the device bounds every launch; ws the job's buffer bytes
- * (bytes_ws, scratch included), m its bytes_dev, x its operation count, t the measured time
- * (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
+ * (bytes_ws, scratch included), m its bytes_dev, x its operation count, t the measured
+ * time (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
  * (model.c's launches_span: the larger of the two); L <= 1: one line. Points sorted by
  * ws. */
 typedef struct {
@@ -137,14 +137,14 @@ typedef struct {
 #define RTM_CALIB_REGIME_MAX 16.0
 
 /* calibfit.c's per-kernel fit (forms and rules in its comment): a second regime (r_big
- * or r_miss) has its knee at `cache` (bytes, 0 = unknown) when the cache lies between the two
- * sizes around it, and its r within RTM_CALIB_REGIME_MAX of r_op. False when no form fits with every term >= 0 and r > 0 (the caller
- * then falls back, loudly). */
+ * or r_miss) has its knee at `cache` (bytes, 0 = unknown) when the cache lies between
+ * the two sizes around it, and its r within RTM_CALIB_REGIME_MAX of r_op. False when no
+ * form fits with every term >= 0 and r > 0 (the caller then falls back, loudly). */
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out);
 
 /* The smallest first key of `kern` (other keys at their defaults, `tune`) of the given
- * parity (0 even, 1 odd, -1 any) whose buffers (bytes_ws, scratch included) exceed `cache`
- * bytes and fit `lim`, into size[]; -1 when none. */
+ * parity (0 even, 1 odd, -1 any) whose buffers (bytes_ws, scratch included) exceed
+ * `cache` bytes and fit `lim`, into size[]; -1 when none. */
 int64_t rtm_calib_past_cache(const rtm_kernel_t *kern, rtm_tune_t tune, double cache,
                              const rtm_calib_lim_t *lim, int parity, int64_t *size);
 
@@ -605,8 +605,8 @@ bool rtm_calib_prebuild_on(void);
 /* The kexec options calibration runs instance k with on x's device: calibration's build
  * (rtm_kexec_calib_opts, the build the model's terms are fitted on) on the launch shape
  * the executive gives such a job (rtm_preempt_grid_opts: the fetched block id stored at
- * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S), from the profile's terms as they stand (a
- * kernel's own once fitted, before that the device's generic ones). */
+ * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S), from the profile's terms as they
+ * stand (a kernel's own once fitted, before that the device's generic ones). */
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k);
 /* Plans kern at size and tune into *pb (rtm_calib_point_opts); false when it does not
  * plan. */

@@ -86,10 +86,7 @@ void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost)
 {
     memset(cost, 0, sizeof(*cost));
     k->kernel->cost(k, cost);
-    double ws = 0.0;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
-        ws += (double)k->plan.buf[i].bytes;
-    cost->bytes_ws = ws;
+    cost->bytes_ws = (double)rtm_kinst_dir_bytes(k, RTM_BUF_INOUT | RTM_BUF_SCRATCH);
 }
 
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)

@@ -182,8 +182,8 @@ bool rtm_kexec_end_mark(const rtm_kexec_t *x);
  * caller asks for it per run, for kernels of RTM_KEXEC_WATCH_MIN_S or more (1 ms until
  * session 39; on 65 536 spin blocks of 15 us, a 0.92 ms kernel whose in-loop polls never
  * saw a transferred flag sooner than its blocks' ends, response p99 was 58.9 us without
- * it, against 28-32 us for the 1.2-2.5 ms kernels that had it); a launch takes it where the instance has an end
- * mark and a WRITE flag, and where the extra group does not open a wave of its own (a
+ * it, against 28-32 us for the 1.2-2.5 ms kernels that had it); a launch takes it where
+ * the instance has an end mark and a WRITE flag, and where the extra group does not open a wave of its own (a
  * plain grid of a multiple of the device's units * 2048 / wg work-groups). */
 #define RTM_KEXEC_WATCH_MIN_S 0.5e-3
 void rtm_kexec_set_watch(rtm_kexec_t *x, bool on);

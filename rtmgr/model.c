@@ -112,8 +112,8 @@
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op; with a
- *       per-kernel knee, r_big for jobs whose buffers (bytes_ws, scratch included) exceed it
- *       (a second cache or TLB regime, found by calibration's fit), or with r_miss
+ *       per-kernel knee, r_big for jobs whose buffers (bytes_ws, scratch included)
+ *       exceed it (a second cache or TLB regime, found by calibration's fit), or with r_miss
  *       instead a gradual one: r + (r_miss - r) * (1 - knee / ws) for ws bytes beyond
  *       the knee, the share of the buffers the cache cannot hold (continuous at the
  *       knee; r_miss when none fits).
@@ -121,8 +121,8 @@
  *       bound by its operations or by device-memory traffic, whichever is slower).
  *       With the device's generic r_op, rate = the device's mem_rate. With a per-kernel
  *       r, rate = the kernel's own mem_rate from ktune, and only for jobs whose buffers
- *       (bytes_ws, scratch included) exceed the device's `cache`; else (not calibrated, or the
- *       data fit in the cache) there is no memory term: both are fitted to the kernel's
+ *       (bytes_ws, scratch included) exceed the device's `cache`; else (not calibrated,
+ *       or the data fit in the cache) there is no memory term: both are fitted to the kernel's
  *       measured times, r where its data stay in cache and mem_rate where they do not,
  *       and a kernel's bytes_dev may count cached re-reads that the device's copy
  *       bandwidth would overprice.
