@@ -210,16 +210,28 @@ rtm_status_t rtm_kexec_arm(rtm_kexec_t *x)
     return rtm_abortflag_clear(&x->flag);
 }
 
+/* Do x's in-loop polls load the flag at GPU scope (RTM_POLL_LD=1, kernels/rtm_block.h)?
+ * Where PTX has the relaxed load (NVIDIA, compute capability 7.0 and up), the polls' load
+ * is hidden (latency hiding on), and the flag is in device memory (the write transport:
+ * a GPU-scope load of host memory could read a copy the GPU's L2 holds). */
+static bool poll_ld_gpu(const rtm_kexec_t *x, uint32_t poll_every)
+{
+    return x->opts.variant == RTM_KEXEC_FULL && poll_every > 0 && x->opts.hide_latency > 0 &&
+           x->dev->info.nv_cc_major >= 7 &&
+           x->opts.transport == RTM_ABORT_WRITE;
+}
+
 /* The block-control build options of x (resolved). */
 static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
 {
     const rtm_kexec_opts_t *o = &x->opts;
+    const uint32_t poll_every =
+        o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every;
     snprintf(extra, len,
              "-DRTM_PERSIST=%d -DRTM_POLL_EVERY=%u -DRTM_POLL_LANES=%u -DRTM_NO_ABORT=%d "
              "-DRTM_NO_DONE=%d -DRTM_COUNT_BLOCKS=%d -DRTM_HIDE_LATENCY=%d "
-             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u -DRTM_END_MARK=%d%s%s%s",
-             x->persist ? (o->static_fetch ? 1 : 2) : 0,
-             o->no_poll || o->variant == RTM_KEXEC_FEEDBACK ? 0 : o->poll_every, o->poll_lanes,
+             "-DRTM_WG_CHECK=%d -DRTM_FLAG_COPIES=%u -DRTM_END_MARK=%d%s%s%s%s",
+             x->persist ? (o->static_fetch ? 1 : 2) : 0, poll_every, o->poll_lanes,
              o->variant == RTM_KEXEC_ORIGINAL, o->variant == RTM_KEXEC_CHECK,
              o->count_blocks ? 1 : 0, o->hide_latency > 0 ? 1 : 0,
              o->variant == RTM_KEXEC_WG_CHECK, o->flag_copies,
@@ -228,6 +240,7 @@ static void block_options(const rtm_kexec_t *x, char *extra, size_t len)
              x->persist && !o->static_fetch && o->hide_latency > 0 && o->fetch_store
                  ? " -DRTM_FETCH_STORE=1"
                  : "",
+             poll_ld_gpu(x, poll_every) ? " -DRTM_POLL_LD=1" : "",
              o->cl_extra ? " " : "",
              o->cl_extra ? o->cl_extra : "");
 }

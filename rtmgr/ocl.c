@@ -92,6 +92,10 @@ static void describe(cl_platform_id p, cl_device_id d, uint32_t index, rtm_ocl_i
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, sizeof(cl_uint), &o->pref_vec_int, NULL);
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof(cl_uint), &o->pref_vec_float, NULL);
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof(cl_uint), &o->pref_vec_double, NULL);
+    if ((o->type & CL_DEVICE_TYPE_GPU) && strstr(o->platform_name, "NVIDIA")) {
+        clGetDeviceInfo(d, 0x4000 /* CC major */, sizeof(cl_uint), &o->nv_cc_major, NULL);
+        clGetDeviceInfo(d, 0x4001 /* CC minor */, sizeof(cl_uint), &o->nv_cc_minor, NULL);
+    }
 }
 
 rtm_status_t rtm_ocl_discover(rtm_ocl_info_t *out, uint32_t max, uint32_t *n)

@@ -34,6 +34,8 @@ typedef struct {
     bool host_unified;        /* CPU or integrated device sharing host memory */
     bool has_double;
     cl_uint pref_vec_char, pref_vec_int, pref_vec_float, pref_vec_double;
+    cl_uint nv_cc_major, nv_cc_minor; /* NVIDIA GPUs: compute capability
+                                        * (cl_nv_device_attribute_query); 0 elsewhere */
 } rtm_ocl_info_t;
 
 /* An opened device. */

@@ -327,9 +327,8 @@ static bool nv_gpu(const rtm_ocl_dev_t *d)
  * else 2048). */
 static void nv_sm(const rtm_ocl_dev_t *d, uint32_t *regs_sm, uint32_t *threads_sm)
 {
-    cl_uint major = 0, minor = 0, regs = 0;
-    clGetDeviceInfo(d->info.id, 0x4000 /* CC major */, sizeof(major), &major, NULL);
-    clGetDeviceInfo(d->info.id, 0x4001 /* CC minor */, sizeof(minor), &minor, NULL);
+    const cl_uint major = d->info.nv_cc_major, minor = d->info.nv_cc_minor;
+    cl_uint regs = 0;
     clGetDeviceInfo(d->info.id, 0x4002 /* registers per block */, sizeof(regs), &regs, NULL);
     *regs_sm = regs ? regs : 65536u;
     *threads_sm = major == 7 && minor == 5 ? 1024u
