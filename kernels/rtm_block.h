@@ -99,6 +99,9 @@
  *   RTM_FETCH_STORE=1     with RTM_PERSIST=2 and RTM_HIDE_LATENCY: the next block's fetch
  *                         goes to local memory when a block starts, not to a register
  *                         held to its end (kexec: long blocks, rtm_preempt_grid_for_block)
+ *   RTM_POLL_LD=1         in-loop polls load the flag at GPU scope (PTX ld.relaxed.gpu;
+ *                         kexec: NVIDIA compute capability 7.0 and up, flag in device
+ *                         memory; rtm_poll_load_)
  * Experiment switch (bench preempt --cl-opts; RTM_POLL_FOR with RTM_HIDE_LATENCY):
  *   RTM_POLL_FULL=0       RTM_POLL_LOOP as RTM_POLL_FOR (strips of min(K, hi - s) steps)
  *   RTM_POLL_NOLOAD=1     strips without the flag load (a raise is never seen): the
