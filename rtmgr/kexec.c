@@ -217,8 +217,7 @@ rtm_status_t rtm_kexec_arm(rtm_kexec_t *x)
 static bool poll_ld_gpu(const rtm_kexec_t *x, uint32_t poll_every)
 {
     return x->opts.variant == RTM_KEXEC_FULL && poll_every > 0 && x->opts.hide_latency > 0 &&
-           x->dev->info.nv_cc_major >= 7 &&
-           x->opts.transport == RTM_ABORT_WRITE;
+           x->dev->info.nv_cc_major >= 7 && x->opts.transport == RTM_ABORT_WRITE;
 }
 
 /* The block-control build options of x (resolved). */
