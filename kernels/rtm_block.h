@@ -99,7 +99,7 @@
  *   RTM_FETCH_STORE=1     with RTM_PERSIST=2 and RTM_HIDE_LATENCY: the next block's fetch
  *                         goes to local memory when a block starts, not to a register
  *                         held to its end (kexec: long blocks, rtm_preempt_grid_for_block)
- *   RTM_POLL_LD=1         in-loop polls load the flag at GPU scope (PTX ld.relaxed.gpu;
+ *   RTM_POLL_LD=1         latency-hidden polls load the flag at GPU scope (ld.relaxed.gpu;
  *                         kexec: NVIDIA compute capability 7.0 and up, flag in device
  *                         memory; rtm_poll_load_)
  * Experiment switch (bench preempt --cl-opts; RTM_POLL_FOR with RTM_HIDE_LATENCY):
@@ -258,39 +258,10 @@
 #else
 /* ---- abortable kernel --------------------------------------------------------------- */
 
-/* Poll with the latency hidden (RTM_POLL_FOR, RTM_POLL_N): publishes the flag value this
- * work-item loaded at its previous poll (a raised flag marks the current block
- * interrupted: stop word = tag), tests the group's stop word, and issues the next load,
- * which the loop's work covers until the next poll. Only one work-item in
- * RTM_POLL_LANES loads global memory; the others see its publication in the stop word.
- * Not for loops that contain barriers (the private pending value is then miscompiled by
- * PoCL 3.1, and the break would not be uniform anyway). */
-int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
-                  int *pv)
-{
-#if RTM_POLL_LANES > 1
-    if (*pv)
-        *stop = tag;
-    if (*stop == tag)
-        return 1;
-    if (get_local_id(0) % RTM_POLL_LANES == 0)
-        *pv = *flag;
-    return 0;
-#else
-    /* every work-item loads the flag itself: its own register decides, no local read */
-    if (*pv) {
-        *stop = tag;
-        return 1;
-    }
-    *pv = *flag;
-    return 0;
-#endif
-}
-
-/* The two halves of rtm_poll_now_ for RTM_POLL_FOR, which issues the load when a strip
- * starts and tests it when the next strip starts. With one lane the test is the loaded
- * register alone (a raised flag is published to the group's stop word then, once);
- * with more lanes the others read the stop word. */
+/* The two halves of a latency-hidden poll: RTM_POLL_FOR issues the load when a strip
+ * starts and tests it when the next strip starts (rtm_poll_now_ does both at once).
+ * With one lane the test is the loaded register alone (a raised flag is published to
+ * the group's stop word then, once); with more lanes the others read the stop word. */
 int rtm_poll_test_(__local volatile uint *stop, uint tag, int pv)
 {
 #if RTM_POLL_LANES > 1
@@ -306,9 +277,10 @@ int rtm_poll_test_(__local volatile uint *stop, uint tag, int pv)
 #endif
 }
 
-/* A strip's flag load (RTM_POLL_FOR, RTM_POLL_LOOP). With RTM_POLL_LD=1 (NVIDIA, compute
- * capability 7.0 and up: kexec sets it) a relaxed load at GPU scope instead of the
- * volatile load's system scope (LDG.E.STRONG.GPU, not .SYS): on the H100 the persistent
+/* The latency-hidden polls' flag load (RTM_POLL_FOR, RTM_POLL_LOOP, RTM_POLL_N; the
+ * immediate RTM_POLL and RTM_POLL_WG keep the volatile load). With RTM_POLL_LD=1
+ * (NVIDIA, compute capability 7.0 and up: kexec sets it) a relaxed load at GPU scope
+ * instead of the volatile load's system scope (LDG.E.STRONG.GPU, not .SYS): on the H100 the persistent
  * groups' polled matrix_mov cost 3.5-4.4 % over the original kernel with the volatile
  * load and -1.4..-0.7 % with this one (docs/preempt.md, "The polls' load scope"). The
  * flag lives in device memory; the host's transfer and the watcher's store both reach
@@ -336,6 +308,20 @@ uint rtm_poll_issue_(__global const volatile int *flag, int *pv)
         *pv = rtm_poll_load_(flag);
 #endif
     return 0u;
+}
+
+/* Poll with the latency hidden (RTM_POLL_N): tests the flag value this work-item loaded
+ * at its previous poll (a raised flag marks the current block interrupted: stop word =
+ * tag; rtm_poll_test_) and issues the next load (rtm_poll_issue_), which the loop's work
+ * covers until the next poll. Not for loops that contain barriers (the private pending
+ * value is then miscompiled by PoCL 3.1, and the break would not be uniform anyway). */
+int rtm_poll_now_(__global const volatile int *flag, __local volatile uint *stop, uint tag,
+                  int *pv)
+{
+    if (rtm_poll_test_(stop, tag, *pv))
+        return 1;
+    rtm_poll_issue_(flag, pv);
+    return 0;
 }
 
 /* Immediate poll, no private state (RTM_POLL): loads the flag now and tests it (with

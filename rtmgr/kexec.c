@@ -210,10 +210,11 @@ rtm_status_t rtm_kexec_arm(rtm_kexec_t *x)
     return rtm_abortflag_clear(&x->flag);
 }
 
-/* Do x's in-loop polls load the flag at GPU scope (RTM_POLL_LD=1, kernels/rtm_block.h)?
- * Where PTX has the relaxed load (NVIDIA, compute capability 7.0 and up), the polls' load
- * is hidden (latency hiding on), and the flag is in device memory (the write transport:
- * a GPU-scope load of host memory could read a copy the GPU's L2 holds). */
+/* Do x's latency-hidden in-loop polls load the flag at GPU scope (RTM_POLL_LD=1,
+ * kernels/rtm_block.h)? Where PTX has the relaxed load (NVIDIA, compute capability 7.0
+ * and up), the polls hide its latency (latency hiding on), and the flag is in device
+ * memory (the write transport: a GPU-scope load of host memory could read a copy the
+ * GPU's L2 holds). */
 static bool poll_ld_gpu(const rtm_kexec_t *x, uint32_t poll_every)
 {
     return x->opts.variant == RTM_KEXEC_FULL && poll_every > 0 && x->opts.hide_latency > 0 &&

@@ -63,6 +63,11 @@ static void platform_name(cl_platform_id p, char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
+bool rtm_ocl_nv_gpu(const rtm_ocl_info_t *info)
+{
+    return (info->type & CL_DEVICE_TYPE_GPU) && strstr(info->platform_name, "NVIDIA");
+}
+
 static void describe(cl_platform_id p, cl_device_id d, uint32_t index, rtm_ocl_info_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -92,7 +97,7 @@ static void describe(cl_platform_id p, cl_device_id d, uint32_t index, rtm_ocl_i
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, sizeof(cl_uint), &o->pref_vec_int, NULL);
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof(cl_uint), &o->pref_vec_float, NULL);
     clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof(cl_uint), &o->pref_vec_double, NULL);
-    if ((o->type & CL_DEVICE_TYPE_GPU) && strstr(o->platform_name, "NVIDIA")) {
+    if (rtm_ocl_nv_gpu(o)) {
         clGetDeviceInfo(d, 0x4000 /* CC major */, sizeof(cl_uint), &o->nv_cc_major, NULL);
         clGetDeviceInfo(d, 0x4001 /* CC minor */, sizeof(cl_uint), &o->nv_cc_minor, NULL);
     }

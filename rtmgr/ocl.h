@@ -38,6 +38,10 @@ typedef struct {
                                         * (cl_nv_device_attribute_query); 0 elsewhere */
 } rtm_ocl_info_t;
 
+/* Is it an NVIDIA GPU (its vendor extensions and PTX: nv_cc_*, -cl-nv-verbose, inline
+ * assembly in kernels)? */
+bool rtm_ocl_nv_gpu(const rtm_ocl_info_t *info);
+
 /* An opened device. */
 typedef struct {
     rtm_ocl_info_t info;

@@ -317,11 +317,6 @@ uint32_t rtm_program_reg_cap(uint32_t regs, uint32_t wg, uint32_t regs_sm, uint3
     return cap >= 16u && reg_alloc(regs) - cap <= 8u ? cap : 0;
 }
 
-static bool nv_gpu(const rtm_ocl_dev_t *d)
-{
-    return (d->info.type & CL_DEVICE_TYPE_GPU) && strstr(d->info.platform_name, "NVIDIA");
-}
-
 /* Registers and resident work-items per SM of an NVIDIA device (cl_nv_device_attribute_query;
  * the work-items from the compute capability: 1024 on 7.5, 1536 on 8.6-8.9 and 12.x,
  * else 2048). */
@@ -691,7 +686,8 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
         /* NVIDIA builds report their registers (the occupancy guard reads them); the
          * flag changes no code, so the cache key leaves it out */
         char opts[sizeof(p->options) + 32];
-        snprintf(opts, sizeof(opts), "%s%s", p->options, nv_gpu(d) ? " -cl-nv-verbose" : "");
+        snprintf(opts, sizeof(opts), "%s%s", p->options,
+                 rtm_ocl_nv_gpu(&d->info) ? " -cl-nv-verbose" : "");
         const cl_int err = compile(d, src, len, opts, &p->prog);
         if (!p->prog) {
             free(src);
@@ -712,7 +708,7 @@ rtm_status_t rtm_program_build_cached(rtm_ocl_dev_t *d, const rtm_kinst_t *k, co
                     k->kernel->name, p->options);
             print_build_log(d, p->prog, k->kernel->name);
         }
-        if (nv_gpu(d))
+        if (rtm_ocl_nv_gpu(&d->info))
             nv_occupancy(d, k, src, len, opts, verbose, p);
         dump_binary(dump, p->prog, k, p->key, p->options);
         if (bin_path[0])

@@ -53,9 +53,6 @@ static void test_matrix_add_cpu(void **state)
     free(arena);
 }
 
-/* rows_aligned: the seed-000 loop kernels at n a multiple of 8 floats (rows on 32-byte
- * sectors); not at odd or 4-aligned n, and never for a kernel whose time does not
- * depend on it (matrix_add, matrix_mov). */
 /* rtm_kinst_cost's working set: every buffer of the plan once, scratch included; sort's
  * scratch puts it past bytes in + out, an INOUT buffer counts once (spin's and
  * grid_path's state would count twice in in + out). */
@@ -89,6 +86,9 @@ static void test_working_set(void **state)
     assert_true(c.bytes_ws > 1.4 * (c.bytes_in + c.bytes_out));
 }
 
+/* rows_aligned: the seed-000 loop kernels at n a multiple of 8 floats (rows on 32-byte
+ * sectors); not at odd or 4-aligned n, and never for a kernel whose time does not
+ * depend on it (matrix_add, matrix_mov). */
 static void test_rows_aligned(void **state)
 {
     (void)state;
