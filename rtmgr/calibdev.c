@@ -18,6 +18,7 @@
 #include "kexec.h"
 #include "model.h"
 #include "os.h"
+#include "pace.h"
 #include "preempt.h"
 #include "program.h"
 #include "stats.h"
@@ -1009,28 +1010,6 @@ static size_t kexec_max_wg(const rtm_kexec_t *ex, cl_device_id dev)
     return m;
 }
 
-/* One kernel-only run of a job whose inputs are already on the device: the block
- * control cleared, every launch (with `first` > 0: each launch's first `first` blocks
- * alone, unmapped), clFinish; the kernel span, and in *enq_s (may be NULL) the host's
- * time in enqueueing the launches. */
-static rtm_status_t kernel_only(rtm_kexec_t *ex, uint32_t first, double *kernel_s, double *enq_s)
-{
-    cl_event k0 = NULL, k1 = NULL;
-    rtm_status_t st = rtm_kexec_clear(ex, NULL, NULL);
-    const double h0 = rtm_calib_now();
-    if (st == RTM_OK)
-        st = rtm_kexec_enqueue_all(ex, first, &k0, &k1);
-    if (enq_s)
-        *enq_s = rtm_calib_now() - h0;
-    const cl_int err = clFinish(ex->dev->exec);
-    if (st == RTM_OK && err != CL_SUCCESS)
-        st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
-    *kernel_s = st == RTM_OK ? span_s(k0, k1 ? k1 : k0) : 0.0;
-    release_ev(&k0);
-    release_ev(&k1);
-    return st;
-}
-
 /* Warm-up: one whole job of `in`, then (warm_s > 0) more until they have run warm_s,
  * kernel-only when `alone` (its inputs stay on the device). */
 static rtm_status_t warm_up(rtm_kexec_t *ex, rtm_calib_inst_t *in, bool alone, double warm_s)
@@ -1041,7 +1020,7 @@ static rtm_status_t warm_up(rtm_kexec_t *ex, rtm_calib_inst_t *in, bool alone, d
         double s = 0.0;
         rtm_kexec_timing_t t;
         if (w > 0 && alone) {
-            st = kernel_only(ex, 0, &s, NULL);
+            st = rtm_kexec_run_kernels(ex, 0, &s, NULL);
         } else {
             st = rtm_calib_inst_run(ex, in, &t);
             s = t.in_s + t.kernel_s + t.out_s;
@@ -1263,7 +1242,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     st = warm_up(&ex, in, alone, warm_s);
     for (int r = 1; r <= reps && st == RTM_OK; r++) {
         if (alone) {
-            st = kernel_only(&ex, 0, &samp[r], NULL);
+            st = rtm_kexec_run_kernels(&ex, 0, &samp[r], NULL);
             continue;
         }
         rtm_kexec_timing_t t;
@@ -1309,7 +1288,7 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
         reps = REPS;
     double samp[REPS + 1];
     for (int r = 0; r <= reps && st == RTM_OK; r++) {
-        st = kernel_only(&ex, (uint32_t)m64, &samp[r], NULL);
+        st = rtm_kexec_run_kernels(&ex, (uint32_t)m64, &samp[r], NULL);
         if (r == 0 && st == RTM_OK)
             reps = rtm_calib_reps_after_warmup(samp[0], reps);
     }
@@ -1625,7 +1604,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
          * points that followed, warmed up, ran at 9-11 us a launch (session 13) */
         st = warm_up(&ex, &in, true, RTM_CALIB_WARM_S);
         for (int r = 0; r < REPS && st == RTM_OK; r++)
-            st = kernel_only(&ex, 0, &span[r], &host[r]);
+            st = rtm_kexec_run_kernels(&ex, 0, &span[r], &host[r]);
         dev_kexec_end(x, &ex);
     }
     rtm_calib_inst_free(&in);
@@ -1650,6 +1629,17 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
                  host_paced ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
                  enq * 1e6);
     return t_next;
+}
+
+/* The pace probe now, beside a t_next sample (a GPU whose profile has its `pace`): its
+ * median, 0 where none. */
+static double pace_beside(devcal_t *x)
+{
+    double s[RTM_PACE_REPS], median = 0.0;
+    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !x->bd->have[RTM_DEV_P_pace] ||
+        rtm_pace_probe(x->d, x->cache, s, &median) != RTM_OK)
+        return 0.0;
+    return median;
 }
 
 /* t_next against the kernel's points: a point of L launches that took t bounds the pace
@@ -1787,6 +1777,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     }
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
+    x->pace_at[ki] = kt->t_next > 0 ? pace_beside(x) : 0.0;
     dkctx_t dk = {x, (int)ki};
     /* calibration sizes by the job's predicted total time, as validation's */
     dpred_t pt = p;
@@ -1863,13 +1854,26 @@ static void dev_xfer_late(devcal_t *x)
              x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6);
 }
 
+/* A t_next sample taken where the pace probe measured `beside`, at the device's `pace`
+ * (the probe in the device figures, beside kernel_next and gap_host_*): t * pace /
+ * beside; t as it is where either probe is missing. */
+static double pace_norm(const devcal_t *x, double t, double beside)
+{
+    const double ref = x->bd->have[RTM_DEV_P_pace] ? x->bd->param[RTM_DEV_P_pace] : 0.0;
+    return ref > 0 && beside > 0 ? t * ref / beside : t;
+}
+
 /* A GPU's multi-launch kernels' pace (t_next) sampled again after the catalogue and
  * averaged with the first sample (as pace_cap left it): the host's enqueueing drifts
  * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
  * 11.7-16.2 us where validation's jobs ran at 10.5-12.8 us, and its two smallest sizes
  * validated +15..+26 %; -6..+16 % with the late sample, radix_sort's n = 131072 -13..+16
- * against +20/+23 %, but grid_path's launch-bound widths no better, -25..+23 %). CPU
- * devices' pace is their own per-launch work, not the host's: one sample. */
+ * against +20/+23 %, but grid_path's launch-bound widths no better, -25..+23 %). Each
+ * sample is first brought to the device's `pace` by the probe run beside it (pace_norm):
+ * the catalogue runs beside the background builds, which slowed the host's enqueueing
+ * (session 43: the device figures' probe 9.15 us a launch, the catalogue's t_next
+ * 11.6-14.2 us; rtmgr/pace.h). CPU devices' pace is their own per-launch work, not the
+ * host's: one sample, as measured. */
 static void dev_pace_late(devcal_t *x)
 {
     if (x->d->info.type & CL_DEVICE_TYPE_CPU)
@@ -1880,12 +1884,14 @@ static void dev_pace_late(devcal_t *x)
         if (!kt->have || !(kt->t_next > 0) || !rtm_calib_wanted(x->c->o->kernels, kern->name))
             continue;
         const double first = kt->t_next, late = dev_pace(x, kern, kt->tune);
-        if (!(late > 0))
-            continue;
-        kt->t_next = 0.5 * (first + late);
+        const double beside = late > 0 ? pace_beside(x) : 0.0;
+        const double f1 = pace_norm(x, first, x->pace_at[ki]), f2 = pace_norm(x, late, beside);
+        kt->t_next = late > 0 ? 0.5 * (f1 + f2) : f1;
         cal_note(x->c, "%s: %s: t_next %.4gus: the mean of its first sample %.4gus and the "
-                       "late one %.4gus (after the catalogue)",
-                 x->bd->name, kern->name, kt->t_next * 1e6, first * 1e6, late * 1e6);
+                       "late one %.4gus (after the catalogue), at the device's pace: %.4gus "
+                       "beside a probe of %.4gus and %.4gus beside %.4gus",
+                 x->bd->name, kern->name, kt->t_next * 1e6, first * 1e6, late * 1e6, f1 * 1e6,
+                 x->pace_at[ki] * 1e6, f2 * 1e6, beside * 1e6);
     }
 }
 
@@ -1896,6 +1902,25 @@ static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
     r->ph[2] += rtm_calib_now() - t;
     r->x.c->cfig_s += rtm_calib_now() - t;
     return st;
+}
+
+/* The pace probe (rtmgr/pace.h) in the calibrating process: the host's enqueueing per
+ * launch that this profile's launch-pace terms (t_next, kernel_next, gap_host_*) were
+ * measured at, so that a later process can scale them by its own. */
+static rtm_status_t dev_pace_probe(devcal_t *x)
+{
+    double s[RTM_PACE_REPS], median = 0.0;
+    const rtm_status_t st = rtm_pace_probe(x->d, x->cache, s, &median);
+    if (st != RTM_OK) {
+        cal_fallback(x->c, "%s: the pace probe failed (%s): no `pace`, later processes use the "
+                           "launch pace as calibrated", x->bd->name, rtm_strerror(st));
+        return RTM_OK;
+    }
+    rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_pace);
+    dev_param(x->bd, RTM_DEV_P_pace, rtm_calib_summary(s, RTM_PACE_REPS, f));
+    cal_note(x->c, "%s: pace probe: the host enqueued %.4gus a launch (spread %.1f%%)",
+             x->bd->name, x->bd->param[RTM_DEV_P_pace] * 1e6, f->spread * 100);
+    return RTM_OK;
 }
 
 /* Opens the device and measures its figures and matrix_mov; with `with_c` the build-time
@@ -1937,6 +1962,8 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
         st = dev_launch(x);
     if (st == RTM_OK)
         st = dev_phase_gap(x);
+    if (st == RTM_OK && !(info->type & CL_DEVICE_TYPE_CPU))
+        st = dev_pace_probe(x);
     cal_say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus, "
             "phase gap %.4gus", bd->name,
             bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units],

@@ -471,6 +471,9 @@ typedef struct {
         double x[16], w[2][16], r[2][16], spread;
         size_t n;
     } xs;
+    /* the pace probe (rtmgr/pace.h) beside each kernel's first t_next sample, by kernel
+     * (0: none): dev_pace_late brings the samples to the device's `pace` with it */
+    double pace_at[RTM_MAX_KERNELS];
 } devcal_t;
 
 /* Validation's sizes of the seed-000 kernels (first key n; the empty kernel's blocks of

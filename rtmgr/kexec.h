@@ -305,5 +305,11 @@ rtm_status_t rtm_kexec_warm(rtm_kexec_t *x);
 
 /* Runs one whole job (inputs, every launch, outputs) and waits; fills `t`. */
 rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t);
+/* One kernel-only run of a job whose inputs are already on the device: the block control
+ * cleared, every launch (with nmap > 0 each launch's first nmap blocks, as
+ * rtm_kexec_enqueue_all), clFinish; *kernel_s the kernel span (first launch's START to
+ * last launch's END), *enq_s (may be NULL) the host's time in enqueueing the launches.
+ * Calibration and the host-pace probe (rtmgr/pace.h). */
+rtm_status_t rtm_kexec_run_kernels(rtm_kexec_t *x, uint32_t nmap, double *kernel_s, double *enq_s);
 
 #endif

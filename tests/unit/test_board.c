@@ -137,10 +137,12 @@ static void test_shipped_profile(void **state)
      * command, no clears, kernel_fixed per launch and no gaps between phases, or
      * phase_gap alone, as before); phase_gap may be 0 */
     for (uint32_t p = 0; p < RTM_DEV_P_COUNT; p++)
-        if (p != RTM_DEV_P_ws_next && p != RTM_DEV_P_wr_next && p != RTM_DEV_P_ws_clear &&
-            p != RTM_DEV_P_kernel_next && p != RTM_DEV_P_phase_gap &&
-            p != RTM_DEV_P_gap_host_k && p != RTM_DEV_P_gap_host_o && p != RTM_DEV_P_ws_idle &&
-            p != RTM_DEV_P_wr_idle)
+        if (p == RTM_DEV_P_pace) /* GPUs only (rtmgr/pace.h): never a CPU-type device's */
+            assert_false(d->have[p]);
+        else if (p != RTM_DEV_P_ws_next && p != RTM_DEV_P_wr_next && p != RTM_DEV_P_ws_clear &&
+                 p != RTM_DEV_P_kernel_next && p != RTM_DEV_P_phase_gap &&
+                 p != RTM_DEV_P_gap_host_k && p != RTM_DEV_P_gap_host_o &&
+                 p != RTM_DEV_P_ws_idle && p != RTM_DEV_P_wr_idle)
             assert_true(d->have[p] && d->param[p] > 0);
         else
             assert_true(!d->have[p] || d->param[p] >= 0);

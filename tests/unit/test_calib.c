@@ -98,6 +98,10 @@ static void test_quick_profile_complete(void **state)
         assert_true(d->driver[0] && d->device[0] && d->platform[0] && d->measured[0]);
         assert_true(d->memory > 0);
         for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
+            if (p == RTM_DEV_P_pace) { /* the host's pace probe: GPUs only (rtmgr/pace.h) */
+                assert_true(d->kind == RTM_DEV_CPU ? !d->have[p] : d->have[p] && d->param[p] > 0);
+                continue;
+            }
             /* a further command's cost and the phases' gap may be nil (a second buffer
              * within the noise fits next = 0: rtm_calib_xfer_fit), and so may what idling
              * adds to a job's inputs and outputs (a difference of medians floored at 0:
