@@ -1854,12 +1854,10 @@ static void dev_xfer_late(devcal_t *x)
              x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6);
 }
 
-/* A t_next sample taken where the pace probe measured `beside`, at the device's `pace`
- * (the probe in the device figures, beside kernel_next and gap_host_*): t * pace /
- * beside; t as it is where either probe is missing. */
-static double pace_norm(const devcal_t *x, double t, double beside)
+/* A sample of a host-paced term taken where the pace probe measured `beside`, at the
+ * pace `ref`: t * ref / beside; t as it is where either probe is missing. */
+static double pace_norm(double t, double ref, double beside)
 {
-    const double ref = x->bd->have[RTM_DEV_P_pace] ? x->bd->param[RTM_DEV_P_pace] : 0.0;
     return ref > 0 && beside > 0 ? t * ref / beside : t;
 }
 
@@ -1868,30 +1866,64 @@ static double pace_norm(const devcal_t *x, double t, double beside)
  * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
  * 11.7-16.2 us where validation's jobs ran at 10.5-12.8 us, and its two smallest sizes
  * validated +15..+26 %; -6..+16 % with the late sample, radix_sort's n = 131072 -13..+16
- * against +20/+23 %, but grid_path's launch-bound widths no better, -25..+23 %). Each
- * sample is first brought to the device's `pace` by the probe run beside it (pace_norm):
- * the catalogue runs beside the background builds, which slowed the host's enqueueing
- * (session 43: the device figures' probe 9.15 us a launch, the catalogue's t_next
- * 11.6-14.2 us; rtmgr/pace.h). CPU devices' pace is their own per-launch work, not the
- * host's: one sample, as measured. */
+ * against +20/+23 %, but grid_path's launch-bound widths no better, -25..+23 %).
+ * With the pace probe (rtmgr/pace.h), every host-paced term is brought to one pace, the
+ * median of the probes the device's calibration ran (the device figures' one, beside
+ * kernel_next and gap_host_*, and one beside each t_next sample), which the profile's
+ * `pace` then holds: each sample times that median over its own probe (pace_norm). The
+ * host's enqueueing moved by 8.4-14 us a launch from second to second in one process
+ * and a kernel's own pace with it (session 43, board/h100/results/pace-churn-s43e-h100.txt),
+ * and the catalogue's samples ran beside the background builds (the device figures'
+ * probe 9.15 us, the catalogue's t_next 11.6-14.2 us in one run). CPU devices' pace is
+ * their own per-launch work, not the host's: one sample, as measured. */
 static void dev_pace_late(devcal_t *x)
 {
     if (x->d->info.type & CL_DEVICE_TYPE_CPU)
         return;
+    rtm_board_dev_t *bd = x->bd;
+    const double p0 = bd->have[RTM_DEV_P_pace] ? bd->param[RTM_DEV_P_pace] : 0.0;
+    double first[RTM_MAX_KERNELS] = {0}, late[RTM_MAX_KERNELS] = {0},
+           at_late[RTM_MAX_KERNELS] = {0}, probes[2 * RTM_MAX_KERNELS + 1];
+    size_t np = 0;
+    if (p0 > 0)
+        probes[np++] = p0;
     for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
-        rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+        const rtm_board_ktune_t *kt = &bd->ktune[ki];
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (!kt->have || !(kt->t_next > 0) || !rtm_calib_wanted(x->c->o->kernels, kern->name))
             continue;
-        const double first = kt->t_next, late = dev_pace(x, kern, kt->tune);
-        const double beside = late > 0 ? pace_beside(x) : 0.0;
-        const double f1 = pace_norm(x, first, x->pace_at[ki]), f2 = pace_norm(x, late, beside);
-        kt->t_next = late > 0 ? 0.5 * (f1 + f2) : f1;
+        first[ki] = kt->t_next;
+        late[ki] = dev_pace(x, kern, kt->tune);
+        at_late[ki] = late[ki] > 0 ? pace_beside(x) : 0.0;
+        if (x->pace_at[ki] > 0)
+            probes[np++] = x->pace_at[ki];
+        if (at_late[ki] > 0)
+            probes[np++] = at_late[ki];
+    }
+    const double ref = np && p0 > 0 ? rtm_calib_summary(probes, np, NULL) : 0.0;
+    if (ref > 0) { /* the device figures' host-paced terms, measured beside p0 */
+        static const int ids[] = {RTM_DEV_P_kernel_next, RTM_DEV_P_gap_host_k,
+                                  RTM_DEV_P_gap_host_o};
+        for (size_t i = 0; i < N_OF(ids); i++)
+            if (bd->have[ids[i]])
+                bd->param[ids[i]] = pace_norm(bd->param[ids[i]], ref, p0);
+        bd->param[RTM_DEV_P_pace] = ref;
+        cal_note(x->c, "%s: pace: %.4gus, the median of %zu probes (the device figures' %.4gus); "
+                       "kernel_next, gap_host_k, gap_host_o brought to it", bd->name, ref * 1e6,
+                 np, p0 * 1e6);
+    }
+    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
+        if (!(first[ki] > 0))
+            continue;
+        rtm_board_ktune_t *kt = &bd->ktune[ki];
+        const double f1 = pace_norm(first[ki], ref, x->pace_at[ki]);
+        const double f2 = pace_norm(late[ki], ref, at_late[ki]);
+        kt->t_next = late[ki] > 0 ? 0.5 * (f1 + f2) : f1;
         cal_note(x->c, "%s: %s: t_next %.4gus: the mean of its first sample %.4gus and the "
                        "late one %.4gus (after the catalogue), at the device's pace: %.4gus "
                        "beside a probe of %.4gus and %.4gus beside %.4gus",
-                 x->bd->name, kern->name, kt->t_next * 1e6, first * 1e6, late * 1e6, f1 * 1e6,
-                 x->pace_at[ki] * 1e6, f2 * 1e6, beside * 1e6);
+                 bd->name, rtm_kernel_at(ki)->name, kt->t_next * 1e6, first[ki] * 1e6,
+                 late[ki] * 1e6, f1 * 1e6, x->pace_at[ki] * 1e6, f2 * 1e6, at_late[ki] * 1e6);
     }
 }
 

@@ -3,13 +3,18 @@
  * is calibrated (profile parameter `pace`) and again when a process opens it, and the
  * scaling of a profile's host-paced model terms by the ratio of the two.
  *
- * Why: on the H100 machine the host's enqueueing time per launch is fixed within a
+ * Why: on one H100 machine the host's enqueueing time per launch was steady within a
  * process and not across processes: grid_path at width 64 (128 launches) took 1.07-1.75
  * ms in 16 processes one after another, and a 64-launch spin job in the same processes
  * tracked it (correlation 0.98; grid_path / spin 2.05-2.38, 0.73-1.15 ms and 2.16-2.23
  * pinned to one core: board/h100/results/pace-kernels-s43b-h100.txt). A profile's
- * launch-pace terms hold the calibrating process's pace; a later process is up to 1.6 x
- * faster or slower. The probe's ratio carries that over.
+ * launch-pace terms hold the calibrating process's pace; a later process was up to 1.6 x
+ * faster or slower. The probe's ratio carries that over. On another H100 machine the
+ * pace wandered within one process as well, 8.4-14 us a launch from one second to the
+ * next, and grid_path's span with it (pace-churn-s43e-h100.txt): there a start-up probe
+ * is one draw of it, and the placement's running correction (rtmgr run --adapt) follows
+ * the rest. Calibration brings its host-paced samples to the median of its probes
+ * (rtmgr/calibdev.c dev_pace_late), which the profile's `pace` holds.
  *
  * Only GPUs and other non-CPU devices: a CPU-type OpenCL device's launch pace is its own
  * per-launch work (t_next from the span, rtmgr/calibdev.c dev_pace), not the host's. */
