@@ -50,7 +50,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(gap_host_o, "gap_host_o", TIME, "host: a job's kernel started on the device -> its outputs, ext.") \
     X(ws_idle, "ws_idle", TIME, "a job's inputs after 20 ms idle: more than back to back, ext.") \
     X(wr_idle, "wr_idle", TIME, "a job's outputs after 20 ms idle: more than back to back, ext.") \
-    X(pace, "pace", TIME, "host: enqueueing per launch of the pace probe when calibrated (GPUs), ext.")
+    X(pace, "pace", TIME, "host: enqueueing per launch of the pace probe: the host-paced terms' pace (GPUs), ext.")
 
 /* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
 #define RTM_CPU_PARAMS(X)                                                          \

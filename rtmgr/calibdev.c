@@ -1854,13 +1854,6 @@ static void dev_xfer_late(devcal_t *x)
              x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6);
 }
 
-/* A sample of a host-paced term taken where the pace probe measured `beside`, at the
- * pace `ref`: t * ref / beside; t as it is where either probe is missing. */
-static double pace_norm(double t, double ref, double beside)
-{
-    return ref > 0 && beside > 0 ? t * ref / beside : t;
-}
-
 /* A GPU's multi-launch kernels' pace (t_next) sampled again after the catalogue and
  * averaged with the first sample (as pace_cap left it): the host's enqueueing drifts
  * over a run, and one sample is ~13 ms of it (H100, sessions 35-36: sort's first sample
@@ -1870,7 +1863,7 @@ static double pace_norm(double t, double ref, double beside)
  * With the pace probe (rtmgr/pace.h), every host-paced term is brought to one pace, the
  * median of the probes the device's calibration ran (the device figures' one, beside
  * kernel_next and gap_host_*, and one beside each t_next sample), which the profile's
- * `pace` then holds: each sample times that median over its own probe (pace_norm). The
+ * `pace` then holds: each sample times that median over its own probe (rtm_pace_at). The
  * host's enqueueing moved by 8.4-14 us a launch from second to second in one process
  * and a kernel's own pace with it (session 43, board/h100/results/pace-churn-s43e-h100.txt),
  * and the catalogue's samples ran beside the background builds (the device figures'
@@ -1906,7 +1899,7 @@ static void dev_pace_late(devcal_t *x)
                                   RTM_DEV_P_gap_host_o};
         for (size_t i = 0; i < N_OF(ids); i++)
             if (bd->have[ids[i]])
-                bd->param[ids[i]] = pace_norm(bd->param[ids[i]], ref, p0);
+                bd->param[ids[i]] = rtm_pace_at(bd->param[ids[i]], ref, p0);
         bd->param[RTM_DEV_P_pace] = ref;
         cal_note(x->c, "%s: pace: %.4gus, the median of %zu probes (the device figures' %.4gus); "
                        "kernel_next, gap_host_k, gap_host_o brought to it", bd->name, ref * 1e6,
@@ -1916,8 +1909,8 @@ static void dev_pace_late(devcal_t *x)
         if (!(first[ki] > 0))
             continue;
         rtm_board_ktune_t *kt = &bd->ktune[ki];
-        const double f1 = pace_norm(first[ki], ref, x->pace_at[ki]);
-        const double f2 = pace_norm(late[ki], ref, at_late[ki]);
+        const double f1 = rtm_pace_at(first[ki], ref, x->pace_at[ki]);
+        const double f2 = rtm_pace_at(late[ki], ref, at_late[ki]);
         kt->t_next = late[ki] > 0 ? 0.5 * (f1 + f2) : f1;
         cal_note(x->c, "%s: %s: t_next %.4gus: the mean of its first sample %.4gus and the "
                        "late one %.4gus (after the catalogue), at the device's pace: %.4gus "
@@ -1936,16 +1929,15 @@ static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
     return st;
 }
 
-/* The pace probe (rtmgr/pace.h) in the calibrating process: the host's enqueueing per
- * launch that this profile's launch-pace terms (t_next, kernel_next, gap_host_*) were
- * measured at, so that a later process can scale them by its own. */
+/* The pace probe (rtmgr/pace.h) in the device figures, beside kernel_next and gap_host_*:
+ * the first of the probes whose median dev_pace_late brings the host-paced terms to. */
 static rtm_status_t dev_pace_probe(devcal_t *x)
 {
     double s[RTM_PACE_REPS], median = 0.0;
     const rtm_status_t st = rtm_pace_probe(x->d, x->cache, s, &median);
     if (st != RTM_OK) {
-        cal_fallback(x->c, "%s: the pace probe failed (%s): no `pace`, later processes use the "
-                           "launch pace as calibrated", x->bd->name, rtm_strerror(st));
+        cal_fallback(x->c, "%s: the pace probe failed (%s): no `pace`; the host-paced terms are "
+                           "kept as sampled", x->bd->name, rtm_strerror(st));
         return RTM_OK;
     }
     rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_pace);

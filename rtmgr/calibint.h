@@ -472,7 +472,7 @@ typedef struct {
         size_t n;
     } xs;
     /* the pace probe (rtmgr/pace.h) beside each kernel's first t_next sample, by kernel
-     * (0: none): dev_pace_late brings the samples to the device's `pace` with it */
+     * (0: none): dev_pace_late brings the samples to the probes' median with it */
     double pace_at[RTM_MAX_KERNELS];
 } devcal_t;
 

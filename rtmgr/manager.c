@@ -25,7 +25,6 @@
 #include "model.h"
 #include "nmeaout.h"
 #include "os.h"
-#include "pace.h"
 #include "pinned.h"
 #include "pool.h"
 #include "program.h"
@@ -267,14 +266,6 @@ static void open_devices(rtm_manager_t *m)
         m->n_devs++;
         if (!m->o.quiet)
             fprintf(stderr, "rtmgr: device %s: %s (%s)\n", e->name, info.name, info.platform_name);
-        /* the profile's launch-pace terms at this process's own pace (rtmgr/pace.h) */
-        const double pace_cal = bd->param[RTM_DEV_P_pace];
-        double f = 1.0, now = 0.0;
-        (void)rtm_pace_adopt(&m->ocl[d], m->cache_dir[0] ? m->cache_dir : NULL,
-                             &m->cfg.board.dev[b], &f, &now);
-        if (now > 0.0 && !m->o.quiet)
-            fprintf(stderr, "rtmgr: device %s: pace probe %.4gus a launch, the profile's %.4gus: "
-                            "launch-pace terms x%.3f\n", e->name, now * 1e6, pace_cal * 1e6, f);
     }
 }
 
@@ -513,11 +504,11 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         }
         m->output_on = true;
     }
-    if (rtm_program_cache_dir(m->cache_dir, sizeof(m->cache_dir)) != RTM_OK)
-        m->cache_dir[0] = '\0';
     const int64_t td = now_ns();
     open_devices(m);
     m->t_devices_ns = now_ns() - td;
+    if (rtm_program_cache_dir(m->cache_dir, sizeof(m->cache_dir)) != RTM_OK)
+        m->cache_dir[0] = '\0';
     /* the CPU workers: as many as the board allows; SCHED_FIFO only when permitted (the
      * refusal is the manager's one warning, not the pool's) */
     const int pool_prio = m->o.rt && rtm_os_fifo_permitted(RTM_PRIO_POOL) ? RTM_PRIO_POOL : 0;

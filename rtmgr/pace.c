@@ -1,9 +1,7 @@
-/* pace.c — the host's launch pace of this process (see pace.h): the probe job, the
- * factor against a profile's, and the scaling of the profile's host-paced terms. */
+/* pace.c — the pace probe (see pace.h): its job, its measurement, and a host-paced
+ * sample brought to a reference pace. */
 #include "pace.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,50 +77,7 @@ rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RT
     return RTM_OK;
 }
 
-bool rtm_pace_applies(const rtm_board_dev_t *bd, uint64_t cl_type)
+double rtm_pace_at(double t, double ref, double beside)
 {
-    return !(cl_type & CL_DEVICE_TYPE_CPU) && bd->have[RTM_DEV_P_pace] &&
-           bd->param[RTM_DEV_P_pace] > 0.0;
-}
-
-double rtm_pace_factor(const rtm_board_dev_t *bd, double now)
-{
-    if (!bd->have[RTM_DEV_P_pace] || !(bd->param[RTM_DEV_P_pace] > 0.0) || !(now > 0.0))
-        return 1.0;
-    const double f = now / bd->param[RTM_DEV_P_pace];
-    return fmin(RTM_PACE_CLAMP, fmax(1.0 / RTM_PACE_CLAMP, f));
-}
-
-void rtm_pace_scale(rtm_board_dev_t *bd, double f)
-{
-    if (!(f > 0.0) || f == 1.0)
-        return;
-    static const int ids[] = {RTM_DEV_P_kernel_next, RTM_DEV_P_gap_host_k, RTM_DEV_P_gap_host_o,
-                              RTM_DEV_P_pace};
-    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-        if (bd->have[ids[i]])
-            bd->param[ids[i]] *= f;
-    for (int k = 0; k < RTM_MAX_KERNELS; k++)
-        if (bd->ktune[k].have && bd->ktune[k].t_next > 0.0)
-            bd->ktune[k].t_next *= f;
-}
-
-rtm_status_t rtm_pace_adopt(rtm_ocl_dev_t *d, const char *cache_dir, rtm_board_dev_t *bd,
-                            double *factor, double *now_s)
-{
-    *factor = 1.0;
-    *now_s = 0.0;
-    if (!rtm_pace_applies(bd, d->info.type))
-        return RTM_OK;
-    double s[RTM_PACE_REPS];
-    const rtm_status_t st = rtm_pace_probe(d, cache_dir, s, now_s);
-    if (st != RTM_OK) {
-        fprintf(stderr, "rtmgr: %s: the pace probe failed (%s): the profile's launch pace is "
-                        "kept\n", bd->name, rtm_strerror(st));
-        *now_s = 0.0;
-        return RTM_OK;
-    }
-    *factor = rtm_pace_factor(bd, *now_s);
-    rtm_pace_scale(bd, *factor);
-    return RTM_OK;
+    return ref > 0 && beside > 0 ? t * ref / beside : t;
 }

@@ -29,7 +29,6 @@
 #include "kexec.h"
 #include "model.h"
 #include "os.h"
-#include "pace.h"
 #include "pool.h"
 #include "preempt.h"
 #include "stats.h"
@@ -55,9 +54,6 @@ typedef struct {
     char brief[48];  /* the first key and those off their default, for the table */
     double meas[P_COUNT];         /* seconds; P_SETUP unused */
     double pred[2][P_COUNT];      /* by rtm_model_kind_t; pred[m][P_TOTAL] < 0: unknown */
-    double raw_total;             /* the extended model's total with the profile's launch
-                                   * pace as calibrated, where this process's pace probe
-                                   * scaled it (rtmgr/pace.h); < 0 when not scaled */
     double spread;                /* the rounds' medians of the total: (max - min) / the
                                    * point's median; < 0 when a round has no job */
 } row_t;
@@ -345,7 +341,6 @@ static void point_row(vpoint_t *p, const rtm_kinst_t *k, const char *device,
 {
     row_t *row = &p->row;
     memset(row, 0, sizeof(*row));
-    row->raw_total = -1.0;
     snprintf(row->kernel, sizeof(row->kernel), "%s", p->kern->name);
     snprintf(row->device, sizeof(row->device), "%s", device);
     size_text(k, false, row->size, sizeof(row->size));
@@ -397,7 +392,7 @@ static rtm_status_t add_points(val_t *v, vpoint_t *pts, uint32_t np)
 /* One round of point p on an OpenCL device: a fresh instance and executor, warm-up,
  * the round's jobs. */
 static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_dev_t *bd,
-                                const rtm_board_dev_t *raw, vpoint_t *p, bool first)
+                                vpoint_t *p, bool first)
 {
     rtm_ocl_dev_t *d = a->dev;
     rtm_calib_inst_t in;
@@ -436,14 +431,8 @@ static rtm_status_t measure_dev(val_t *v, rtm_calib_arena_t *a, const rtm_board_
         p->n += st == RTM_OK;
     }
     rtm_kexec_destroy(&ex);
-    if (st == RTM_OK && first) {
+    if (st == RTM_OK && first)
         point_row(p, &in.k, bd->name, &pr);
-        rtm_model_job_t rj;
-        rtm_model_pred_t rp;
-        if (raw && rtm_preempt_predict_dev(raw, &in.k, 0, &rj, &o, &rp) == RTM_OK &&
-            rp.ext.status == RTM_OK)
-            p->row.raw_total = (double)rp.ext.total_ns * 1e-9;
-    }
     rtm_calib_inst_free(&in);
     return st;
 }
@@ -510,14 +499,13 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
 
 typedef struct {
     rtm_calib_arena_t *arena;
-    const rtm_board_dev_t *bd;  /* as this process predicts (its launch pace) */
-    const rtm_board_dev_t *raw; /* as calibrated, where that differs; else NULL */
+    const rtm_board_dev_t *bd;
 } dev_ctx_t;
 
 static rtm_status_t measure_dev_cb(val_t *v, void *ctx, vpoint_t *p, bool first)
 {
     const dev_ctx_t *c = ctx;
-    return measure_dev(v, c->arena, c->bd, c->raw, p, first);
+    return measure_dev(v, c->arena, c->bd, p, first);
 }
 
 /* Every validation point's kernel, size and tuning on one device (cpu: the CPU pool's
@@ -548,37 +536,12 @@ static rtm_status_t plan_points(const val_t *v, const rtm_board_dev_t *bd,
     return RTM_OK;
 }
 
-/* The profile's device as this process predicts with it: bd with its launch-pace terms
- * scaled by this process's pace probe (rtmgr/pace.h), in *paced (malloc'd; NULL when the
- * probe does not apply or gave a factor of 1, or without memory: bd then stands). */
-static void pace_dev(val_t *v, rtm_ocl_dev_t *dev, const rtm_board_dev_t *bd,
-                     rtm_board_dev_t **paced)
-{
-    *paced = NULL;
-    if (!rtm_pace_applies(bd, dev->info.type) || !(*paced = malloc(sizeof(**paced))))
-        return;
-    **paced = *bd;
-    double f = 1.0, now = 0.0;
-    (void)rtm_pace_adopt(dev, v->cache, *paced, &f, &now);
-    if (v->o->log && now > 0.0)
-        fprintf(v->o->log, "rtmgr: validate: %s: pace probe %.4gus a launch against the "
-                           "profile's %.4gus: launch-pace terms x%.3f\n",
-                bd->name, now * 1e6, bd->param[RTM_DEV_P_pace] * 1e6, f);
-    if (f == 1.0) {
-        free(*paced);
-        *paced = NULL;
-    }
-}
-
-static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm_board_dev_t *raw)
+static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm_board_dev_t *bd)
 {
     rtm_ocl_dev_t dev;
     rtm_status_t st = rtm_ocl_open(&dev, info);
     if (st != RTM_OK)
         return st;
-    rtm_board_dev_t *paced = NULL;
-    pace_dev(v, &dev, raw, &paced);
-    const rtm_board_dev_t *bd = paced ? paced : raw;
     if (!v->o->json)
         print_header(v->o->out, bd->name, info->name);
     const double cap = v->o->quick ? 256.0 * 1024 * 1024 : 2048.0 * 1024 * 1024;
@@ -589,11 +552,10 @@ static rtm_status_t validate_dev(val_t *v, const rtm_ocl_info_t *info, const rtm
     vpoint_t *pts = NULL;
     uint32_t np = 0;
     st = plan_points(v, bd, &lim, &pts, &np);
-    dev_ctx_t ctx = {&arena, bd, paced ? raw : NULL};
+    dev_ctx_t ctx = {&arena, bd};
     if (st == RTM_OK)
         st = run_rounds(v, &ctx, measure_dev_cb, pts, np, bd->name);
     free(pts);
-    free(paced);
     rtm_calib_arena_free(&arena);
     rtm_ocl_close(&dev);
     return st;
@@ -726,22 +688,6 @@ static void summarise(val_t *v, rtm_calib_vsum_t *sum, uint32_t max, uint32_t *n
                         n_tot ? s_noc / n_tot : NAN);
             fputc('\n', f);
         }
-        double s_raw = 0.0;
-        uint32_t n_raw = 0;
-        for (uint32_t j = i; j < v->n; j++) {
-            const row_t *r = &v->rows[j];
-            const double e = strcmp(r->device, dev) == 0 && r->raw_total > 0
-                                 ? ape(r->raw_total, r->meas[P_TOTAL])
-                                 : -1.0;
-            if (e >= 0) {
-                s_raw += e;
-                n_raw++;
-            }
-        }
-        if (!v->o->json && n_raw)
-            fprintf(f, "  %-8s %-8s MAPE %8.2f%% over %u points with the profile's launch pace "
-                       "as calibrated (above: scaled to this process's pace probe)\n",
-                    dev, rtm_model_name(RTM_MODEL_EXTENDED), s_raw / n_raw, n_raw);
         if (!v->o->json && n_spread)
             fprintf(f, "  %-8s rounds   the same job's medians in the %d rounds differ by %.2f%% "
                        "on average ((max - min) / median, rnd%%), %u of %u points over 10%%: the "
