@@ -29,8 +29,9 @@
 #include "ocl.h"
 #include "status.h"
 
-/* Probe jobs measured (after warm-up); their median is the pace. */
-#define RTM_PACE_REPS 9
+/* Probe jobs measured (after warm-up; as every calibration figure, REPS): their median
+ * is the pace. */
+#define RTM_PACE_REPS 10
 
 /* Runs the pace probe on device d (built through the program cache `cache_dir`, may be
  * NULL): a spin job of 64 launches of 32 blocks of 10 steps, warmed up, then
