@@ -1631,14 +1631,24 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
     return t_next;
 }
 
-/* The pace probe now, beside a t_next sample (a GPU whose profile has its `pace`): its
- * median, 0 where none. */
+/* The pace probe now (rtmgr/pace.h): its median in *median (0 on failure), its figure
+ * into fig (may be NULL). */
+static rtm_status_t pace_probe(devcal_t *x, rtm_calib_fig_t *fig, double *median)
+{
+    double s[RTM_PACE_REPS];
+    const rtm_status_t st = rtm_pace_probe(x->d, x->cache, s, median);
+    if (st == RTM_OK && fig)
+        (void)rtm_calib_summary(s, RTM_PACE_REPS, fig);
+    return st;
+}
+
+/* The pace probe beside a t_next sample (a GPU whose device figures have their probe):
+ * its median, 0 where none. */
 static double pace_beside(devcal_t *x)
 {
-    double s[RTM_PACE_REPS], median = 0.0;
-    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !x->bd->have[RTM_DEV_P_pace] ||
-        rtm_pace_probe(x->d, x->cache, s, &median) != RTM_OK)
-        return 0.0;
+    double median = 0.0;
+    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && x->bd->have[RTM_DEV_P_pace])
+        (void)pace_probe(x, NULL, &median);
     return median;
 }
 
@@ -1893,7 +1903,8 @@ static void dev_pace_late(devcal_t *x)
         if (at_late[ki] > 0)
             probes[np++] = at_late[ki];
     }
-    const double ref = np && p0 > 0 ? rtm_calib_summary(probes, np, NULL) : 0.0;
+    /* the figure's record: every probe (the device figures' alone until here) */
+    const double ref = p0 > 0 ? rtm_calib_summary(probes, np, dfig(x, RTM_DEV_P_pace)) : 0.0;
     if (ref > 0) { /* the device figures' host-paced terms, measured beside p0 */
         static const int ids[] = {RTM_DEV_P_kernel_next, RTM_DEV_P_gap_host_k,
                                   RTM_DEV_P_gap_host_o};
@@ -1931,20 +1942,19 @@ static rtm_status_t dev_c(devrun_t *r, bahead_t *ahead)
 
 /* The pace probe (rtmgr/pace.h) in the device figures, beside kernel_next and gap_host_*:
  * the first of the probes whose median dev_pace_late brings the host-paced terms to. */
-static rtm_status_t dev_pace_probe(devcal_t *x)
+static void dev_pace_probe(devcal_t *x)
 {
-    double s[RTM_PACE_REPS], median = 0.0;
-    const rtm_status_t st = rtm_pace_probe(x->d, x->cache, s, &median);
+    rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_pace);
+    double p0 = 0.0;
+    const rtm_status_t st = pace_probe(x, f, &p0);
     if (st != RTM_OK) {
         cal_fallback(x->c, "%s: the pace probe failed (%s): no `pace`; the host-paced terms are "
                            "kept as sampled", x->bd->name, rtm_strerror(st));
-        return RTM_OK;
+        return;
     }
-    rtm_calib_fig_t *f = dfig(x, RTM_DEV_P_pace);
-    dev_param(x->bd, RTM_DEV_P_pace, rtm_calib_summary(s, RTM_PACE_REPS, f));
+    dev_param(x->bd, RTM_DEV_P_pace, p0);
     cal_note(x->c, "%s: pace probe: the host enqueued %.4gus a launch (spread %.1f%%)",
-             x->bd->name, x->bd->param[RTM_DEV_P_pace] * 1e6, f->spread * 100);
-    return RTM_OK;
+             x->bd->name, p0 * 1e6, f->spread * 100);
 }
 
 /* Opens the device and measures its figures and matrix_mov; with `with_c` the build-time
@@ -1987,7 +1997,7 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
     if (st == RTM_OK)
         st = dev_phase_gap(x);
     if (st == RTM_OK && !(info->type & CL_DEVICE_TYPE_CPU))
-        st = dev_pace_probe(x);
+        dev_pace_probe(x);
     cal_say(c, "%s: memory %.4gGB/s, units %.0f (cus %.0f x resident %.0f x wg), launch %.4gus, "
             "phase gap %.4gus", bd->name,
             bd->param[RTM_DEV_P_mem_rate] * 1e-9, bd->param[RTM_DEV_P_units],

@@ -2,9 +2,9 @@
  * sample brought to a reference pace. */
 #include "pace.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "calibint.h"
 #include "kexec.h"
 #include "stats.h"
 
@@ -18,62 +18,47 @@ static const struct {
 /* warm-up jobs before the measured ones */
 #define PACE_WARM 3
 
-static rtm_status_t probe_inst(rtm_kinst_t *k, void **arena)
-{
-    const rtm_kernel_t *spin = rtm_kernel_find("spin");
-    if (!spin)
-        return RTM_E_ARG;
-    rtm_kinst_init(k, spin);
-    for (size_t i = 0; i < sizeof(probe_size) / sizeof(probe_size[0]); i++) {
-        const int key = rtm_kernel_key(spin, probe_size[i].key);
-        if (key < 0)
-            return RTM_E_ARG;
-        k->size[key] = probe_size[i].value;
-    }
-    rtm_status_t st = rtm_kinst_plan(k);
-    if (st != RTM_OK)
-        return st;
-    const size_t bytes = (rtm_kinst_bytes(k) + 63) & ~(size_t)63;
-    *arena = aligned_alloc(64, bytes);
-    if (!*arena)
-        return RTM_E_NOMEM;
-    memset(*arena, 0, bytes);
-    rtm_kinst_bind(k, *arena, bytes);
-    spin->fill(k, 1);
-    return RTM_OK;
-}
-
 rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RTM_PACE_REPS],
                             double *median)
 {
     *median = 0.0;
-    rtm_kinst_t k;
-    memset(&k, 0, sizeof(k));
-    void *arena = NULL;
-    rtm_status_t st = probe_inst(&k, &arena);
+    const rtm_kernel_t *spin = rtm_kernel_find("spin");
+    if (!spin)
+        return RTM_E_ARG;
+    rtm_kinst_t sized; /* the default sizes, the probe's keys set */
+    rtm_kinst_init(&sized, spin);
+    for (size_t i = 0; i < sizeof(probe_size) / sizeof(probe_size[0]); i++) {
+        const int key = rtm_kernel_key(spin, probe_size[i].key);
+        if (key < 0)
+            return RTM_E_ARG;
+        sized.size[key] = probe_size[i].value;
+    }
+    rtm_calib_inst_t in;
+    rtm_status_t st = rtm_calib_inst_make(&in, spin, sized.size, spin->tune_default, 1);
     rtm_kexec_t x;
     memset(&x, 0, sizeof(x));
     const rtm_kexec_opts_t o = rtm_kexec_calib_opts(cache_dir);
     if (st == RTM_OK)
-        st = rtm_kexec_create_ex(&x, d, &k, &o);
+        st = rtm_kexec_create_ex(&x, d, &in.k, &o);
     rtm_kexec_timing_t t;
     for (int w = 0; st == RTM_OK && w < PACE_WARM; w++)
         st = rtm_kexec_run(&x, &t); /* whole jobs: the inputs stay on the device */
-    const double launches = (double)k.plan.launches;
+    const double launches = (double)in.k.plan.launches;
     for (int r = 0; st == RTM_OK && r < RTM_PACE_REPS; r++) {
         double span = 0.0, enq = 0.0;
         st = rtm_kexec_run_kernels(&x, 0, &span, &enq);
         s[r] = enq / launches;
     }
-    if (x.dev)
+    if (x.dev) /* create ran (after a failed one this is a second, harmless destroy) */
         rtm_kexec_destroy(&x);
-    free(arena);
+    rtm_calib_inst_free(&in);
     if (st != RTM_OK)
         return st;
-    double sorted[RTM_PACE_REPS];
+    double sorted[RTM_PACE_REPS]; /* summarised as every calibration figure (stats.h) */
     memcpy(sorted, s, sizeof(sorted));
-    rtm_stats_sort(sorted, RTM_PACE_REPS);
-    *median = rtm_stats_percentile(sorted, RTM_PACE_REPS, 50.0);
+    rtm_summary_t sum;
+    rtm_stats_summary(sorted, RTM_PACE_REPS, &sum);
+    *median = sum.median;
     return RTM_OK;
 }
 

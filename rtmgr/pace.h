@@ -36,7 +36,8 @@
 /* Runs the pace probe on device d (built through the program cache `cache_dir`, may be
  * NULL): a spin job of 64 launches of 32 blocks of 10 steps, warmed up, then
  * RTM_PACE_REPS kernel-only runs; s[r] = the host's enqueueing time per launch of run r
- * (seconds), *median their median. Allocates (calibration only). */
+ * (seconds), *median their median as every calibration figure's (stats.h: outliers
+ * dropped). Allocates its instance (calibration's rtm_calib_inst_make; calibration only). */
 rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RTM_PACE_REPS],
                             double *median);
 
