@@ -142,6 +142,13 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "spread"));
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
     assert_non_null(strstr(text, ": radix_sort: t_next "));
+    /* the pool's short points measured in passes over the catalogue (calibcpu.c), every
+     * one of them with its REPS jobs in all */
+    const char *passes = strstr(text, "cpu: kernel points in 3 passes over the catalogue");
+    assert_non_null(passes);
+    unsigned passed = 0, points = 0;
+    assert_int_equal(sscanf(strstr(passes, "): ") + 3, "%u of %u points", &passed, &points), 2);
+    assert_true(passed >= 1 && passed <= points);
     /* matrix_mul's rows aligned to 32 bytes measured on every device after its fit: a
      * term in range, or none when within the measurements' spreads (PoCL's usually), or
      * none with a FALLBACK note when the ratio is out of range (a measurement disturbed:
