@@ -48,8 +48,9 @@ rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double 
  * calibration does) and PASS_REPS in each later one, seconds apart, and its time is the
  * median of them all (validation pools its three rounds' jobs the same way). Over the
  * pool's jobs recorded on that host for 25 s (board/h100/results/cpupace-*-s44a-h100.txt,
- * 3 processes), the median of 4 + 3 + 3 jobs 3 s apart lay 8.4 / 3.1 / 5.5 % from the
- * whole run's median on average, 10 jobs back to back 13.0 / 4.6 / 7.8 %. Points whose
+ * 3 processes), the median of 4 + 3 + 3 jobs 2.5 s apart lay 9.0 / 3.0 / 6.5 % from the
+ * whole run's median on average, 10 jobs back to back 14.2 / 4.7 / 8.7 % (the other
+ * splits tried: docs/calibration.md, "The CPU pool's points in passes"). Points whose
  * warm-up job is longer than PASS_JOB_MAX_S, or whose instance holds more than
  * PASS_BYTES_MAX (made afresh each pass), keep their first pass's jobs alone. */
 #define PASSES 3
@@ -127,15 +128,15 @@ static rtm_status_t ck_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
     }
     if (st != RTM_OK)
         return st;
-    if (passed) { /* its jobs, before the summary sorts them */
-        plog_t *l = &p->log[p->n_log++];
+    plog_t *l = passed ? &p->log[p->n_log++] : NULL;
+    if (l) { /* its jobs, before the summary sorts them */
         memcpy(l->size, in->k.size, sizeof(l->size));
         memcpy(l->s, samp + 1, sizeof(double) * (size_t)reps);
         l->n = (uint32_t)reps;
     }
     *t = rtm_calib_summary(samp + 1, (size_t)reps, f);
-    if (passed)
-        p->log[p->n_log - 1].t = *t;
+    if (l)
+        l->t = *t;
     return RTM_OK;
 }
 
@@ -460,13 +461,14 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
 
 /* One kernel's CPU twin through the pool: its points (the first pass), then, after the
  * later passes, its own r and memory rate fitted at them. */
+#define CK_POINTS 16
 typedef struct {
     cpred_t p;
     rtm_tune_t tune;
-    kpoint_t pts[16];
+    kpoint_t pts[CK_POINTS];
     uint32_t n;
     plog_t log[PASS_LOG];
-    int src[16]; /* the log entry of point i (-1: measured once: long, large or partial) */
+    int src[CK_POINTS]; /* point i's log entry (-1: measured once: long, large or partial) */
 } ckern_t;
 
 /* The first pass of kernel ki: its points into *ck (ck->n = 0 when the kernel is settled
@@ -490,7 +492,7 @@ static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uin
                  .kpred = cpu_pred, .kpred_ctx = p, .cache = c->cpu_knee,
                  .deadline = rtm_calib_now() + cal_kernel_budget(c, left)};
     uint32_t n = 0;
-    const rtm_status_t st = rtm_calib_kernel_points(c, &kf, ck->pts, N_OF(ck->pts), &n);
+    const rtm_status_t st = rtm_calib_kernel_points(c, &kf, ck->pts, CK_POINTS, &n);
     p->log = NULL; /* later measurements (the passes) are not logged */
     if (st == RTM_E_MODEL && n == 0) {
         /* nothing the model counts (the empty kernel's twin does no work): the pool's
