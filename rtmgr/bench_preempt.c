@@ -14,8 +14,8 @@
  *   part response:
  *   4. abort response (flag raised -> kernel finished, host monotonic clock), p50/p99/max
  *      over aborts at random instants, spin kernels of 1 ms to 1 s on grids of 1 to
- *      65 536 work-groups (seed 002 table 2; 2430 aborts in the full mode), each grid
- *      in kexec's automatic shape;
+ *      65 536 work-groups (seed 002 table 2, and the largest plain grid; 2916 aborts in
+ *      the full mode), each grid in kexec's automatic shape;
  *   4b. the executive's shape (rtm_preempt_grid_for_block, rtm_preempt_block_polls) on
  *      65 536 blocks of 5 to 40 us, with production's polls, the other way, and for long
  *      blocks on a plain grid (GPUs);
@@ -57,6 +57,7 @@ typedef struct {
     bool quick, json, sweep, no_sweep; /* no_sweep: --no-sweep, section 3 skipped */
     int device;
     uint32_t poll, lanes, groups, copies;
+    uint32_t wg;    /* --wg: work-items per block of every kernel that takes it (0: its own) */
     bool copies_set;
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
@@ -474,8 +475,16 @@ static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, boo
                                    uint32_t *items, double *blk_s)
 {
     rtm_kexec_opts_t pr = prod_opts(b);
-    const uint32_t it = mem_bound(proto->kernel) ? coarse_items(proto) : 0;
-    if (it)
+    uint32_t it = 0;
+    if (b->o.wg) { /* forced (the original's too); the executive's thresholds kept */
+        const rtm_tune_t was = proto->tune;
+        proto->tune.wg = b->o.wg;
+        if (rtm_kinst_plan(proto) != RTM_OK) {
+            proto->tune = was;
+            (void)rtm_kinst_plan(proto);
+        }
+    }
+    if (mem_bound(proto->kernel) && (it = coarse_items(proto)) != 0)
         pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
     double steps = 1.0;
     const double bs = block_time(b, proto, t, &steps);
@@ -558,10 +567,10 @@ static void section_overhead(bench_t *b)
         printf("(columns: ms (overhead %%); paper check: seed 002's per-work-item entry check; "
                "check: the production entry check, one flag load per work-group shared through "
                "local memory; +done[]: + completed-block array; +persist: + persistent groups wherever "
-               "the grid has more than %u blocks, whatever its block time (no in-loop polls); "
+               "the grid has %u blocks or more, whatever its block time (no in-loop polls); "
                "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
-               "of more than %u blocks, storing each fetched block id at once where blocks "
+               "of %u blocks or more, storing each fetched block id at once where blocks "
                "last over %.0f us: 'persist' = groups, 'plain' = one "
                "per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
@@ -573,6 +582,9 @@ static void section_overhead(bench_t *b)
                RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
                RTM_PREEMPT_LONG_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
                RTM_PREEMPT_POLL_BLOCK_S * 1e6, RTM_PREEMPT_POLL_PERIOD_S * 1e6);
+    if (!b->o.json && b->o.wg)
+        printf("(every kernel that takes it ran work-groups of %u work-items, --wg; the "
+               "original too)\n", b->o.wg);
 }
 
 /* ---- 4. response ------------------------------------------------------------------------ */
@@ -794,9 +806,12 @@ static int spin_series(bench_t *b, uint32_t grid, const rtm_kexec_opts_t *o, dou
 
 static void section_response(bench_t *b)
 {
-    /* seed 002 table 2's shape: 5 grids x 4 lengths, 2430 aborts at random instants in
-     * the full mode (the 1 s kernels take most of the time: about 12 s per grid) */
-    static const uint32_t grids_full[] = {1, 16, 256, 4096, 65536};
+    /* seed 002 table 2's shape: 5 grids x 4 lengths, and the largest grid the executive
+     * runs plain (persistent from RTM_KEXEC_PERSIST_MIN_BLOCKS); 2916 aborts at random
+     * instants in the full mode (the 1 s kernels take most of the time: about 12 s per
+     * grid) */
+    static const uint32_t grids_full[] = {1, 16, 256, 4096, RTM_KEXEC_PERSIST_MIN_BLOCKS - 1u,
+                                          65536};
     static const uint32_t grids_quick[] = {1, 256, 65536};
     static const double lens_full[] = {1e-3, 10e-3, 100e-3, 1.0};
     static const double lens_quick[] = {1e-3, 10e-3};
@@ -805,7 +820,7 @@ static void section_response(bench_t *b)
     const uint32_t *grids = b->o.quick ? grids_quick : grids_full;
     const double *lens = b->o.quick ? lens_quick : lens_full;
     const uint32_t *aborts = b->o.quick ? aborts_quick : aborts_full;
-    const size_t ng = b->o.quick ? 3 : 5, nl = b->o.quick ? 2 : 4;
+    const size_t ng = b->o.quick ? 3 : 6, nl = b->o.quick ? 2 : 4;
     double *samples = malloc(1000 * sizeof(double));
     uint32_t total = 0, over = 0;
     if (!b->o.json)
@@ -889,7 +904,7 @@ static void section_response(bench_t *b)
     free(samples);
     if (!b->o.json)
         printf("%u aborts; %u rows with p99 over the %.0f us target (launched = work-groups: "
-               "persistent where the grid has more than %u blocks; missed = aborts raised too "
+               "persistent where the grid has %u blocks or more; missed = aborts raised too "
                "late to stop the kernel (the line under such a row: where the raise fell, device "
                "clock); marked = aborts whose end the host saw by the kernel's end mark "
                "(response = raise -> mark seen; ev p50/p99 = the same aborts by the driver's "
@@ -1457,7 +1472,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep] [--no-sweep]\n"
             "                           [--part overhead|response|resume|poll|all]\n"
-            "                           [--poll K] [--lanes L] [--groups G] [--static]\n"
+            "                           [--poll K] [--lanes L] [--groups G] [--wg W] [--static]\n"
             "                           [--cl-opts 'OPTIONS']\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
@@ -1562,6 +1577,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.cl_extra = v;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
+        else if (strcmp(a, "--wg") == 0 && parse_u32(v, &u) && u >= 1 && ++i)
+            b.o.wg = u;
         else if (strcmp(a, "--copies") == 0 && parse_u32(v, &u) && u >= 1 &&
                  u <= RTM_ABORTFLAG_COPIES_MAX && ++i) {
             b.o.copies = u;

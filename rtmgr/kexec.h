@@ -42,9 +42,9 @@ typedef enum {
                              * load per group through local memory; not resumable) */
 } rtm_kexec_variant_t;
 
-/* Auto persistent groups (opts.groups 0 on GPUs) only for grids of more blocks than
- * this: a plain grid drains the blocks an abort finds not yet started through their
- * entry checks (about 1 ns per block on a large GPU, seed 002), so up to this many blocks
+/* Auto persistent groups (opts.groups 0 on GPUs) only for grids of this many blocks or
+ * more: a plain grid drains the blocks an abort finds not yet started through their
+ * entry checks (about 1 ns per block on a large GPU, seed 002), so below this many blocks
  * it answers within the response target without the persistent loop's cost. */
 #define RTM_KEXEC_PERSIST_MIN_BLOCKS 16384u
 
@@ -76,8 +76,9 @@ typedef struct {
                            * block's end: for long blocks (rtm_preempt_grid_for_block) */
     bool count_blocks;    /* RTM_COUNT_BLOCKS=1 and a counter buffer */
     int hide_latency;     /* RTM_HIDE_LATENCY: 0 auto (GPUs yes, CPU devices no), 1, -1 */
-    uint32_t persist_min_blocks; /* auto groups: persistent only for launches of more
-                                  * blocks (0 = RTM_KEXEC_PERSIST_MIN_BLOCKS; 1 = always) */
+    uint32_t persist_min_blocks; /* auto groups: persistent only for launches of this
+                                  * many blocks or more (0 = RTM_KEXEC_PERSIST_MIN_BLOCKS;
+                                  * 1 = always) */
     uint32_t flag_copies; /* copies of the abort flag (RTM_FLAG_COPIES; abortflag.h);
                            * 0 = rtm_kexec_default_copies. More than one: raise the flag
                            * only through rtm_abortflag_* (a 4-byte write to abort_flag
