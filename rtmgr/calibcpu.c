@@ -304,6 +304,23 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
     return true;
 }
 
+/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
+ * after one warm-up. */
+static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
+{
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, blocks, launches, 0);
+    double samp[REPS + 1];
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+    if (st != RTM_OK)
+        return st;
+    rtm_calib_fig_t f;
+    *t = rtm_calib_summary(samp + 1, REPS, &f);
+    *spread = fmax(*spread, f.spread);
+    return RTM_OK;
+}
+
 /* What each block of the idle wake-up's launch spins on the host clock: a launch long
  * enough that every worker joins it, whatever its wake-up costs (no-op blocks all go to
  * the awake caller). */
@@ -350,158 +367,96 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
  * any worker's wake-up, so the launch ends without them (pool.h). */
 #define ALONE_NS 2000
 
+/* The wake call's cost: one launch of a single ALONE_NS block after idling, as a small
+ * periodic job finds it: the caller wakes the workers and runs the block before any
+ * joins; the median less the block's time and one dispatch. */
+static rtm_status_t alone_idle(double dispatch, double *wake, rtm_calib_fig_t *f)
+{
+    double t = 0.0;
+    const rtm_status_t st = after_idle(1, ALONE_NS, f, &t);
+    *wake = fmax(t - ALONE_NS * 1e-9 - dispatch, 0.0);
+    f->median = *wake;
+    return st;
+}
+
 /* Pool overheads: a launch of B no-op blocks takes cw + ceil(B / n) * dispatch. The
  * runs span what jobs hand the pool (up to 2048 blocks per worker: the empty kernel at
  * validation's n x n grids, the element-wise kernels at n = 3000), and cw comes from a
  * job of MULTI_LAUNCHES back-to-back launches (grid_path runs 128 a job). The runs of 1
  * to 256 blocks per worker alone (the fit before) put dispatch at 894 ns and cw at
  * 82 us on the H100 host (residual 82 %): there one worker runs most blocks of a short
- * run alone while the others still wake. The runs are taken in passes, as the kernels'
- * points are (the first before the kernels' first pass, the later ones before theirs):
- * measured back to back before the kernels, dispatch came out 14-31 % over the empty
- * kernel's validation on the H100 host in session 44 (458-504 ns against 389-413 ns a
- * block per worker). */
+ * run alone while the others still wake. */
 #define MULTI_LAUNCHES 16
-static const uint32_t pool_per[] = {1, 16, 128, 512, 2048};
-#define POOL_RUNS (N_OF(pool_per) + 1) /* the one-launch runs, then the multi-launch job */
-
-/* The pool-overhead runs' jobs over the passes, and each pass's own fit (the note). */
-typedef struct {
-    uint32_t n; /* workers */
-    uint32_t reps[POOL_RUNS];
-    double s[POOL_RUNS][REPS];
-    double cw[PASSES], disp[PASSES];
-    int passes;
-    double idle, alone; /* cw_idle's extra and cw_wake's launch (first pass) */
-} pool_log_t;
-
-/* Medians of run i's jobs so far. */
-static double pool_run_t(const pool_log_t *pl, size_t i, rtm_calib_fig_t *f)
+static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
 {
-    double s[REPS];
-    memcpy(s, pl->s[i], sizeof(double) * pl->reps[i]);
-    return rtm_calib_summary(s, pl->reps[i], f);
-}
-
-/* The fit over run times ys (POOL_RUNS, the multi-launch job last). */
-static bool pool_fit(const double *ys, double *cw, double *disp)
-{
-    double xs[N_OF(pool_per)];
-    for (size_t i = 0; i < N_OF(pool_per); i++)
-        xs[i] = pool_per[i];
-    return rtm_calib_pool_fit(xs, ys, (uint32_t)N_OF(pool_per), ys[POOL_RUNS - 1],
-                              MULTI_LAUNCHES, cw, disp);
-}
-
-/* One pass over the runs: a warm-up job and PASS_FIRST_REPS (first) or PASS_REPS jobs
- * each, added to the log; the pass's own fit noted. */
-static rtm_status_t pool_pass(pool_log_t *pl, int pass)
-{
-    const int reps = pass ? PASS_REPS : PASS_FIRST_REPS;
-    double ys[POOL_RUNS];
-    for (size_t i = 0; i < POOL_RUNS; i++) {
-        const bool multi = i == POOL_RUNS - 1;
-        rtm_kinst_t k;
-        rtm_status_t st = rtm_poolkern_make(&k, multi ? pl->n : pl->n * pool_per[i],
-                                            multi ? MULTI_LAUNCHES : 1, 0);
-        double samp[REPS + 1];
-        for (int r = 0; r <= reps && st == RTM_OK; r++)
-            st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
+    static const uint32_t per[] = {1, 16, 128, 512, 2048};
+    const size_t np = N_OF(per);
+    double xs[N_OF(per)], ys[N_OF(per)], spread = 0, multi = 0;
+    for (size_t i = 0; i < np; i++) {
+        const rtm_status_t st = noop_time(n * per[i], 1, &ys[i], &spread);
         if (st != RTM_OK)
             return st;
-        for (int r = 1; r <= reps && pl->reps[i] < REPS; r++)
-            pl->s[i][pl->reps[i]++] = samp[r];
-        ys[i] = rtm_calib_summary(samp + 1, (size_t)reps, NULL);
+        xs[i] = per[i];
     }
-    if (pass < PASSES && !pool_fit(ys, &pl->cw[pass], &pl->disp[pass]))
-        pl->cw[pass] = pl->disp[pass] = 0.0;
-    pl->passes = pass + 1;
-    return RTM_OK;
-}
-
-/* cw, dispatch, cw_idle and cw_wake from the log's jobs so far (final: the note). */
-static void pool_store(cal_t *c, rtm_board_t *b, const pool_log_t *pl, bool final)
-{
-    double ys[POOL_RUNS], spread = 0.0;
-    uint32_t jobs = 0;
-    for (size_t i = 0; i < POOL_RUNS; i++) {
-        rtm_calib_fig_t f;
-        ys[i] = pool_run_t(pl, i, &f);
-        spread = fmax(spread, f.spread);
-        jobs += pl->reps[i];
-    }
+    rtm_status_t st = noop_time(n, MULTI_LAUNCHES, &multi, &spread);
+    if (st != RTM_OK)
+        return st;
     double cw = 0, disp = 0;
+    const bool ok = rtm_calib_pool_fit(xs, ys, (uint32_t)np, multi, MULTI_LAUNCHES, &cw, &disp);
     /* a noisy machine can tilt the fit: a block's hand-out is at least one cache-line
      * transfer (w), a launch's wake-up and join at least one barrier round */
-    if (!pool_fit(ys, &cw, &disp)) {
+    if (!ok) {
         cw = c->barrier_s;
         disp = b->cpu_param[RTM_CPU_P_w];
-        if (final)
-            cal_fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy "
-                            "machine): cw taken from the barrier round, dispatch from w");
+        cal_fallback(c, "cpu: the pool-overhead fit came out non-positive (a noisy machine): cw "
+                        "taken from the barrier round, dispatch from w");
     }
     cpu_param(b, RTM_CPU_P_cw, cw);
     cpu_param(b, RTM_CPU_P_dispatch, disp);
     /* how far the one-launch runs lie from cw + B/n * dispatch (the short ones: the
      * wake-up ramp) */
     double resid = 0;
-    for (size_t i = 0; i < N_OF(pool_per); i++)
-        resid = fmax(resid, fabs(cw + disp * pool_per[i] - ys[i]) / ys[i]);
+    for (size_t i = 0; i < np; i++)
+        resid = fmax(resid, fabs(cw + disp * xs[i] - ys[i]) / ys[i]);
     const int ids[2] = {RTM_CPU_P_cw, RTM_CPU_P_dispatch};
     for (int i = 0; i < 2; i++) {
         rtm_calib_fig_t *f = cfig(c, ids[i]);
         f->median = b->cpu_param[ids[i]];
         f->spread = spread;
         f->resid = resid;
-        f->n = jobs;
+        f->n = (uint32_t)((np + 1) * REPS);
         f->kept = f->n;
     }
     /* the first launch of a running system's job (RTM_MODEL_F_IDLE) finds the pool
-     * asleep: cw and what a launch takes more after IDLE_NS; a launch its caller
-     * finishes before the workers wake pays only its wake call */
-    cpu_param(b, RTM_CPU_P_cw_idle, cw + pl->idle);
-    cfig(c, RTM_CPU_P_cw_idle)->median = b->cpu_param[RTM_CPU_P_cw_idle];
-    cpu_param(b, RTM_CPU_P_cw_wake, fmax(pl->alone - ALONE_NS * 1e-9 - disp, 0.0));
-    cfig(c, RTM_CPU_P_cw_wake)->median = b->cpu_param[RTM_CPU_P_cw_wake];
-    if (!final)
-        return;
-    char runs[256], passes[160];
-    size_t used = 0, pu = 0;
-    runs[0] = passes[0] = '\0';
-    for (size_t i = 0; i < N_OF(pool_per); i++)
-        (void)rtm_calib_appendf(runs, sizeof(runs), &used, "%s%u:%.4gus", i ? " " : "",
-                                pool_per[i], ys[i] * 1e6);
-    for (int p = 0; p < pl->passes; p++)
-        (void)rtm_calib_appendf(passes, sizeof(passes), &pu, "%s%.4gus/%.4gns", p ? ", " : "",
-                                pl->cw[p] * 1e6, pl->disp[p] * 1e9);
-    cal_note(c, "cpu: pool, no-op blocks on %u workers, in %d passes (%d + %d x %d jobs after a "
-                "warm-up each; the median of them all), one launch of B/n blocks per worker: %s; "
-                "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
-                "dispatch %.4gns per block (slope of the two longest runs; each pass's own cw / "
-                "dispatch: %s); a launch of 8 %dus blocks per thread after %ld ms asleep: %.4gus "
-                "more -> cw_idle %.4gus; one %dus block after as long asleep: %.4gus more -> "
-                "cw_wake",
-             pl->n, pl->passes, PASS_FIRST_REPS, pl->passes - 1, PASS_REPS, runs, MULTI_LAUNCHES,
-             ys[POOL_RUNS - 1] / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9, passes,
-             BUSY_NS / 1000, IDLE_NS / 1000000L, pl->idle * 1e6,
-             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, ALONE_NS / 1000,
-             b->cpu_param[RTM_CPU_P_cw_wake] * 1e6);
-}
-
-/* The pool overheads' first pass and the idle figures; the kernels' first pass runs on
- * its fit, the later passes refine it (pool_store after the last). */
-static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, pool_log_t *pl)
-{
-    rtm_status_t st = pool_pass(pl, 0);
+     * asleep: cw and what a launch takes more after IDLE_NS */
+    double idle = 0;
+    rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle);
+    st = busy_idle_extra(n, &idle, fi);
     if (st != RTM_OK)
         return st;
-    pool_store(c, b, pl, false);
-    st = busy_idle_extra(pl->n, &pl->idle, cfig(c, RTM_CPU_P_cw_idle));
-    if (st == RTM_OK)
-        st = after_idle(1, ALONE_NS, cfig(c, RTM_CPU_P_cw_wake), &pl->alone);
-    if (st == RTM_OK)
-        pool_store(c, b, pl, false);
-    return st;
+    cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
+    fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
+    /* and a launch its caller finishes before the workers wake pays only its wake call */
+    double wake = 0;
+    st = alone_idle(disp, &wake, cfig(c, RTM_CPU_P_cw_wake));
+    if (st != RTM_OK)
+        return st;
+    cpu_param(b, RTM_CPU_P_cw_wake, wake);
+    char runs[256];
+    size_t used = 0;
+    runs[0] = '\0';
+    for (size_t i = 0; i < np; i++)
+        (void)rtm_calib_appendf(runs, sizeof(runs), &used, "%s%u:%.4gus", i ? " " : "", per[i],
+                                ys[i] * 1e6);
+    cal_note(c, "cpu: pool, no-op blocks on %u workers, one launch of B/n blocks per worker: %s; "
+                "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
+                "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
+                "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus; "
+                "one %dus block after as long asleep: %.4gus more -> cw_wake",
+             n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
+             BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
+             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, ALONE_NS / 1000, wake * 1e6);
+    return RTM_OK;
 }
 
 /* One kernel's CPU twin through the pool: its points (the first pass), then, after the
@@ -593,17 +548,11 @@ static rtm_status_t cpu_kernel_pass(ckern_t *ck, int pass, double *inst_s)
     return RTM_OK;
 }
 
-/* Kernel ck's fit: its points' model lines on the final pool overheads, each passed
- * point's time the median of all its passes' jobs, then its own r and memory rate fitted
- * at its points and stored. */
+/* Kernel ck's fit: each passed point's time the median of all its passes' jobs, then
+ * its own r and memory rate fitted at its points and stored. */
 static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck)
 {
     const rtm_kernel_t *kern = rtm_kernel_at((uint32_t)ck->p.ki);
-    for (uint32_t i = 0; i < ck->n; i++) { /* the model's lines on the final pool terms */
-        rtm_kinst_t k;
-        if (rtm_calib_size_plan(kern, ck->pts[i].key, ck->tune, NULL, &k))
-            (void)cpu_coef(&ck->p, &k, &ck->pts[i].a, &ck->pts[i].b, &ck->pts[i].bp);
-    }
     for (uint32_t i = 0; i < ck->n; i++) {
         if (ck->src[i] < 0)
             continue;
@@ -632,9 +581,8 @@ static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck)
 }
 
 /* Every wanted kernel's CPU twin: the first pass (their points), PASSES - 1 later
- * passes over their short points (each after a pass of the pool-overhead runs), the
- * final pool overheads, their fits. */
-static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, pool_log_t *pl)
+ * passes over their short points, their fits. */
+static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b)
 {
     const uint32_t nk = rtm_kernel_count();
     ckern_t *ks = calloc(nk ? nk : 1, sizeof(*ks));
@@ -648,13 +596,9 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, pool_log_t *pl)
     const double t0 = rtm_calib_now();
     double inst_s = 0.0;
     uint32_t passed = 0, points = 0;
-    for (int pass = 1; st == RTM_OK && pass < PASSES; pass++) {
-        st = pool_pass(pl, pass);
+    for (int pass = 1; st == RTM_OK && pass < PASSES; pass++)
         for (uint32_t ki = 0; st == RTM_OK && ki < nk; ki++)
             st = cpu_kernel_pass(&ks[ki], pass, &inst_s);
-    }
-    if (st == RTM_OK) /* the pool terms of every point from the final overheads */
-        pool_store(c, b, pl, true);
     for (uint32_t ki = 0; st == RTM_OK && ki < nk; ki++) {
         for (uint32_t i = 0; i < ks[ki].n; i++)
             passed += ks[ki].src[i] >= 0;
@@ -736,11 +680,10 @@ rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
              cal_pool.rt_priority ? "SCHED_FIFO as rtmgr run (workers 50, the caller 60)"
              : c->o->no_rt        ? "the caller's scheduling (--no-rt)"
                                   : "the caller's scheduling (SCHED_FIFO not permitted here)");
-    pool_log_t pl = {.n = n};
-    st = cpu_pool_overheads(c, b, &pl);
+    st = cpu_pool_overheads(c, b, n);
     cal_say(c, "cpu: micro-kernels and pool done (%.1fs)", rtm_calib_now() - t0);
     if (st == RTM_OK)
-        st = cpu_kernels(c, b, &pl);
+        st = cpu_kernels(c, b);
     rtm_pool_stop_as_run(&cal_pool, &sched);
     cal_load_note(c, "cpu", &load);
     cal_say(c, "cpu: done (%.1fs)", rtm_calib_now() - t0);
