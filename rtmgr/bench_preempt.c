@@ -224,10 +224,16 @@ static int time_once(bench_t *b, inst_t *in, const rtm_kexec_opts_t *o, double *
 
 /* Sizes a kernel so that the original kernel runs `target` to 4 * `target` seconds
  * (spin: its work per element; others: their first size key, doubled or halved from the
- * default), within a memory budget. */
+ * default), within a memory budget; at --wg's work-group size where the kernel plans
+ * with it (the original and every variant alike). */
 static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm_kinst_t *out)
 {
     rtm_kinst_init(out, kernel);
+    if (b->o.wg) {
+        out->tune.wg = b->o.wg;
+        if (rtm_kinst_plan(out) != RTM_OK)
+            out->tune = kernel->tune_default;
+    }
     const bool spin = strcmp(kernel->name, "spin") == 0;
     if (spin) {
         out->size[0] = b->o.quick ? 256 : 4096;
@@ -475,16 +481,8 @@ static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, boo
                                    uint32_t *items, double *blk_s)
 {
     rtm_kexec_opts_t pr = prod_opts(b);
-    uint32_t it = 0;
-    if (b->o.wg) { /* forced (the original's too); the executive's thresholds kept */
-        const rtm_tune_t was = proto->tune;
-        proto->tune.wg = b->o.wg;
-        if (rtm_kinst_plan(proto) != RTM_OK) {
-            proto->tune = was;
-            (void)rtm_kinst_plan(proto);
-        }
-    }
-    if (mem_bound(proto->kernel) && (it = coarse_items(proto)) != 0)
+    const uint32_t it = mem_bound(proto->kernel) ? coarse_items(proto) : 0;
+    if (it)
         pr.persist_min_blocks = COARSE_PLAIN_MAX + 1u;
     double steps = 1.0;
     const double bs = block_time(b, proto, t, &steps);
@@ -820,7 +818,10 @@ static void section_response(bench_t *b)
     const uint32_t *grids = b->o.quick ? grids_quick : grids_full;
     const double *lens = b->o.quick ? lens_quick : lens_full;
     const uint32_t *aborts = b->o.quick ? aborts_quick : aborts_full;
-    const size_t ng = b->o.quick ? 3 : 6, nl = b->o.quick ? 2 : 4;
+    const size_t ng = b->o.quick ? sizeof(grids_quick) / sizeof(grids_quick[0])
+                                 : sizeof(grids_full) / sizeof(grids_full[0]);
+    const size_t nl = b->o.quick ? sizeof(lens_quick) / sizeof(lens_quick[0])
+                                 : sizeof(lens_full) / sizeof(lens_full[0]);
     double *samples = malloc(1000 * sizeof(double));
     uint32_t total = 0, over = 0;
     if (!b->o.json)

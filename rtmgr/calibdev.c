@@ -1636,10 +1636,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
 static rtm_status_t pace_probe(devcal_t *x, rtm_calib_fig_t *fig, double *median)
 {
     double s[RTM_PACE_REPS];
-    const rtm_status_t st = rtm_pace_probe(x->d, x->cache, s, median);
-    if (st == RTM_OK && fig)
-        (void)rtm_calib_summary(s, RTM_PACE_REPS, fig);
-    return st;
+    return rtm_pace_probe(x->d, x->cache, s, fig, median);
 }
 
 /* The pace probe beside a t_next sample (a GPU whose device figures have their probe):

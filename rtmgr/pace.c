@@ -6,7 +6,6 @@
 
 #include "calibint.h"
 #include "kexec.h"
-#include "stats.h"
 
 /* The probe: spin (a counted loop per element), 64 launches of 32 blocks, 10 steps an
  * element: each launch's device time (2-3 us on the H100) is under the host's
@@ -19,7 +18,7 @@ static const struct {
 #define PACE_WARM 3
 
 rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RTM_PACE_REPS],
-                            double *median)
+                            rtm_calib_fig_t *fig, double *median)
 {
     *median = 0.0;
     const rtm_kernel_t *spin = rtm_kernel_find("spin");
@@ -54,11 +53,9 @@ rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RT
     rtm_calib_inst_free(&in);
     if (st != RTM_OK)
         return st;
-    double sorted[RTM_PACE_REPS]; /* summarised as every calibration figure (stats.h) */
+    double sorted[RTM_PACE_REPS]; /* s kept in run order */
     memcpy(sorted, s, sizeof(sorted));
-    rtm_summary_t sum;
-    rtm_stats_summary(sorted, RTM_PACE_REPS, &sum);
-    *median = sum.median;
+    *median = rtm_calib_summary(sorted, RTM_PACE_REPS, fig);
     return RTM_OK;
 }
 

@@ -26,6 +26,7 @@
 #ifndef RTM_PACE_H
 #define RTM_PACE_H
 
+#include "calib.h"
 #include "ocl.h"
 #include "status.h"
 
@@ -36,10 +37,11 @@
 /* Runs the pace probe on device d (built through the program cache `cache_dir`, may be
  * NULL): a spin job of 64 launches of 32 blocks of 10 steps, warmed up, then
  * RTM_PACE_REPS kernel-only runs; s[r] = the host's enqueueing time per launch of run r
- * (seconds), *median their median as every calibration figure's (stats.h: outliers
- * dropped). Allocates its instance (calibration's rtm_calib_inst_make; calibration only). */
+ * (seconds), *median their median as every calibration figure's (rtm_calib_summary:
+ * outliers dropped), with its spread into *fig (may be NULL). Allocates its instance
+ * (calibration's rtm_calib_inst_make; calibration only). */
 rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RTM_PACE_REPS],
-                            double *median);
+                            rtm_calib_fig_t *fig, double *median);
 
 /* A host-paced sample `t` taken beside a probe that measured `beside`, at the pace `ref`:
  * t * ref / beside; t as it is where either probe is missing (<= 0). */

@@ -28,7 +28,7 @@ static void test_probe(void **state)
 {
     (void)state;
     double s[RTM_PACE_REPS], median = 0.0;
-    assert_int_equal(rtm_pace_probe(kc_dev(), NULL, s, &median), RTM_OK);
+    assert_int_equal(rtm_pace_probe(kc_dev(), NULL, s, NULL, &median), RTM_OK);
     double lo = s[0], hi = s[0];
     for (int r = 0; r < RTM_PACE_REPS; r++) {
         assert_true(s[r] > 0.0 && s[r] < 0.1);
