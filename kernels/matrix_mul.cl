@@ -5,6 +5,12 @@
  * RTM_POLL_EVERY steps (strip-mined, nothing tested per step). */
 #include "rtm_block.h"
 
+/* The step loop. board/h100/diag/forms.cl defines it in other, equivalent ways to time how
+ * NVIDIA's compiler schedules each (docs/preempt.md, "matrix_mul's loop form"). */
+#ifndef MM_LOOP
+#define MM_LOOP RTM_POLL_LOOP(k, 0, n, value = fma(a[ty * n + k], b[k * n + tx], value))
+#endif
+
 __kernel void matrix_mul(RTM_BLOCK_ARGS, __global const float *restrict a,
                          __global const float *restrict b, __global float *restrict c, const uint n)
 {
@@ -13,7 +19,7 @@ __kernel void matrix_mul(RTM_BLOCK_ARGS, __global const float *restrict a,
     if (g < n * n) {
         const uint tx = g % n, ty = g / n;
         float value = 0.0f;
-        RTM_POLL_LOOP(k, 0, n, value = fma(a[ty * n + k], b[k * n + tx], value));
+        MM_LOOP;
         c[ty * n + tx] = value;
     }
     RTM_BLOCK_END(blk);

@@ -1,0 +1,175 @@
+/* Diagnostic harness (session 46, not part of rtmgr): loads a PTX dump of one of
+ * rtmgr's OpenCL builds (RTM_CL_DUMP) through the CUDA driver API and launches it the way
+ * kexec does, so that Nsight Compute can profile it (ncu does not profile OpenCL).
+ * Usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG]
+ * Params by position: RTM_BLOCK_ARGS (abort, done, map, nmap, nblk, doff, count, next,
+ * end), then the kernel's own: every pointer a zeroed buffer of n*n floats (inputs filled),
+ * the last u32 = N. Prints min / median kernel ms over REPS (cuEvent). */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK(x)                                                                              \
+    do {                                                                                   \
+        CUresult r_ = (x);                                                                 \
+        if (r_ != CUDA_SUCCESS) {                                                          \
+            const char *s_ = "?";                                                          \
+            cuGetErrorString(r_, &s_);                                                     \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_);                 \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static int cmp(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG]\n");
+        return 2;
+    }
+    const unsigned groups = (unsigned)atoi(argv[2]), wg = (unsigned)atoi(argv[3]);
+    const unsigned nblk = (unsigned)atoi(argv[4]), n = (unsigned)atoi(argv[5]);
+    const int reps = atoi(argv[6]), maxreg = argc > 7 ? atoi(argv[7]) : 0;
+    const int opt = argc > 8 ? atoi(argv[8]) : -1;
+    FILE *f = fopen(argv[1], "rb");
+    if (!f)
+        return perror(argv[1]), 1;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *ptx = calloc(1, (size_t)len + 1);
+    if (fread(ptx, 1, (size_t)len, f) != (size_t)len)
+        return 1;
+    fclose(f);
+    /* OpenCL's environment registers: the global offset (0) and the group count */
+    for (;;) {
+        char *r = strstr(ptx, "%envreg");
+        if (!r)
+            break;
+        int k = 0, used = 0;
+        sscanf(r + 7, "%d%n", &k, &used);
+        const char *with = k == 6 ? "%nctaid.x" : "0";
+        if (k != 0 && k != 6)
+            fprintf(stderr, "envreg%d: replaced by 0\n", k);
+        char *rest = strdup(r + 7 + used);
+        char *grown = malloc(strlen(ptx) + 16);
+        memcpy(grown, ptx, (size_t)(r - ptx));
+        strcpy(grown + (r - ptx), with);
+        strcat(grown, rest);
+        free(rest);
+        free(ptx);
+        ptx = grown;
+    }
+    char *e = strstr(ptx, ".entry ");
+    if (!e)
+        return fprintf(stderr, "no .entry\n"), 1;
+    char name[128];
+    sscanf(e + 7, "%127[A-Za-z0-9_]", name);
+    char *close = strchr(e, ')');
+    int types[64], np = 0; /* 8: u64, 4: u32 */
+    for (char *p = strstr(e, ".param"); p && p < close && np < 64; p = strstr(p + 6, ".param"))
+        types[np++] = strncmp(p, ".param .u64", 11) == 0 ? 8 : 4;
+    CK(cuInit(0));
+    CUdevice dev;
+    CK(cuDeviceGet(&dev, 0));
+    CUcontext ctx;
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CUjit_option jo[2];
+    void *jv[2];
+    unsigned nj = 0;
+    if (maxreg > 0) {
+        jo[nj] = CU_JIT_MAX_REGISTERS;
+        jv[nj++] = (void *)(size_t)maxreg;
+    }
+    if (opt >= 0) {
+        jo[nj] = CU_JIT_OPTIMIZATION_LEVEL;
+        jv[nj++] = (void *)(size_t)opt;
+    }
+    CUmodule mod;
+    CK(cuModuleLoadDataEx(&mod, ptx, nj, jo, jv));
+    CUfunction fn;
+    CK(cuModuleGetFunction(&fn, mod, name));
+    int regs = 0;
+    CK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
+    int blocks_sm = 0;
+    CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_sm, fn, (int)wg, 0));
+    const size_t mat = (size_t)n * n * sizeof(float), small = (size_t)4 << 20;
+    float *host = malloc(mat);
+    unsigned s = 12345;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        s = s * 1103515245u + 12345u;
+        host[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+    CUdeviceptr ptr[64] = {0};
+    unsigned u32[64] = {0};
+    void *args[64];
+    int own = 0;
+    for (int i = 0; i < np; i++) {
+        if (types[i] == 8) {
+            if (i == 6 || i == 8) { /* count, end: NULL */
+                args[i] = &ptr[i];
+                continue;
+            }
+            const size_t bytes = i >= 9 ? mat : small;
+            CK(cuMemAlloc(&ptr[i], bytes));
+            CK(cuMemsetD8(ptr[i], 0, bytes));
+            if (i >= 9 && own < 2) { /* the first two matrices: inputs */
+                CK(cuMemcpyHtoD(ptr[i], host, mat));
+                own++;
+            }
+            args[i] = &ptr[i];
+        } else {
+            u32[i] = i == 4 ? nblk : i == np - 1 ? n : 0;
+            args[i] = &u32[i];
+        }
+    }
+    printf("%s (maxreg %d, opt %d): %s, %d params, %d registers, %d blocks/SM, grid %u x %u, nblk %u, n %u\n",
+           argv[1], maxreg, opt, name, np, regs, blocks_sm, groups, wg, nblk, n);
+    CUevent a, b;
+    CK(cuEventCreate(&a, 0));
+    CK(cuEventCreate(&b, 0));
+    float *t = calloc((size_t)reps, sizeof(float));
+    for (int r = -2; r < reps; r++) {
+        CK(cuMemsetD8(ptr[7], 0, small)); /* the fetch counters */
+        CK(cuMemsetD8(ptr[1], 0, small)); /* done[] */
+        CK(cuCtxSynchronize());
+        CK(cuEventRecord(a, 0));
+        CK(cuLaunchKernel(fn, groups, 1, 1, wg, 1, 1, 0, 0, args, NULL));
+        CK(cuEventRecord(b, 0));
+        CK(cuEventSynchronize(b));
+        float ms;
+        CK(cuEventElapsedTime(&ms, a, b));
+        if (r >= 0)
+            t[r] = ms;
+    }
+    /* the completed-block array: how many blocks marked */
+    unsigned char *d = malloc(small);
+    CK(cuMemcpyDtoH(d, ptr[1], small));
+    unsigned marked = 0;
+    for (unsigned i = 0; i < nblk && i < small; i++)
+        marked += d[i] != 0;
+    qsort(t, (size_t)reps, sizeof(float), cmp);
+    printf("  kernel ms: min %.4f median %.4f max %.4f over %d; done[] marked %u of %u\n", t[0],
+           t[reps / 2], t[reps - 1], reps, marked, nblk);
+    /* a checksum of the output (the third matrix) */
+    CUdeviceptr out = 0;
+    int m = 0;
+    for (int i = 9; i < np; i++)
+        if (types[i] == 8 && ++m == 3)
+            out = ptr[i];
+    if (out) {
+        CK(cuMemcpyDtoH(host, out, mat));
+        double sum = 0;
+        for (size_t i = 0; i < (size_t)n * n; i++)
+            sum += host[i];
+        printf("  output checksum %.6e\n", sum);
+    }
+    return 0;
+}
