@@ -818,10 +818,8 @@ static void section_response(bench_t *b)
     const uint32_t *grids = b->o.quick ? grids_quick : grids_full;
     const double *lens = b->o.quick ? lens_quick : lens_full;
     const uint32_t *aborts = b->o.quick ? aborts_quick : aborts_full;
-    const size_t ng = b->o.quick ? sizeof(grids_quick) / sizeof(grids_quick[0])
-                                 : sizeof(grids_full) / sizeof(grids_full[0]);
-    const size_t nl = b->o.quick ? sizeof(lens_quick) / sizeof(lens_quick[0])
-                                 : sizeof(lens_full) / sizeof(lens_full[0]);
+    const size_t ng = b->o.quick ? N_OF(grids_quick) : N_OF(grids_full);
+    const size_t nl = b->o.quick ? N_OF(lens_quick) : N_OF(lens_full);
     double *samples = malloc(1000 * sizeof(double));
     uint32_t total = 0, over = 0;
     if (!b->o.json)

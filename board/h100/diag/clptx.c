@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag_file.h"
+
 int main(int argc, char **argv)
 {
     if (argc < 4)
@@ -28,16 +30,9 @@ int main(int argc, char **argv)
         return 1;
     cl_int err;
     cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
-    FILE *f = fopen(argv[1], "rb");
-    if (!f)
-        return perror(argv[1]), 1;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *src = calloc(1, (size_t)len + 1);
-    if (fread(src, 1, (size_t)len, f) != (size_t)len)
+    char *src = diag_read_all(argv[1]);
+    if (!src)
         return 1;
-    fclose(f);
     const char *s = src;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &s, NULL, &err);
     err = clBuildProgram(prog, 1, &d, argv[3], NULL, NULL);

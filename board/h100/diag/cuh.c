@@ -1,7 +1,8 @@
 /* Diagnostic harness (session 46, not part of rtmgr): loads a PTX dump of one of
  * rtmgr's OpenCL builds (RTM_CL_DUMP) through the CUDA driver API and launches it the way
  * kexec does, so that Nsight Compute can profile it (ncu does not profile OpenCL).
- * Usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG]
+ * Usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG [OPT]] (MAXREG: CU_JIT_MAX_REGISTERS, 0 none;
+ * OPT: CU_JIT_OPTIMIZATION_LEVEL, default the driver's)
  * Params by position: RTM_BLOCK_ARGS (abort, done, map, nmap, nblk, doff, count, next,
  * end), then the kernel's own: every pointer a zeroed buffer of n*n floats (inputs filled),
  * the last u32 = N. Prints min / median kernel ms over REPS (cuEvent). */
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "diag_file.h"
 
 #define CK(x)                                                                              \
     do {                                                                                   \
@@ -30,23 +33,16 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     if (argc < 7) {
-        fprintf(stderr, "usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG]\n");
+        fprintf(stderr, "usage: cuh PTX GROUPS WG NBLK N REPS [MAXREG [OPT]]\n");
         return 2;
     }
     const unsigned groups = (unsigned)atoi(argv[2]), wg = (unsigned)atoi(argv[3]);
     const unsigned nblk = (unsigned)atoi(argv[4]), n = (unsigned)atoi(argv[5]);
     const int reps = atoi(argv[6]), maxreg = argc > 7 ? atoi(argv[7]) : 0;
     const int opt = argc > 8 ? atoi(argv[8]) : -1;
-    FILE *f = fopen(argv[1], "rb");
-    if (!f)
-        return perror(argv[1]), 1;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *ptx = calloc(1, (size_t)len + 1);
-    if (fread(ptx, 1, (size_t)len, f) != (size_t)len)
+    char *ptx = diag_read_all(argv[1]);
+    if (!ptx)
         return 1;
-    fclose(f);
     /* OpenCL's environment registers: the global offset (0) and the group count */
     for (;;) {
         char *r = strstr(ptx, "%envreg");

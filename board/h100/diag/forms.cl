@@ -6,7 +6,11 @@
     const __global float *ar = a + (size_t)ty * n;                                  \
     const __global float *bp = b + tx;                                              \
     RTM_POLL_LOOP(k, 0, n, value = fma(ar[k], *bp, value); bp += n)
-#elif MM_FORM == 2 || MM_FORM == 5 /* A by row pointer, B by a 64-bit index */
+#elif MM_FORM == 2 /* A by row pointer, B by a 64-bit index */
+#define MM_LOOP                                                                     \
+    const __global float *ar = a + (size_t)ty * n;                                  \
+    RTM_POLL_LOOP(k, 0, n, value = fma(ar[k], b[(ulong)k * n + tx], value))
+#elif MM_FORM == 5 /* row and column base pointers, B by a 64-bit index */
 #define MM_LOOP                                                                     \
     const __global float *ar = a + (ulong)ty * n, *bc = b + tx;                     \
     RTM_POLL_LOOP(k, 0, n, value = fma(ar[k], bc[(ulong)k * n], value))

@@ -21,6 +21,6 @@ for m in 0 1 2 3 4 5 6 7 8 9 10; do v=mm$m
   for b in orig poll prod; do
     g=$blocks; [ $b = prod ] && [ $blocks -ge 16384 ] && g=1056 # kexec's persistent groups on the H100
     $W/cuh $W/p/$v-$b.ptx $g 256 $blocks $n 30 | awk -v t="$v $b n=$n groups=$g" \
-      '/registers/{r=$0; sub(/.*params, /,"",r); sub(/, grid.*/,"",r)} /kernel ms/{sub(/; done.*/,""); print t": "$0" | "r}'
+      '/registers/{r=$0; sub(/.*params, /,"",r); sub(/, grid.*/,"",r)} /kernel ms/{sub(/; done.*/,""); ms=$0} /checksum/{print t": "ms" | "r" | "$3" "$4}'
   done
 done
