@@ -256,51 +256,72 @@ uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, 
     return sent;
 }
 
+/* One wait of up to `ms` for acknowledgements: those arrived are read (b->pending less
+ * them, *built counting the builds), else the workers are checked. False when the jobs
+ * out can no longer all be acknowledged: every worker's end closed, or a worker ended
+ * with a job unacknowledged (one that never took a job, no device, is only counted). */
+static bool take_acks(rtm_builder_t *b, int ms, uint32_t *built)
+{
+    struct pollfd p = {b->ack, POLLIN, 0};
+    const int pr = poll(&p, 1, ms);
+    if (pr < 0)
+        return errno == EINTR;
+    if (pr > 0) {
+        char a[256];
+        const size_t want = b->pending < sizeof(a) ? b->pending : sizeof(a);
+        const ssize_t r = read(b->ack, a, want);
+        if (r < 0)
+            return errno == EINTR;
+        if (r == 0)
+            return false;
+        for (ssize_t i = 0; i < r; i++)
+            *built += a[i] == RTM_BUILD_ACK_OK;
+        if (b->first_ack_s == 0.0)
+            b->first_ack_s = rtm_os_now_s() - b->start_s;
+        b->pending -= (uint32_t)r;
+        return true;
+    }
+    for (uint32_t w = 0; w < b->n;) {
+        const int r = reap(b, w, false);
+        if (r == 2)
+            return false;
+        w += r == 0; /* a reaped one's slot holds the last worker now */
+    }
+    return true;
+}
+
+/* The jobs out can no longer complete: the workers stopped, b broken (the caller builds
+ * what the cache lacks). */
+static void give_up(rtm_builder_t *b)
+{
+    for (uint32_t w = 0; w < b->n; w++)
+        kill(b->pid[w], SIGTERM);
+    rtm_builder_stop(b);
+    b->broken = true;
+    b->pending = 0;
+}
+
 uint32_t rtm_builder_wait(rtm_builder_t *b)
 {
     if (b->pending == 0 && !b->broken) /* nothing out (a broken one is stopped below) */
         return 0;
     bool ok = !b->broken && b->req >= 0;
-    uint32_t got = 0, built = 0;
-    const uint32_t sent = b->pending;
-    while (ok && got < sent) {
-        struct pollfd p = {b->ack, POLLIN, 0};
-        const int pr = poll(&p, 1, CHECK_MS);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr > 0) {
-            char a[256];
-            const size_t want = sent - got < sizeof(a) ? sent - got : sizeof(a);
-            const ssize_t r = read(b->ack, a, want);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) { /* every worker's end closed */
-                ok = false;
-                break;
-            }
-            for (ssize_t i = 0; i < r; i++)
-                built += a[i] == RTM_BUILD_ACK_OK;
-            if (b->first_ack_s == 0.0)
-                b->first_ack_s = rtm_os_now_s() - b->start_s;
-            got += (uint32_t)r;
-            continue;
-        }
-        /* a worker that ended with a job unacknowledged leaves the batch short for good:
-         * stop on the first; one that never took a job (no device) is only counted */
-        for (uint32_t w = 0; w < b->n && ok;) {
-            const int r = reap(b, w, false);
-            ok = r != 2;
-            w += r == 0; /* a reaped one's slot holds the last worker now */
-        }
-    }
-    b->pending = 0;
-    if (!ok || got < sent) {
-        for (uint32_t w = 0; w < b->n; w++)
-            kill(b->pid[w], SIGTERM);
-        rtm_builder_stop(b);
-        b->broken = true;
-    }
+    uint32_t built = 0;
+    while (ok && b->pending > 0)
+        ok = take_acks(b, CHECK_MS, &built);
+    if (!ok)
+        give_up(b);
     return built;
+}
+
+uint32_t rtm_builder_poll(rtm_builder_t *b, int ms)
+{
+    if (b->pending == 0 || b->broken || b->req < 0)
+        return 0;
+    uint32_t built = 0;
+    if (!take_acks(b, ms, &built))
+        give_up(b);
+    return b->pending;
 }
 
 uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)

@@ -187,6 +187,10 @@ static void *prebuild_worker(void *arg)
     }
 }
 
+/* rtm_calib_dev_kernel_ready's longest wait between checks of the cache (milliseconds;
+ * an acknowledgement ends it sooner). */
+#define READY_POLL_MS 50
+
 /* Serial build time of a batch (n x c) from which build workers are started for it. */
 #define PROCS_MIN_S 0.5
 
@@ -243,6 +247,12 @@ static void workers_up(devcal_t *x, uint32_t cap, bool idle)
         np = PRE_GPU_WORKERS;
     np = np > cap ? cap : np;
     x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, idle);
+}
+
+void rtm_calib_dev_workers_early(devcal_t *x)
+{
+    if (x->cache && rtm_calib_prebuild_on() && pre_mode() == PRE_PROCS && !x->bld.broken)
+        workers_up(x, UINT32_MAX, false);
 }
 
 static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
@@ -511,6 +521,60 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
     return n;
 }
 
+/* A GPU's catalogue batch (pb[0..n), planned by prebuild_list) queued to its build
+ * workers without waiting for it, kept in x->queued: the kernels' measurements are the
+ * device's clocks, so the first kernels are measured while the later ones' programs
+ * build, each kernel waiting for its own (rtm_calib_dev_kernel_ready; the H100: the
+ * whole batch had been waited for first, 2.9-4.3 s). False, and nothing queued, on a
+ * CPU-type device (its measurements are the host's cores), when the programs are cached
+ * or too few to start workers for, or when the workers cannot take them: the caller
+ * builds them as before. */
+static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t n)
+{
+    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || pre_mode() != PRE_PROCS || x->bld.broken ||
+        x->n_queued > 0)
+        return false;
+    n = uncached(pb, n);
+    if (n < 2 || n > RTM_BUILDER_QUEUE)
+        return false;
+    workers_up(x, UINT32_MAX, false);
+    if (!rtm_builder_up(&x->bld))
+        return false;
+    const rtm_build_job_t **jobs = calloc(n, sizeof(*jobs));
+    if (!jobs)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        jobs[i] = &pb[i].j;
+    const uint32_t sent = rtm_builder_send(&x->bld, jobs, n);
+    free(jobs);
+    if (sent < n) /* broken: the caller builds what the cache lacks */
+        return false;
+    x->queued = pb;
+    x->n_queued = n;
+    x->n_pre += n;
+    return true;
+}
+
+void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern)
+{
+    if (x->n_queued == 0)
+        return;
+    const double t0 = rtm_calib_now();
+    for (;;) {
+        bool ready = true;
+        for (uint32_t i = 0; i < x->n_queued && ready; i++)
+            ready = x->queued[i].j.k.kernel != kern || prebuild_cached(&x->queued[i]);
+        /* an acknowledgement wakes the poll at once; a failed build's program stays
+         * missing until every job is acknowledged */
+        if (ready || x->bld.pending == 0 || !rtm_builder_up(&x->bld))
+            break;
+        (void)rtm_builder_poll(&x->bld, READY_POLL_MS);
+    }
+    const double w = rtm_calib_now() - t0;
+    x->queued_wait_s += w;
+    x->pre_s += w;
+}
+
 /* With `send`: rtm_calib_dev_prebuild_all's programs that the cache lacks handed to the
  * device's build workers, started under SCHED_IDLE, without waiting (a CPU-type device's,
  * before the GPUs are measured: they build in the background of the GPUs' measurements,
@@ -561,6 +625,13 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
+    if (queue_catalogue(x, pb, n)) {
+        x->pre_s += rtm_calib_now() - t0;
+        cal_note(c, "%s: prebuild: %u programs not in the cache (sweep candidates, first sizes) "
+                    "queued to %u build workers, each kernel waiting for its own",
+                 x->bd->name, x->n_queued, x->pre_procs);
+        return; /* pb is x->queued now */
+    }
     rtm_calib_prebuild_many(x, pb, n);
     const double pre_s = rtm_calib_now() - t0;
     uint32_t cached = 0;
@@ -612,6 +683,13 @@ static bool worker_build(void *ctx, rtm_build_job_t *j)
     rtm_status_t st = prebuild_one(&pb);
     if (st == RTM_OK && (w->d->info.type & CL_DEVICE_TYPE_CPU))
         st = prewarm_one(w->d, j, w->cache);
+    /* NVIDIA's binary is PTX, which the driver compiles again at each load (ptxas: 0.1-0.16 s
+     * for the navigation kernels) unless its JIT cache (~/.nv/ComputeCache, the user's
+     * processes' own) holds the machine code, and a build from source leaves none there:
+     * the worker loads what it built once, as calibration and rtmgr run will (H100, cold
+     * gpu0 calibrations: 136-139 loads 3.3-3.6 s, 137-148 with this 0.6-0.8 s) */
+    if (st == RTM_OK && rtm_ocl_nv_gpu(&w->d->info))
+        st = prebuild_one(&pb);
     if (st != RTM_OK)
         fprintf(stderr, "rtmgr: calibrate: prebuild worker (device %d): %s: %s\n", w->device,
                 j->k.kernel->name, rtm_strerror(st));

@@ -1765,6 +1765,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_tune_t tune;
     dpred_t p;
     const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
+    rtm_calib_dev_kernel_ready(x, kern); /* outside its budget, as the batch's wait was */
     const double start = rtm_calib_now();
     const double budget = cal_kernel_budget(c, left);
     const phase_t m0 = phase_mark(x);
@@ -1983,6 +1984,8 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
     cal_say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
             bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
             bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
+    if (st == RTM_OK && !(info->type & CL_DEVICE_TYPE_CPU))
+        rtm_calib_dev_workers_early(x);
     if (st == RTM_OK)
         st = dev_memrate(x);
     if (st == RTM_OK)
@@ -2079,6 +2082,9 @@ void rtm_calib_dev_close(devrun_t *r)
     if (!r->open)
         return;
     rtm_builder_stop(&r->x.bld);
+    free(r->x.queued);
+    r->x.queued = NULL;
+    r->x.n_queued = 0;
     if (r->x.probe)
         clReleaseProgram(r->x.probe);
     r->x.probe = NULL;
@@ -2128,13 +2134,13 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     cal_note(c, "%s: time %.2fs of budget %.2fs%s: transfers %.2fs, memory/occupancy/launch %.2fs, "
                 "build-time figure c %.2fs, cache sweep %.2fs, matrix_mov %.2fs, prebuild %.2fs "
                 "(%u programs; in all %u by %u build workers, %u failed, in %.2fs), catalogue "
-                "%.2fs, abort %.2fs; in kexecs %u programs compiled %.2fs, %u loaded from the "
+                "%.2fs (its kernels' waits for the programs queued ahead %.2fs), abort %.2fs; in kexecs %u programs compiled %.2fs, %u loaded from the "
                 "cache %.2fs, runs %.2fs; points' pinned memory made %u times (%.0fMiB at the "
                 "end) in %.2fs",
              bd->name, dev_s, c->deadline - t0 + r->first_s,
              r->split ? " (its first section before the GPUs', its builds meanwhile)" : "", r->ph[0], r->ph[1], r->ph[2], r->ph[3],
              r->ph[4], r->ph[5], r->pre_n, x->n_pre, x->pre_procs, x->bld.failed, x->pre_s,
-             r->ph[6], r->ph[7], x->n_built, x->build_s, x->n_loaded, x->load_s, x->run_s,
+             r->ph[6], x->queued_wait_s, r->ph[7], x->n_built, x->build_s, x->n_loaded, x->load_s, x->run_s,
              x->arena.grows, (double)x->arena.pin.bytes / MIB, x->arena.grow_s);
     c->build_s += x->build_s;
     c->load_s += x->load_s;

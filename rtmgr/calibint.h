@@ -436,6 +436,14 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
 
 /* ---- an OpenCL device (calibdev.c) --------------------------------------------------- */
 
+/* One program to build into the binary cache (a sweep candidate, a point's size, a poll
+ * period's build): by a build worker (builder.h), else in a thread of its own. */
+typedef struct {
+    rtm_ocl_dev_t *d;
+    rtm_build_job_t j;
+    const char *cache;
+} prebuild_t;
+
 /* One OpenCL device's calibration state. */
 typedef struct {
     cal_t *c;
@@ -465,6 +473,12 @@ typedef struct {
     uint32_t bg_sent;
     double bg_t0, bg_cpu0;
     bool ladder; /* prebuild_list adds the ladder (LADDER_STEP): a background batch's */
+    /* a GPU's catalogue programs queued to its build workers without a wait
+     * (rtm_calib_dev_prebuild_all, malloc'd): each kernel waits for its own
+     * (rtm_calib_dev_kernel_ready); how many, and the seconds the kernels waited */
+    prebuild_t *queued;
+    uint32_t n_queued;
+    double queued_wait_s;
     /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs
      * of 1 and 2 buffers in (w) and out (r), their largest spread */
     struct {
@@ -587,13 +601,6 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead);
 
 /* ---- program builds (calibbuild.c) --------------------------------------------------- */
 
-/* One program to build into the binary cache (a sweep candidate, a point's size, a poll
- * period's build): by a build worker (builder.h), else in a thread of its own. */
-typedef struct {
-    rtm_ocl_dev_t *d;
-    rtm_build_job_t j;
-    const char *cache;
-} prebuild_t;
 
 /* Builds for the figure c: REPS, 5 with --quick. */
 int rtm_calib_build_reps(const rtm_calib_opts_t *o);
@@ -627,6 +634,12 @@ void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
                            const int64_t (*sizes)[RTM_SIZE_KEYS_MAX], uint32_t n);
 /* The programs of a device's catalogue built ahead (`send`: queued in the background). */
 void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send);
+/* A GPU's build workers started now, to open their contexts while the device's own
+ * figures are measured (they build nothing yet). */
+void rtm_calib_dev_workers_early(devcal_t *x);
+/* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache (or
+ * the workers can build nothing more: the measurement then compiles what is missing). */
+void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern);
 
 /* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
 

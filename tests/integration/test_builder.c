@@ -4,6 +4,8 @@
  *   malformed record is refused;
  * - one set of workers serves several batches (the same processes: no second start),
  *   every job acknowledged and its program in the cache after, poll variants included;
+ * - a queued batch collected a little at a time (rtm_builder_poll) while the caller
+ *   waits for one of its programs;
  * - workers that cannot open their device (no such device) exit without taking a job:
  *   the batch comes back empty, the builder broken, nothing blocks. */
 #define _GNU_SOURCE /* SCHED_IDLE */
@@ -170,6 +172,41 @@ static void test_background_batch(void **state)
     assert_true(rtm_builder_cpu_s(&b) == 0.0); /* none live */
 }
 
+/* A queued batch collected a little at a time (rtm_builder_poll), as a GPU's catalogue
+ * waits for one kernel's programs while the others still build: a program is awaited
+ * alone, the rest are acknowledged after, nothing is counted twice. */
+static void test_poll_waits_for_one_program(void **state)
+{
+    fix_t *f = *state;
+    const char *dir = f->dir;
+    rtm_ocl_dev_t *d = &f->d;
+    const rtm_build_job_t j[3] = {job("cpa_tcpa", 111, 0, false), job("trajectory", 213, 0, false),
+                                  job("cpa_tcpa", 317, 0, false)};
+    rtm_builder_t b;
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, false), 2);
+    const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
+    assert_int_equal(rtm_builder_send(&b, all, 3), 3);
+    /* the second job's program: polled for until it is in the cache */
+    uint32_t out = b.pending, polls = 0;
+    while (!cached(d, &j[1], dir)) {
+        assert_true(out > 0); /* its acknowledgement cannot have come before its file */
+        out = rtm_builder_poll(&b, 50);
+        assert_int_equal(out, b.pending);
+        polls++;
+        assert_true(polls < 2400); /* two minutes */
+    }
+    while (rtm_builder_poll(&b, 50) > 0) {
+    }
+    assert_int_equal(b.pending, 0);
+    assert_true(rtm_builder_up(&b));
+    for (int i = 0; i < 3; i++)
+        assert_true(cached(d, &j[i], dir));
+    assert_int_equal(rtm_builder_wait(&b), 0); /* every acknowledgement already read */
+    assert_int_equal(rtm_builder_poll(&b, 50), 0);
+    rtm_builder_stop(&b);
+    assert_int_equal(b.failed, 0);
+}
+
 static void test_no_device_breaks_without_blocking(void **state)
 {
     (void)state;
@@ -182,8 +219,19 @@ static void test_no_device_breaks_without_blocking(void **state)
     assert_false(rtm_builder_up(&b));
     assert_int_equal(b.n, 0);
     assert_int_equal(b.failed, 2);
-    /* a broken builder takes no batch */
+    /* a broken builder takes no batch, and has nothing out to poll for */
     assert_int_equal(rtm_builder_batch(&b, one, 1), 0);
+    assert_int_equal(rtm_builder_poll(&b, 50), 0);
+    /* a poll finds the workers gone: broken, nothing left out, no wait for the jobs */
+    rtm_builder_t c;
+    assert_int_equal(rtm_builder_start(&c, RTM_TEST_RTMGR, 7, "/tmp", 2, false), 2);
+    assert_int_equal(rtm_builder_send(&c, one, 1), 1);
+    uint32_t polls = 0;
+    while (rtm_builder_poll(&c, 50) > 0)
+        assert_true(++polls < 2400);
+    assert_true(c.broken);
+    assert_int_equal(c.pending, 0);
+    rtm_builder_stop(&c);
     rtm_builder_stop(&b);
 }
 
@@ -193,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test_setup_teardown(test_batches_share_workers, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_background_batch, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_poll_waits_for_one_program, fix_open, fix_close),
         cmocka_unit_test(test_no_device_breaks_without_blocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
