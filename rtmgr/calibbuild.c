@@ -540,13 +540,10 @@ static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t n)
     workers_up(x, UINT32_MAX, false);
     if (!rtm_builder_up(&x->bld))
         return false;
-    const rtm_build_job_t **jobs = calloc(n, sizeof(*jobs));
-    if (!jobs)
-        return false;
+    const rtm_build_job_t *jobs[RTM_BUILDER_QUEUE];
     for (uint32_t i = 0; i < n; i++)
         jobs[i] = &pb[i].j;
     const uint32_t sent = rtm_builder_send(&x->bld, jobs, n);
-    free(jobs);
     if (sent < n) /* broken: the caller builds what the cache lacks */
         return false;
     x->queued = pb;
