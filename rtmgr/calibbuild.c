@@ -552,13 +552,13 @@ static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t n)
     return true;
 }
 
-void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern)
+void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all)
 {
     if (x->n_queued == 0)
         return;
     const double t0 = rtm_calib_now();
     for (;;) {
-        bool ready = true;
+        bool ready = !all;
         for (uint32_t i = 0; i < x->n_queued && ready; i++)
             ready = x->queued[i].j.k.kernel != kern || prebuild_cached(&x->queued[i]);
         /* an acknowledgement wakes the poll at once; a failed build's program stays

@@ -1578,19 +1578,28 @@ static double dev_kernel_fixed(const rtm_board_dev_t *bd)
  * a real job's: on one H100 instance 13.6 us against grid_path's 9.3 us and radix_sort's
  * 8.1 us, and grid_path's widths 64-3500 validated +44-60 % (session 13). 0 when not
  * measured. */
-static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
+/* The instance dev_pace measures kern's launch pace at (its first key doubled from its
+ * least until its job makes PACE_LAUNCHES launches) in *k; false when kern's jobs make
+ * fewer than 3 launches: one launch a job, no host pace in its time. */
+static bool pace_size(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                      rtm_kinst_t *k)
 {
     if (kern->n_keys == 0)
-        return 0.0;
-    rtm_kinst_t k;
+        return false;
     int64_t key0 = kern->keys[0].min > 0 ? kern->keys[0].min : 1;
     bool ok = false;
     for (int i = 0; i < PACE_DOUBLINGS && key0 <= kern->keys[0].max; i++, key0 *= 2) {
-        ok = rtm_calib_size_plan(kern, key0, tune, &x->lim, &k);
-        if (!ok || k.plan.launches >= PACE_LAUNCHES)
+        ok = rtm_calib_size_plan(kern, key0, tune, &x->lim, k);
+        if (!ok || k->plan.launches >= PACE_LAUNCHES)
             break;
     }
-    if (!ok || k.plan.launches < 3)
+    return ok && k->plan.launches >= 3;
+}
+
+static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
+{
+    rtm_kinst_t k;
+    if (!pace_size(x, kern, tune, &k))
         return 0.0;
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
@@ -1625,7 +1634,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
     if (t_next > 0)
         cal_note(x->c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
                        "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
-                 k.plan.launches, kern->keys[0].name, (long long)key0,
+                 k.plan.launches, kern->keys[0].name, (long long)k.size[0],
                  host_paced ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
                  enq * 1e6);
     return t_next;
@@ -1765,7 +1774,10 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_tune_t tune;
     dpred_t p;
     const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
-    rtm_calib_dev_kernel_ready(x, kern); /* outside its budget, as the batch's wait was */
+    /* outside its budget, as the batch's wait was; a kernel whose jobs the host paces
+     * (several launches a job) waits for the whole batch: its times are the host's */
+    rtm_kinst_t kp;
+    rtm_calib_dev_kernel_ready(x, kern, pace_size(x, kern, tune, &kp));
     const double start = rtm_calib_now();
     const double budget = cal_kernel_budget(c, left);
     const phase_t m0 = phase_mark(x);

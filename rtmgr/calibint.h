@@ -637,9 +637,10 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
 /* A GPU's build workers started now, to open their contexts while the device's own
  * figures are measured (they build nothing yet). */
 void rtm_calib_dev_workers_early(devcal_t *x);
-/* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache (or
- * the workers can build nothing more: the measurement then compiles what is missing). */
-void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern);
+/* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache, with
+ * `all` until every queued job is done (or the workers can build nothing more: the
+ * measurement then compiles what is missing). */
+void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all);
 
 /* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
 

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "os.h"
 #include "tests/ocl_fixture.h"
 
 static rtm_build_job_t job(const char *kernel, int64_t key0, uint32_t poll, bool no_poll)
@@ -237,6 +238,10 @@ static void test_no_device_breaks_without_blocking(void **state)
 
 int main(void)
 {
+    /* as rtmgr's main: the workers get the environment this process started with, not
+     * the one its OpenCL drivers leave (on the H100 machine, RTM_PLATFORM=NVIDIA: without
+     * it the workers saw one platform, PoCL, and no device) */
+    rtm_os_keep_environ();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test_setup_teardown(test_batches_share_workers, fix_open, fix_close),
