@@ -95,8 +95,9 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *exe, int device, const 
 uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
 
 /* Waits for the acknowledgements of every job queued; returns how many of those it read
- * built (RTM_BUILD_ACK_OK; rtm_builder_poll's reads not counted). A worker that dies meanwhile stops the builder (broken): what it
- * took is unbuilt, and the caller builds what the cache still lacks. */
+ * built (RTM_BUILD_ACK_OK; rtm_builder_poll's reads not counted). A worker that dies
+ * meanwhile stops the builder (broken): what it took is unbuilt, and the caller builds
+ * what the cache still lacks. */
 uint32_t rtm_builder_wait(rtm_builder_t *b);
 
 /* Reads the acknowledgements that have come, waiting up to `ms` milliseconds for some

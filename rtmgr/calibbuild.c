@@ -521,25 +521,29 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
     return n;
 }
 
-/* A GPU's catalogue batch (pb[0..n), planned by prebuild_list) queued to its build
+/* A GPU's catalogue batch (pb[0..*np), planned by prebuild_list) queued to its build
  * workers without waiting for it, kept in x->queued: the kernels' measurements are the
  * device's clocks, so the first kernels are measured while the later ones' programs
  * build, each kernel waiting for its own (rtm_calib_dev_kernel_ready; the H100: the
- * whole batch had been waited for first, 2.9-4.3 s). False, and nothing queued, on a
- * CPU-type device (its measurements are the host's cores), when the programs are cached
- * or too few to start workers for, or when the workers cannot take them: the caller
- * builds them as before. */
-static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t n)
+ * whole batch had been waited for first, 2.9-4.3 s). Once the workers are up, *np
+ * becomes the count the cache lacks, pb compacted to them. False, and nothing queued, on
+ * a CPU-type device (its measurements are the host's cores), when the programs are
+ * cached or too few to start workers for, or when the workers cannot take them: the
+ * caller builds them as before. */
+static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np)
 {
     if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || pre_mode() != PRE_PROCS || x->bld.broken ||
         x->n_queued > 0)
         return false;
-    n = uncached(pb, n);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < *np; i++)
+        n += !prebuild_cached(&pb[i]);
     if (n < 2 || n > RTM_BUILDER_QUEUE)
         return false;
     workers_up(x, UINT32_MAX, false);
     if (!rtm_builder_up(&x->bld))
         return false;
+    n = *np = uncached(pb, *np); /* the caller's list is pb[0..*np) from here */
     const rtm_build_job_t *jobs[RTM_BUILDER_QUEUE];
     for (uint32_t i = 0; i < n; i++)
         jobs[i] = &pb[i].j;
@@ -622,7 +626,7 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
-    if (queue_catalogue(x, pb, n)) {
+    if (queue_catalogue(x, pb, &n)) {
         x->pre_s += rtm_calib_now() - t0;
         cal_note(c, "%s: prebuild: %u programs not in the cache (sweep candidates, first sizes) "
                     "queued to %u build workers, each kernel waiting for its own",

@@ -601,7 +601,6 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead);
 
 /* ---- program builds (calibbuild.c) --------------------------------------------------- */
 
-
 /* Builds for the figure c: REPS, 5 with --quick. */
 int rtm_calib_build_reps(const rtm_calib_opts_t *o);
 /* The figure c of device d into *f (bfig_t). */
