@@ -249,9 +249,18 @@ static void workers_up(devcal_t *x, uint32_t cap, bool idle)
     x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, idle);
 }
 
+/* Whether x's device builds ahead in worker processes that measure beside its
+ * measurements: a GPU (a CPU-type device's measurements are the host's cores) with a
+ * cache, building ahead in processes, its workers not broken. */
+static bool gpu_procs(const devcal_t *x)
+{
+    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && x->cache && rtm_calib_prebuild_on() &&
+           pre_mode() == PRE_PROCS && !x->bld.broken;
+}
+
 void rtm_calib_dev_workers_early(devcal_t *x)
 {
-    if (x->cache && rtm_calib_prebuild_on() && pre_mode() == PRE_PROCS && !x->bld.broken)
+    if (gpu_procs(x))
         workers_up(x, UINT32_MAX, false);
 }
 
@@ -532,8 +541,7 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
  * caller builds them as before. */
 static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np)
 {
-    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || pre_mode() != PRE_PROCS || x->bld.broken ||
-        x->n_queued > 0)
+    if (!gpu_procs(x) || x->n_queued > 0)
         return false;
     uint32_t n = 0;
     for (uint32_t i = 0; i < *np; i++)

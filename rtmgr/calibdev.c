@@ -1996,10 +1996,10 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
     cal_say(c, "%s: transfers: in %.4gus + %.4gGB/s, out %.4gus + %.4gGB/s", bd->name,
             bd->param[RTM_DEV_P_ws_fixed] * 1e6, bd->param[RTM_DEV_P_ws_rate] * 1e-9,
             bd->param[RTM_DEV_P_wr_fixed] * 1e6, bd->param[RTM_DEV_P_wr_rate] * 1e-9);
-    if (st == RTM_OK && !(info->type & CL_DEVICE_TYPE_CPU))
+    if (st == RTM_OK) {
         rtm_calib_dev_workers_early(x);
-    if (st == RTM_OK)
         st = dev_memrate(x);
+    }
     if (st == RTM_OK)
         st = rtm_calib_build_probe(x->d, &x->probe);
     if (st == RTM_OK)

@@ -634,7 +634,7 @@ void rtm_calib_dk_prebuild(void *ctx, kfit_t *kf, const int64_t *keys,
 /* The programs of a device's catalogue built ahead (`send`: queued in the background). */
 void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send);
 /* A GPU's build workers started now, to open their contexts while the device's own
- * figures are measured (they build nothing yet). */
+ * figures are measured (they build nothing yet); nothing on a CPU-type device. */
 void rtm_calib_dev_workers_early(devcal_t *x);
 /* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache, with
  * `all` until every queued job is done (or the workers can build nothing more: the

@@ -141,6 +141,16 @@ static void test_batches_share_workers(void **state)
     assert_false(rtm_builder_up(&b));
 }
 
+/* Two workers (`idle`: under SCHED_IDLE) started on f's cache and the three jobs j
+ * queued to them without a wait. */
+static void start_send3(const fix_t *f, const rtm_build_job_t j[3], bool idle, rtm_builder_t *b)
+{
+    assert_int_equal(rtm_builder_start(b, RTM_TEST_RTMGR, 0, f->dir, 2, idle), 2);
+    const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
+    assert_int_equal(rtm_builder_send(b, all, 3), 3);
+    assert_int_equal(b->pending, 3);
+}
+
 /* A background batch: queued without waiting to workers under SCHED_IDLE, collected
  * later; their CPU time is readable while they live. */
 static void test_background_batch(void **state)
@@ -151,10 +161,7 @@ static void test_background_batch(void **state)
     const rtm_build_job_t j[3] = {job("cpa_tcpa", 107, 0, false), job("cpa_tcpa", 209, 0, false),
                                   job("trajectory", 301, 0, false)};
     rtm_builder_t b;
-    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, true), 2);
-    const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
-    assert_int_equal(rtm_builder_send(&b, all, 3), 3);
-    assert_int_equal(b.pending, 3);
+    start_send3(f, j, true, &b);
     /* the caller goes on meanwhile; then collects */
     assert_int_equal(rtm_builder_wait(&b), 3);
     assert_int_equal(b.pending, 0);
@@ -184,9 +191,7 @@ static void test_poll_waits_for_one_program(void **state)
     const rtm_build_job_t j[3] = {job("cpa_tcpa", 111, 0, false), job("trajectory", 213, 0, false),
                                   job("cpa_tcpa", 317, 0, false)};
     rtm_builder_t b;
-    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 2, false), 2);
-    const rtm_build_job_t *all[] = {&j[0], &j[1], &j[2]};
-    assert_int_equal(rtm_builder_send(&b, all, 3), 3);
+    start_send3(f, j, false, &b);
     /* the second job's program: polled for until it is in the cache */
     uint32_t out = b.pending, polls = 0;
     while (!cached(d, &j[1], dir)) {
