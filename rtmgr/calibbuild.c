@@ -114,8 +114,12 @@ rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
     rtm_kexec_opts_t o = rtm_kexec_calib_opts(x->cache);
     const dpred_t p = {x->bd, -1, 0.0, false}; /* the profile's terms as they stand */
     const double t = rtm_calib_dev_pred(&p, k);
-    if (t > 0.0)
-        (void)rtm_preempt_grid_opts(x->bd, k, t, &o);
+    const double block_s = t > 0.0 ? rtm_preempt_grid_opts(x->bd, k, t, &o) : 0.0;
+    /* a GPU's loop-polling kernel: the executive's poll build (the period its search chose
+     * before the points, none where the blocks are short), whose time beyond the cache
+     * is not calibration's default build's times a factor (rtm_calib_dev_poll) */
+    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && rtm_preempt_loop_polls(k->kernel))
+        rtm_preempt_poll_opts(x->bd, k->kernel, block_s, &o);
     return o;
 }
 
@@ -482,6 +486,18 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
         dpred_t p;
         const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
         int64_t size[RTM_SIZE_KEYS_MAX];
+        /* its poll-period search's programs (a GPU's loop-polling kernel): the build
+         * without in-loop polls and one per period it may try, at the search's size */
+        rtm_kexec_opts_t pbase;
+        double t_poll;
+        uint32_t ks[RTM_PREEMPT_TUNE_MAX];
+        const uint32_t nks = rtm_calib_poll_job(x, kern, tune, &p, size, &pbase, &t_poll, ks);
+        for (uint32_t j = 0; nks > 0 && j <= nks && n < max; j++) {
+            if (!rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]))
+                break;
+            const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&pbase, j < nks ? ks[j] : 0);
+            rtm_build_job_set_opts(&pb[n++].j, &o);
+        }
         if (!c->o->quick && choice && rtm_calib_sweep_size(x, kern, tune, &p, size) &&
             rtm_calib_sweep_runs(x, kern, size, tune, &p, kbudget)) {
             /* the sweep's first candidate only: the others may be cut by its deadline
@@ -595,7 +611,9 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     cal_t *c = x->c;
     if (!x->cache || !rtm_calib_prebuild_on())
         return;
-    const uint32_t max = rtm_kernel_count() * (2 + PRE_KEYS_MAX);
+    /* per kernel: a sweep candidate, the first size, the later sizes, and a loop-polling
+     * kernel's search (its build without polls and each period) */
+    const uint32_t max = rtm_kernel_count() * (3 + PRE_KEYS_MAX + RTM_PREEMPT_TUNE_MAX);
     prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
     if (!pb)
         return;

@@ -1764,6 +1764,81 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
              keep ? "aligned" : "no term: within the spreads,", ratio, what);
 }
 
+/* In-loop poll period of a GPU's loop-polling kernel (RTM_POLL_EVERY; rtm_preempt_loop_polls),
+ * chosen before its points so that they, its aligned point and so its fitted terms are
+ * the build the executive runs (rtm_calib_point_opts applies the period): preempt.c's
+ * rtm_preempt_tune_kernel_poll at the kernel's tune — K0 (the largest K whose loop steps
+ * last at most RTM_PREEMPT_POLL_PERIOD_S, the response target's share, the step measured
+ * on the build without in-loop polls), K0 / 2 and K0 / 4, the cheapest against that
+ * build (min of 3 interleaved event-profiled runs) -> ktune poll_every. Each kernel but
+ * spin at the size the model as it stands (the device's r_op) puts at POLL_JOB_S; spin
+ * sizes its own loop (rtm_calib_poll_job; the catalogue's batch builds the programs ahead).
+ * Until session 47 the search came after the catalogue and the
+ * points ran calibration's default period (256) with a poll_cost factor measured at
+ * the search's 2 ms job: on the H100 matrix_mul's default build ran n = 3 201 in
+ * 25.2 ms where the executive's (K 32) ran it in 18.4 ms, n = 4 000 in 43.0 against
+ * 30.6 ms, and the profile predicted the executive's n = 4 000 job at 67 ms
+ * (board/h100/results/rows-*-s48*-h100.txt). Within POLL_KERNEL_S; a kernel whose search
+ * fails or runs out keeps the default period, and its points run it. */
+#define POLL_KERNEL_S 1.0
+/* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
+#define POLL_JOB_S 2e-3
+
+uint32_t rtm_calib_poll_job(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                            const dpred_t *p, int64_t size[RTM_SIZE_KEYS_MAX],
+                            rtm_kexec_opts_t *base, double *t_pred,
+                            uint32_t ks[RTM_PREEMPT_TUNE_MAX])
+{
+    *base = rtm_kexec_calib_opts(x->cache);
+    *t_pred = 0.0;
+    rtm_kinst_t k;
+    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !rtm_preempt_loop_polls(kern) ||
+        strcmp(kern->name, "spin") == 0 ||
+        rtm_calib_size_for(kern, tune, POLL_JOB_S, dev_pred_kernel, p, &x->lim, 1, 0, NULL, 0,
+                           size) < 0 ||
+        !rtm_calib_size_plan(kern, size[0], tune, &x->lim, &k))
+        return 0;
+    *t_pred = dev_pred_kernel(p, &k);
+    *base = rtm_calib_point_opts(x, &k); /* the launch shape the executive gives it */
+    return *t_pred > 0.0 ? rtm_preempt_poll_ks(&x->d->info, &k, *t_pred, false, ks, NULL) : 0;
+}
+
+static void dev_poll_kernel(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !rtm_preempt_loop_polls(kern))
+        return;
+    const double t0 = rtm_calib_now();
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    rtm_kexec_opts_t base;
+    double t_pred;
+    uint32_t ks[RTM_PREEMPT_TUNE_MAX];
+    (void)rtm_calib_poll_job(x, kern, tune, p, size, &base, &t_pred, ks);
+    rtm_preempt_kpoll_t kp;
+    const rtm_status_t st =
+        rtm_preempt_tune_kernel_poll(x->d, &base, NULL, kern, tune, t_pred > 0 ? size : NULL,
+                                     t_pred, false, 3, 0, t0 + POLL_KERNEL_S, &kp);
+    const double took = rtm_calib_now() - t0;
+    if (st != RTM_OK || kp.poll_every == 0) {
+        cal_note(x->c, "%s: poll period of %s not calibrated (%s, %.2fs): default", x->bd->name,
+                 kern->name, st != RTM_OK ? rtm_strerror(st) : "budget spent", took);
+        return;
+    }
+    /* the points' options read it from the record (rtm_preempt_poll_opts) */
+    if (!kt->have)
+        *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .t_next = kt->t_next};
+    kt->poll_every = kp.poll_every;
+    kt->poll_cost = 0.0; /* the points run this build */
+    char tried[200];
+    cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead against "
+                   "the build without in-loop polls %s on a %.3gms job; search %.2fs: %u "
+                   "programs compiled, %u loaded, %.2fs); its points run it",
+             x->bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
+             kp.step_s * 1e9, rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)),
+             kp.base_s * 1e3, took, kp.compiled, kp.loaded, kp.program_s);
+}
+
 /* One kernel on the device: tuning (full mode), its own launch pace, then its own r and
  * memory rate fitted at the calibration sizes. */
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
@@ -1795,6 +1870,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
             phase_fmt(sweep_t, sizeof(sweep_t), x, &m0);
         }
     }
+    dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
     x->pace_at[ki] = kt->t_next > 0 ? pace_beside(x) : 0.0;
@@ -1821,7 +1897,9 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const rtm_status_t st = rtm_calib_kernel_points(c, &kf, pts, N_OF(pts), &n);
     if (st == RTM_OK && kt->t_next > 0)
         pace_cap(x, ki, tune, pts, n);
-    const double t_next = kt->t_next; /* rtm_calib_kernel_store writes the fit's terms */
+    /* rtm_calib_kernel_store writes the fit's terms; the pace and poll period stay */
+    const double t_next = kt->t_next;
+    const uint32_t poll_every = kt->poll_every;
     char points_t[160];
     phase_fmt(points_t, sizeof(points_t), x, &m1);
     cal_note(c, "%s: %s time %.2fs of budget %.2fs: sweep %s; %u points %s, instances made and "
@@ -1837,6 +1915,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                            "the largest point's own r, else the device's r_op", kt,
                            &c->rec->dev_k[x->di][ki]);
     kt->t_next = t_next;
+    kt->poll_every = poll_every;
     dev_aligned(x, ki, tune, pts, n);
     return RTM_OK;
 }
@@ -2166,128 +2245,15 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     return st;
 }
 
-/* In-loop poll period per kernel (RTM_POLL_EVERY, kernels whose work-items loop):
- * preempt.c's rtm_preempt_tune_kernel_poll at the calibrated tune, with the flag
- * transport chosen above — of K0 (the largest K whose loop steps last at most
- * RTM_PREEMPT_POLL_PERIOD_S, the response target's share, from the step measured on
- * calibration's own build), K0 / 2 and K0 / 4, the one whose overhead against that
- * build is the least (ktune poll_every), and its cost over that build, the median of
- * interleaved pairs (ktune poll_cost: the model's terms are fitted on calibration's
- * build, the executive runs this one). Every build of a search takes the launch shape
- * the executive gives its job (rtm_calib_point_opts). Within POLL_BUDGET_S per device, the
- * application's kernels first: kernels left when it is spent keep the default. The
- * searches' programs are built ahead, together, by the device's build workers (one at a
- * time on the path they had spent the whole budget). */
-#define POLL_BUDGET_S 2.0
-/* Kernel time of the searches' jobs (preempt.c's own sizing aims at 2 ms as well). */
-#define POLL_JOB_S 2e-3
-static void dev_poll(devcal_t *x)
+/* A CPU device's in-loop poll periods: not calibrated (the executive's default). */
+static void dev_poll_note(devcal_t *x)
 {
-    rtm_board_dev_t *bd = x->bd;
-    /* a CPU device: every candidate period is a program build of its own (PoCL on the
-     * H100 host: about 0.7 s each, one at a time), and the 2 s budget ran out inside the
-     * first kernel in every calibration there; the polls read host memory the core
-     * caches, and the default period stays */
-    if (x->d->info.type & CL_DEVICE_TYPE_CPU) {
+    /* every candidate period is a program build of its own (PoCL on the H100 host: about
+     * 0.7 s each, one at a time), and a 2 s budget ran out inside the first kernel in
+     * every calibration there; the polls read host memory the core caches */
+    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
         cal_note(x->c, "%s: poll periods not calibrated on a CPU device (a program build per "
-                       "candidate): default", bd->name);
-        return;
-    }
-    /* every search's programs built ahead, together: its build without in-loop polls
-     * and one per period it may try, at the size the calibrated model puts at
-     * POLL_JOB_S (spin sizes its own loop: left to the search). One at a time on the
-     * path they spent the whole budget: the H100's 2 s ran out inside the first kernel
-     * (manoeuvre, 0.56 s a build) in sessions 18 and 19. */
-    const rtm_kexec_opts_t base = {.transport = bd->abort, .transport_set = true,
-                                   .cache_dir = x->cache};
-    /* per kernel: calibration's build at the search's size (the search's baseline and the
-     * chosen period's reference) and the candidates' base, both on the launch shape the
-     * executive gives such a job (spin, sized by the search: calibration's own) */
-    rtm_kexec_opts_t ref[RTM_MAX_KERNELS], kb[RTM_MAX_KERNELS];
-    for (uint32_t ki = 0; ki < RTM_MAX_KERNELS; ki++) {
-        ref[ki] = rtm_kexec_calib_opts(x->cache);
-        kb[ki] = base;
-    }
-    int64_t size[RTM_MAX_KERNELS][RTM_SIZE_KEYS_MAX];
-    double t_pred[RTM_MAX_KERNELS] = {0.0}; /* > 0: size[] holds the kernel's size */
-    prebuild_t *pb = calloc(RTM_MAX_KERNELS * (1 + RTM_PREEMPT_TUNE_MAX), sizeof(*pb));
-    uint32_t np = 0;
-    const rtm_kernel_t *kern;
-    for (uint32_t i = 0; pb && (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
-        const uint32_t ki = (uint32_t)rtm_kernel_index(kern);
-        if (!bd->ktune[ki].have || !rtm_calib_wanted(x->c->o->kernels, kern->name) ||
-            strcmp(kern->name, "spin") == 0)
-            continue;
-        rtm_tune_t tune;
-        dpred_t p;
-        (void)rtm_calib_kernel_start(x, ki, &tune, &p);
-        rtm_kinst_t k;
-        if (rtm_calib_size_for(kern, tune, POLL_JOB_S, dev_pred_kernel, &p, &x->lim, 1, 0, NULL,
-                               0, size[ki]) < 0 ||
-            !rtm_calib_size_plan(kern, size[ki][0], tune, &x->lim, &k))
-            continue;
-        t_pred[ki] = dev_pred_kernel(&p, &k);
-        ref[ki] = rtm_calib_point_opts(x, &k);
-        kb[ki].groups = ref[ki].groups;
-        uint32_t ks[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nk = rtm_preempt_poll_ks(&x->d->info, &k, t_pred[ki], false, ks, NULL);
-        /* the periods, then calibration's own build (the search's baseline) */
-        for (uint32_t c = 0; t_pred[ki] > 0 && c <= nk; c++) {
-            if (!rtm_calib_prebuild_entry(x, kern, size[ki], tune, &pb[np]))
-                break;
-            const rtm_kexec_opts_t o =
-                c < nk ? rtm_preempt_poll_candidate(&kb[ki], ks[c]) : ref[ki];
-            rtm_build_job_set_opts(&pb[np++].j, &o);
-        }
-    }
-    const double t_pre = rtm_calib_now();
-    if (pb)
-        rtm_calib_prebuild_many(x, pb, np);
-    free(pb);
-    cal_note(x->c, "%s: poll searches' programs: %u, built ahead in %.2fs", bd->name, np,
-             rtm_calib_now() - t_pre);
-    const double deadline = rtm_calib_now() + POLL_BUDGET_S;
-    double last = 0.0; /* the previous kernel's calibration time */
-    for (uint32_t i = 0; (kern = rtm_preempt_loop_kernel(i)) != NULL; i++) {
-        rtm_board_ktune_t *kt = &bd->ktune[rtm_kernel_index(kern)];
-        if (!kt->have ||
-            !rtm_calib_wanted(x->c->o->kernels, kern->name))
-            continue;
-        const double t0 = rtm_calib_now();
-        if (t0 + last > deadline) { /* the previous kernel's time would overrun it */
-            cal_note(x->c, "%s: poll period of %s not calibrated (%.1fs budget spent): default",
-                     bd->name, kern->name, POLL_BUDGET_S);
-            continue;
-        }
-        rtm_preempt_kpoll_t kp;
-        const int ki = rtm_kernel_index(kern);
-        const rtm_status_t st = rtm_preempt_tune_kernel_poll(
-            x->d, &kb[ki], &ref[ki], kern, kt->tune, t_pred[ki] > 0 ? size[ki] : NULL, t_pred[ki],
-            false, 3, 0, deadline, &kp);
-        last = rtm_calib_now() - t0;
-        if (st != RTM_OK || kp.poll_every == 0) {
-            cal_note(x->c, "%s: poll period of %s not calibrated (%s): default", bd->name,
-                     kern->name, st != RTM_OK ? rtm_strerror(st) : "budget spent");
-            continue;
-        }
-        kt->poll_every = kp.poll_every;
-        /* the model's terms were fitted on calibration's build: the chosen one's cost
-         * over it, where measured and in the range a profile holds */
-        kt->poll_cost = kp.cost_n && kp.cost > RTM_BOARD_POLL_COST_MIN &&
-                                kp.cost < RTM_BOARD_POLL_COST_MAX
-                            ? kp.cost
-                            : 0.0;
-        char tried[200], cost[96] = "not measured";
-        if (kp.cost_n)
-            snprintf(cost, sizeof(cost), "%+.2f%% (median of %u pairs, %+.2f..%+.2f%%)",
-                     100.0 * kp.cost, kp.cost_n, 100.0 * kp.cost_lo, 100.0 * kp.cost_hi);
-        cal_note(x->c, "%s: %s: poll every %u steps (%.3gus of a %.3gns step; overhead against "
-                       "calibration's build %s on a %.3gms job, the chosen one's %s; search "
-                       "%.2fs: %u programs compiled, %u loaded, %.2fs)",
-                 bd->name, kern->name, kp.poll_every, kp.poll_every * kp.step_s * 1e6,
-                 kp.step_s * 1e9, rtm_preempt_kpoll_text(&kp, tried, sizeof(tried)),
-                 kp.base_s * 1e3, cost, last, kp.compiled, kp.loaded, kp.program_s);
-    }
+                       "candidate): default", x->bd->name);
 }
 
 /* Abort response (seed 002): preempt.c's measurement — the spin kernel (about 20 ms)
@@ -2322,6 +2288,6 @@ static rtm_status_t dev_abort(devcal_t *x)
                  t == b && m.works[t] ? " <- abort" : "");
     cal_say(x->c, "%s: abort '%s' response %.4gus", bd->name, rtm_board_abort_name(bd->abort),
             bd->param[RTM_DEV_P_abort_response] * 1e6);
-    dev_poll(x);
+    dev_poll_note(x);
     return RTM_OK;
 }

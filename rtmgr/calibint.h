@@ -16,6 +16,7 @@
 #include "os.h"
 #include "pinned.h"
 #include "pool.h"
+#include "preempt.h"
 
 /* Monotonic clock, seconds. */
 double rtm_calib_now(void);
@@ -617,6 +618,16 @@ bool rtm_calib_prebuild_on(void);
  * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S), from the profile's terms as they
  * stand (a kernel's own once fitted, before that the device's generic ones). */
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k);
+/* The poll-period search's job for a GPU's loop-polling kernel kern (not spin, which sizes
+ * its own) at tune, p the model as it stands: its sizes (size), the options of its
+ * candidates' base (base: the launch shape the executive gives it), its predicted kernel
+ * time (t_pred) and the periods the search measures (ks). Returns how many periods; 0
+ * (base = calibration's options, t_pred 0) where there is no such job. The search and
+ * the catalogue's batch (its programs built ahead) both ask it. */
+uint32_t rtm_calib_poll_job(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                            const dpred_t *p, int64_t size[RTM_SIZE_KEYS_MAX],
+                            rtm_kexec_opts_t *base, double *t_pred,
+                            uint32_t ks[RTM_PREEMPT_TUNE_MAX]);
 /* Plans kern at size and tune into *pb (rtm_calib_point_opts); false when it does not
  * plan. */
 bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
