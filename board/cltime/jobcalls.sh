@@ -27,7 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 # the task set's board profile, with the write transport
 board=$(sed -n 's/^board: *//p' "$config")
 case $board in /*) ;; *) board=$(dirname "$config")/$board ;; esac
-sed 's/^\(    abort: \)mapped/\1write/' "$board" > "$tmp/board.yaml"
+# (its devices' names blanked: any matches; a PoCL device is named after the CPU it ran on)
+sed -e 's/^\(    abort: \)mapped/\1write/' -e 's/^\(    device: \)".*"/\1""/' "$board" > "$tmp/board.yaml"
 # the task set: its board and log here, every task on the device
 awk -v b="$tmp/board.yaml" -v l="$tmp/log.csv" '
     /^board:/ { print "board: " b; next }
