@@ -109,6 +109,11 @@ void *rtm_calib_bahead_run(void *arg)
 
 /* ---- programs built ahead into the binary cache -------------------------------------- */
 
+bool rtm_calib_gpu_loop_polls(const devcal_t *x, const rtm_kernel_t *kern)
+{
+    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && rtm_preempt_loop_polls(kern);
+}
+
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
 {
     rtm_kexec_opts_t o = rtm_kexec_calib_opts(x->cache);
@@ -117,8 +122,8 @@ rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
     const double block_s = t > 0.0 ? rtm_preempt_grid_opts(x->bd, k, t, &o) : 0.0;
     /* a GPU's loop-polling kernel: the executive's poll build (the period its search chose
      * before the points, none where the blocks are short), whose time beyond the cache
-     * is not calibration's default build's times a factor (rtm_calib_dev_poll) */
-    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && rtm_preempt_loop_polls(k->kernel))
+     * is not calibration's default build's times a factor (calibdev.c, dev_poll_kernel) */
+    if (rtm_calib_gpu_loop_polls(x, k->kernel))
         rtm_preempt_poll_opts(x->bd, k->kernel, block_s, &o);
     return o;
 }
@@ -654,8 +659,8 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     const uint32_t pre0 = x->n_pre;
     if (queue_catalogue(x, pb, &n)) {
         x->pre_s += rtm_calib_now() - t0;
-        cal_note(c, "%s: prebuild: %u programs not in the cache (sweep candidates, first sizes) "
-                    "queued to %u build workers, each kernel waiting for its own",
+        cal_note(c, "%s: prebuild: %u programs not in the cache (sweep candidates, first sizes, "
+                    "poll searches) queued to %u build workers, each kernel waiting for its own",
                  x->bd->name, x->n_queued, x->pre_procs);
         return; /* pb is x->queued now */
     }

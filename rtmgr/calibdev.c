@@ -1792,8 +1792,7 @@ uint32_t rtm_calib_poll_job(const devcal_t *x, const rtm_kernel_t *kern, rtm_tun
     *base = rtm_kexec_calib_opts(x->cache);
     *t_pred = 0.0;
     rtm_kinst_t k;
-    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !rtm_preempt_loop_polls(kern) ||
-        strcmp(kern->name, "spin") == 0 ||
+    if (!rtm_calib_gpu_loop_polls(x, kern) || strcmp(kern->name, "spin") == 0 ||
         rtm_calib_size_for(kern, tune, POLL_JOB_S, dev_pred_kernel, p, &x->lim, 1, 0, NULL, 0,
                            size) < 0 ||
         !rtm_calib_size_plan(kern, size[0], tune, &x->lim, &k))
@@ -1807,7 +1806,7 @@ static void dev_poll_kernel(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpr
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     rtm_board_ktune_t *kt = &x->bd->ktune[ki];
-    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || !rtm_preempt_loop_polls(kern))
+    if (!rtm_calib_gpu_loop_polls(x, kern))
         return;
     const double t0 = rtm_calib_now();
     int64_t size[RTM_SIZE_KEYS_MAX];

@@ -618,6 +618,9 @@ bool rtm_calib_prebuild_on(void);
  * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S), from the profile's terms as they
  * stand (a kernel's own once fitted, before that the device's generic ones). */
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k);
+/* Does x's device search kern's in-loop poll period before its points (a GPU, a kernel
+ * whose work-items loop-poll: rtm_preempt_loop_polls), and run its points with it? */
+bool rtm_calib_gpu_loop_polls(const devcal_t *x, const rtm_kernel_t *kern);
 /* The poll-period search's job for a GPU's loop-polling kernel kern (not spin, which sizes
  * its own) at tune, p the model as it stands: its sizes (size), the options of its
  * candidates' base (base: the launch shape the executive gives it), its predicted kernel
