@@ -1270,7 +1270,8 @@ static double dev_workers(const devcal_t *x, uint32_t wg)
  * ceil(blocks / workers) / part. The steady state of a long job (the workers on
  * neighbouring blocks, the data they share in the caches) is that of its first blocks.
  * The warm-up run tells what a run takes: a longer one than predicted gets fewer runs.
- * GPUs only (dev_kernel: PoCL 5 ran the first blocks 2-4x slower than their share). */
+ * On a CPU device only after a check against a whole job (dev_kernel, part_verify: PoCL 5
+ * ran the first blocks 1.2-3.3x slower than their share). */
 static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps, uint32_t part,
                                      double *kernel_s, rtm_calib_fig_t *fig)
 {
@@ -1883,10 +1884,12 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
-                 /* not on a CPU device: PoCL 5 on the H100 host put matrix_mul's and
-                  * matrix_loop_add's first blocks at 2-4x their share of the whole job
-                  * (validation measured n = 1000..3000 whole); PoCL 3.1 here within 10 % */
-                 .measure_part = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? NULL : dk_measure_part,
+                 /* on a CPU device only once a partial job agrees with a whole one: PoCL 5
+                  * on the H100 host put matrix_mul's and matrix_loop_add's first blocks at
+                  * 1.2-3.3x their share of the whole job (validation measures n =
+                  * 1000..3000 whole), PoCL 3.1 here within 1 % (calibfit.c, part_check) */
+                 .measure_part = dk_measure_part,
+                 .part_verify = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0,
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
                  .cache = x->knee};

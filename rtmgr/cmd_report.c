@@ -24,7 +24,7 @@
 static const char usage_text[] =
     "usage: rtmgr report LOG [--out DIR] [--json] [--no-plot]\n"
     "  Model error and deadline summary of a model-error log (docs/log.md), per task and\n"
-    "  device: jobs, MAPE, median and p99 absolute %% error, bias, misses, each model's\n"
+    "  device: jobs, MAPE, median and p99 absolute % error, bias, misses, each model's\n"
     "  MAPE, and the MAPE left after an online EWMA correction.\n"
     "  --out DIR   write the plots into DIR (default: beside LOG)\n"
     "  --json      print the summary as JSON lines instead of a table\n"

@@ -7,7 +7,8 @@
  * executive's options for the job from that profile's device (rtm_preempt_predict_dev:
  * persistent groups, fetch store, poll period) and its model's kernel time ("pred"),
  * CLEAR=1 with the kernel's own terms cleared first (as calibration sees it before its
- * points). Built against a Release build's library, on the H100 machine:
+ * points); PART=m1,m2,... also the job's first m blocks alone, scaled to the whole job
+ * (calibration's partial points; session 49). Built against a Release build's library, on the H100 machine:
  *   gcc -O2 -std=c11 -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=300 -Irtmgr -Ikernels \
  *       -Ibuild-h board/h100/diag/rowsweep.c build-h/librtmgr.a -lOpenCL -lyaml -lm \
  *       -lpthread -lrt -o /tmp/rowsweep
@@ -72,6 +73,21 @@ int main(int argc, char **argv)
         for (int r = 0; r < REPS; r++) { rtm_kexec_run(&x, &t); v[r] = t.kernel_s; }
         qsort(v, REPS, sizeof v[0], cmp);
         double n = (double)k.size[0];
+        /* PART=m1,m2,...: the job's first m blocks alone (calibration's partial points,
+         * rtm_kexec_run_kernels), their time scaled to the whole job's blocks */
+        for (const char *pp = getenv("PART"); pp && *pp;) {
+            const uint32_t m = (uint32_t)strtoul(pp, NULL, 10), nb = (uint32_t)rtm_kinst_blocks(&k);
+            double w[REPS];
+            if (m > 0 && m < nb && rtm_kexec_run_kernels(&x, m, &w[0], NULL) == RTM_OK) {
+                for (int r = 0; r < REPS; r++) rtm_kexec_run_kernels(&x, m, &w[r], NULL);
+                qsort(w, REPS, sizeof w[0], cmp);
+                printf("%s n=%lld part %u of %u blocks med %.4f ms, scaled %.4f ms, whole %.4f ms: %.2fx\n",
+                       kern->name, (long long)k.size[0], m, nb, w[REPS/2]*1e3, w[REPS/2]*1e3*nb/m,
+                       v[REPS/2]*1e3, w[REPS/2]*nb/m/v[REPS/2]);
+            }
+            pp = strchr(pp, ',');
+            pp = pp ? pp + 1 : NULL;
+        }
         printf("%s n=%lld med %.4f ms min %.4f ms max %.4f ms per_n3 %.4f ps mod32 %lld persist %d store %d pred %.4f ms blk %.1f us\n", kern->name,
                (long long)k.size[0], v[REPS/2]*1e3, v[0]*1e3, v[REPS-1]*1e3, v[REPS/2]*1e12/(n*n*n), (long long)(k.size[0]%32), (int)x.persist, (int)o.fetch_store, pk, blk);
         fflush(stdout);
