@@ -1270,7 +1270,7 @@ static double dev_workers(const devcal_t *x, uint32_t wg)
  * ceil(blocks / workers) / part. The steady state of a long job (the workers on
  * neighbouring blocks, the data they share in the caches) is that of its first blocks.
  * The warm-up run tells what a run takes: a longer one than predicted gets fewer runs.
- * On a CPU device only after a check against a whole job (dev_kernel, part_verify: PoCL 5
+ * On a CPU device only after a check against a whole job (dev_kernel, kfit_t.part: PoCL 5
  * ran the first blocks 1.2-3.3x slower than their share). */
 static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps, uint32_t part,
                                      double *kernel_s, rtm_calib_fig_t *fig)
@@ -1889,7 +1889,8 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                   * 1.2-3.3x their share of the whole job (validation measures n =
                   * 1000..3000 whole), PoCL 3.1 here within 1 % (calibfit.c, part_check) */
                  .measure_part = dk_measure_part,
-                 .part_verify = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0,
+                 .part = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? KFIT_PART_CHECK
+                                                               : KFIT_PART_TRUSTED,
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
                  .cache = x->knee};

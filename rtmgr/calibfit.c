@@ -525,8 +525,8 @@ static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_
 {
     const double per = ceil((double)rtm_kinst_blocks(k) / kf->workers);
     *part = 0;
-    if (!kf->measure_part || (kf->part_verify && kf->part_state <= 0) ||
-        k->plan.launches != 1 || !(per > 0) || !(*pt > 0))
+    if (!kf->measure_part || kf->part != KFIT_PART_TRUSTED || k->plan.launches != 1 ||
+        !(per > 0) || !(*pt > 0))
         return false;
     const uint32_t p = (uint32_t)fmax(4.0, floor(PART_S / (*pt / per)));
     if (p < per) {
@@ -536,11 +536,11 @@ static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_
     return true;
 }
 
-/* A partial job against a whole one, where kf asks for it (part_verify), once per kernel
- * before its first partial point: the largest one-launch point measured whole so far is
- * measured again on its first PART_CHECK_SHARE of blocks; the partial jobs are trusted
- * (part_state 1) when that estimate lies within PART_TRUST of the whole job's time, else
- * the kernel gets none (-1; its long sizes are then not measured, as before). Noted
+/* A partial job against a whole one, where kf asks for it (KFIT_PART_CHECK), once per
+ * kernel before its first partial point: the largest one-launch point measured whole so
+ * far is measured again on its first PART_CHECK_SHARE of blocks; the partial jobs are
+ * trusted when that estimate lies within PART_TRUST of the whole job's time, else
+ * refused (the kernel's long sizes are then not measured, as before). Noted
  * either way. PoCL 3.1 on the 2-core machine: matrix_mul at n = 1001 0.99x on its first
  * 8 to 512 of 3 915 blocks (its check 1.00x, matrix_loop_add's 0.97x); PoCL 5 on the
  * H100 host: 1.15-2.0x at n = 1001-1501, and matrix_loop_add 1.1-3.3x
@@ -552,9 +552,9 @@ static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_
 static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const int64_t *keys,
                                uint32_t n)
 {
-    if (!kf->part_verify || kf->part_state != 0 || !kf->measure_part)
+    if (kf->part != KFIT_PART_CHECK || !kf->measure_part)
         return RTM_OK;
-    kf->part_state = -1;
+    kf->part = KFIT_PART_REFUSED;
     const kpoint_t *w = NULL;
     int64_t wkey = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -580,11 +580,11 @@ static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const 
     if (st != RTM_OK)
         return st;
     const double ratio = pp.t / w->t;
-    kf->part_state = fabs(ratio - 1.0) <= PART_TRUST ? 1 : -1;
+    kf->part = fabs(ratio - 1.0) <= PART_TRUST ? KFIT_PART_TRUSTED : KFIT_PART_REFUSED;
     cal_note(c, "%s: %s: partial jobs %s: %s=%lld on its first %u of %.0f blocks per worker "
                 "%.4gms scaled, whole %.4gms (%.2fx; trusted within %.0f%%)",
              kf->cpu ? "cpu" : "device", kf->kern->name,
-             kf->part_state > 0 ? "trusted" : "not trusted (its long sizes not measured)",
+             kf->part == KFIT_PART_TRUSTED ? "trusted" : "not trusted (its long sizes not measured)",
              kf->kern->keys[0].name, (long long)wkey, part, per, pp.t * 1e3, w->t * 1e3, ratio,
              PART_TRUST * 100);
     return RTM_OK;
@@ -910,10 +910,12 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
              * (the H100 host's matrix_mul took 9.4 s a job at n = 3000, and with points
              * up to n = 1673 only its time per operation was 40 % under there) */
             part = 0;
-            if (pt > EXTRA_MAX_S && (st = part_check(c, kf, pts, keys, *n)) != RTM_OK)
-                break;
-            if (pt > EXTRA_MAX_S && !part_for(kf, &k, &pt, &part))
-                continue;
+            if (pt > EXTRA_MAX_S) {
+                if ((st = part_check(c, kf, pts, keys, *n)) != RTM_OK)
+                    break;
+                if (!part_for(kf, &k, &pt, &part))
+                    continue;
+            }
             /* past the kernel's time, only a cheap one (they reach the sizes validation
              * measures: the H100's matrix_mul had no point past its L2 without 3001) */
             if (late && pt * (EXTRA_MIN_REPS + 1) > POINT_BUDGET_S)

@@ -395,12 +395,12 @@ typedef struct kfit {
      * `part` blocks per worker (one-launch kernels whose whole job is too long) */
     rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
                                  double *t, rtm_calib_fig_t *f);
-    /* measure_part is trusted only once a partial job has agreed with a whole one (a CPU
-     * device: PoCL 5 on the H100 host ran matrix_mul's first blocks 1.2-2x and
-     * matrix_loop_add's 1.1-3.3x slower than their share, PoCL 3.1 here within 1 %):
-     * part_state 0 not checked yet, 1 trusted, -1 not (calibfit.c, part_check) */
-    bool part_verify;
-    int part_state;
+    /* whether measure_part stands in for a whole job: trusted (the default: the CPU
+     * pool, GPUs), or, on a CPU device, checked against a whole job before the first
+     * partial point and then trusted or refused (PoCL 5 on the H100 host ran matrix_mul's
+     * first blocks 1.2-2x and matrix_loop_add's 1.1-3.3x slower than their share, PoCL
+     * 3.1 here within 1 %: calibfit.c, part_check) */
+    enum { KFIT_PART_TRUSTED = 0, KFIT_PART_CHECK, KFIT_PART_REFUSED } part;
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
