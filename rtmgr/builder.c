@@ -33,7 +33,8 @@ rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache)
                               .cache_dir = cache,
                               .poll_every = j->poll_every,
                               .no_poll = j->no_poll,
-                              .groups = j->groups};
+                              .groups = j->groups,
+                              .fetch_store = j->fetch_store};
 }
 
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
@@ -43,15 +44,16 @@ void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
     j->poll_every = o->poll_every;
     j->no_poll = o->no_poll;
     j->groups = o->groups;
+    j->fetch_store = o->fetch_store;
 }
 
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD])
 {
     memset(rec, 0, RTM_BUILD_RECORD);
     const rtm_kinst_t *k = &j->k;
-    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d %u", k->kernel->name,
+    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d %u %d", k->kernel->name,
                      k->tune.wg, k->tune.vec, (int)j->variant, (int)j->transport, j->poll_every,
-                     j->no_poll ? 1 : 0, j->groups);
+                     j->no_poll ? 1 : 0, j->groups, j->fetch_store ? 1 : 0);
     for (uint32_t i = 0; i < k->kernel->n_keys && n > 0 && n < RTM_BUILD_RECORD; i++)
         n += snprintf(rec + n, RTM_BUILD_RECORD - (size_t)n, " %lld", (long long)k->size[i]);
     if (n <= 0 || n + 1 >= RTM_BUILD_RECORD)
@@ -81,13 +83,14 @@ bool rtm_build_parse(char *rec, rtm_build_job_t *j)
     if (!kern)
         return false;
     rtm_kinst_init(&j->k, kern);
-    long long wg, vec, variant, transport, poll, no_poll, groups;
+    long long wg, vec, variant, transport, poll, no_poll, groups, fetch;
     if (!field(&save, 0, UINT32_MAX, &wg) || !field(&save, 0, UINT32_MAX, &vec) ||
         !field(&save, 0, 64, &variant) || !field(&save, 0, 64, &transport) ||
         !field(&save, 0, UINT32_MAX, &poll) || !field(&save, 0, 1, &no_poll) ||
-        !field(&save, 0, UINT32_MAX, &groups))
+        !field(&save, 0, UINT32_MAX, &groups) || !field(&save, 0, 1, &fetch))
         return false;
     j->groups = (uint32_t)groups;
+    j->fetch_store = fetch != 0;
     j->k.tune.wg = (uint32_t)wg;
     j->k.tune.vec = (uint32_t)vec;
     j->variant = (rtm_kexec_variant_t)variant;
@@ -106,7 +109,7 @@ bool rtm_build_parse(char *rec, rtm_build_job_t *j)
 void rtm_builder_init(rtm_builder_t *b)
 {
     memset(b, 0, sizeof(*b));
-    b->req = b->ack = -1;
+    b->req = b->urg = b->ack = -1;
 }
 
 bool rtm_builder_up(const rtm_builder_t *b) { return b->n > 0 && b->req >= 0 && !b->broken; }
@@ -154,18 +157,26 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
                           dev,          (char *)"--cache",   (char *)cache,
                           (char *)"--ack-fd", ackfd,         idle ? (char *)"--idle" : NULL,
                           NULL};
-    int req[2], ack[2];
+    int req[2], urg[2], ack[2];
     if (pipe(req) != 0)
         return 0;
-    if (pipe(ack) != 0) {
+    if (pipe(urg) != 0) {
         close(req[0]);
         close(req[1]);
         return 0;
     }
-    /* no end leaks into a worker but as its stdin and ACK_FD (a request write end held
-     * there would keep the workers waiting for the end) */
+    if (pipe(ack) != 0) {
+        for (int i = 0; i < 2; i++) {
+            close(req[i]);
+            close(urg[i]);
+        }
+        return 0;
+    }
+    /* no end leaks into a worker but as its stdin, ACK_FD and ACK_FD + 1 (a request write
+     * end held there would keep the workers waiting for the end) */
     for (int i = 0; i < 2; i++) {
         fcntl(req[i], F_SETFD, FD_CLOEXEC);
+        fcntl(urg[i], F_SETFD, FD_CLOEXEC);
         fcntl(ack[i], F_SETFD, FD_CLOEXEC);
     }
 #ifdef F_SETPIPE_SZ
@@ -177,6 +188,7 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, req[0], 0); /* dup2 clears CLOEXEC */
         posix_spawn_file_actions_adddup2(&fa, ack[1], ACK_FD);
+        posix_spawn_file_actions_adddup2(&fa, urg[0], ACK_FD + 1);
         /* a worker starts as from a shell: every signal at its default action (a driver
          * may ignore some, and an ignored signal stays ignored across exec), none
          * blocked, and a copy of the environment rtmgr started with, not the one its
@@ -200,8 +212,10 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *path, int device, const
         b->pid[b->n++] = pid;
     }
     close(req[0]);
+    close(urg[0]);
     close(ack[1]);
     b->req = req[1];
+    b->urg = urg[1];
     b->ack = ack[0];
     b->broken = b->n == 0;
     if (b->broken)
@@ -228,9 +242,10 @@ static bool write_all(int fd, const char *buf, size_t len)
 /* Milliseconds between checks on the workers while a batch is out. */
 #define CHECK_MS 200
 
-uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
+/* Queues jobs[0..n) on request pipe fd; how many. */
+static uint32_t send_to(rtm_builder_t *b, int fd, const rtm_build_job_t *const *jobs, uint32_t n)
 {
-    if (!rtm_builder_up(b) || n == 0)
+    if (!rtm_builder_up(b) || n == 0 || fd < 0)
         return 0;
     /* a write with no reader left fails with EPIPE here rather than killing calibration */
     sigset_t pipe_set, old;
@@ -243,7 +258,7 @@ uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, 
         char rec[RTM_BUILD_RECORD];
         if (!rtm_build_record(jobs[i], rec))
             continue;
-        ok = write_all(b->req, rec, sizeof(rec));
+        ok = write_all(fd, rec, sizeof(rec));
         sent += ok;
     }
     const struct timespec zero = {0, 0};
@@ -253,6 +268,19 @@ uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, 
     b->pending += sent;
     if (!ok)
         b->broken = true; /* rtm_builder_wait stops the workers */
+    return sent;
+}
+
+uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
+{
+    return send_to(b, b->req, jobs, n);
+}
+
+uint32_t rtm_builder_send_urgent(rtm_builder_t *b, const rtm_build_job_t *const *jobs,
+                                 uint32_t n)
+{
+    const uint32_t sent = send_to(b, b->urg, jobs, n);
+    b->urgent_pending += sent;
     return sent;
 }
 
@@ -274,8 +302,11 @@ static bool take_acks(rtm_builder_t *b, int ms, uint32_t *built)
             return errno == EINTR;
         if (r == 0)
             return false;
-        for (ssize_t i = 0; i < r; i++)
-            *built += a[i] == RTM_BUILD_ACK_OK;
+        for (ssize_t i = 0; i < r; i++) {
+            const bool urgent = a[i] == RTM_BUILD_ACK_URGENT_OK || a[i] == RTM_BUILD_ACK_URGENT_FAIL;
+            *built += a[i] == RTM_BUILD_ACK_OK || a[i] == RTM_BUILD_ACK_URGENT_OK;
+            b->urgent_pending -= urgent && b->urgent_pending > 0;
+        }
         if (b->first_ack_s == 0.0)
             b->first_ack_s = rtm_os_now_s() - b->start_s;
         b->pending -= (uint32_t)r;
@@ -299,6 +330,7 @@ static void give_up(rtm_builder_t *b)
     rtm_builder_stop(b);
     b->broken = true;
     b->pending = 0;
+    b->urgent_pending = 0;
 }
 
 uint32_t rtm_builder_wait(rtm_builder_t *b)
@@ -308,6 +340,17 @@ uint32_t rtm_builder_wait(rtm_builder_t *b)
     bool ok = !b->broken && b->req >= 0;
     uint32_t built = 0;
     while (ok && b->pending > 0)
+        ok = take_acks(b, CHECK_MS, &built);
+    if (!ok)
+        give_up(b);
+    return built;
+}
+
+uint32_t rtm_builder_wait_urgent(rtm_builder_t *b)
+{
+    bool ok = !b->broken && b->req >= 0;
+    uint32_t built = 0;
+    while (ok && b->urgent_pending > 0 && b->pending > 0)
         ok = take_acks(b, CHECK_MS, &built);
     if (!ok)
         give_up(b);
@@ -342,7 +385,9 @@ void rtm_builder_stop(rtm_builder_t *b)
 {
     if (b->req >= 0)
         close(b->req);
-    b->req = -1;
+    if (b->urg >= 0)
+        close(b->urg);
+    b->req = b->urg = -1;
     while (b->n > 0)
         (void)reap(b, b->n - 1, true);
     if (b->ack >= 0)
@@ -350,21 +395,51 @@ void rtm_builder_stop(rtm_builder_t *b)
     b->ack = -1;
 }
 
-void rtm_builder_serve(int in_fd, int ack_fd, bool (*build)(void *ctx, rtm_build_job_t *j),
-                       void *ctx)
+/* The next record for a worker into rec (RTM_BUILD_RECORD bytes): urgent_fd's first
+ * when both pipes have some (-1: none, or closed: *urgent_fd becomes -1 at its end);
+ * false at in_fd's end. With an urgent pipe both read ends are non-blocking (shared by
+ * the workers: a record that poll announced may be taken by another first). */
+static bool next_record(int in_fd, int *urgent_fd, char *rec, bool *urgent)
+{
+    for (;;) {
+        struct pollfd p[2] = {{*urgent_fd, POLLIN, 0}, {in_fd, POLLIN, 0}};
+        if (*urgent_fd >= 0 && poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        for (int i = *urgent_fd >= 0 ? 0 : 1; i < 2; i++) {
+            if (*urgent_fd >= 0 && !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            const ssize_t got = read(p[i].fd, rec, RTM_BUILD_RECORD);
+            if (got == RTM_BUILD_RECORD) {
+                *urgent = i == 0;
+                return true;
+            }
+            if (got < 0 && (errno == EAGAIN || errno == EINTR))
+                continue; /* another worker took it */
+            if (i == 1)
+                return false; /* the requests' end (a short read too) */
+            *urgent_fd = -1; /* the urgent pipe's end: the first alone from here */
+            (void)fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
+        }
+    }
+}
+
+void rtm_builder_serve(int in_fd, int urgent_fd, int ack_fd,
+                       bool (*build)(void *ctx, rtm_build_job_t *j), void *ctx)
 {
     char rec[RTM_BUILD_RECORD + 1];
-    for (;;) {
-        /* one whole record per read (rtm_build_record); a short read is the end */
-        ssize_t got;
-        while ((got = read(in_fd, rec, RTM_BUILD_RECORD)) < 0 && errno == EINTR) {
-        }
-        if (got != RTM_BUILD_RECORD)
-            break;
+    if (urgent_fd >= 0 && (fcntl(urgent_fd, F_SETFL, O_NONBLOCK) != 0 ||
+                           fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) | O_NONBLOCK) != 0))
+        urgent_fd = -1;
+    bool urgent = false;
+    while (next_record(in_fd, &urgent_fd, rec, &urgent)) {
         rec[RTM_BUILD_RECORD] = '\0';
         rtm_build_job_t j;
         const bool ok = rtm_build_parse(rec, &j) && build(ctx, &j);
-        const char a = ok ? RTM_BUILD_ACK_OK : RTM_BUILD_ACK_FAIL;
+        const char a = urgent ? (ok ? RTM_BUILD_ACK_URGENT_OK : RTM_BUILD_ACK_URGENT_FAIL)
+                              : (ok ? RTM_BUILD_ACK_OK : RTM_BUILD_ACK_FAIL);
         if (ack_fd >= 0)
             while (write(ack_fd, &a, 1) < 0 && errno == EINTR) {
             }

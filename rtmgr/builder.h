@@ -14,8 +14,10 @@
  *
  * Protocol: one request pipe shared by all workers, one RTM_BUILD_RECORD-byte record per
  * job (writes of up to PIPE_BUF bytes are atomic, so every read gets one whole record and
- * a worker takes the next when it is free); one acknowledgement pipe, one byte per job
- * done (RTM_BUILD_ACK_OK or _FAIL). A worker exits at the request pipe's end.
+ * a worker takes the next when it is free); a second, urgent one (the worker's
+ * descriptor ack + 1), whose records a free worker takes before the first's; one
+ * acknowledgement pipe, one byte per job done (RTM_BUILD_ACK_OK or _FAIL, an urgent
+ * job's RTM_BUILD_ACK_URGENT_OK or _FAIL). A worker exits at the request pipe's end.
  *
  * Nothing here runs on the real-time path. */
 #ifndef RTM_BUILDER_H
@@ -33,6 +35,8 @@
 #define RTM_BUILDER_MAX 32
 #define RTM_BUILD_ACK_OK 'o'
 #define RTM_BUILD_ACK_FAIL 'x'
+#define RTM_BUILD_ACK_URGENT_OK 'O'
+#define RTM_BUILD_ACK_URGENT_FAIL 'X'
 /* A worker's exit status when it ended before taking a job (no device, or the device
  * would not open): the others go on. Any other failure may have taken one. */
 #define RTM_BUILD_EXIT_NO_DEVICE 69
@@ -47,6 +51,8 @@ typedef struct {
     bool no_poll;
     uint32_t groups; /* rtm_kexec_opts_t.groups (0 auto; RTM_KEXEC_GROUPS_ALL: a plain
                       * grid, the executive's for long blocks) */
+    bool fetch_store; /* rtm_kexec_opts_t.fetch_store (long blocks' persistent fetch:
+                       * rtm_preempt_grid_for_block) */
 } rtm_build_job_t;
 
 /* A job's kexec options with the program cache `cache` (transport_set). */
@@ -54,7 +60,7 @@ rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache)
 /* Sets j's program options (variant, transport, polls, groups) from kexec options o. */
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o);
 
-/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS KEY...\n",
+/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS FETCH KEY...\n",
  * NUL-padded.
  * False when it does not fit. */
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD]);
@@ -67,7 +73,8 @@ typedef struct {
     uint32_t n;       /* workers started and not yet reaped */
     uint32_t failed;  /* workers that exited with an error or by a signal */
     uint32_t pending; /* jobs sent and not yet acknowledged (rtm_builder_send) */
-    int req, ack;     /* request pipe's write end, acknowledgement pipe's read end; -1 */
+    uint32_t urgent_pending; /* of them, rtm_builder_send_urgent's */
+    int req, urg, ack; /* request pipes' write ends, acknowledgement pipe's read end; -1 */
     bool broken;      /* none started, or one died: no more batches (the caller builds) */
     double start_s;   /* rtm_os_now_s() at rtm_builder_start */
     double first_ack_s; /* seconds from the start to the first acknowledgement; 0: none yet
@@ -93,6 +100,14 @@ uint32_t rtm_builder_start(rtm_builder_t *b, const char *exe, int device, const 
  * size is raised to RTM_BUILDER_QUEUE records where the kernel allows). */
 #define RTM_BUILDER_QUEUE 1024
 uint32_t rtm_builder_send(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
+/* The same on the urgent pipe: the next free worker takes these before any job queued by
+ * rtm_builder_send (a kernel's programs needed now, behind a long batch for later
+ * kernels); rtm_builder_wait_urgent waits for them alone. */
+uint32_t rtm_builder_send_urgent(rtm_builder_t *b, const rtm_build_job_t *const *jobs,
+                                 uint32_t n);
+/* Waits for the acknowledgements of the urgent jobs out (the others' read on the way);
+ * returns how many of all the acknowledgements it read were builds. */
+uint32_t rtm_builder_wait_urgent(rtm_builder_t *b);
 
 /* Waits for the acknowledgements of every job queued; returns how many of those it read
  * built (RTM_BUILD_ACK_OK; rtm_builder_poll's reads not counted). A worker that dies
@@ -115,9 +130,10 @@ double rtm_builder_cpu_s(const rtm_builder_t *b);
 /* Ends the workers (the request pipe closed: each exits when idle) and reaps them. */
 void rtm_builder_stop(rtm_builder_t *b);
 
-/* A worker's loop: reads records from in_fd until its end, runs build() on each job,
- * acknowledges each on ack_fd (every record, parsed or not). */
-void rtm_builder_serve(int in_fd, int ack_fd, bool (*build)(void *ctx, rtm_build_job_t *j),
-                       void *ctx);
+/* A worker's loop: reads records from in_fd until its end, those of urgent_fd (-1: none)
+ * first when both have some, runs build() on each job, acknowledges each on ack_fd
+ * (every record, parsed or not). */
+void rtm_builder_serve(int in_fd, int urgent_fd, int ack_fd,
+                       bool (*build)(void *ctx, rtm_build_job_t *j), void *ctx);
 
 #endif

@@ -8,6 +8,7 @@
  * device's build workers, builder.h, else threads); and the build worker process's side
  * (rtm_calib_prebuild_worker, calib.h). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -286,7 +287,16 @@ static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
             jobs[m] = &pb[done + m].j;
             m++;
         }
-        (void)rtm_builder_batch(&x->bld, jobs, m);
+        /* behind a catalogue batch still building for later kernels (queue_catalogue),
+         * these are wanted now: ahead of it, and waited for alone (the H100: cpa_pairs'
+         * three points after its sweep changed the work-group had waited 5.7 s for the
+         * whole batch) */
+        if (x->bld.pending > 0) {
+            (void)rtm_builder_send_urgent(&x->bld, jobs, m);
+            (void)rtm_builder_wait_urgent(&x->bld);
+        } else {
+            (void)rtm_builder_batch(&x->bld, jobs, m);
+        }
         done += m;
     }
     if (rtm_builder_up(&x->bld))
@@ -367,6 +377,18 @@ bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64
         return false;
     prebuild_job(x, &k, &pb->j);
     return true;
+}
+
+uint32_t rtm_calib_uncached(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            const rtm_tune_t *tunes, uint32_t n)
+{
+    uint32_t miss = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        prebuild_t pb;
+        miss += !x->cache || !rtm_calib_prebuild_entry(x, kern, size, tunes[i], &pb) ||
+                !prebuild_cached(&pb);
+    }
+    return miss;
 }
 
 /* Builds the programs of `n` tuning candidates of kern at `size` in parallel threads
@@ -467,7 +489,111 @@ static uint32_t pre_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
     return 1;
 }
 
-/* rtm_calib_dev_prebuild_all's list: pb (room for max) gets the programs; returns how many. */
+/* The largest work-group of a candidate built ahead: one of 1024 runs only where 512 did
+ * (calibdev.c, dev_sweep), and on the H100 no kernel's 512 did (RTM_E_RANGE for all 8
+ * that tried one in session 50's run d: the kernels' register use); where one does, the
+ * sweep builds its 1024 itself. */
+#define SWEEP_PRE_WG_MAX 512u
+
+/* Kernel ki's sweep candidates at its sweep size into pb (room for max), when its sweep
+ * will run (kbudget: its budget); how many. With `all` (a GPU's batch queued to its
+ * build workers) every work-group size and the widths at the starting one (the sweep
+ * then loads each from the cache: 1 ms on the H100 against a 0.17 s build, and each
+ * build had cost it its budget); else the first candidate only, the others maybe cut by
+ * the sweep's deadline (it builds them together itself, when it gets to them). */
+static uint32_t prebuild_sweep(devcal_t *x, uint32_t ki, double kbudget, bool all, prebuild_t *pb,
+                               uint32_t max)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_tune_t tune;
+    dpred_t p;
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    const double *bp = x->bd->param;
+    if (x->c->o->quick || !rtm_calib_kernel_start(x, ki, &tune, &p) ||
+        !rtm_calib_sweep_size(x, kern, tune, &p, size) ||
+        !rtm_calib_sweep_runs(x, kern, size, tune, &p, kbudget,
+                              all ? bp[RTM_DEV_P_cache_load] : bp[RTM_DEV_P_build]))
+        return 0;
+    uint32_t n = 0;
+    rtm_tune_t cand[SWEEP_CAND_MAX];
+    for (int ph = 0; ph < (all ? 2 : 1); ph++) {
+        const uint32_t nc = rtm_calib_sweep_cands(x, kern, ph, tune, cand);
+        for (uint32_t j = 0; j < (all ? nc : nc > 0) && n < max; j++)
+            if (j == 0 || cand[j].wg <= SWEEP_PRE_WG_MAX)
+                n += rtm_calib_prebuild_entry(x, kern, size, cand[j], &pb[n]);
+    }
+    return n;
+}
+
+/* Kernel ki's programs at `tune` into pb (room for max): its poll-period search's (a
+ * GPU's loop-polling kernel: the build without in-loop polls and one per period it may
+ * try, at the search's size) and its points' (the first target's size; on a host of
+ * PRE_LATER_CORES cores the later targets' and the ladder's); how many. */
+static uint32_t prebuild_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p,
+                                prebuild_t *pb, uint32_t max)
+{
+    cal_t *c = x->c;
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    const bool later_ok = rtm_calib_host_cores() >= PRE_LATER_CORES;
+    uint32_t n = 0;
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    rtm_kexec_opts_t pbase;
+    double t_poll;
+    uint32_t ks[RTM_PREEMPT_TUNE_MAX];
+    const uint32_t nks = rtm_calib_poll_job(x, kern, tune, p, size, &pbase, &t_poll, ks);
+    for (uint32_t j = 0; nks > 0 && j <= nks && n < max; j++) {
+        if (!rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]))
+            break;
+        const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&pbase, j < nks ? ks[j] : 0);
+        rtm_build_job_set_opts(&pb[n++].j, &o);
+    }
+    dpred_t pt = *p;
+    pt.total = true;
+    const int64_t k0 = rtm_calib_size_for(kern, tune, c->targets[0], rtm_calib_dev_pred, &pt,
+                                          &x->lim, 1, 0, NULL, 0, size);
+    if (n < max && k0 >= 0)
+        n += rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]);
+    /* a program built with its size in the options: the later targets' sizes too (by
+     * the same prediction; rtm_calib_kernel_points measures one of them when it is
+     * near), on a host of PRE_LATER_CORES cores or more, where a few more parallel
+     * builds cost little wall time (this 2-core VM: PoCL's 11 more builds took 7.3 s
+     * more in parallel and saved 3.2 s of the 7.4 s compiled on the path) */
+    const size_t nt = c->n_targets;
+    /* rtm_calib_kernel_points' order; [0], the first, is k0 */
+    size_t later[PRE_TARGETS_MAX + 1];
+    const size_t nl = rtm_calib_target_order(nt, later, N_OF(later));
+    x->n_pre_key[ki] = 0;
+    for (uint32_t j = 1; later_ok && k0 >= 0 && j < nl && n < max; j++) {
+        int64_t s2[RTM_SIZE_KEYS_MAX];
+        /* the last target at least 1.5x the first size, as rtm_calib_kernel_points
+         * sizes it */
+        const int64_t kmin = later[j] == nt - 1 ? k0 + (k0 + 1) / 2 : 0;
+        const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]],
+                                              rtm_calib_dev_pred, &pt, &x->lim, 1, kmin, NULL, 0,
+                                              s2);
+        n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
+    }
+    const double bottom = c->targets[0] / LADDER_SPAN, top = c->targets[nt - 1] * LADDER_SPAN;
+    for (uint32_t step = 0; x->ladder && later_ok && k0 >= 0 && n < max &&
+                            bottom * pow(LADDER_STEP, step) <= top;
+         step++) {
+        const double t = bottom * pow(LADDER_STEP, step);
+        int64_t s2[RTM_SIZE_KEYS_MAX];
+        const int64_t kj = rtm_calib_size_for(kern, tune, t, rtm_calib_dev_pred, &pt, &x->lim, 1,
+                                              0, NULL, 0, s2);
+        n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
+    }
+    return n;
+}
+
+/* rtm_calib_dev_prebuild_all's list: pb (room for max) gets the programs; returns how
+ * many. Every kernel's sweep candidates first, then the points' programs at the starting
+ * tunings. A GPU's batch queued to its build workers leaves out the points of a kernel
+ * whose sweep runs (x->sweep_first): its sweep comes in a first pass over the catalogue,
+ * and its points' programs are queued at the tuning it chose (rtm_calib_dev_queue_points)
+ * — built at the starting one they were lost where the sweep changed it, and rebuilt on
+ * the path (the H100: trajectory, cpa_tcpa, manoeuvre, last_chance 128 -> 256, cpa_pairs
+ * 128 -> 64; 0.3-1.8 s each, session 50). */
 static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t *pb,
                               uint32_t max)
 {
@@ -477,78 +603,48 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
      * builds one at a time: PoCL's LLVM work is serialised): a sweep they will not run
      * gets no build here */
     const uint32_t nk = cal_kernels_wanted(c);
-    const bool later_ok = rtm_calib_host_cores() >= PRE_LATER_CORES;
+    /* a GPU's batch is queued to its build workers (queue_catalogue) */
+    const bool all = rtm_calib_host_cores() >= PRE_LATER_CORES && gpu_procs(x);
     const double pre_est = nk * 2 * x->bd->param[RTM_DEV_P_build] /
                            ((x->d->info.type & CL_DEVICE_TYPE_CPU) ? 1.0 : rtm_calib_host_cores());
     const double kbudget =
         fmin(fmax((c->deadline - rtm_calib_now() - pre_est) / (nk ? nk : 1), KERNEL_MIN_S),
              KERNEL_MAX_S);
-    for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
-        const rtm_kernel_t *kern = rtm_kernel_at(ki);
-        if (kern == skip || !rtm_calib_wanted(c->o->kernels, kern->name))
-            continue;
-        rtm_tune_t tune;
-        dpred_t p;
-        const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
-        int64_t size[RTM_SIZE_KEYS_MAX];
-        /* its poll-period search's programs (a GPU's loop-polling kernel): the build
-         * without in-loop polls and one per period it may try, at the search's size */
-        rtm_kexec_opts_t pbase;
-        double t_poll;
-        uint32_t ks[RTM_PREEMPT_TUNE_MAX];
-        const uint32_t nks = rtm_calib_poll_job(x, kern, tune, &p, size, &pbase, &t_poll, ks);
-        for (uint32_t j = 0; nks > 0 && j <= nks && n < max; j++) {
-            if (!rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]))
-                break;
-            const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&pbase, j < nks ? ks[j] : 0);
-            rtm_build_job_set_opts(&pb[n++].j, &o);
-        }
-        if (!c->o->quick && choice && rtm_calib_sweep_size(x, kern, tune, &p, size) &&
-            rtm_calib_sweep_runs(x, kern, size, tune, &p, kbudget)) {
-            /* the sweep's first candidate only: the others may be cut by its deadline
-             * (the sweep builds them together itself, when it gets to them) */
-            rtm_tune_t cand[SWEEP_CAND_MAX];
-            if (rtm_calib_sweep_cands(x, kern, 0, tune, cand) > 0 && n < max)
-                n += rtm_calib_prebuild_entry(x, kern, size, cand[0], &pb[n]);
-        }
-        dpred_t pt = p;
-        pt.total = true;
-        const int64_t k0 = rtm_calib_size_for(kern, tune, c->targets[0], rtm_calib_dev_pred, &pt,
-                                              &x->lim, 1, 0, NULL, 0, size);
-        if (n < max && k0 >= 0)
-            n += rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]);
-        /* a program built with its size in the options: the later targets' sizes too (by
-         * the same prediction; rtm_calib_kernel_points measures one of them when it is
-         * near), on a host of PRE_LATER_CORES cores or more, where a few more parallel
-         * builds cost little wall time (this 2-core VM: PoCL's 11 more builds took 7.3 s
-         * more in parallel and saved 3.2 s of the 7.4 s compiled on the path) */
-        const size_t nt = c->n_targets;
-        /* rtm_calib_kernel_points' order; [0], the first, is k0 */
-        size_t later[PRE_TARGETS_MAX + 1];
-        const size_t nl = rtm_calib_target_order(nt, later, N_OF(later));
-        x->n_pre_key[ki] = 0;
-        for (uint32_t j = 1; later_ok && k0 >= 0 && j < nl && n < max; j++) {
-            int64_t s2[RTM_SIZE_KEYS_MAX];
-            /* the last target at least 1.5x the first size, as rtm_calib_kernel_points
-             * sizes it */
-            const int64_t kmin = later[j] == nt - 1 ? k0 + (k0 + 1) / 2 : 0;
-            const int64_t kj = rtm_calib_size_for(kern, tune, c->targets[later[j]],
-                                                  rtm_calib_dev_pred, &pt, &x->lim, 1, kmin, NULL,
-                                                  0, s2);
-            n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
-        }
-        const double bottom = c->targets[0] / LADDER_SPAN, top = c->targets[nt - 1] * LADDER_SPAN;
-        for (uint32_t step = 0; x->ladder && later_ok && k0 >= 0 && n < max &&
-                                bottom * pow(LADDER_STEP, step) <= top;
-             step++) {
-            const double t = bottom * pow(LADDER_STEP, step);
-            int64_t s2[RTM_SIZE_KEYS_MAX];
-            const int64_t kj = rtm_calib_size_for(kern, tune, t, rtm_calib_dev_pred, &pt, &x->lim,
-                                                  1, 0, NULL, 0, s2);
-            n += pre_size(x, kern, tune, ki, k0, kj, s2, &pb[n]);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t ki = 0; ki < rtm_kernel_count(); ki++) {
+            const rtm_kernel_t *kern = rtm_kernel_at(ki);
+            if (kern == skip || !rtm_calib_wanted(c->o->kernels, kern->name))
+                continue;
+            if (pass == 0) {
+                const uint32_t ns = prebuild_sweep(x, ki, kbudget, all, &pb[n], max - n);
+                x->sweep_first[ki] = all && ns > 0;
+                n += ns;
+            } else if (!x->sweep_first[ki]) {
+                rtm_tune_t tune;
+                dpred_t p;
+                (void)rtm_calib_kernel_start(x, ki, &tune, &p);
+                n += prebuild_points(x, ki, tune, &p, &pb[n], max - n);
+            }
         }
     }
     return n;
+}
+
+void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p)
+{
+    x->sweep_first[ki] = false;
+    if (!x->queued || !rtm_builder_up(&x->bld) || x->n_queued >= x->queued_cap)
+        return;
+    prebuild_t *pb = &x->queued[x->n_queued];
+    uint32_t n = uncached(pb, prebuild_points(x, ki, tune, p, pb, x->queued_cap - x->n_queued));
+    const rtm_build_job_t *jobs[64];
+    if (n > N_OF(jobs))
+        n = N_OF(jobs);
+    for (uint32_t i = 0; i < n; i++)
+        jobs[i] = &pb[i].j;
+    n = rtm_builder_send(&x->bld, jobs, n);
+    x->n_queued += n;
+    x->n_pre += n;
 }
 
 /* A GPU's catalogue batch (pb[0..*np), planned by prebuild_list) queued to its build
@@ -560,7 +656,7 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
  * a CPU-type device (its measurements are the host's cores), when the programs are
  * cached or too few to start workers for, or when the workers cannot take them: the
  * caller builds them as before. */
-static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np)
+static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np, uint32_t cap)
 {
     if (!gpu_procs(x) || x->n_queued > 0)
         return false;
@@ -581,6 +677,7 @@ static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np)
         return false;
     x->queued = pb;
     x->n_queued = n;
+    x->queued_cap = cap;
     x->n_pre += n;
     return true;
 }
@@ -616,10 +713,12 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     cal_t *c = x->c;
     if (!x->cache || !rtm_calib_prebuild_on())
         return;
-    /* per kernel: a sweep candidate, the first size, the later sizes, and a loop-polling
-     * kernel's search (its build without polls and each period) */
-    const uint32_t max = rtm_kernel_count() * (3 + PRE_KEYS_MAX + RTM_PREEMPT_TUNE_MAX);
-    prebuild_t *pb = calloc(max ? max : 1, sizeof(*pb));
+    /* per kernel: sweep candidates (two phases), the first size, the later sizes, and a
+     * loop-polling kernel's search (its build without polls and each period) */
+    const uint32_t max =
+        rtm_kernel_count() * (2 + 2 * SWEEP_CAND_MAX + PRE_KEYS_MAX + RTM_PREEMPT_TUNE_MAX);
+    /* twice: room after a queued batch for the points queued after the sweeps */
+    prebuild_t *pb = calloc(max ? 2 * max : 1, sizeof(*pb));
     if (!pb)
         return;
     uint32_t n = prebuild_list(x, skip, pb, max);
@@ -657,7 +756,7 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
     }
     const double t0 = rtm_calib_now();
     const uint32_t pre0 = x->n_pre;
-    if (queue_catalogue(x, pb, &n)) {
+    if (queue_catalogue(x, pb, &n, 2 * max)) {
         x->pre_s += rtm_calib_now() - t0;
         cal_note(c, "%s: prebuild: %u programs not in the cache (sweep candidates, first sizes, "
                     "poll searches) queued to %u build workers, each kernel waiting for its own",
@@ -743,8 +842,10 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in
         (void)rtm_os_sched_idle();
     /* the descriptors calibration's process had open when it spawned this one, its GPU
      * drivers' device files among them: this process opens its own (those past the
-     * acknowledgements' descriptor: the builder passes 3) */
-    const int inherited = rtm_os_close_inherited(ack_fd > 2 ? ack_fd + 1 : 3);
+     * acknowledgements' descriptor and the urgent requests' after it: the builder passes
+     * 3 and 4) */
+    const int urgent_fd = ack_fd > 2 && fcntl(ack_fd + 1, F_GETFD) != -1 ? ack_fd + 1 : -1;
+    const int inherited = rtm_os_close_inherited(ack_fd > 2 ? ack_fd + 2 : 3);
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
     rtm_status_t st = rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n);
@@ -777,7 +878,7 @@ rtm_status_t rtm_calib_prebuild_worker(int device, const char *cache_dir, int in
         return st;
     }
     worker_ctx_t w = {&d, cache_dir, device};
-    rtm_builder_serve(in_fd, ack_fd, worker_build, &w);
+    rtm_builder_serve(in_fd, urgent_fd, ack_fd, worker_build, &w);
     rtm_ocl_close(&d);
     return RTM_OK;
 }

@@ -1219,7 +1219,22 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
  * device, and in-place kernels: whole jobs, as validation and the running system run
  * them (there the transfers also warm the caches the kernel then reads; and on the H100
  * a streaming kernel's span alone was 3-5 us longer than within a job, session 41: copy
- * at 0.3-20 M elements +7..+62 %, convolve, matrix_add alike). */
+ * at 0.3-20 M elements +7..+62 %, convolve, matrix_add alike). measure_alone: true when
+ * the runs after the warm-up are the kernel alone. */
+static bool measure_alone(const devcal_t *x, const rtm_kinst_t *k)
+{
+    const double *bp = x->bd->param;
+    const double xfer =
+        bp[RTM_DEV_P_ws_rate] > 0 && bp[RTM_DEV_P_wr_rate] > 0
+            ? (double)rtm_kinst_dir_bytes(k, RTM_BUF_IN) / bp[RTM_DEV_P_ws_rate] +
+                  (double)rtm_kinst_dir_bytes(k, RTM_BUF_OUT) / bp[RTM_DEV_P_wr_rate]
+            : INFINITY;
+    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && xfer > ALONE_XFER_S;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        alone = alone && (k->plan.buf[i].dir & RTM_BUF_IN && k->plan.buf[i].dir & RTM_BUF_OUT) == 0;
+    return alone;
+}
+
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
                                 double *kernel_s, rtm_calib_fig_t *fig)
 {
@@ -1227,15 +1242,7 @@ static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, dou
     rtm_status_t st = dev_kexec(x, in, &ex);
     if (st != RTM_OK)
         return st;
-    const double *bp = x->bd->param;
-    const double xfer =
-        bp[RTM_DEV_P_ws_rate] > 0 && bp[RTM_DEV_P_wr_rate] > 0
-            ? (double)rtm_kinst_dir_bytes(&in->k, RTM_BUF_IN) / bp[RTM_DEV_P_ws_rate] +
-                  (double)rtm_kinst_dir_bytes(&in->k, RTM_BUF_OUT) / bp[RTM_DEV_P_wr_rate]
-            : INFINITY;
-    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && xfer > ALONE_XFER_S;
-    for (uint32_t i = 0; i < in->k.plan.n_bufs; i++)
-        alone = alone && (in->k.plan.buf[i].dir & RTM_BUF_IN && in->k.plan.buf[i].dir & RTM_BUF_OUT) == 0;
+    const bool alone = measure_alone(x, &in->k);
     if (reps > REPS)
         reps = REPS;
     double samp[REPS + 1];
@@ -1300,9 +1307,12 @@ static rtm_status_t dev_measure_part(devcal_t *x, rtm_calib_inst_t *in, int reps
     return st;
 }
 
-/* Sizing for the sweep on a GPU: the larger of the key whose largest buffer reaches
- * SWEEP_GPU_BUF and the key whose kernel time reaches SWEEP_GPU_CAP_S (the bandwidth-bound
- * regime, where vector width and work-group size matter, without a huge job). */
+/* Sizing for the sweep on a GPU: the smallest key whose largest buffer reaches
+ * SWEEP_GPU_BUF (past the last-level cache: the bandwidth-bound regime, where vector
+ * width and work-group size matter) or whose kernel time reaches SWEEP_GPU_CAP_S (a
+ * compute-bound kernel's, its buffers small). Both at once, and a 1 ms kernel at least,
+ * had put the H100's streaming kernels at gigabytes (matrix_add's 1 ms is 3 GB at
+ * 3 TB/s): instances the sweep's time could not pay for, so no sweep. */
 #define SWEEP_GPU_BUF (64.0 * MIB)
 #define SWEEP_GPU_CAP_S 5e-3
 typedef struct {
@@ -1316,26 +1326,20 @@ static double sweep_pred(const void *ctx, const rtm_kinst_t *k)
     for (uint32_t i = 0; i < k->plan.n_bufs; i++)
         big = fmax(big, (double)k->plan.buf[i].bytes);
     const double t = rtm_calib_dev_pred(s->p, k);
-    return t < 0 ? -1.0 : fmin(big / SWEEP_GPU_BUF, t / SWEEP_GPU_CAP_S);
+    return t < 0 ? -1.0 : fmax(big / SWEEP_GPU_BUF, t / SWEEP_GPU_CAP_S);
 }
 
-/* The size the tuning sweep runs at: kernel time SWEEP_TARGET_S, and on a GPU at least
- * the bandwidth-bound size above (seeds 001/004: the width that wins on a small job is
- * not the one that wins on a large one). */
+/* The size the tuning sweep runs at: on a GPU the size above (seeds 001/004: the width
+ * that wins on a small job is not the one that wins on a large one), elsewhere kernel
+ * time SWEEP_TARGET_S. */
 bool rtm_calib_sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, const dpred_t *p,
                           int64_t *size)
 {
-    const int64_t k1 = rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, rtm_calib_dev_pred, p,
-                                          &x->lim, 1, 0, NULL, 0, size);
-    if (k1 < 0 || (x->d->info.type & CL_DEVICE_TYPE_CPU))
-        return k1 >= 0;
-    int64_t s2[RTM_SIZE_KEYS_MAX];
+    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
+        return rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, rtm_calib_dev_pred, p, &x->lim, 1,
+                                  0, NULL, 0, size) >= 0;
     const spred_t sp = {p};
-    const int64_t k2 = rtm_calib_size_for(kern, tune, 1.0, sweep_pred, &sp, &x->lim, 1, 0, NULL,
-                                          0, s2);
-    if (k2 > k1)
-        memcpy(size, s2, sizeof(s2));
-    return true;
+    return rtm_calib_size_for(kern, tune, 1.0, sweep_pred, &sp, &x->lim, 1, 0, NULL, 0, size) >= 0;
 }
 
 /* True when b (re-planned for another tuning) has a's buffers, byte for byte. */
@@ -1351,23 +1355,28 @@ static bool same_bufs(const rtm_kinst_t *a, rtm_kinst_t *b)
 }
 
 /* The sweep's candidates of one phase (-1: the starting tuning, on CPU devices; 0:
- * work-group sizes at base's width, GPUs; 1: the widths at base's work-group size). */
-static const uint32_t sweep_wgs[] = {256, 128, 64, 512, 1024, 32};
+ * work-group sizes at base's width, base's own first (the one a later candidate must
+ * beat, dev_sweep), GPUs; 1: the widths at base's work-group size, base's own left out:
+ * phase 0 measured it). No group of 32 (one warp): on the H100 it was the slowest
+ * candidate of every kernel that ran it (session 50: trajectory 0.159 ms against 0.036
+ * at 256, manoeuvre 0.277 against 0.184, threshold, convolve, cpa_tcpa, last_chance
+ * alike), at a program build on the sweep's time where the batch had not built it. */
+static const uint32_t sweep_wgs[] = {256, 128, 64, 512, 1024};
 static const uint32_t sweep_vecs[] = {4, 2, 8, 1, 16};
 
 uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int phase,
                                rtm_tune_t base, rtm_tune_t cand[SWEEP_CAND_MAX])
 {
-    const uint32_t nc = phase < 0 ? 1 : phase == 0 ? N_OF(sweep_wgs) : N_OF(sweep_vecs);
+    const uint32_t nc = phase < 0 ? 1 : phase == 0 ? N_OF(sweep_wgs) + 1 : N_OF(sweep_vecs);
     uint32_t n = 0;
     for (uint32_t i = 0; i < nc && n < SWEEP_CAND_MAX; i++) {
-        rtm_tune_t t = base; /* phase -1: the starting tuning itself */
-        if (phase == 0)
-            t.wg = sweep_wgs[i];
+        rtm_tune_t t = base; /* phase -1, and phase 0's first: the base itself */
+        if (phase == 0 && i > 0)
+            t.wg = sweep_wgs[i - 1];
         else if (phase == 1)
             t.vec = sweep_vecs[i];
-        if ((phase == 1 && t.vec == base.vec) || !(kern->vec_allowed & (1u << t.vec)) ||
-            t.wg > x->d->info.max_wg)
+        if ((phase == 0 && i > 0 && t.wg == base.wg) || (phase == 1 && t.vec == base.vec) ||
+            !(kern->vec_allowed & (1u << t.vec)) || t.wg > x->d->info.max_wg)
             continue;
         /* CPU devices run a work-group as a loop on one thread: groups under 64 only
          * add scheduling, and PoCL 3.1 miscompiles some vector kernels at wg 32
@@ -1380,7 +1389,14 @@ uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int 
 }
 
 /* A kernel's tuning candidates run at `size`: work-group sizes at the default width, then
- * widths at the best work-group size; the fastest kernel span wins. */
+ * widths at the best work-group size; a candidate wins over the best so far (the start
+ * first) when its kernel span is SWEEP_GAIN shorter: a tuning changed for less costs the
+ * points programs of their own (on the H100, cpa_pairs' three points rebuilt in 1.2 s
+ * after wg 64 won at 0.521 ms against 0.573) for a gain within the runs' spread. Each
+ * candidate: one warm-up job and SWEEP_REPS runs (dev_measure: the kernel alone after
+ * the warm-up where its transfers are long). */
+#define SWEEP_GAIN 0.03
+#define SWEEP_REPS 3
 static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                             rtm_tune_t start, double deadline)
 {
@@ -1394,12 +1410,21 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
     rtm_calib_inst_t inst = {0};
     bool have_inst = false;
+    uint32_t wg_over = UINT32_MAX; /* the smallest work-group the kernel could not run */
     for (int phase = cpu_dev ? -1 : 0; phase < 2; phase++) {
         if (phase == 0 && cpu_dev)
             continue;
-        const rtm_tune_t base = best;
+        rtm_tune_t base = best;
         rtm_tune_t cand[SWEEP_CAND_MAX];
-        const uint32_t ncand = rtm_calib_sweep_cands(x, kern, phase, base, cand);
+        uint32_t ncand = rtm_calib_sweep_cands(x, kern, phase, base, cand);
+        /* the widths at the starting work-group where the catalogue's batch built those
+         * and not the winner's (each a build on the sweep's time: convolve's 128/2,
+         * 0.59 s on the H100); the fastest of all candidates wins either way */
+        if (phase == 1 && base.wg != start.wg && x->n_queued > 0 &&
+            rtm_calib_uncached(x, kern, size, cand, ncand) > 0) {
+            base.wg = start.wg;
+            ncand = rtm_calib_sweep_cands(x, kern, phase, base, cand);
+        }
         /* built together only when the sweep has the time to measure them (a build
          * for a candidate its deadline then skips is lost) */
         if (deadline - rtm_calib_now() > ncand * x->bd->param[RTM_DEV_P_build])
@@ -1408,6 +1433,8 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
             const rtm_tune_t t = cand[i];
             if (rtm_calib_now() > deadline && best_t < INFINITY)
                 break; /* out of time: keep the best so far */
+            if (t.wg >= wg_over)
+                continue; /* a smaller group did not fit the kernel's resources */
             /* the first candidate's host buffers (filled once) serve every candidate
              * whose plan has the same buffers */
             rtm_calib_inst_t in = {0};
@@ -1418,23 +1445,34 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
                 own = !same_bufs(&inst.k, &in.k) ||
                       rtm_kinst_bind(&in.k, inst.mem, inst.bytes) == 0;
             }
-            if (own && rtm_calib_inst_make(&in, kern, size, t, 7) != RTM_OK) {
+            /* the first in the pinned arena (free until the points), as the points' */
+            if (own && (have_inst ? rtm_calib_inst_make(&in, kern, size, t, 7)
+                                  : rtm_calib_inst_make_in(&in, kern, size, t, 7, &x->arena)) !=
+                           RTM_OK) {
                 rtm_calib_inst_free(&in);
                 continue;
             }
             double ks = 0;
-            const rtm_status_t st = dev_measure(x, &in, 5, 0.0, &ks, NULL);
+            const uint32_t built0 = x->n_built;
+            const rtm_status_t st = dev_measure(x, &in, SWEEP_REPS, 0.0, &ks, NULL);
+            if (x->n_built > built0) /* not from the cache: a build on the sweep's time */
+                (void)rtm_calib_appendf(log, sizeof(log), &used, " (%u/%u compiled)", t.wg, t.vec);
             if (own && !have_inst && st == RTM_OK) {
                 inst = in; /* kept for the others */
                 have_inst = true;
             } else if (own) {
                 rtm_calib_inst_free(&in);
             }
-            if (st != RTM_OK || !(ks > 0))
+            if (st != RTM_OK || !(ks > 0)) {
+                (void)rtm_calib_appendf(log, sizeof(log), &used, " %u/%u:%s", t.wg, t.vec,
+                                        st != RTM_OK ? rtm_strerror(st) : "no time");
+                if (st == RTM_E_RANGE && t.wg < wg_over)
+                    wg_over = t.wg;
                 continue;
+            }
             (void)rtm_calib_appendf(log, sizeof(log), &used, " %u/%u:%.3gms", t.wg, t.vec,
                                     ks * 1e3);
-            if (ks < best_t) {
+            if (ks < best_t * (1.0 - SWEEP_GAIN)) {
                 best_t = ks;
                 best = t;
             }
@@ -1493,45 +1531,52 @@ bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
     return !(x->d->info.type & CL_DEVICE_TYPE_CPU);
 }
 
-/* Host time to make and fill a sweep instance, per byte of its buffers (the H100 host:
- * 192 MiB in 0.34 s). */
-#define SWEEP_INST_S_PER_BYTE 1.7e-9
+/* Host time to make and fill a sweep instance in the pinned arena, per byte of its
+ * buffers (the H100 host: matrix_add's 7 points, 1.5 GB of buffers, made and filled in
+ * 0.16 s; a malloc'd instance, its pages touched first, had taken 0.34 s for 192 MiB). */
+#define SWEEP_INST_S_PER_BYTE 0.25e-9
 
 /* Sweep candidates a time share of `share` seconds pays for, at the sweep's size: each
- * costs a program build (c, when it is not in the binary cache) and 6 runs of its job
- * (one warm-up, 5 timed), the job's time predicted at `size`; the instance comes first. */
+ * costs its program (prog_s: a build c, or a load from the binary cache where the
+ * catalogue's batch built it) and its runs (a whole job to warm up, then SWEEP_REPS
+ * runs, of the kernel alone where dev_measure times it so), the job's time predicted at
+ * `size`; the instance, made and filled once, comes first. */
 static double sweep_affords(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
-                            rtm_tune_t tune, const dpred_t *p, double share)
+                            rtm_tune_t tune, const dpred_t *p, double share, double prog_s)
 {
     rtm_kinst_t k;
     rtm_kinst_init(&k, kern);
     for (uint32_t j = 0; j < kern->n_keys; j++)
         k.size[j] = size[j];
     k.tune = tune;
-    double t = 0.0, inst = 0.0;
+    double runs = 0.0, inst = 0.0;
     if (rtm_kinst_plan(&k) == RTM_OK) {
-        /* each run a whole job, transfers included (dev_measure), and the instance made
-         * and filled once (the H100's matrix_add at 3 x 64 MiB: 0.34 s, then one
-         * candidate measured in 0.26 s and the sweep out of time: a sweep of one) */
+        /* the instance made and filled once (the H100's matrix_add at 3 x 64 MiB: 0.34 s) */
         dpred_t pk = *p;
         pk.total = true;
-        t = fmax(rtm_calib_dev_pred(&pk, &k), 0.0);
+        const double job = fmax(rtm_calib_dev_pred(&pk, &k), 0.0);
+        const double run = measure_alone(x, &k) ? fmax(dev_pred_kernel(p, &k), 0.0) : job;
+        runs = job + SWEEP_REPS * run;
         inst = (double)rtm_kinst_bytes(&k) * SWEEP_INST_S_PER_BYTE;
     }
-    const double cand = x->bd->param[RTM_DEV_P_build] + 6.0 * t;
+    const double cand = prog_s + runs;
     return cand > 0 ? fmax(share - inst, 0.0) / cand : 1e9;
 }
 
-/* True when the tuning sweep runs: it is worth its time only when it can compare two
- * candidates at least; with one, it returned the candidate it measured without a
- * comparison (the H100's gpu0 took wg 256 for trajectory so, its default 128 untried),
- * after a program build and an instance at the sweep's size (on a GPU >= 64 MiB a
- * buffer: up to 4 s a kernel there). */
+/* The sweep's time: SWEEP_SHARE of its kernel's budget, SWEEP_MIN_S at least (the
+ * kernels of a run past its budget get KERNEL_MIN_S, 0.15 s, of which 40 % paid for no
+ * candidate on the H100: its sweeps ran for 3 of 18 kernels, session 49). It runs when
+ * that pays for two candidates at least: with one, it returned the candidate it measured
+ * without a comparison (the H100's gpu0 took wg 256 for trajectory so, its default 128
+ * untried), after a program build and an instance at the sweep's size. */
 #define SWEEP_SHARE 0.4
+#define SWEEP_MIN_S 0.2
+static double sweep_share(double budget) { return fmax(SWEEP_SHARE * budget, SWEEP_MIN_S); }
+
 bool rtm_calib_sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
-                          rtm_tune_t tune, const dpred_t *p, double budget)
+                          rtm_tune_t tune, const dpred_t *p, double budget, double prog_s)
 {
-    return sweep_affords(x, kern, size, tune, p, SWEEP_SHARE * budget) >= 2.0;
+    return sweep_affords(x, kern, size, tune, p, sweep_share(budget), prog_s) >= 2.0;
 }
 
 /* A mark of devcal_t's timing accumulators, and what happened since one (notes). */
@@ -1839,8 +1884,62 @@ static void dev_poll_kernel(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpr
              kp.base_s * 1e3, took, kp.compiled, kp.loaded, kp.program_s);
 }
 
-/* One kernel on the device: tuning (full mode), its own launch pace, then its own r and
- * memory rate fitted at the calibration sizes. */
+/* Kernel ki's tuning sweep on a GPU from `tune`, within its share of `budget`; what it
+ * did into note[len]; the tuning it chose. */
+static rtm_tune_t dev_kernel_sweep(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p,
+                                   double budget, char *note, size_t len)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    const double start = rtm_calib_now();
+    const phase_t m0 = phase_mark(x);
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    if (!rtm_calib_sweep_size(x, kern, tune, p, size)) {
+        snprintf(note, len, "none (no size)");
+        return tune;
+    }
+    /* a candidate the cache holds (the catalogue's batch) costs a load, not a build */
+    rtm_tune_t cand[SWEEP_CAND_MAX];
+    const uint32_t nc = rtm_calib_sweep_cands(x, kern, 0, tune, cand);
+    const uint32_t miss = rtm_calib_uncached(x, kern, size, cand, nc);
+    const double *bp = x->bd->param;
+    const double prog_s =
+        nc ? (miss * bp[RTM_DEV_P_build] + (nc - miss) * bp[RTM_DEV_P_cache_load]) / nc
+           : bp[RTM_DEV_P_build];
+    const double share = sweep_share(budget);
+    const double n_aff = sweep_affords(x, kern, size, tune, p, share, prog_s);
+    if (n_aff < 2.0) {
+        snprintf(note, len, "skipped (%.2fs pays for %.1f candidates, %u of %u not in the cache)",
+                 share, n_aff, miss, nc);
+        return tune;
+    }
+    tune = dev_sweep(x, kern, size, tune, start + share);
+    char ph[200];
+    phase_fmt(ph, sizeof(ph), x, &m0);
+    snprintf(note, len, "%s, %u of %u not in the cache", ph, miss, nc);
+    return tune;
+}
+
+/* A kernel of x->sweep_first (a GPU whose catalogue's batch is queued to its build
+ * workers): its sweep, before any kernel's points, once its candidates are built; then
+ * its points' programs queued at the tuning the sweep chose, to build while the other
+ * kernels sweep. dev_kernel measures the rest. */
+static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_tune_t tune;
+    dpred_t p;
+    (void)rtm_calib_kernel_start(x, ki, &tune, &p);
+    rtm_calib_dev_kernel_ready(x, kern, false);
+    tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left), x->swept_note[ki],
+                            sizeof(x->swept_note[ki]));
+    x->swept[ki] = true;
+    x->swept_tune[ki] = tune;
+    rtm_calib_dev_queue_points(x, ki, tune, &p);
+}
+
+/* One kernel on the device: tuning (full mode; swept before where dev_sweep_first did
+ * it), its own launch pace, then its own r and memory rate fitted at the calibration
+ * sizes. */
 static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
 {
     cal_t *c = x->c;
@@ -1849,27 +1948,19 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_tune_t tune;
     dpred_t p;
     const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
+    if (x->swept[ki]) /* in the first pass (dev_sweep_first) */
+        tune = x->swept_tune[ki];
     /* outside its budget, as the batch's wait was; a kernel whose jobs the host paces
      * (several launches a job) waits for the whole batch: its times are the host's */
     rtm_kinst_t kp;
     rtm_calib_dev_kernel_ready(x, kern, pace_size(x, kern, tune, &kp));
     const double start = rtm_calib_now();
     const double budget = cal_kernel_budget(c, left);
-    const phase_t m0 = phase_mark(x);
-    char sweep_t[160] = "none";
-    if (!c->o->quick && choice) {
-        int64_t size[RTM_SIZE_KEYS_MAX];
-        if (!rtm_calib_sweep_size(x, kern, tune, &p, size)) {
-            snprintf(sweep_t, sizeof(sweep_t), "none (no size)");
-        } else if (!rtm_calib_sweep_runs(x, kern, size, tune, &p, budget)) {
-            snprintf(sweep_t, sizeof(sweep_t), "skipped (budget %.2fs pays for %.1f candidates)",
-                     SWEEP_SHARE * budget,
-                     sweep_affords(x, kern, size, tune, &p, SWEEP_SHARE * budget));
-        } else {
-            tune = dev_sweep(x, kern, size, tune, start + SWEEP_SHARE * budget);
-            phase_fmt(sweep_t, sizeof(sweep_t), x, &m0);
-        }
-    }
+    char sweep_t[240] = "none";
+    if (x->swept[ki])
+        snprintf(sweep_t, sizeof(sweep_t), "in the first pass, %s", x->swept_note[ki]);
+    else if (!c->o->quick && choice)
+        tune = dev_kernel_sweep(x, ki, tune, &p, budget, sweep_t, sizeof(sweep_t));
     dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
@@ -2208,6 +2299,10 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     r->pre_n = x->n_pre;
     const double tk = rtm_calib_now();
     r->ph[5] = tk - tp;
+    /* the sweeps first where the points' programs wait for their tunings */
+    for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++)
+        if (x->sweep_first[ki])
+            dev_sweep_first(x, ki, r->left ? r->left : 1);
     for (uint32_t ki = 0; st == RTM_OK && ki < rtm_kernel_count(); ki++) {
         const rtm_kernel_t *kern = rtm_kernel_at(ki);
         if (kern == r->mov || !rtm_calib_wanted(c->o->kernels, kern->name))

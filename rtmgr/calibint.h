@@ -484,8 +484,14 @@ typedef struct {
      * (rtm_calib_dev_prebuild_all, malloc'd): each kernel waits for its own
      * (rtm_calib_dev_kernel_ready); how many, and the seconds the kernels waited */
     prebuild_t *queued;
-    uint32_t n_queued;
+    uint32_t n_queued, queued_cap; /* entries, and room for */
     double queued_wait_s;
+    /* kernels swept in a first pass over the catalogue, before their points' programs are
+     * queued (prebuild_list), and the tunings those sweeps chose */
+    bool sweep_first[RTM_MAX_KERNELS];
+    bool swept[RTM_MAX_KERNELS];
+    rtm_tune_t swept_tune[RTM_MAX_KERNELS];
+    char swept_note[RTM_MAX_KERNELS][240];
     /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs
      * of 1 and 2 buffers in (w) and out (r), their largest spread */
     struct {
@@ -589,9 +595,10 @@ bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
 /* The size a kernel's tuning sweep runs at, into size[]; false when none plans. */
 bool rtm_calib_sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
                           const dpred_t *p, int64_t *size);
-/* True when a share of `budget` pays for two sweep candidates at least. */
+/* True when the sweep's share of `budget` pays for two candidates at least, each
+ * candidate's program costing prog_s (a build, or a load from the cache). */
 bool rtm_calib_sweep_runs(const devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
-                          rtm_tune_t tune, const dpred_t *p, double budget);
+                          rtm_tune_t tune, const dpred_t *p, double budget, double prog_s);
 /* A sweep phase's candidates (-1 the start, 0 work-groups, 1 widths) into cand[]; how many. */
 uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int phase,
                                rtm_tune_t base, rtm_tune_t cand[SWEEP_CAND_MAX]);
@@ -643,6 +650,9 @@ bool rtm_calib_prebuild_entry(devcal_t *x, const rtm_kernel_t *kern, const int64
                               rtm_tune_t tune, prebuild_t *pb);
 /* Builds what pb[0..n) the cache lacks together (workers, else threads); pb keeps those. */
 void rtm_calib_prebuild_many(devcal_t *x, prebuild_t *pb, uint32_t n);
+/* How many of the n tunings of kern at size the binary cache lacks (all without one). */
+uint32_t rtm_calib_uncached(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
+                            const rtm_tune_t *tunes, uint32_t n);
 /* Builds the programs of n tuning candidates of kern at size together (a sweep's). */
 void rtm_calib_prebuild(devcal_t *x, const rtm_kernel_t *kern, const int64_t *size,
                         const rtm_tune_t *tunes, uint32_t n);
@@ -656,6 +666,10 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
 /* A GPU's build workers started now, to open their contexts while the device's own
  * figures are measured (they build nothing yet); nothing on a CPU-type device. */
 void rtm_calib_dev_workers_early(devcal_t *x);
+/* Kernel ki's points' (and poll search's) programs at `tune`, queued behind the batch of
+ * rtm_calib_dev_prebuild_all (a kernel of x->sweep_first, once swept); nothing without
+ * it. */
+void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p);
 /* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache, with
  * `all` until every queued job is done (or the workers can build nothing more: the
  * measurement then compiles what is missing). */

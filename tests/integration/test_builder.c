@@ -6,6 +6,8 @@
  *   every job acknowledged and its program in the cache after, poll variants included;
  * - a queued batch collected a little at a time (rtm_builder_poll) while the caller
  *   waits for one of its programs;
+ * - an urgent job sent behind a queued batch is built before the batch's rest, and
+ *   waited for alone;
  * - workers that cannot open their device (no such device) exit without taking a job:
  *   the batch comes back empty, the builder broken, nothing blocks. */
 #define _GNU_SOURCE /* SCHED_IDLE */
@@ -48,6 +50,9 @@ static void test_record_round_trip(void **state)
     a.variant = RTM_KEXEC_FULL;
     a.transport = RTM_ABORT_MAPPED;
     a.groups = RTM_KEXEC_GROUPS_ALL; /* a plain grid (the executive's for long blocks) */
+    /* long blocks' fetch build (rtm_preempt_grid_for_block): a worker that built without
+     * it cached another program, and the H100's loop kernels compiled theirs on the path */
+    a.fetch_store = true;
     char rec[RTM_BUILD_RECORD + 1];
     assert_true(rtm_build_record(&a, rec));
     rec[RTM_BUILD_RECORD] = '\0';
@@ -62,14 +67,22 @@ static void test_record_round_trip(void **state)
     assert_int_equal(b.poll_every, 64);
     assert_false(b.no_poll);
     assert_int_equal(b.groups, RTM_KEXEC_GROUPS_ALL);
+    assert_true(b.fetch_store);
     const rtm_kexec_opts_t o = rtm_build_job_opts(&b, NULL);
     assert_int_equal(o.groups, RTM_KEXEC_GROUPS_ALL);
+    assert_true(o.fetch_store);
+    /* and back: a job made from those options carries them */
+    rtm_build_job_t c = a;
+    c.fetch_store = false;
+    rtm_build_job_set_opts(&c, &o);
+    assert_true(c.fetch_store);
+    assert_int_equal(c.groups, RTM_KEXEC_GROUPS_ALL);
     for (uint32_t i = 0; i < a.k.kernel->n_keys; i++)
         assert_int_equal(b.k.size[i], a.k.size[i]);
     /* refused: no such kernel, a field missing, a number that is not one */
     char bad1[] = "no_such_kernel 256 1 0 0 0 0 100\n";
     char bad2[] = "cpa_tcpa 256 1 0 0\n";
-    char bad3[] = "cpa_tcpa 256 x 0 0 0 0 100 1852 1200\n";
+    char bad3[] = "cpa_tcpa 256 x 0 0 0 0 100 0 1852 1200\n";
     assert_false(rtm_build_parse(bad1, &b));
     assert_false(rtm_build_parse(bad2, &b));
     assert_false(rtm_build_parse(bad3, &b));
@@ -213,6 +226,41 @@ static void test_poll_waits_for_one_program(void **state)
     assert_int_equal(b.failed, 0);
 }
 
+/* An urgent job behind a queued batch, one worker: built before the batch's rest and
+ * waited for alone (rtm_builder_wait_urgent returns while most of the batch is
+ * unbuilt); its acknowledgement counted once, the batch's after it. */
+static void test_urgent_job_first(void **state)
+{
+    fix_t *f = *state;
+    const char *dir = f->dir;
+    rtm_ocl_dev_t *d = &f->d;
+    const rtm_build_job_t j[5] = {job("cpa_tcpa", 121, 0, false), job("cpa_tcpa", 223, 0, false),
+                                  job("cpa_tcpa", 325, 0, false), job("cpa_tcpa", 427, 0, false),
+                                  job("trajectory", 529, 0, false)};
+    rtm_builder_t b;
+    assert_int_equal(rtm_builder_start(&b, RTM_TEST_RTMGR, 0, dir, 1, false), 1);
+    const rtm_build_job_t *batch[] = {&j[0], &j[1], &j[2], &j[3]};
+    assert_int_equal(rtm_builder_send(&b, batch, 4), 4);
+    const rtm_build_job_t *urgent[] = {&j[4]};
+    assert_int_equal(rtm_builder_send_urgent(&b, urgent, 1), 1);
+    assert_int_equal(b.pending, 5);
+    assert_int_equal(b.urgent_pending, 1);
+    const uint32_t built = rtm_builder_wait_urgent(&b);
+    assert_int_equal(b.urgent_pending, 0);
+    assert_true(cached(d, &j[4], dir));
+    /* one worker, one build at a time: the batch's last two cannot have been built
+     * before the urgent one (it took at most the first before it saw the urgent pipe) */
+    assert_false(cached(d, &j[2], dir) && cached(d, &j[3], dir));
+    assert_true(built >= 1 && built <= 3);
+    assert_int_equal(built + rtm_builder_wait(&b), 5);
+    for (int i = 0; i < 5; i++)
+        assert_true(cached(d, &j[i], dir));
+    /* nothing urgent out: returns at once */
+    assert_int_equal(rtm_builder_wait_urgent(&b), 0);
+    rtm_builder_stop(&b);
+    assert_int_equal(b.failed, 0);
+}
+
 static void test_no_device_breaks_without_blocking(void **state)
 {
     (void)state;
@@ -252,6 +300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batches_share_workers, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_background_batch, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_poll_waits_for_one_program, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_urgent_job_first, fix_open, fix_close),
         cmocka_unit_test(test_no_device_breaks_without_blocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
