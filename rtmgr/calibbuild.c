@@ -682,21 +682,33 @@ static bool queue_catalogue(devcal_t *x, prebuild_t *pb, uint32_t *np, uint32_t 
     return true;
 }
 
+bool rtm_calib_dev_kernel_built(devcal_t *x, const rtm_kernel_t *kern, bool all)
+{
+    if (x->n_queued == 0 || x->bld.pending == 0 || !rtm_builder_up(&x->bld))
+        return true; /* a failed build's program stays missing: the kernel compiles it */
+    bool ready = !all;
+    for (uint32_t i = 0; i < x->n_queued && ready; i++)
+        ready = x->queued[i].j.k.kernel != kern || prebuild_cached(&x->queued[i]);
+    return ready;
+}
+
+void rtm_calib_dev_builds_poll(devcal_t *x)
+{
+    const double t0 = rtm_calib_now();
+    if (x->bld.pending > 0 && rtm_builder_up(&x->bld))
+        (void)rtm_builder_poll(&x->bld, READY_POLL_MS); /* an acknowledgement wakes it */
+    const double w = rtm_calib_now() - t0;
+    x->queued_wait_s += w;
+    x->pre_s += w;
+}
+
 void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all)
 {
     if (x->n_queued == 0)
         return;
     const double t0 = rtm_calib_now();
-    for (;;) {
-        bool ready = !all;
-        for (uint32_t i = 0; i < x->n_queued && ready; i++)
-            ready = x->queued[i].j.k.kernel != kern || prebuild_cached(&x->queued[i]);
-        /* an acknowledgement wakes the poll at once; a failed build's program stays
-         * missing until every job is acknowledged */
-        if (ready || x->bld.pending == 0 || !rtm_builder_up(&x->bld))
-            break;
+    while (!rtm_calib_dev_kernel_built(x, kern, all))
         (void)rtm_builder_poll(&x->bld, READY_POLL_MS);
-    }
     const double w = rtm_calib_now() - t0;
     x->queued_wait_s += w;
     x->pre_s += w;

@@ -670,6 +670,12 @@ void rtm_calib_dev_workers_early(devcal_t *x);
  * rtm_calib_dev_prebuild_all (a kernel of x->sweep_first, once swept); nothing without
  * it. */
 void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p);
+/* True when kern's programs queued by rtm_calib_dev_prebuild_all are in the cache (with
+ * `all`, every queued job done), or can no longer come (no workers, none pending). */
+bool rtm_calib_dev_kernel_built(devcal_t *x, const rtm_kernel_t *kern, bool all);
+/* Waits up to READY_POLL_MS for the build workers' next acknowledgement (counted as a
+ * wait for programs queued ahead). */
+void rtm_calib_dev_builds_poll(devcal_t *x);
 /* Waits until kern's programs queued by rtm_calib_dev_prebuild_all are in the cache, with
  * `all` until every queued job is done (or the workers can build nothing more: the
  * measurement then compiles what is missing). */
