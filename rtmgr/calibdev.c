@@ -2061,7 +2061,9 @@ static void dev_xfer_late(devcal_t *x)
  * and a kernel's own pace with it (session 43, board/h100/results/pace-churn-s43e-h100.txt),
  * and the catalogue's samples ran beside the background builds (the device figures'
  * probe 9.15 us, the catalogue's t_next 11.6-14.2 us in one run). CPU devices' pace is
- * their own per-launch work, not the host's: one sample, as measured. */
+ * their own per-launch work, not the host's: one sample, as measured. Samples over
+ * RTM_PACE_AGREE apart: the lower (rtm_pace_combine; radix_sort's late one once ran at
+ * 78.7 us a launch beside a probe of 15 us, 10.4 us first, session 50). */
 static void dev_pace_late(devcal_t *x)
 {
     if (x->d->info.type & CL_DEVICE_TYPE_CPU)
@@ -2105,11 +2107,13 @@ static void dev_pace_late(devcal_t *x)
         rtm_board_ktune_t *kt = &bd->ktune[ki];
         const double f1 = rtm_pace_at(first[ki], ref, x->pace_at[ki]);
         const double f2 = rtm_pace_at(late[ki], ref, at_late[ki]);
-        kt->t_next = late[ki] > 0 ? 0.5 * (f1 + f2) : f1;
-        cal_note(x->c, "%s: %s: t_next %.4gus: the mean of its first sample %.4gus and the "
+        kt->t_next = rtm_pace_combine(f1, late[ki] > 0 ? f2 : 0.0);
+        const bool agree = late[ki] > 0 && fmax(f1, f2) <= RTM_PACE_AGREE * fmin(f1, f2);
+        cal_note(x->c, "%s: %s: t_next %.4gus: %s its first sample %.4gus and the "
                        "late one %.4gus (after the catalogue), at the device's pace: %.4gus "
                        "beside a probe of %.4gus and %.4gus beside %.4gus",
-                 bd->name, rtm_kernel_at(ki)->name, kt->t_next * 1e6, first[ki] * 1e6,
+                 bd->name, rtm_kernel_at(ki)->name, kt->t_next * 1e6,
+                 agree ? "the mean of" : "the lower (over 1.5x apart) of", first[ki] * 1e6,
                  late[ki] * 1e6, f1 * 1e6, x->pace_at[ki] * 1e6, f2 * 1e6, at_late[ki] * 1e6);
     }
 }

@@ -63,3 +63,11 @@ double rtm_pace_at(double t, double ref, double beside)
 {
     return ref > 0 && beside > 0 ? t * ref / beside : t;
 }
+
+double rtm_pace_combine(double a, double b)
+{
+    if (!(a > 0) || !(b > 0))
+        return a > 0 ? a : b;
+    const double lo = a < b ? a : b, hi = a < b ? b : a;
+    return hi <= RTM_PACE_AGREE * lo ? 0.5 * (lo + hi) : lo;
+}

@@ -47,4 +47,10 @@ rtm_status_t rtm_pace_probe(rtm_ocl_dev_t *d, const char *cache_dir, double s[RT
  * t * ref / beside; t as it is where either probe is missing (<= 0). */
 double rtm_pace_at(double t, double ref, double beside);
 
+/* Two samples a and b of one kernel's pace, each at the reference pace: their mean where
+ * the larger is within RTM_PACE_AGREE of the smaller, else the smaller (a disturbed host
+ * only slows its enqueueing); one alone where the other is missing (<= 0). */
+#define RTM_PACE_AGREE 1.5
+double rtm_pace_combine(double a, double b);
+
 #endif
