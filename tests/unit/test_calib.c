@@ -775,6 +775,51 @@ static void test_pace_keep(void **state)
     assert_true(rtm_calib_pace_keep(10e-6, 0.0) == 10e-6);   /* no bound */
 }
 
+/* The tuning sweep's candidates (session 50): on a GPU the starting work-group first
+ * (the one a later candidate must beat by 3 %), then 256, 128, 64, 512, 1024 without it,
+ * none over the device's limit and no 32 (one warp: the H100's slowest wherever it ran);
+ * the widths the kernel allows, the base's left out; on a CPU device no group under 64. */
+static void test_sweep_candidates(void **state)
+{
+    (void)state;
+    rtm_ocl_dev_t d;
+    memset(&d, 0, sizeof(d));
+    d.info.type = CL_DEVICE_TYPE_GPU;
+    d.info.max_wg = 1024;
+    devcal_t x;
+    memset(&x, 0, sizeof(x));
+    x.d = &d;
+    const rtm_kernel_t *copy = rtm_kernel_find("copy");
+    assert_non_null(copy);
+    rtm_tune_t c[SWEEP_CAND_MAX];
+    const uint32_t wg_from_128[] = {128, 256, 64, 512, 1024};
+    uint32_t n = rtm_calib_sweep_cands(&x, copy, 0, (rtm_tune_t){.wg = 128, .vec = 4}, c);
+    assert_int_equal(n, 5);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(c[i].wg, wg_from_128[i]);
+        assert_int_equal(c[i].vec, 4);
+    }
+    d.info.max_wg = 256; /* the device's limit */
+    n = rtm_calib_sweep_cands(&x, copy, 0, (rtm_tune_t){.wg = 256, .vec = 4}, c);
+    assert_int_equal(n, 3);
+    assert_int_equal(c[0].wg, 256);
+    assert_int_equal(c[1].wg, 128);
+    assert_int_equal(c[2].wg, 64);
+    /* widths at the base's group: copy allows 1, 2, 4, 8, 16; the base's 4 measured */
+    n = rtm_calib_sweep_cands(&x, copy, 1, (rtm_tune_t){.wg = 256, .vec = 4}, c);
+    const uint32_t vecs[] = {2, 8, 1, 16};
+    assert_int_equal(n, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(c[i].vec, vecs[i]);
+        assert_int_equal(c[i].wg, 256);
+    }
+    /* a CPU device: the start alone in phase -1 */
+    d.info.type = CL_DEVICE_TYPE_CPU;
+    n = rtm_calib_sweep_cands(&x, copy, -1, (rtm_tune_t){.wg = 256, .vec = 4}, c);
+    assert_int_equal(n, 1);
+    assert_int_equal(c[0].wg, 256);
+}
+
 /* A kernel's only point is measured again when short (session 29: the H100's cpa_tcpa,
  * one point of 8-13 us jobs, whose r_op tripled with a slow first measurement); a long
  * single point is not (its time is the calibration's). */
@@ -1054,6 +1099,7 @@ int main(void)
         cmocka_unit_test(test_pool_fit),
         cmocka_unit_test(test_pool_part),
         cmocka_unit_test(test_pace_keep),
+        cmocka_unit_test(test_sweep_candidates),
         cmocka_unit_test(test_remeasure_single),
         cmocka_unit_test(test_gap_at),
         cmocka_unit_test(test_gap_reps),
