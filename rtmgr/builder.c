@@ -369,8 +369,8 @@ uint32_t rtm_builder_poll(rtm_builder_t *b, int ms)
 
 uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n)
 {
-    (void)rtm_builder_send(b, jobs, n);
-    return rtm_builder_wait(b);
+    (void)rtm_builder_send_urgent(b, jobs, n);
+    return rtm_builder_wait_urgent(b);
 }
 
 double rtm_builder_cpu_s(const rtm_builder_t *b)

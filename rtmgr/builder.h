@@ -57,7 +57,8 @@ typedef struct {
 
 /* A job's kexec options with the program cache `cache` (transport_set). */
 rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache);
-/* Sets j's program options (variant, transport, polls, groups) from kexec options o. */
+/* Sets j's program options (variant, transport, polls, groups, fetch_store) from kexec
+ * options o. */
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o);
 
 /* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS FETCH KEY...\n",
@@ -120,7 +121,10 @@ uint32_t rtm_builder_wait(rtm_builder_t *b);
  * caller waiting for particular programs checks the cache between calls. */
 uint32_t rtm_builder_poll(rtm_builder_t *b, int ms);
 
-/* rtm_builder_send, then rtm_builder_wait. */
+/* rtm_builder_send_urgent, then rtm_builder_wait_urgent: a batch the caller waits for
+ * goes ahead of any queued one and is waited for alone (the H100: cpa_pairs' three points
+ * after its sweep changed the work-group had waited 5.7 s behind the catalogue's batch
+ * for later kernels); with nothing else queued, a send and a wait for every job. */
 uint32_t rtm_builder_batch(rtm_builder_t *b, const rtm_build_job_t *const *jobs, uint32_t n);
 
 /* CPU seconds (user + system) the live workers have used so far (/proc; 0 where it

@@ -287,16 +287,7 @@ static bool prebuild_procs(devcal_t *x, prebuild_t *pb, uint32_t n)
             jobs[m] = &pb[done + m].j;
             m++;
         }
-        /* behind a catalogue batch still building for later kernels (queue_catalogue),
-         * these are wanted now: ahead of it, and waited for alone (the H100: cpa_pairs'
-         * three points after its sweep changed the work-group had waited 5.7 s for the
-         * whole batch) */
-        if (x->bld.pending > 0) {
-            (void)rtm_builder_send_urgent(&x->bld, jobs, m);
-            (void)rtm_builder_wait_urgent(&x->bld);
-        } else {
-            (void)rtm_builder_batch(&x->bld, jobs, m);
-        }
+        (void)rtm_builder_batch(&x->bld, jobs, m); /* ahead of a queued catalogue */
         done += m;
     }
     if (rtm_builder_up(&x->bld))
@@ -589,7 +580,7 @@ static uint32_t prebuild_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const
 /* rtm_calib_dev_prebuild_all's list: pb (room for max) gets the programs; returns how
  * many. Every kernel's sweep candidates first, then the points' programs at the starting
  * tunings. A GPU's batch queued to its build workers leaves out the points of a kernel
- * whose sweep runs (x->sweep_first): its sweep comes in a first pass over the catalogue,
+ * whose sweep runs (KSWEEP_FIRST): its sweep comes in a first pass over the catalogue,
  * and its points' programs are queued at the tuning it chose (rtm_calib_dev_queue_points)
  * — built at the starting one they were lost where the sweep changed it, and rebuilt on
  * the path (the H100: trajectory, cpa_tcpa, manoeuvre, last_chance 128 -> 256, cpa_pairs
@@ -617,9 +608,9 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
                 continue;
             if (pass == 0) {
                 const uint32_t ns = prebuild_sweep(x, ki, kbudget, all, &pb[n], max - n);
-                x->sweep_first[ki] = all && ns > 0;
+                x->sweep[ki] = all && ns > 0 ? KSWEEP_FIRST : KSWEEP_INLINE;
                 n += ns;
-            } else if (!x->sweep_first[ki]) {
+            } else if (x->sweep[ki] != KSWEEP_FIRST) {
                 rtm_tune_t tune;
                 dpred_t p;
                 (void)rtm_calib_kernel_start(x, ki, &tune, &p);
@@ -632,7 +623,6 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
 
 void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p)
 {
-    x->sweep_first[ki] = false;
     if (!x->queued || !rtm_builder_up(&x->bld) || x->n_queued >= x->queued_cap)
         return;
     prebuild_t *pb = &x->queued[x->n_queued];
@@ -704,14 +694,8 @@ void rtm_calib_dev_builds_poll(devcal_t *x)
 
 void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all)
 {
-    if (x->n_queued == 0)
-        return;
-    const double t0 = rtm_calib_now();
     while (!rtm_calib_dev_kernel_built(x, kern, all))
-        (void)rtm_builder_poll(&x->bld, READY_POLL_MS);
-    const double w = rtm_calib_now() - t0;
-    x->queued_wait_s += w;
-    x->pre_s += w;
+        rtm_calib_dev_builds_poll(x);
 }
 
 /* With `send`: rtm_calib_dev_prebuild_all's programs that the cache lacks handed to the

@@ -1919,20 +1919,28 @@ static rtm_tune_t dev_kernel_sweep(devcal_t *x, uint32_t ki, rtm_tune_t tune, co
     return tune;
 }
 
-/* A kernel of x->sweep_first (a GPU whose catalogue's batch is queued to its build
- * workers): its sweep, before any kernel's points, once its candidates are built; then
- * its points' programs queued at the tuning the sweep chose, to build while the other
- * kernels sweep. dev_kernel measures the rest. */
+/* Kernel ki's tuning now (its start, or what its first-pass sweep chose) and sizing
+ * prediction; true when a sweep has a choice (rtm_calib_kernel_start). */
+static bool dev_kernel_tune(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred_t *p)
+{
+    const bool choice = rtm_calib_kernel_start(x, ki, tune, p);
+    if (x->sweep[ki] == KSWEEP_SWEPT)
+        *tune = x->swept_tune[ki];
+    return choice;
+}
+
+/* A kernel of KSWEEP_FIRST (a GPU whose catalogue's batch is queued to its build
+ * workers), its candidates built (rtm_calib_dev_rest's order): its sweep, before any
+ * kernel's points; then its points' programs queued at the tuning the sweep chose, to
+ * build while the other kernels sweep. dev_kernel measures the rest. */
 static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
 {
-    const rtm_kernel_t *kern = rtm_kernel_at(ki);
     rtm_tune_t tune;
     dpred_t p;
     (void)rtm_calib_kernel_start(x, ki, &tune, &p);
-    rtm_calib_dev_kernel_ready(x, kern, false);
     tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left), x->swept_note[ki],
                             sizeof(x->swept_note[ki]));
-    x->swept[ki] = true;
+    x->sweep[ki] = KSWEEP_SWEPT;
     x->swept_tune[ki] = tune;
     rtm_calib_dev_queue_points(x, ki, tune, &p);
 }
@@ -1947,9 +1955,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_board_ktune_t *kt = &x->bd->ktune[ki];
     rtm_tune_t tune;
     dpred_t p;
-    const bool choice = rtm_calib_kernel_start(x, ki, &tune, &p);
-    if (x->swept[ki]) /* in the first pass (dev_sweep_first) */
-        tune = x->swept_tune[ki];
+    const bool choice = dev_kernel_tune(x, ki, &tune, &p);
     /* outside its budget, as the batch's wait was; a kernel whose jobs the host paces
      * (several launches a job) waits for the whole batch: its times are the host's */
     rtm_kinst_t kp;
@@ -1957,7 +1963,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const double start = rtm_calib_now();
     const double budget = cal_kernel_budget(c, left);
     char sweep_t[240] = "none";
-    if (x->swept[ki])
+    if (x->sweep[ki] == KSWEEP_SWEPT)
         snprintf(sweep_t, sizeof(sweep_t), "in the first pass, %s", x->swept_note[ki]);
     else if (!c->o->quick && choice)
         tune = dev_kernel_sweep(x, ki, tune, &p, budget, sweep_t, sizeof(sweep_t));
@@ -2108,7 +2114,7 @@ static void dev_pace_late(devcal_t *x)
         const double f1 = rtm_pace_at(first[ki], ref, x->pace_at[ki]);
         const double f2 = rtm_pace_at(late[ki], ref, at_late[ki]);
         kt->t_next = rtm_pace_combine(f1, late[ki] > 0 ? f2 : 0.0);
-        const bool agree = late[ki] > 0 && fmax(f1, f2) <= RTM_PACE_AGREE * fmin(f1, f2);
+        const bool agree = late[ki] > 0 && rtm_pace_agree(f1, f2);
         cal_note(x->c, "%s: %s: t_next %.4gus: %s its first sample %.4gus and the "
                        "late one %.4gus (after the catalogue), at the device's pace: %.4gus "
                        "beside a probe of %.4gus and %.4gus beside %.4gus",
@@ -2304,7 +2310,7 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     const double tk = rtm_calib_now();
     r->ph[5] = tk - tp;
     /* each step the first kernel, in the catalogue's order, whose programs are built:
-     * its sweep (a kernel of x->sweep_first: the points' programs wait for its tuning),
+     * its sweep (a kernel of KSWEEP_FIRST: the points' programs wait for its tuning),
      * else its points; while none is, the build workers' next acknowledgement is waited
      * for (none pending: the first kernel, compiling what it lacks). A kernel whose jobs
      * the host paces waits for the whole batch (its times are the host's). On the H100
@@ -2320,11 +2326,9 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
                 first = (int)ki;
             rtm_tune_t tune;
             dpred_t p;
-            (void)rtm_calib_kernel_start(x, ki, &tune, &p);
-            if (x->swept[ki])
-                tune = x->swept_tune[ki];
-            rtm_kinst_t kp;
-            const bool paced = !x->sweep_first[ki] && pace_size(x, kern, tune, &kp);
+            (void)dev_kernel_tune(x, ki, &tune, &p);
+            rtm_kinst_t kp; /* a sweep waits for its candidates alone */
+            const bool paced = x->sweep[ki] != KSWEEP_FIRST && pace_size(x, kern, tune, &kp);
             if (rtm_calib_dev_kernel_built(x, kern, paced))
                 next = (int)ki;
         }
@@ -2335,7 +2339,7 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
             continue;
         }
         const uint32_t ki = (uint32_t)(next >= 0 ? next : first);
-        if (x->sweep_first[ki]) {
+        if (x->sweep[ki] == KSWEEP_FIRST) {
             dev_sweep_first(x, ki, r->left ? r->left : 1);
             continue;
         }

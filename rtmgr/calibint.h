@@ -486,10 +486,10 @@ typedef struct {
     prebuild_t *queued;
     uint32_t n_queued, queued_cap; /* entries, and room for */
     double queued_wait_s;
-    /* kernels swept in a first pass over the catalogue, before their points' programs are
-     * queued (prebuild_list), and the tunings those sweeps chose */
-    bool sweep_first[RTM_MAX_KERNELS];
-    bool swept[RTM_MAX_KERNELS];
+    /* where each kernel's sweep runs: in dev_kernel (default), or in a first pass over the
+     * catalogue before its points' programs are queued (prebuild_list; FIRST until done,
+     * then SWEPT with the tuning it chose and its note) */
+    enum { KSWEEP_INLINE = 0, KSWEEP_FIRST, KSWEEP_SWEPT } sweep[RTM_MAX_KERNELS];
     rtm_tune_t swept_tune[RTM_MAX_KERNELS];
     char swept_note[RTM_MAX_KERNELS][240];
     /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs
@@ -667,7 +667,7 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
  * figures are measured (they build nothing yet); nothing on a CPU-type device. */
 void rtm_calib_dev_workers_early(devcal_t *x);
 /* Kernel ki's points' (and poll search's) programs at `tune`, queued behind the batch of
- * rtm_calib_dev_prebuild_all (a kernel of x->sweep_first, once swept); nothing without
+ * rtm_calib_dev_prebuild_all (a kernel of KSWEEP_FIRST, once swept); nothing without
  * it. */
 void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p);
 /* True when kern's programs queued by rtm_calib_dev_prebuild_all are in the cache (with

@@ -64,10 +64,14 @@ double rtm_pace_at(double t, double ref, double beside)
     return ref > 0 && beside > 0 ? t * ref / beside : t;
 }
 
+bool rtm_pace_agree(double a, double b)
+{
+    return a > 0 && b > 0 && (a < b ? b <= RTM_PACE_AGREE * a : a <= RTM_PACE_AGREE * b);
+}
+
 double rtm_pace_combine(double a, double b)
 {
     if (!(a > 0) || !(b > 0))
         return a > 0 ? a : b;
-    const double lo = a < b ? a : b, hi = a < b ? b : a;
-    return hi <= RTM_PACE_AGREE * lo ? 0.5 * (lo + hi) : lo;
+    return rtm_pace_agree(a, b) ? 0.5 * (a + b) : (a < b ? a : b);
 }

@@ -26,6 +26,8 @@
 #ifndef RTM_PACE_H
 #define RTM_PACE_H
 
+#include <stdbool.h>
+
 #include "calib.h"
 #include "ocl.h"
 #include "status.h"
@@ -52,5 +54,7 @@ double rtm_pace_at(double t, double ref, double beside);
  * only slows its enqueueing); one alone where the other is missing (<= 0). */
 #define RTM_PACE_AGREE 1.5
 double rtm_pace_combine(double a, double b);
+/* True when a and b (both > 0) lie within RTM_PACE_AGREE of each other. */
+bool rtm_pace_agree(double a, double b);
 
 #endif

@@ -35,6 +35,9 @@ static void test_combine(void **state)
     assert_float_equal(rtm_pace_combine(10e-6, 15e-6), 12.5e-6, 1e-15); /* at the bound */
     assert_float_equal(rtm_pace_combine(10e-6, 0.0), 10e-6, 0.0);
     assert_float_equal(rtm_pace_combine(0.0, 9e-6), 9e-6, 0.0);
+    assert_true(rtm_pace_agree(15e-6, 10e-6));
+    assert_false(rtm_pace_agree(10e-6, 15.1e-6));
+    assert_false(rtm_pace_agree(0.0, 9e-6));
 }
 
 /* The probe runs its 64-launch job on the real device: every run's enqueueing per launch
