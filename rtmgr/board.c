@@ -40,7 +40,7 @@ static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", 
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss", "t_next", "poll_cost", "aligned"};
+                                         "r_miss", "t_next", "poll_cost", "aligned", "resident"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -247,7 +247,20 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         if ((st = opt_ratio(doc, f[14], where, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX,
                             &aligned, diag)) != RTM_OK)
             break;
+        /* optional: the kernel's own resident work-groups per compute unit */
+        double resident = 0.0;
+        if (f[15] >= 0) {
+            st = rtm_yamldoc_quantity(doc, f[15], where, RTM_UNIT_COUNT, &resident, diag);
+            if (st != RTM_OK)
+                break;
+            if (!(resident >= RTM_BOARD_RESIDENT_MIN && resident <= RTM_BOARD_RESIDENT_MAX))
+                return rtm_yamldoc_fail_at(doc, f[15], RTM_E_CFG_VALUE, diag,
+                                           "resident must be between %g and %g in %s",
+                                           RTM_BOARD_RESIDENT_MIN, RTM_BOARD_RESIDENT_MAX,
+                                           where);
+        }
         kt[k].have = true;
+        kt[k].resident = resident;
         kt[k].aligned = aligned;
         kt[k].poll_cost = poll_cost;
         kt[k].poll_every = poll < 0 ? 0u : poll == 0 ? RTM_BOARD_POLL_NONE : (uint32_t)poll;
@@ -527,6 +540,8 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             fprintf(f, ", poll_cost: %.4f", kt[k].poll_cost);
         if (kt[k].aligned != 0.0)
             fprintf(f, ", aligned: %.4f", kt[k].aligned);
+        if (kt[k].resident != 0.0)
+            fprintf(f, ", resident: %.4g", kt[k].resident);
         fprintf(f, "}\n");
     }
 }

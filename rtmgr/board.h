@@ -114,6 +114,10 @@ typedef struct {
                           * the terms above were fitted on (extended model, devices: a job
                           * whose cost says rows_aligned does aligned times the work);
                           * 0 = none */
+    double resident;     /* the kernel's work-groups a compute unit runs at once before its
+                          * throughput saturates (extended model, GPU-like devices: the waves
+                          * term's `resident` for this kernel, fitted by calibration where its
+                          * points straddle it); 0 = the device's `resident` */
 } rtm_board_ktune_t;
 
 /* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */
@@ -124,6 +128,9 @@ typedef struct {
 /* rtm_board_ktune_t.aligned: the range a profile may hold (exclusive). */
 #define RTM_BOARD_ALIGNED_MIN 0.5
 #define RTM_BOARD_ALIGNED_MAX 1.5
+/* rtm_board_ktune_t.resident: the range a profile may hold (inclusive). */
+#define RTM_BOARD_RESIDENT_MIN 1.0
+#define RTM_BOARD_RESIDENT_MAX 1024.0
 
 typedef struct {
     char name[RTM_NAME_MAX];     /* rtmgr's name for the device (e.g. gpu0) */

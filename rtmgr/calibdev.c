@@ -1491,6 +1491,23 @@ static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b,
     return dev_coef(d->x->bd, d->ki, k, a, b, bp);
 }
 
+/* kfit_t.groups on a GPU-like device: instance k's work-groups on the busiest compute
+ * unit, ceil(blocks / cus) as model.c's waves term counts them, and the device's resident
+ * groups, at which dev_coef's a is taken (rtm_calib_dev_pred's ktune has no resident). */
+static bool dk_groups(const void *ctx, const rtm_kinst_t *k, double *g, double *res)
+{
+    const dkctx_t *d = ctx;
+    const rtm_board_dev_t *bd = d->x->bd;
+    rtm_model_job_t job;
+    if (!bd->have[RTM_DEV_P_cus] || !bd->have[RTM_DEV_P_resident] ||
+        !(bd->param[RTM_DEV_P_cus] >= 1.0) || !(bd->param[RTM_DEV_P_resident] >= 1.0) ||
+        rtm_model_job_make(k, &job) != RTM_OK || job.blocks == 0)
+        return false;
+    *g = ceil((double)job.blocks / bd->param[RTM_DEV_P_cus]);
+    *res = bd->param[RTM_DEV_P_resident];
+    return true;
+}
+
 static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                                rtm_calib_fig_t *f)
 {
@@ -1981,6 +1998,9 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  .pred_ctx = &pt,
                  .kpred = dev_pred_kernel, .kpred_ctx = &pt,
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
+                 /* the resident form on GPU-like devices only: a CPU device's group runs
+                  * its work-items one after another, no chain to hide */
+                 .groups = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? NULL : dk_groups,
                  /* on a CPU device only once a partial job agrees with a whole one: PoCL 5
                   * on the H100 host put matrix_mul's and matrix_loop_add's first blocks at
                   * 1.2-3.3x their share of the whole job (validation measures n =

@@ -405,7 +405,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         kf->arena ? rtm_calib_inst_make_in(&in, kf->kern, size, kf->tune, seed, kf->arena)
                   : rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
     kf->inst_s += rtm_calib_now() - t0;
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0, 0, 0};
     rtm_calib_fig_t f = {0};
     if (st == RTM_OK) {
         rtm_cost_t cost;
@@ -421,6 +421,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     }
     if (st == RTM_OK && !kf->coef(kf->ctx, &in.k, &pt->a, &pt->b, &pt->bp))
         st = RTM_E_MODEL;
+    if (st == RTM_OK && kf->groups && !kf->groups(kf->ctx, &in.k, &pt->g, &pt->res))
+        pt->g = pt->res = 0.0;
     pt->L = (double)in.k.plan.launches;
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
@@ -467,6 +469,7 @@ static uint32_t extra_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t
 typedef struct {
     const kfit_t *kf;
     double x1, t1, x2, t2; /* the two largest points: first key, kernel time */
+    bool kernel;           /* the kernel's time alone (hole_point), not the job's */
 } epred_t;
 
 static double emp_pred(const void *ctx, const rtm_kinst_t *k)
@@ -489,7 +492,7 @@ static double emp_pred(const void *ctx, const rtm_kinst_t *k)
         if (m2 > 0)
             ratio = fmax(ratio, kern / m2);
     }
-    return fmax(total - kern, 0.0) + e->t2 * ratio;
+    return (e->kernel ? 0.0 : fmax(total - kern, 0.0)) + e->t2 * ratio;
 }
 
 /* Measures kernel kf->kern at the calibration targets (job time), odd first keys: the
@@ -671,7 +674,7 @@ static int64_t target_key(const cal_t *c, const kfit_t *kf, size_t i, const kpoi
 {
     const size_t nt = c->n_targets;
     const int64_t min_key = i == nt - 1 && n > 0 ? keys[0] + (keys[0] + 1) / 2 : 0;
-    epred_t ep = {kf, 0, 0, 0, 0};
+    epred_t ep = {kf, 0, 0, 0, 0, false};
     for (uint32_t q = 0; q < n; q++) {
         const double xq = (double)keys[q];
         if (xq > ep.x2) {
@@ -809,12 +812,54 @@ int rtm_calib_gap_reps(bool cpu, bool own_program, double job_s)
     return fit >= REPS ? REPS : fit < RTM_CALIB_GAP_MIN_REPS ? RTM_CALIB_GAP_MIN_REPS : (int)fit;
 }
 
+/* The per-kernel fit's output and the fit (below, with its forms and rules). */
+typedef struct {
+    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid, resident;
+} kfit_out_t;
+static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o);
+static double resident_at(const kpoint_t *p, uint32_t n, int i);
+
+/* One point between points lo and hi (keys[lo] < keys[hi]), at the geometric mean of
+ * their kernel times, its size interpolated between theirs through the exponent of the two
+ * (emp_pred with the pair as its points), inputs from `seed`, repetitions by
+ * rtm_calib_gap_reps — with `build`, as if the size ran a program measured already (the
+ * caller pays for its build) —; appended to pts/keys (*n < room, checked by the caller). */
+static rtm_status_t hole_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
+                               uint32_t *n, uint32_t lo, uint32_t hi, bool build)
+{
+    if (!(keys[hi] > keys[lo] + 2))
+        return RTM_OK; /* the longer time at the smaller size: no size between */
+    /* the two points' times are kernel times: so is the target (as the job's, the
+     * transfers put the H100's cpa_pairs hole of 0.026 .. 0.21 ms at the smaller size) */
+    const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t, true};
+    int64_t size[RTM_SIZE_KEYS_MAX];
+    const int64_t key =
+        rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
+                           kf->lim, 1, keys[lo] + 1, keys, *n, size);
+    if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
+        return RTM_OK;
+    rtm_kinst_t k;
+    if (!rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
+        return RTM_OK;
+    const bool own = !build && kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
+                     kf->own_program(kf->ctx, kf, keys[hi], key);
+    const int reps = rtm_calib_gap_reps(kf->cpu, own, kf->pred(kf->pred_ctx, &k));
+    if (reps == 0)
+        return RTM_OK;
+    kpoint_t pt;
+    double per_job = 0;
+    const rtm_status_t st = kernel_point(kf, size, key, seed, reps, 0, &pt, &per_job);
+    if (st == RTM_OK) {
+        keys[*n] = key;
+        pts[(*n)++] = pt;
+    }
+    return st;
+}
+
 /* One point in the widest hole between the points measured for the targets (tgt[i]:
- * point i was; rtm_calib_gap_at), at the geometric mean of the two times, its size
- * interpolated between theirs through the exponent of the two (emp_pred with the pair as
- * its points), inputs from `seed`, repetitions by rtm_calib_gap_reps (on a device only
- * a hole across the cache's edge, where the size runs the program of one of the two and
- * its jobs are cheap); appended to pts/keys (room for `max`). */
+ * point i was; rtm_calib_gap_at; hole_point), on a device only a hole across the cache's
+ * edge, where the size runs the program of one of the two and its jobs are cheap
+ * (room for `max`). */
 static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                               const bool *tgt, uint32_t *n, uint32_t max)
 {
@@ -836,34 +881,68 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
     if (g < 0)
         return RTM_OK;
     const uint32_t lo = idx[g], hi = idx[g + 1];
-    if (!(keys[hi] > keys[lo] + 2))
-        return RTM_OK; /* the longer time at the smaller size: no size between */
     /* on a device, only a hole across the cache's edge (the fit's regime changes in it;
      * every other hole there is a few short jobs whose instances alone cost calibration
      * its time) */
     if (!kf->cpu && !(kf->cache > 0 && pts[lo].ws < kf->cache && pts[hi].ws > kf->cache))
         return RTM_OK;
-    const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t};
-    int64_t size[RTM_SIZE_KEYS_MAX];
-    const int64_t key =
-        rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
-                           kf->lim, 1, keys[lo] + 1, keys, *n, size);
-    if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
-        return RTM_OK;
-    rtm_kinst_t k;
-    if (!rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
-        return RTM_OK;
-    const bool own = kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
-                     kf->own_program(kf->ctx, kf, keys[hi], key);
-    const int reps = rtm_calib_gap_reps(kf->cpu, own, kf->pred(kf->pred_ctx, &k));
-    if (reps == 0)
-        return RTM_OK;
-    kpoint_t pt;
-    double per_job = 0;
-    const rtm_status_t st = kernel_point(kf, size, key, seed, reps, 0, &pt, &per_job);
-    if (st == RTM_OK) {
-        keys[*n] = key;
-        pts[(*n)++] = pt;
+    return hole_point(kf, seed, pts, keys, n, lo, hi, false);
+}
+
+/* Sorts pts[0..n) by working set: the fit's order. */
+static void sort_by_ws(kpoint_t *pts, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
+            const kpoint_t tmp = pts[k];
+            pts[k] = pts[k - 1];
+            pts[k - 1] = tmp;
+        }
+}
+
+/* Points for the resident form (fit_kernel) on a GPU-like device, whatever the kernel's
+ * time left: while its points are too few for that form with t_fixed (SHAPE_POINTS:
+ * k + 2 = 5), their groups straddle the form's first rung, and the best fit through them
+ * misses one by more than SHAPE_RESID: one point in the widest hole in time between two
+ * of them (hole_point, its program built on the path where it has its own). The H100's
+ * cpa_pairs at wg 64 had three points (131, 5301, 16001 ships: one group's chain, then
+ * 6 and 33 groups a compute unit), which the device's resident fitted 26-30 % apart; with
+ * four (session 51: 131, 4401, 8401, 16001) r and t_fixed still beat r and R alone by
+ * the fixed time the small point holds (20.8 % apart, validation +17 %). */
+#define SHAPE_POINTS 5
+#define SHAPE_RESID 0.15
+static rtm_status_t shape_points(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
+                                 uint32_t *n, uint32_t max)
+{
+    rtm_status_t st = RTM_OK;
+    while (st == RTM_OK && *n < max && *n >= 2 && *n < SHAPE_POINTS && kf->groups &&
+           kf->kpred && kf->kern->n_keys > 0 && resident_at(pts, *n, 1) > 0) {
+        kpoint_t q[SHAPE_POINTS];
+        memcpy(q, pts, *n * sizeof(*q));
+        sort_by_ws(q, *n);
+        kfit_out_t o;
+        if (fit_kernel(q, *n, kf->cache, &o) && o.resid <= SHAPE_RESID)
+            break;
+        uint32_t lo = 0, hi = 0;
+        double widest = 1.0;
+        for (uint32_t i = 0; i < *n; i++)
+            for (uint32_t j = 0; j < *n; j++) {
+                if (!(keys[j] > keys[i]) || !(pts[i].t > 0) || !(pts[j].t > pts[i].t))
+                    continue;
+                bool between = false; /* neighbours in time only */
+                for (uint32_t k = 0; k < *n; k++)
+                    between = between || (pts[k].t > pts[i].t && pts[k].t < pts[j].t);
+                if (!between && pts[j].t / pts[i].t > widest) {
+                    widest = pts[j].t / pts[i].t;
+                    lo = i;
+                    hi = j;
+                }
+            }
+        const uint32_t before = *n;
+        if (widest > 1.0)
+            st = hole_point(kf, seed + *n, pts, keys, n, lo, hi, true);
+        if (*n == before)
+            break; /* no size in that hole */
     }
     return st;
 }
@@ -991,13 +1070,10 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
     if (st == RTM_OK && !kf->cpu && past && below > 0 && below < EDGE_FROM * kf->cache)
         st = cache_point(c, kf, EDGE_AT * kf->cache, false, 4 + nt + ne, pts, keys, n, room,
                          "at the edge of");
+    if (st == RTM_OK)
+        st = shape_points(kf, POINT_SEED0 + 5 + nt + ne, pts, keys, n, room);
     /* by size, for the fit and its record */
-    for (uint32_t i = 1; i < *n; i++)
-        for (uint32_t k = i; k > 0 && pts[k].ws < pts[k - 1].ws; k--) {
-            const kpoint_t tmp = pts[k];
-            pts[k] = pts[k - 1];
-            pts[k - 1] = tmp;
-        }
+    sort_by_ws(pts, *n);
     return st;
 }
 
@@ -1112,10 +1188,6 @@ static double fit_lines(const kpoint_t *p, uint32_t n, unsigned mask, const doub
     return best;
 }
 
-/* The extended model's per-kernel terms fitted to points sorted by ws. */
-typedef struct {
-    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
-} kfit_out_t;
 
 /* One candidate form; INFINITY when it does not fit (a negative or zero term). A second
  * regime starts at point `split`: its knee at the cache when the cache lies between the
@@ -1146,8 +1218,28 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
         worst = fmax(worst, fabs((pred - p[i].t) / p[i].t));
     }
     *o = (kfit_out_t){x[1], x[0], step ? x[2] : 0.0, miss ? x[2] : 0.0, knee, x[3], 0.0, 0.0,
-                      worst};
+                      worst, 0.0};
     return sse;
+}
+
+/* The resident groups a point's work is scaled to in the ladder of fit_kernel's
+ * resident form: the device's times 2^(i / RES_STEPS), i = 1 .. RES_LADDER. */
+#define RES_STEPS 4
+#define RES_LADDER 28
+
+/* The resident form's R at ladder step i of points p[0..n): 0 where it does not apply
+ * (a point without its groups, points taken at different residents, or R at or beyond
+ * the busiest point's groups, where every point would be one group's chain). */
+static double resident_at(const kpoint_t *p, uint32_t n, int i)
+{
+    double gmax = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!(p[k].g > 0) || !(p[k].res > 0) || p[k].res != p[0].res)
+            return 0.0;
+        gmax = fmax(gmax, p[k].g);
+    }
+    const double R = p[0].res * exp2((double)i / RES_STEPS);
+    return R < gmax ? R : 0.0;
 }
 
 /* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
@@ -1158,9 +1250,14 @@ static double fit_form(const kpoint_t *p, uint32_t n, unsigned mask, uint32_t sp
  * RTM_CALIB_REGIME_MAX of r_op —, or an
  * operations' time growing as
  * (x / x_ref)^p_ops (p_ops in 0.05 .. 0.6 by 0.05, x_ref = the largest point's count),
- * alone or with t_fixed. A form with k terms needs k + 1 points when it is linear (r,
- * t_fixed, r_byte), k + 2 with a knee or an exponent, and is kept over a simpler one only when it halves the squared relative error per
- * extra term; every term must be >= 0 and r > 0. */
+ * alone or with t_fixed, or (GPU-like devices, points with their groups: kpoint_t g) the
+ * kernel's own resident groups R, alone or with t_fixed: each point's work scaled from
+ * the device's resident (res, a sharp corner) to R (a smooth one), a * sqrt(R^2 + g^2) /
+ * max(res, g) (model.c's waves term, rtm_model_occupancy),
+ * R on a ladder of quarter octaves above res and below the busiest point's g. A form with
+ * k terms needs k + 1 points when it is linear (r, t_fixed, r_byte), k + 2 with a knee,
+ * an exponent or a resident, and is kept over a simpler one only when it halves the
+ * squared relative error per extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o)
 {
     /* (the gradual regime before the step: on a tie — one point beyond the knee fits
@@ -1168,59 +1265,70 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
     static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
                                      KC_MISS, KC_FIXED | KC_MISS, KC_HI,   KC_FIXED | KC_HI};
     double best = INFINITY;
-    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0, 0};
+    *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     kpoint_t q[16];
     if (n > N_OF(q))
         n = N_OF(q);
     double x_ref = 0;
     for (uint32_t i = 0; i < n; i++)
         x_ref = fmax(x_ref, p[i].x);
-    for (int pi = 0; pi <= 12; pi++) {
-        const double pw = 0.05 * pi;
-        if (pi > 0 && !(x_ref > 0))
+    for (int ri = 0; ri <= RES_LADDER; ri++) {
+        const double R = ri > 0 ? resident_at(p, n, ri) : 0.0;
+        if (ri > 0 && !(R > 0))
             break;
-        bool ok = true;
-        for (uint32_t i = 0; i < n; i++) {
-            q[i] = p[i];
-            if (pi > 0) {
-                ok = ok && p[i].x > 0;
-                q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
+        for (int pi = 0; pi <= (ri > 0 ? 0 : 12); pi++) {
+            const double pw = 0.05 * pi;
+            if (pi > 0 && !(x_ref > 0))
+                break;
+            bool ok = true;
+            for (uint32_t i = 0; i < n; i++) {
+                q[i] = p[i];
+                if (pi > 0) {
+                    ok = ok && p[i].x > 0;
+                    q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
+                }
+                if (R > 0)
+                    q[i].a = p[i].a * R * rtm_model_occupancy(p[i].g, R, true) /
+                             (p[i].res * rtm_model_occupancy(p[i].g, p[i].res, false));
             }
-        }
-        if (!ok)
-            break;
-        for (size_t f = 0; f < N_OF(forms); f++) {
-            if (pi > 0 && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
-                continue; /* the power alone or with the fixed term */
-            const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
-            const unsigned k = 1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) +
-                               (pi > 0);
-            /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime or an
-             * exponent: k + 2 (two degrees of freedom: a knee or a power through three
-             * noisy points is not a measurement) — but a regime whose knee is the cache
-             * (it lies between the two sizes) has no free knee: k + 1 */
-            const bool linear = pi == 0 && !hi;
-            const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
-            if (n < need && !(hi && n + 1 >= need))
-                continue;
-            const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
-            for (uint32_t s = s_lo; s <= s_hi; s++) {
-                if (hi && !(q[s].ws > q[s - 1].ws))
+            if (!ok)
+                break;
+            for (size_t f = 0; f < N_OF(forms); f++) {
+                if ((pi > 0 || R > 0) && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
+                    continue; /* the power or the resident alone or with the fixed term */
+                const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
+                const unsigned k = 1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) +
+                                   (pi > 0) + (R > 0);
+                /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime, an
+                 * exponent or a resident: k + 2 (two degrees of freedom: a knee or a power
+                 * through three noisy points is not a measurement) — but a regime whose
+                 * knee is the cache (it lies between the two sizes) has no free knee:
+                 * k + 1 */
+                const bool linear = pi == 0 && !hi && !(R > 0);
+                const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
+                if (n < need && !(hi && n + 1 >= need))
                     continue;
-                const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
-                if (n < need && !at_cache)
-                    continue;
-                kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-                const double sse = fit_form(q, n, forms[f], s, cache, &cand);
-                /* each extra term must halve the error: compare sse * 2^k (two fits
-                 * equal but for rounding tie — exact ones, or the two regimes' forms
-                 * with one point beyond the knee: rounding must not choose) */
-                const double score = sse * (double)(1u << k);
-                if (score + 1e-20 < best * (1.0 - 1e-9)) {
-                    best = score;
-                    *o = cand;
-                    o->p_ops = pw;
-                    o->x_ref = pi > 0 ? x_ref : 0.0;
+                const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
+                for (uint32_t s = s_lo; s <= s_hi; s++) {
+                    if (hi && !(q[s].ws > q[s - 1].ws))
+                        continue;
+                    const bool at_cache =
+                        hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
+                    if (n < need && !at_cache)
+                        continue;
+                    kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                    const double sse = fit_form(q, n, forms[f], s, cache, &cand);
+                    /* each extra term must halve the error: compare sse * 2^k (two fits
+                     * equal but for rounding tie — exact ones, or the two regimes' forms
+                     * with one point beyond the knee: rounding must not choose) */
+                    const double score = sse * (double)(1u << k);
+                    if (score + 1e-20 < best * (1.0 - 1e-9)) {
+                        best = score;
+                        *o = cand;
+                        o->p_ops = pw;
+                        o->x_ref = pi > 0 ? x_ref : 0.0;
+                        o->resident = R;
+                    }
                 }
             }
         }
@@ -1230,16 +1338,16 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
         q[i] = (kpoint_t){0,   p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0,
-                          p[i].L, p[i].L > 1.0 ? p[i].bp : p[i].b};
+                          p[i].L, p[i].L > 1.0 ? p[i].bp : p[i].b, p[i].g, p[i].res};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r,     o.t_fixed, o.r_big, o.r_miss, o.knee,
-                             o.r_byte, o.p_ops,   o.x_ref, o.resid};
+                             o.r_byte, o.p_ops,   o.x_ref, o.resid, o.resident};
     return ok;
 }
 
@@ -1248,9 +1356,9 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
                             const kpoint_t *pts, uint32_t n, double cache, double r_fallback,
                             const char *r_what, rtm_board_ktune_t *kt, rtm_calib_fig_t *f)
 {
-    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    kfit_out_t o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (!fit_kernel(pts, n, cache, &o)) {
-        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        o = (kfit_out_t){r_fallback, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         cal_fallback(c, "%s: %s: no fit with every term >= 0 through its %u point(s): r_op = "
                         "%.4gns (%s), no other term",
                      owner, kern->name, n, r_fallback * 1e9, r_what);
@@ -1258,7 +1366,8 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
     *kt = (rtm_board_ktune_t){.have = true, .tune = tune, .r_op = o.r, .mem_rate = 0.0,
                               .t_fixed = o.t_fixed, .r_big = o.r_big, .r_miss = o.r_miss,
                               .knee = o.knee,
-                              .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref};
+                              .r_byte = o.r_byte, .p_ops = o.p_ops, .x_ref = o.x_ref,
+                              .resident = o.resident};
     double spread = 0;
     uint32_t samples = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -1291,6 +1400,8 @@ void rtm_calib_kernel_store(cal_t *c, const char *owner, const rtm_kernel_t *ker
                                 o.r_miss * 1e9, o.knee / MIB);
     if (o.p_ops > 0)
         (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", ops^%.2f", 1.0 + o.p_ops);
+    if (o.resident > 0)
+        (void)rtm_calib_appendf(big, sizeof(big), &used_b, ", resident %.3g", o.resident);
     cal_note(c, "%s: %s wg %u vec %u, at %s=%s -> r_op %.4gns, t_fixed %.4gus%s (fit residual "
                 "%.1f%%)",
              owner, kern->name, tune.wg, tune.vec, kern->n_keys ? kern->keys[0].name : "-", ks,

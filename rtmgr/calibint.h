@@ -121,15 +121,16 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
  * (bytes_ws, scratch included), m its bytes_dev, x its operation count, t the measured
  * time (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
  * (model.c's launches_span: the larger of the two); L <= 1: one line. Points sorted by
- * ws. */
+ * ws. g, res: as kpoint_t's. */
 typedef struct {
     double ws, a, b, m, x, t, L, bp;
+    double g, res; /* kpoint_t's (0: no resident form) */
 } rtm_calib_fitpt_t;
 
 /* The per-kernel terms of the extended model (rtm_board_ktune_t's) a fit gives, and its
  * largest relative residual at the points. */
 typedef struct {
-    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid;
+    double r, t_fixed, r_big, r_miss, knee, r_byte, p_ops, x_ref, resid, resident;
 } rtm_calib_fit_t;
 
 /* A second regime's time per operation (r_big, r_miss) lies within this factor of r_op,
@@ -374,6 +375,9 @@ typedef struct {
     int reps;
     uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
     double L, bp;  /* launches (<= 1: one line) and the host-paced line's b */
+    double g, res; /* GPU-like devices: the work-groups of the busiest compute unit, and the
+                    * resident groups a was taken at (the device's); 0: not known, no
+                    * resident form in the fit */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */
@@ -391,6 +395,10 @@ typedef struct kfit {
     bool (*coef)(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp);
     rtm_status_t (*measure)(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
                             rtm_calib_fig_t *f);
+    /* optional (NULL: none, as on the CPU pool and CPU devices): instance k's work-groups on
+     * its busiest compute unit (*g) and the resident groups the model's a counts them at
+     * (*res), for the fit's resident form; false when not known */
+    bool (*groups)(const void *ctx, const rtm_kinst_t *k, double *g, double *res);
     /* optional (NULL: none): the whole job's time estimated from runs of its first
      * `part` blocks per worker (one-launch kernels whose whole job is too long) */
     rtm_status_t (*measure_part)(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,

@@ -100,7 +100,9 @@
  *       (span - kernel_fixed) / (launches - 1). The empty kernel's pace was no proxy
  *       for a real job's: on one H100 instance 13.6 us against grid_path's 9.3 and
  *       radix_sort's 8.1 us (session 13: grid_path widths 64-3500 +44-60 %).
- *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks)
+ *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks;
+ *       with the kernel's own resident, sqrt(1 + (ceil(blocks / cus) / resident)^2):
+ *       rtm_model_occupancy)
  *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
  *       spans units) and runs `resident` of them at once; with fewer it still takes
  *       one wave (latency is not hidden); with more, its time grows in proportion
@@ -109,6 +111,18 @@
  *       t_wave = resident * ops_block * r / (units / cus)  a compute unit has
  *                units / cus lanes, and one full wave of its resident groups takes their
  *                operations at that rate;
+ *       resident: the kernel's own (ktune resident, with its own r) where calibration
+ *                fitted one, else the device's (the occupancy probe's dependent mad
+ *                chain). A kernel whose work-items wait longer per operation (local
+ *                memory, divisions, branches) needs more groups in flight before its
+ *                compute unit saturates: below that the time follows one group's chain,
+ *                above it the groups (session 51, H100: cpa_pairs at wg 64 about 9 groups
+ *                of 64, at wg 128 about 4.5 of 128 — some 580 work-items a compute unit,
+ *                against the probe's 256; with the device's 1 its points fitted 26-30 %
+ *                apart and validation came out -13..+15 %). With its own resident the
+ *                corner is smooth, the two times added in quadrature: near it neither
+ *                the chain nor the throughput hides the other (cpa_pairs at 8 701 ships,
+ *                9.3 groups a unit against its 9.5: 0.207 ms, the sharp corner 0.182);
  *       ops_block = Z * li / blocks.  With blocks a multiple of cus * resident,
  *       compute = Z * li * r / units, eq. 4's first term.
  *     r = per-kernel r_op from ktune when calibrated, else the device's r_op; with a
@@ -389,6 +403,14 @@ static double pow_pos(double x, double p)
     return ex * two_k;
 }
 
+double rtm_model_occupancy(double groups, double resident, bool smooth)
+{
+    if (!(resident > 0.0) || !(groups >= 0.0))
+        return 1.0;
+    const double x = groups / resident;
+    return smooth ? pow_pos(1.0 + x * x, 0.5) : max2(1.0, x);
+}
+
 /* The factor (Z * li / x_ref)^p_ops of a kernel's operations' time (1 when none). */
 static double kernel_scale(const rtm_board_ktune_t *ktune, int kernel, double ops)
 {
@@ -508,11 +530,14 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double r = rk > 0.0 ? rk : param(&p, RTM_DEV_P_r_op, false);
     const double units = param(&p, RTM_DEV_P_units, true);
     const double cus = param(&p, RTM_DEV_P_cus, true);
-    const double resident = param(&p, RTM_DEV_P_resident, true);
+    const double res_k =
+        rk > 0.0 ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, resident)) : 0.0;
+    const double resident = res_k > 0.0 ? res_k : param(&p, RTM_DEV_P_resident, true);
     const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
     const double per_cu = ceil_pos(w->blocks / cus);
     const double t_wave = resident * ops_block * r * cus / units;
-    double compute = w->blocks > 0.0 ? t_wave * max2(1.0, per_cu / resident) : 0.0;
+    double compute =
+        w->blocks > 0.0 ? t_wave * rtm_model_occupancy(per_cu, resident, res_k > 0.0) : 0.0;
     if (rk > 0.0)
         compute *= kernel_scale(d->ktune, j->kernel, j->cost.Z * j->cost.li);
     double ws = 0.0, wr = 0.0, setup = 0.0;

@@ -140,6 +140,12 @@ const char *rtm_model_name(rtm_model_kind_t kind);
 #define RTM_MODEL_CORR_MAX 10.0
 double rtm_model_correct(double f, double a, double measured, double predicted);
 
+/* The waves term's factor for `groups` work-groups on the busiest compute unit, of which
+ * `resident` run at once: max(1, groups / resident) (the device's resident: a sharp
+ * corner), or with `smooth` (a kernel's own, fitted resident) sqrt(1 + (groups /
+ * resident)^2). Calibration's fit and the model share it. Real-time safe. */
+double rtm_model_occupancy(double groups, double resident, bool smooth);
+
 /* A kernel's time per operation at a working set of ws bytes with the gradual second
  * regime (ktune r_miss): r up to the knee, then r + (r_miss - r) * (1 - knee / ws).
  * Calibration's fit and the model share it. Real-time safe. */

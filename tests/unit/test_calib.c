@@ -486,7 +486,7 @@ static uint32_t cliff_points(rtm_calib_fitpt_t *p)
     for (uint32_t i = 0; i < 5; i++) {
         const double ops = 1e6 * ws_mb[i];
         const double r = ws_mb[i] > 5 ? 2e-9 : 1e-9;
-        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0};
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0, 0.0, 0.0};
     }
     return 5;
 }
@@ -574,7 +574,7 @@ static void test_fit_gradual_regime(void **state)
     for (uint32_t i = 0; i < 6; i++) {
         const double ops = 1e6 * ws_mb[i];
         const double r = rtm_model_r_blend(1e-9, 3e-9, 5e6, ws_mb[i] * 1e6);
-        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0};
+        p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1e6, ops, 0.0, 0.0, ops, r * ops, 0.0, 0.0, 0.0, 0.0};
     }
     rtm_calib_fit_t o;
     assert_true(rtm_calib_fit(p, 6, 5e6, &o));
@@ -582,6 +582,53 @@ static void test_fit_gradual_regime(void **state)
     assert_true(fabs(o.r - 1e-9) < 1e-12 && fabs(o.r_miss - 3e-9) < 1e-12);
     assert_true(o.resid < 1e-6);
     assert_true(fabs(rtm_model_r_blend(o.r, o.r_miss, o.knee, 10e6) - 2e-9) < 1e-12);
+}
+
+/* The resident form, on the H100's cpa_pairs at wg 64 (sessions 49-50, every point from
+ * a cold calibration of the same code: ships, blocks of both launches, Z * li, kernel
+ * ms): the device's resident (1, the probe's mad chain) puts its points 26-30 % apart;
+ * the kernel's own, fitted on four points, about 9 groups a compute unit, fits them
+ * within 10 % and predicts validation's 3000 and 15000 ships (0.0619, 0.4643 ms) within
+ * 10 %. Through three points the form is not fitted (a free R needs k + 2), nor without
+ * the points' groups. */
+static double pairs_a(double blocks, double ops, double res, bool own)
+{
+    const double g = ceil(blocks / 132.0);
+    /* a at r = 1 (cus / units = 1 / 256), the device's resident a sharp corner, the
+     * kernel's own a smooth one (model.c's waves term) */
+    return ops / blocks * res * rtm_model_occupancy(g, res, own) / 256.0;
+}
+
+static void test_fit_resident(void **state)
+{
+    (void)state;
+    static const double blocks[] = {12, 610, 830, 4267}, ops[] = {778880, 5.31518e8, 9.81674e8,
+                                                                    8.93209e9},
+                        ws[] = {19976, 1.34201e6, 1.82361e6, 9.08863e6},
+                        t_ms[] = {0.02466, 0.0810, 0.1113, 0.5252};
+    rtm_calib_fitpt_t p[4];
+    for (uint32_t i = 0; i < 4; i++)
+        p[i] = (rtm_calib_fitpt_t){ws[i], pairs_a(blocks[i], ops[i], 1.0, false), 18.7e-6, 0.0, ops[i],
+                                   t_ms[i] * 1e-3, 0.0, 0.0, ceil(blocks[i] / 132.0), 1.0};
+    rtm_calib_fit_t o;
+    assert_true(rtm_calib_fit(p, 4, 64.0 * 1048576.0, &o));
+    assert_true(o.resident >= 6.0 && o.resident <= 12.0);
+    assert_true(o.resid < 0.10);
+    static const double vb[] = {517, 3760}, vo[] = {3.15554e8, 7.8383e9}, vt[] = {0.0619, 0.4643};
+    for (int i = 0; i < 2; i++) {
+        const double pred = 18.7e-6 + o.t_fixed + o.r * pairs_a(vb[i], vo[i], o.resident, true);
+        assert_true(fabs(pred / (vt[i] * 1e-3) - 1.0) < 0.10);
+    }
+    /* the device's resident alone: the points far apart */
+    rtm_calib_fitpt_t q[4];
+    memcpy(q, p, sizeof(q));
+    for (uint32_t i = 0; i < 4; i++)
+        q[i].g = q[i].res = 0.0;
+    assert_true(rtm_calib_fit(q, 4, 64.0 * 1048576.0, &o));
+    assert_true(o.resident == 0.0 && o.resid > 0.2);
+    const rtm_calib_fitpt_t three[3] = {p[0], p[2], p[3]};
+    assert_true(rtm_calib_fit(three, 3, 64.0 * 1048576.0, &o));
+    assert_true(o.resident == 0.0);
 }
 
 /* The tie between the two forms with one point beyond the knee holds with noisy points
@@ -598,7 +645,7 @@ static void test_fit_tie_noisy(void **state)
     for (uint32_t i = 0; i < 6; i++) {
         const double ops = 1e6 * ws_mb[i] * (1.0 + 0.3 * i), r = i == 5 ? 3.2e-9 : 2.3e-9;
         p[i] = (rtm_calib_fitpt_t){ws_mb[i] * 1048576.0, ops, 5e-6, 0.0, ops,
-                                   (5e-6 + r * ops) * noise[i], 0.0, 0.0};
+                                   (5e-6 + r * ops) * noise[i], 0.0, 0.0, 0.0, 0.0};
     }
     for (int c = 0; c < 2; c++) {
         rtm_calib_fit_t o;
@@ -622,7 +669,7 @@ static void test_fit_regime_bounded(void **state)
     for (uint32_t i = 0; i < 4; i++) {
         const double cells = width[i] * 512;
         p[i] = (rtm_calib_fitpt_t){9.0 * cells, cells * 3264.0, 1.86e-3, 0.0, cells * 3264.0, t[i],
-                                   0.0, 0.0};
+                                   0.0, 0.0, 0.0, 0.0};
     }
     rtm_calib_fit_t o;
     assert_true(rtm_calib_fit(p, 4, 63.0 * 1048576.0, &o));
@@ -639,7 +686,7 @@ static void test_fit_failure_reported(void **state)
     rtm_calib_fitpt_t p[3];
     for (uint32_t i = 0; i < 3; i++)
         p[i] = (rtm_calib_fitpt_t){1e6 * (i + 1), 1e6 * (i + 1), 1e-3, 0.0, 1e6 * (i + 1),
-                                   1e-4, 0.0, 0.0};
+                                   1e-4, 0.0, 0.0, 0.0, 0.0};
     rtm_calib_fit_t o;
     assert_false(rtm_calib_fit(p, 3, 0.0, &o));
 }
@@ -672,7 +719,7 @@ static void test_fit_paced_launches(void **state)
             const double b = L * f, bp = f + (L - 1.0) * next;
             const double t = fmax(b + w, bp + w / L);
             (set ? v : p)[i] = (rtm_calib_fitpt_t){c.bytes_ws, c.li, b, c.bytes_dev,
-                                                   c.li, t, L, bp};
+                                                   c.li, t, L, bp, 0.0, 0.0};
         }
     }
     for (uint32_t i = 0; i < 4; i++) { /* both regimes */
@@ -1094,6 +1141,7 @@ int main(void)
         cmocka_unit_test(test_fit_gradual_regime),
         cmocka_unit_test(test_fit_regime_bounded),
         cmocka_unit_test(test_fit_tie_noisy),
+        cmocka_unit_test(test_fit_resident),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),

@@ -546,6 +546,29 @@ static void test_gpu_extended_waves(void **state)
     assert_ns(p.ext.kernel_ns, 31250 + 5000);
     /* the paper model never uses it */
     assert_ns(p.paper.kernel_ns, 31250);
+
+    /* the kernel's own resident (8 groups; the device's 4): 80 blocks, 5 a unit, one
+     * group's chain and the unit's throughput in quadrature: t_wave = 8 * 50000 * 1e-9 *
+     * 16 / 128 = 50 us, times sqrt(1 + (5 / 8)^2) = 1.179248: 58.962 us */
+    d.ktune[0].mem_rate = 0.0;
+    d.ktune[0].resident = 8.0;
+    j.blocks = 80;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 58962 + 5000);
+    assert_ns(p.paper.kernel_ns, 31250);
+    /* far past it, the throughput: 4000 blocks, 250 a unit: ~ the device's figure */
+    j.blocks = 4000;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_true(fabs((double)p.ext.kernel_ns - 5000.0 - 31250.0) < 31250.0 * 0.001);
+    /* it belongs to the kernel's own r: without one, the device's resident */
+    d.ktune[0].r_op = 0.0;
+    j.blocks = 80;
+    dev_set(&d, RTM_DEV_P_mem_rate, 1e15);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 31250 + 5000);
+    assert_true(rtm_model_occupancy(5.0, 4.0, false) == 1.25);
+    assert_true(rtm_model_occupancy(2.0, 4.0, false) == 1.0);
+    assert_true(fabs(rtm_model_occupancy(3.0, 4.0, true) - 1.25) < 1e-12);
 }
 
 static void test_cpu_paper(void **state)
