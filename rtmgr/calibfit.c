@@ -819,27 +819,34 @@ typedef struct {
 static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o);
 static double resident_at(const kpoint_t *p, uint32_t n, int i);
 
-/* One point between points lo and hi (keys[lo] < keys[hi]), at the geometric mean of
- * their kernel times, its size interpolated between theirs through the exponent of the two
- * (emp_pred with the pair as its points), inputs from `seed`, repetitions by
+/* The size of one point between points lo and hi (keys[lo] < keys[hi]): at the
+ * geometric mean of their kernel times, interpolated between their sizes through the
+ * exponent of the two (emp_pred with the pair as its points); its first key (every key
+ * into size), or -1 when no size lies between them apart from the points' own. */
+static int64_t hole_size(const kfit_t *kf, const kpoint_t *pts, const int64_t *keys,
+                         uint32_t n, uint32_t lo, uint32_t hi, int64_t *size)
+{
+    if (!(keys[hi] > keys[lo] + 2))
+        return -1; /* the longer time at the smaller size: no size between */
+    /* the two points' times are kernel times: so is the target (as the job's, the
+     * transfers put the H100's cpa_pairs hole of 0.026 .. 0.21 ms at the smaller size) */
+    const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t, true};
+    const int64_t key =
+        rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
+                           kf->lim, 1, keys[lo] + 1, keys, n, size);
+    return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
+}
+
+/* One point between points lo and hi (hole_size), inputs from `seed`, repetitions by
  * rtm_calib_gap_reps — with `build`, as if the size ran a program measured already (the
  * caller pays for its build) —; appended to pts/keys (*n < room, checked by the caller). */
 static rtm_status_t hole_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                                uint32_t *n, uint32_t lo, uint32_t hi, bool build)
 {
-    if (!(keys[hi] > keys[lo] + 2))
-        return RTM_OK; /* the longer time at the smaller size: no size between */
-    /* the two points' times are kernel times: so is the target (as the job's, the
-     * transfers put the H100's cpa_pairs hole of 0.026 .. 0.21 ms at the smaller size) */
-    const epred_t ep = {kf, (double)keys[lo], pts[lo].t, (double)keys[hi], pts[hi].t, true};
     int64_t size[RTM_SIZE_KEYS_MAX];
-    const int64_t key =
-        rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
-                           kf->lim, 1, keys[lo] + 1, keys, *n, size);
-    if (key <= keys[lo] || key >= keys[hi] || key_near(keys, *n, key))
-        return RTM_OK;
+    const int64_t key = hole_size(kf, pts, keys, *n, lo, hi, size);
     rtm_kinst_t k;
-    if (!rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
+    if (key < 0 || !rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
         return RTM_OK;
     const bool own = !build && kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
                      kf->own_program(kf->ctx, kf, keys[hi], key);
@@ -900,21 +907,66 @@ static void sort_by_ws(kpoint_t *pts, uint32_t n)
         }
 }
 
+#define SHAPE_POINTS 5
+#define SHAPE_RESID 0.15
+#define SHAPE_HOLES 2
+
+/* The holes in time between neighbouring points (no point's time between theirs, the
+ * longer time at the larger key), widest first: up to max pairs into lo[], hi[]. */
+static uint32_t time_holes(const kpoint_t *pts, const int64_t *keys, uint32_t n, uint32_t *lo,
+                           uint32_t *hi, uint32_t max)
+{
+    double w[16];
+    uint32_t a[16], b[16], m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n && m < N_OF(w); j++) {
+            if (!(keys[j] > keys[i]) || !(pts[i].t > 0) || !(pts[j].t > pts[i].t))
+                continue;
+            bool between = false;
+            for (uint32_t k = 0; k < n; k++)
+                between = between || (pts[k].t > pts[i].t && pts[k].t < pts[j].t);
+            if (!between) {
+                w[m] = pts[j].t / pts[i].t;
+                a[m] = i;
+                b[m++] = j;
+            }
+        }
+    uint32_t out = 0;
+    for (; out < max && out < m; out++) { /* selection: the widest left */
+        uint32_t best = out;
+        for (uint32_t k = out + 1; k < m; k++)
+            if (w[k] > w[best])
+                best = k;
+        const double tw = w[out];
+        const uint32_t ta = a[out], tb = b[out];
+        w[out] = w[best];
+        a[out] = a[best];
+        b[out] = b[best];
+        w[best] = tw;
+        a[best] = ta;
+        b[best] = tb;
+        lo[out] = a[out];
+        hi[out] = b[out];
+    }
+    return out;
+}
+
 /* Points for the resident form (fit_kernel) on a GPU-like device, whatever the kernel's
  * time left: while its points are too few for that form with t_fixed (SHAPE_POINTS:
  * k + 2 = 5), their groups straddle the form's first rung, and the best fit through them
  * misses one by more than SHAPE_RESID: one point in the widest hole in time between two
- * of them (hole_point, its program built on the path where it has its own). The H100's
- * cpa_pairs at wg 64 had three points (131, 5301, 16001 ships: one group's chain, then
- * 6 and 33 groups a compute unit), which the device's resident fitted 26-30 % apart; with
- * four (session 51: 131, 4401, 8401, 16001) r and t_fixed still beat r and R alone by
- * the fixed time the small point holds (20.8 % apart, validation +17 %). */
-#define SHAPE_POINTS 5
-#define SHAPE_RESID 0.15
+ * of them (hole_point, its program built on the path where it has its own; the first
+ * time, the programs of the holes it will need built together, kf->prebuild: on the H100
+ * host one build on the path took 0.6-0.7 s). The H100's cpa_pairs at wg 64 had three
+ * points (131, 5301, 16001 ships: one group's chain, then 6 and 33 groups a compute
+ * unit), which the device's resident fitted 26-30 % apart; with four (session 51: 131,
+ * 4401, 8401, 16001) r and t_fixed still beat r and R alone by the fixed time the small
+ * point holds (20.8 % apart, validation +17 %). */
 static rtm_status_t shape_points(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                                  uint32_t *n, uint32_t max)
 {
     rtm_status_t st = RTM_OK;
+    bool ahead = false;
     while (st == RTM_OK && *n < max && *n >= 2 && *n < SHAPE_POINTS && kf->groups &&
            kf->kpred && kf->kern->n_keys > 0 && resident_at(pts, *n, 1) > 0) {
         kpoint_t q[SHAPE_POINTS];
@@ -923,24 +975,22 @@ static rtm_status_t shape_points(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64
         kfit_out_t o;
         if (fit_kernel(q, *n, kf->cache, &o) && o.resid <= SHAPE_RESID)
             break;
-        uint32_t lo = 0, hi = 0;
-        double widest = 1.0;
-        for (uint32_t i = 0; i < *n; i++)
-            for (uint32_t j = 0; j < *n; j++) {
-                if (!(keys[j] > keys[i]) || !(pts[i].t > 0) || !(pts[j].t > pts[i].t))
-                    continue;
-                bool between = false; /* neighbours in time only */
-                for (uint32_t k = 0; k < *n; k++)
-                    between = between || (pts[k].t > pts[i].t && pts[k].t < pts[j].t);
-                if (!between && pts[j].t / pts[i].t > widest) {
-                    widest = pts[j].t / pts[i].t;
-                    lo = i;
-                    hi = j;
-                }
-            }
+        uint32_t lo[SHAPE_HOLES], hi[SHAPE_HOLES];
+        const uint32_t want = SHAPE_POINTS - *n < SHAPE_HOLES ? SHAPE_POINTS - *n : SHAPE_HOLES;
+        const uint32_t holes = time_holes(pts, keys, *n, lo, hi, want);
+        if (holes == 0)
+            break;
+        if (!ahead && holes > 1 && kf->prebuild) {
+            int64_t ks[SHAPE_HOLES], sizes[SHAPE_HOLES][RTM_SIZE_KEYS_MAX];
+            uint32_t m = 0;
+            for (uint32_t h = 0; h < holes; h++)
+                if ((ks[m] = hole_size(kf, pts, keys, *n, lo[h], hi[h], sizes[m])) >= 0)
+                    m++;
+            kf->prebuild(kf->ctx, kf, ks, (const int64_t(*)[RTM_SIZE_KEYS_MAX])sizes, m);
+        }
+        ahead = true;
         const uint32_t before = *n;
-        if (widest > 1.0)
-            st = hole_point(kf, seed + *n, pts, keys, n, lo, hi, true);
+        st = hole_point(kf, seed + *n, pts, keys, n, lo[0], hi[0], true);
         if (*n == before)
             break; /* no size in that hole */
     }
