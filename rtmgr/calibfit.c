@@ -1371,7 +1371,7 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
                     /* each extra term must halve the error: compare sse * 2^k (two fits
                      * equal but for rounding tie — exact ones, or the two regimes' forms
                      * with one point beyond the knee: rounding must not choose) */
-                    const double score = sse * (double)(1u << k);
+                    const double score = ldexp(sse, (int)k);
                     if (score + 1e-20 < best * (1.0 - 1e-9)) {
                         best = score;
                         *o = cand;
