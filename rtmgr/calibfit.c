@@ -114,6 +114,9 @@ rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
     if (st != RTM_OK)
         return st;
     in->mem = aligned_alloc(64, need);
+    if (in->mem) /* as a fresh pinned instance is: a scratch buffer held the heap's old
+                  * data (test_inst_arena after test_shape_points' instances) */
+        rtm_rng_zero(in->mem, need);
     return inst_fill(in, seed);
 }
 
@@ -147,6 +150,8 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
         in->borrowed = true;
     } else {
         in->mem = aligned_alloc(64, need);
+        if (in->mem)
+            rtm_rng_zero(in->mem, need);
     }
     return inst_fill(in, seed);
 }

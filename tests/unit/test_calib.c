@@ -631,6 +631,99 @@ static void test_fit_resident(void **state)
     assert_true(o.resident == 0.0);
 }
 
+/* Shape points, through rtm_calib_kernel_points on cpa_pairs at wg 64 with a synthetic
+ * GPU (132 compute units, the device's resident 1) whose kernel follows the H100's
+ * shape, 18.7 us + r * ops_block * sqrt(12^2 + g^2) / 256 (the H100's fits: 9.5-13.5),
+ * and 60 us of transfers. Its three target points (131, 7501, 16001 ships) fit the
+ * device's resident 15 % apart or more; the kernel gets a point in its widest hole in
+ * time (991 ships), and the fit finds its resident. Sized by the job's time (transfers
+ * included) the first hole's point landed next to the smaller point and was skipped
+ * (session 51's first H100 run: three points, no resident). */
+#define SHAPE_R 12.0
+typedef struct {
+    int measured;
+} shapectx_t;
+
+static double shape_t(const rtm_kinst_t *k, double R)
+{
+    rtm_model_job_t j;
+    if (rtm_model_job_make(k, &j) != RTM_OK || j.blocks == 0)
+        return -1.0;
+    const double g = ceil((double)j.blocks / 132.0), ops = j.cost.Z * j.cost.li / j.blocks;
+    return 18.7e-6 + 1.75e-9 * ops * R * rtm_model_occupancy(g, R, R > 1.0) / 256.0;
+}
+
+static double shape_kpred(const void *ctx, const rtm_kinst_t *k)
+{
+    (void)ctx;
+    return shape_t(k, SHAPE_R);
+}
+
+static double shape_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    const double t = shape_kpred(ctx, k);
+    return t < 0 ? t : t + 60e-6;
+}
+
+static bool shape_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
+{
+    (void)ctx;
+    *b = *bp = 18.7e-6;
+    *a = (shape_t(k, 1.0) - 18.7e-6) / 1.75e-9;
+    return *a > 0;
+}
+
+static bool shape_groups(const void *ctx, const rtm_kinst_t *k, double *g, double *res)
+{
+    (void)ctx;
+    rtm_model_job_t j;
+    if (rtm_model_job_make(k, &j) != RTM_OK)
+        return false;
+    *g = ceil((double)j.blocks / 132.0);
+    *res = 1.0;
+    return true;
+}
+
+static rtm_status_t shape_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                                  rtm_calib_fig_t *f)
+{
+    (void)reps;
+    ((shapectx_t *)ctx)->measured++;
+    *t = shape_t(&in->k, SHAPE_R);
+    *f = (rtm_calib_fig_t){.median = *t, .n = REPS, .kept = REPS};
+    return RTM_OK;
+}
+
+static void test_shape_points(void **state)
+{
+    (void)state;
+    static const double targets[] = {0.08e-3, 0.25e-3, 0.6e-3};
+    rtm_calib_opts_t o = {0};
+    rtm_calib_record_t rec;
+    memset(&rec, 0, sizeof(rec));
+    cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 3};
+    const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
+    shapectx_t sc = {0};
+    double r_est = 1.75e-9;
+    kfit_t kf = {.kern = rtm_kernel_find("cpa_pairs"), .tune = {64, 1}, .lim = &lim,
+                 .pred = shape_pred, .kpred = shape_kpred, .r_est = &r_est,
+                 .coef = shape_coef, .measure = shape_measure, .groups = shape_groups,
+                 .ctx = &sc, .deadline = 1e30, .workers = 132};
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
+    assert_int_equal(n, 4); /* the resident form through four fits them: no fifth */
+    rtm_calib_fitpt_t p[5];
+    for (uint32_t i = 0; i < n; i++)
+        p[i] = (rtm_calib_fitpt_t){pts[i].ws, pts[i].a, pts[i].b, pts[i].m, pts[i].x, pts[i].t,
+                                   pts[i].L, pts[i].bp, pts[i].g, pts[i].res};
+    rtm_calib_fit_t fo;
+    assert_true(rtm_calib_fit(p, n, 0.0, &fo));
+    assert_true(fo.resident >= SHAPE_R / 1.19 && fo.resident <= SHAPE_R * 1.19);
+    assert_true(fo.resid < 0.05);
+    assert_int_equal(sc.measured, 5); /* 4 points, the smallest measured again */
+}
+
 /* The tie between the two forms with one point beyond the knee holds with noisy points
  * below it too: both fit that point exactly and the others alike, so their errors differ
  * by rounding only, and the gradual form is kept. The H100's matrix_mul (session 41 a,
@@ -1142,6 +1235,7 @@ int main(void)
         cmocka_unit_test(test_fit_regime_bounded),
         cmocka_unit_test(test_fit_tie_noisy),
         cmocka_unit_test(test_fit_resident),
+        cmocka_unit_test(test_shape_points),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),
