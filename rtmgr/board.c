@@ -122,16 +122,16 @@ static void vec_list(uint32_t mask, char *buf, size_t len)
 }
 
 /* An optional plain-number ktune term at node `at` (< 0: absent, *v left as it is), which
- * must lie in (lo, hi): poll_cost, aligned. */
+ * must lie in (lo, hi), or with `closed` in [lo, hi]: poll_cost, aligned, resident. */
 static rtm_status_t opt_ratio(const rtm_yamldoc_t *doc, int32_t at, const char *where, double lo,
-                              double hi, double *v, rtm_diag_t *diag)
+                              double hi, bool closed, double *v, rtm_diag_t *diag)
 {
     if (at < 0)
         return RTM_OK;
     const rtm_status_t st = rtm_yamldoc_quantity(doc, at, where, RTM_UNIT_COUNT, v, diag);
     if (st != RTM_OK)
         return st;
-    if (!(*v > lo && *v < hi))
+    if (!(closed ? *v >= lo && *v <= hi : *v > lo && *v < hi))
         return rtm_yamldoc_fail_at(doc, at, RTM_E_CFG_VALUE, diag,
                                    "%s must be between %g and %g in %s",
                                    rtm_yamldoc_key(doc, at), lo, hi, where);
@@ -236,7 +236,7 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         /* optional, with a period that polls: the build's cost over calibration's */
         double poll_cost = 0.0;
         if ((st = opt_ratio(doc, f[13], where, RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX,
-                            &poll_cost, diag)) != RTM_OK)
+                            false, &poll_cost, diag)) != RTM_OK)
             break;
         if (f[13] >= 0 && poll <= 0)
             return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
@@ -245,20 +245,13 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         /* optional: aligned rows' time over the fitted odd rows' */
         double aligned = 0.0;
         if ((st = opt_ratio(doc, f[14], where, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX,
-                            &aligned, diag)) != RTM_OK)
+                            false, &aligned, diag)) != RTM_OK)
             break;
         /* optional: the kernel's own resident work-groups per compute unit */
         double resident = 0.0;
-        if (f[15] >= 0) {
-            st = rtm_yamldoc_quantity(doc, f[15], where, RTM_UNIT_COUNT, &resident, diag);
-            if (st != RTM_OK)
-                break;
-            if (!(resident >= RTM_BOARD_RESIDENT_MIN && resident <= RTM_BOARD_RESIDENT_MAX))
-                return rtm_yamldoc_fail_at(doc, f[15], RTM_E_CFG_VALUE, diag,
-                                           "resident must be between %g and %g in %s",
-                                           RTM_BOARD_RESIDENT_MIN, RTM_BOARD_RESIDENT_MAX,
-                                           where);
-        }
+        if ((st = opt_ratio(doc, f[15], where, RTM_BOARD_RESIDENT_MIN, RTM_BOARD_RESIDENT_MAX,
+                            true, &resident, diag)) != RTM_OK)
+            break;
         kt[k].have = true;
         kt[k].resident = resident;
         kt[k].aligned = aligned;

@@ -1492,8 +1492,9 @@ static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b,
 }
 
 /* kfit_t.groups on a GPU-like device: instance k's work-groups on the busiest compute
- * unit, ceil(blocks / cus) as model.c's waves term counts them, and the device's resident
- * groups, at which dev_coef's a is taken (rtm_calib_dev_pred's ktune has no resident). */
+ * unit as model.c's waves term counts them (rtm_model_busiest_groups), and the device's
+ * resident groups, at which dev_coef's a is taken (rtm_calib_dev_pred's ktune has no
+ * resident). */
 static bool dk_groups(const void *ctx, const rtm_kinst_t *k, double *g, double *res)
 {
     const dkctx_t *d = ctx;
@@ -1503,7 +1504,7 @@ static bool dk_groups(const void *ctx, const rtm_kinst_t *k, double *g, double *
         !(bd->param[RTM_DEV_P_cus] >= 1.0) || !(bd->param[RTM_DEV_P_resident] >= 1.0) ||
         rtm_model_job_make(k, &job) != RTM_OK || job.blocks == 0)
         return false;
-    *g = ceil((double)job.blocks / bd->param[RTM_DEV_P_cus]);
+    *g = rtm_model_busiest_groups((double)job.blocks, bd->param[RTM_DEV_P_cus]);
     *res = bd->param[RTM_DEV_P_resident];
     return true;
 }

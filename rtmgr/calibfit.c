@@ -106,6 +106,17 @@ static rtm_status_t inst_fill(rtm_calib_inst_t *in, uint64_t seed)
     return RTM_OK;
 }
 
+/* An instance's own memory (need bytes, a multiple of 64), zeroed as a fresh pinned
+ * instance is: a scratch buffer held the heap's old data (test_inst_arena after
+ * test_shape_points' instances); NULL when out of memory. */
+static void *inst_alloc(size_t need)
+{
+    void *m = aligned_alloc(64, need);
+    if (m)
+        rtm_rng_zero(m, need);
+    return m;
+}
+
 rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
                                  const int64_t *size, rtm_tune_t tune, uint64_t seed)
 {
@@ -113,10 +124,7 @@ rtm_status_t rtm_calib_inst_make(rtm_calib_inst_t *in, const rtm_kernel_t *kern,
     const rtm_status_t st = inst_plan(in, kern, size, tune, &need);
     if (st != RTM_OK)
         return st;
-    in->mem = aligned_alloc(64, need);
-    if (in->mem) /* as a fresh pinned instance is: a scratch buffer held the heap's old
-                  * data (test_inst_arena after test_shape_points' instances) */
-        rtm_rng_zero(in->mem, need);
+    in->mem = inst_alloc(need);
     return inst_fill(in, seed);
 }
 
@@ -149,9 +157,7 @@ rtm_status_t rtm_calib_inst_make_in(rtm_calib_inst_t *in, const rtm_kernel_t *ke
         in->mem = a->pin.host;
         in->borrowed = true;
     } else {
-        in->mem = aligned_alloc(64, need);
-        if (in->mem)
-            rtm_rng_zero(in->mem, need);
+        in->mem = inst_alloc(need);
     }
     return inst_fill(in, seed);
 }
@@ -868,6 +874,22 @@ static rtm_status_t hole_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
     return st;
 }
 
+/* The points of pts[0..n) (at most 16) that `only` admits (NULL: every one), their
+ * indices into idx[] by time, shortest first; how many. */
+static uint32_t by_time(const kpoint_t *pts, uint32_t n, const bool *only, uint32_t *idx)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n && m < 16; i++) {
+        if (only && !only[i])
+            continue;
+        uint32_t j = m++;
+        for (; j > 0 && pts[idx[j - 1]].t > pts[i].t; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = i;
+    }
+    return m;
+}
+
 /* One point in the widest hole between the points measured for the targets (tgt[i]:
  * point i was; rtm_calib_gap_at; hole_point), on a device only a hole across the cache's
  * edge, where the size runs the program of one of the two and its jobs are cheap
@@ -878,17 +900,10 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
     if (*n >= max || !kf->kpred || kf->kern->n_keys == 0)
         return RTM_OK;
     double t[16];
-    uint32_t idx[16], m = 0;
-    for (uint32_t i = 0; i < *n && m < N_OF(t); i++)
-        if (tgt[i]) {
-            uint32_t j = m++;
-            for (; j > 0 && t[j - 1] > pts[i].t; j--) {
-                t[j] = t[j - 1];
-                idx[j] = idx[j - 1];
-            }
-            t[j] = pts[i].t;
-            idx[j] = i;
-        }
+    uint32_t idx[16] = {0}; /* zeroed for cppcheck: by_time sets what it reads */
+    const uint32_t m = by_time(pts, *n, tgt, idx);
+    for (uint32_t i = 0; i < m; i++)
+        t[i] = pts[idx[i]].t;
     const int g = rtm_calib_gap_at(t, m);
     if (g < 0)
         return RTM_OK;
@@ -916,42 +931,28 @@ static void sort_by_ws(kpoint_t *pts, uint32_t n)
 #define SHAPE_RESID 0.15
 #define SHAPE_HOLES 2
 
-/* The holes in time between neighbouring points (no point's time between theirs, the
- * longer time at the larger key), widest first: up to max pairs into lo[], hi[]. */
+/* The holes in time between neighbours in time (by_time) whose longer time is at the
+ * larger key, widest first: up to max pairs into lo[], hi[]; how many. */
 static uint32_t time_holes(const kpoint_t *pts, const int64_t *keys, uint32_t n, uint32_t *lo,
                            uint32_t *hi, uint32_t max)
 {
-    double w[16];
-    uint32_t a[16], b[16], m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < n && m < N_OF(w); j++) {
-            if (!(keys[j] > keys[i]) || !(pts[i].t > 0) || !(pts[j].t > pts[i].t))
-                continue;
-            bool between = false;
-            for (uint32_t k = 0; k < n; k++)
-                between = between || (pts[k].t > pts[i].t && pts[k].t < pts[j].t);
-            if (!between) {
-                w[m] = pts[j].t / pts[i].t;
-                a[m] = i;
-                b[m++] = j;
+    uint32_t idx[16] = {0}, out = 0; /* zeroed for cppcheck */
+    const uint32_t m = by_time(pts, n, NULL, idx);
+    for (uint32_t i = 0; i + 1 < m; i++) {
+        const uint32_t a = idx[i], b = idx[i + 1];
+        if (!(pts[a].t > 0) || !(pts[b].t > pts[a].t) || !(keys[b] > keys[a]))
+            continue;
+        const double w = pts[b].t / pts[a].t;
+        uint32_t at = out < max ? out++ : max; /* insertion into the widest `max` */
+        for (; at > 0 && pts[hi[at - 1]].t / pts[lo[at - 1]].t < w; at--)
+            if (at < max) {
+                lo[at] = lo[at - 1];
+                hi[at] = hi[at - 1];
             }
+        if (at < max) {
+            lo[at] = a;
+            hi[at] = b;
         }
-    uint32_t out = 0;
-    for (; out < max && out < m; out++) { /* selection: the widest left */
-        uint32_t best = out;
-        for (uint32_t k = out + 1; k < m; k++)
-            if (w[k] > w[best])
-                best = k;
-        const double tw = w[out];
-        const uint32_t ta = a[out], tb = b[out];
-        w[out] = w[best];
-        a[out] = a[best];
-        b[out] = b[best];
-        w[best] = tw;
-        a[best] = ta;
-        b[best] = tb;
-        lo[out] = a[out];
-        hi[out] = b[out];
     }
     return out;
 }
@@ -1297,6 +1298,57 @@ static double resident_at(const kpoint_t *p, uint32_t n, int i)
     return R < gmax ? R : 0.0;
 }
 
+/* fit_kernel's forms through points q (sorted by ws), their work scaled by one nonlinear
+ * term where `scaled` (a power or a resident: r and t_fixed only, one term more, k + 2
+ * points); the best score so far in *best and its terms in *o, improved here; true when
+ * it was. */
+static bool try_forms(const kpoint_t *q, uint32_t n, double cache, bool scaled, double *best,
+                      kfit_out_t *o)
+{
+    /* (the gradual regime before the step: on a tie — one point beyond the knee fits
+     * either exactly — a continuous time per operation) */
+    static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
+                                     KC_MISS, KC_FIXED | KC_MISS, KC_HI,   KC_FIXED | KC_HI};
+    bool better = false;
+    for (size_t f = 0; f < N_OF(forms); f++) {
+        if (scaled && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
+            continue; /* the power or the resident alone or with the fixed term */
+        const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
+        const unsigned k =
+            1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) + (scaled ? 1u : 0u);
+        /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime, an exponent
+         * or a resident: k + 2 (two degrees of freedom: a knee or a power through three
+         * noisy points is not a measurement) — but a regime whose knee is the cache (it
+         * lies between the two sizes) has no free knee: k + 1 */
+        const unsigned need = k == 1 ? 1u : !scaled && !hi ? k + 1 : k + 2;
+        if (n < need && !(hi && n + 1 >= need))
+            continue;
+        const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
+        for (uint32_t s = s_lo; s <= s_hi; s++) {
+            if (hi && !(q[s].ws > q[s - 1].ws))
+                continue;
+            const bool at_cache = hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
+            if (n < need && !at_cache)
+                continue;
+            kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            const double sse = fit_form(q, n, forms[f], s, cache, &cand);
+            /* each extra term must halve the error: compare sse * 2^k (two fits equal but
+             * for rounding tie — exact ones, or the two regimes' forms with one point
+             * beyond the knee: rounding must not choose) */
+            const double score = ldexp(sse, (int)k);
+            if (score + 1e-20 < *best * (1.0 - 1e-9)) {
+                *best = score;
+                *o = cand;
+                better = true;
+            }
+        }
+    }
+    return better;
+}
+
+/* Powers of fit_kernel's exponent form (p_ops = 0.05 * i, i = 1 .. POW_LADDER). */
+#define POW_LADDER 12
+
 /* Fits the kernel's terms: r alone, then with a fixed term t_fixed, a memory term
  * r_byte (time per byte of bytes_dev), both, a second regime beyond a knee between two
  * sizes — at the cache size when the cache lies between them, `cache` the executor's,
@@ -1315,10 +1367,6 @@ static double resident_at(const kpoint_t *p, uint32_t n, int i)
  * squared relative error per extra term; every term must be >= 0 and r > 0. */
 static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o)
 {
-    /* (the gradual regime before the step: on a tie — one point beyond the knee fits
-     * either exactly — a continuous time per operation) */
-    static const unsigned forms[] = {0,       KC_FIXED,           KC_BYTE, KC_FIXED | KC_BYTE,
-                                     KC_MISS, KC_FIXED | KC_MISS, KC_HI,   KC_FIXED | KC_HI};
     double best = INFINITY;
     *o = (kfit_out_t){0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     kpoint_t q[16];
@@ -1327,65 +1375,32 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
     double x_ref = 0;
     for (uint32_t i = 0; i < n; i++)
         x_ref = fmax(x_ref, p[i].x);
-    for (int ri = 0; ri <= RES_LADDER; ri++) {
-        const double R = ri > 0 ? resident_at(p, n, ri) : 0.0;
-        if (ri > 0 && !(R > 0))
-            break;
-        for (int pi = 0; pi <= (ri > 0 ? 0 : 12); pi++) {
-            const double pw = 0.05 * pi;
-            if (pi > 0 && !(x_ref > 0))
-                break;
-            bool ok = true;
-            for (uint32_t i = 0; i < n; i++) {
-                q[i] = p[i];
-                if (pi > 0) {
-                    ok = ok && p[i].x > 0;
-                    q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
-                }
-                if (R > 0)
-                    q[i].a = p[i].a * R * rtm_model_occupancy(p[i].g, R, true) /
-                             (p[i].res * rtm_model_occupancy(p[i].g, p[i].res, false));
+    /* candidate c: the points as they are (0), then each power (1 .. POW_LADDER), then
+     * each resident of the ladder */
+    for (int c = 0; c <= POW_LADDER + RES_LADDER; c++) {
+        const double pw = c <= POW_LADDER ? 0.05 * c : 0.0;
+        const double R = c > POW_LADDER ? resident_at(p, n, c - POW_LADDER) : 0.0;
+        if (c > POW_LADDER && !(R > 0))
+            break; /* past the busiest point's groups, or no groups */
+        bool ok = !(pw > 0) || x_ref > 0;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            q[i] = p[i];
+            if (pw > 0) {
+                ok = p[i].x > 0;
+                q[i].a = p[i].a * pow(p[i].x / x_ref, pw);
+            } else if (R > 0) {
+                q[i].a = p[i].a * R * rtm_model_occupancy(p[i].g, R, true) /
+                         (p[i].res * rtm_model_occupancy(p[i].g, p[i].res, false));
             }
-            if (!ok)
-                break;
-            for (size_t f = 0; f < N_OF(forms); f++) {
-                if ((pi > 0 || R > 0) && (forms[f] & (KC_HI | KC_MISS | KC_BYTE)))
-                    continue; /* the power or the resident alone or with the fixed term */
-                const bool hi = (forms[f] & (KC_HI | KC_MISS)) != 0; /* a second regime */
-                const unsigned k = 1u + !!(forms[f] & KC_FIXED) + hi + !!(forms[f] & KC_BYTE) +
-                                   (pi > 0) + (R > 0);
-                /* r alone: 1 point; the linear terms (fixed, memory): k + 1; a regime, an
-                 * exponent or a resident: k + 2 (two degrees of freedom: a knee or a power
-                 * through three noisy points is not a measurement) — but a regime whose
-                 * knee is the cache (it lies between the two sizes) has no free knee:
-                 * k + 1 */
-                const bool linear = pi == 0 && !hi && !(R > 0);
-                const unsigned need = k == 1 ? 1u : linear ? k + 1 : k + 2;
-                if (n < need && !(hi && n + 1 >= need))
-                    continue;
-                const uint32_t s_lo = hi ? 2 : n, s_hi = hi ? n - 1 : n;
-                for (uint32_t s = s_lo; s <= s_hi; s++) {
-                    if (hi && !(q[s].ws > q[s - 1].ws))
-                        continue;
-                    const bool at_cache =
-                        hi && cache > 0 && q[s - 1].ws <= cache && cache < q[s].ws;
-                    if (n < need && !at_cache)
-                        continue;
-                    kfit_out_t cand = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-                    const double sse = fit_form(q, n, forms[f], s, cache, &cand);
-                    /* each extra term must halve the error: compare sse * 2^k (two fits
-                     * equal but for rounding tie — exact ones, or the two regimes' forms
-                     * with one point beyond the knee: rounding must not choose) */
-                    const double score = ldexp(sse, (int)k);
-                    if (score + 1e-20 < best * (1.0 - 1e-9)) {
-                        best = score;
-                        *o = cand;
-                        o->p_ops = pw;
-                        o->x_ref = pi > 0 ? x_ref : 0.0;
-                        o->resident = R;
-                    }
-                }
-            }
+        }
+        if (!ok) {
+            c = POW_LADDER; /* no power applies: on to the residents */
+            continue;
+        }
+        if (try_forms(q, n, cache, c > 0, &best, o)) {
+            o->p_ops = pw;
+            o->x_ref = pw > 0 ? x_ref : 0.0;
+            o->resident = R;
         }
     }
     return best < INFINITY;

@@ -403,6 +403,11 @@ static double pow_pos(double x, double p)
     return ex * two_k;
 }
 
+double rtm_model_busiest_groups(double blocks, double cus)
+{
+    return cus > 0.0 && blocks >= 0.0 ? ceil_pos(blocks / cus) : 0.0;
+}
+
 double rtm_model_occupancy(double groups, double resident, bool smooth)
 {
     if (!(resident > 0.0) || !(groups >= 0.0))
@@ -534,7 +539,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
         rk > 0.0 ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, resident)) : 0.0;
     const double resident = res_k > 0.0 ? res_k : param(&p, RTM_DEV_P_resident, true);
     const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
-    const double per_cu = ceil_pos(w->blocks / cus);
+    const double per_cu = rtm_model_busiest_groups(w->blocks, cus);
     const double t_wave = resident * ops_block * r * cus / units;
     double compute =
         w->blocks > 0.0 ? t_wave * rtm_model_occupancy(per_cu, resident, res_k > 0.0) : 0.0;

@@ -140,6 +140,11 @@ const char *rtm_model_name(rtm_model_kind_t kind);
 #define RTM_MODEL_CORR_MAX 10.0
 double rtm_model_correct(double f, double a, double measured, double predicted);
 
+/* The work-groups of `blocks` on the busiest of `cus` compute units, ceil(blocks / cus)
+ * (a group never spans units): the waves term's and calibration's (kfit_t.groups) count;
+ * 0 without compute units. Real-time safe. */
+double rtm_model_busiest_groups(double blocks, double cus);
+
 /* The waves term's factor for `groups` work-groups on the busiest compute unit, of which
  * `resident` run at once: max(1, groups / resident) (the device's resident: a sharp
  * corner), or with `smooth` (a kernel's own, fitted resident) sqrt(1 + (groups /

@@ -679,7 +679,7 @@ static bool shape_groups(const void *ctx, const rtm_kinst_t *k, double *g, doubl
     rtm_model_job_t j;
     if (rtm_model_job_make(k, &j) != RTM_OK)
         return false;
-    *g = ceil((double)j.blocks / 132.0);
+    *g = rtm_model_busiest_groups((double)j.blocks, 132.0);
     *res = 1.0;
     return true;
 }
