@@ -14,10 +14,15 @@
  * last flag is 0 (rtm_grid_path_converged); a pass crosses at least one 32 x 32 tile,
  * so `passes` must cover the longest shortest path in tiles (plus its detours).
  *
- * Cost counts (estimates: the work depends on the map). One iteration = one cell
- * relaxation. Every block of an active pass (one before convergence: about tiles_x +
- * tiles_y of them, capped by `passes`) loads its tile and sweeps it at least once (the
- * sweep that finds no change), and a tile the wavefront crosses is relaxed for about
+ * Cost counts (the work depends on the map). One iteration = one cell relaxation.
+ * Every block of an active pass (up to the one after the last that changes a cell,
+ * capped by `passes`) loads its tile and sweeps it at least once (the sweep that finds no
+ * change); the later passes are idle (launches_busy). How many are active is the map's:
+ * fill counts them exactly (busy_passes, kinst.busy; session 52: on fill's maps at
+ * widths 65-3 300 and height 512 one width's count spans 1.3-2x over goals, 14-23 at
+ * width 65 and 66-103 at 2 600, and the CPU twin's time per active pass stays within
+ * 15 % at a width, where the bound tiles_x + tiles_y, which the cost used for every map
+ * before, is 19 and 98); without fill's count, that bound. A tile the wavefront crosses is relaxed for about
  * GP_T sweeps in about 3 passes: li = cells * active + crossed * 3 * 32, crossed the
  * cells the wavefront reaches within the passes: all of them where the passes cover the
  * map from any goal, else their expected share for a goal anywhere (reach_share;
@@ -121,6 +126,108 @@ static size_t water(const uint8_t *occ, uint32_t w, uint32_t h, size_t from, uin
     return tail;
 }
 
+/* A cell's search key: the cheapest cost from the goal (KEY_BITS_COST bits) over the
+ * fewest tile crossings of such a path (the low KEY_BITS_CROSS bits), so that one
+ * unsigned compare orders (cost, crossings) lexicographically. */
+#define KEY_BITS_CROSS 12u
+#define KEY_CROSS_MAX ((1u << KEY_BITS_CROSS) - 1u)
+#define KEY_COST_MAX ((1u << (32u - KEY_BITS_CROSS)) - 1u)
+#define KEY_NONE 0xFFFFFFFFu
+#define OCC_QUEUED 2u /* occ's bit 1 while a cell is in the search's queue */
+
+/* The passes that do work on this map (kinst.busy): pass p gives every cell the cheapest
+ * cost over paths from the goal with at most p tile crossings (a block's fixpoint inside
+ * its tile, its halo from the pass before), so the last pass that changes a cell is P,
+ * the largest over the cells of the fewest crossings of a cheapest path; passes 0..P set
+ * their flag, pass P + 1 still loads and sweeps every tile and finds nothing, and the
+ * rest are idle: P + 2 of them (1 where pass 0 changes nothing: flags[0] = 0 idles the
+ * rest). The search is label-correcting on (cost, crossings) keys with a FIFO queue,
+ * exact whatever order it settles in; `key` (field: every cell) holds the keys and
+ * `queue` (field2) the queue, a ring of at most `cells` entries since a cell is queued
+ * once at a time (OCC_QUEUED). Returns 0 where a cost passes KEY_COST_MAX (a maze: the
+ * cost's own bound then applies). About 60 ns a cell (one core): 30-45 ms at 1 200 x 512. */
+/* The search's queue: a ring of `n` cell indices (a cell is in it once at a time). */
+typedef struct {
+    uint8_t *occ;
+    uint32_t *key, *queue;
+    size_t n, head, tail, queued;
+} search_t;
+
+/* Offers cell `to` the key `kn` (a free cell, checked by the caller). */
+static void search_offer(search_t *s, size_t to, uint32_t kn)
+{
+    if (kn >= s->key[to])
+        return;
+    s->key[to] = kn;
+    if (s->occ[to] & OCC_QUEUED)
+        return;
+    s->occ[to] |= OCC_QUEUED;
+    s->queue[s->tail] = (uint32_t)to;
+    s->tail = s->tail + 1 == s->n ? 0 : s->tail + 1;
+    s->queued++;
+}
+
+static uint32_t busy_passes(uint8_t *occ, uint32_t w, uint32_t h, size_t goal, uint32_t *key,
+                            uint32_t *queue)
+{
+    search_t s = {occ, key, queue, (size_t)w * h, 0, 0, 0};
+    for (size_t i = 0; i < s.n; i++)
+        key[i] = KEY_NONE;
+    key[goal] = KEY_NONE; /* offered 0 below */
+    search_offer(&s, goal, 0);
+    bool overflow = false;
+    while (s.queued > 0) {
+        const size_t c = s.queue[s.head];
+        s.head = s.head + 1 == s.n ? 0 : s.head + 1;
+        s.queued--;
+        occ[c] &= (uint8_t)~OCC_QUEUED;
+        const uint32_t kc = key[c];
+        if ((kc >> KEY_BITS_CROSS) > KEY_COST_MAX - RTM_GRID_DIAG) {
+            overflow = true;
+            continue;
+        }
+        const uint32_t y = (uint32_t)(c / w), x = (uint32_t)(c - (size_t)y * w);
+        /* free orthogonal neighbours; a diagonal step needs both it cuts past free */
+        const bool l = x > 0 && !(occ[c - 1] & 1u), r = x + 1 < w && !(occ[c + 1] & 1u);
+        const bool u = y > 0 && !(occ[c - w] & 1u), d = y + 1 < h && !(occ[c + w] & 1u);
+        /* a step out of the tile's left (right, upper, lower) edge crosses into another:
+         * one crossing more, unless the count is at its cap */
+        const uint32_t more = (kc & KEY_CROSS_MAX) < KEY_CROSS_MAX;
+        const uint32_t xl = more && x % GP_T == 0, xr = more && x % GP_T == GP_T - 1;
+        const uint32_t yu = more && y % GP_T == 0, yd = more && y % GP_T == GP_T - 1;
+        const uint32_t k1 = kc + (RTM_GRID_STEP << KEY_BITS_CROSS);
+        const uint32_t k2 = kc + (RTM_GRID_DIAG << KEY_BITS_CROSS);
+        if (l)
+            search_offer(&s, c - 1, k1 + xl);
+        if (r)
+            search_offer(&s, c + 1, k1 + xr);
+        if (u)
+            search_offer(&s, c - w, k1 + yu);
+        if (d)
+            search_offer(&s, c + w, k1 + yd);
+        if (l && u && !(occ[c - w - 1] & 1u))
+            search_offer(&s, c - w - 1, k2 + (xl | yu));
+        if (r && u && !(occ[c - w + 1] & 1u))
+            search_offer(&s, c - w + 1, k2 + (xr | yu));
+        if (l && d && !(occ[c + w - 1] & 1u))
+            search_offer(&s, c + w - 1, k2 + (xl | yd));
+        if (r && d && !(occ[c + w + 1] & 1u))
+            search_offer(&s, c + w + 1, k2 + (xr | yd));
+    }
+    uint32_t last = 0;
+    bool first = false; /* pass 0 changes a cell: one reached without a crossing */
+    for (size_t i = 0; i < s.n; i++) {
+        if (key[i] == KEY_NONE || i == goal)
+            continue;
+        const uint32_t cross = key[i] & KEY_CROSS_MAX;
+        last = cross > last ? cross : last;
+        first = first || cross == 0;
+    }
+    if (overflow)
+        return 0;
+    return first ? last + 2 : 1;
+}
+
 /* Random obstacles (25 %), and on grids of 16 x 16 and more a closed rectangular wall
  * whose inside is unreachable; the goal is a free cell outside that wall, in water that
  * reaches half the free cells where there is such (see below). */
@@ -168,8 +275,21 @@ static void fill(rtm_kinst_t *k, uint64_t seed)
         if (2 * reach >= free_cells)
             break;
     }
-    if (goal != SIZE_MAX)
+    /* the passes that do work (busy_passes): only where the goal's tile is nearer than
+     * `passes` tiles to every other (Chebyshev: a step crosses at most one tile in each
+     * direction) can the field converge within them; otherwise every pass does work */
+    k->busy = 1; /* no goal: pass 0 sweeps its tiles, finds nothing, and idles the rest */
+    if (goal != SIZE_MAX) {
+        const uint32_t gx = (uint32_t)(goal % w) / GP_T, gy = (uint32_t)(goal / w) / GP_T;
+        const uint32_t ex = gx > tiles_x(k) - 1 - gx ? gx : tiles_x(k) - 1 - gx;
+        const uint32_t ey = gy > tiles_y(k) - 1 - gy ? gy : tiles_y(k) - 1 - gy;
+        const uint32_t far = ex > ey ? ex : ey;
+        k->busy = far + 1 >= passes(k) ? passes(k)
+                                       : busy_passes(occ, w, h, goal, field, k->host[FIELD2]);
+        for (size_t i = 0; i < cells(k); i++)
+            field[i] = RTM_GRID_INF;
         field[goal] = 0;
+    }
     memset(k->host[FIELD2], 0, k->plan.buf[FIELD2].bytes);
     memset(k->host[FLAGS], 0, k->plan.buf[FLAGS].bytes);
 }
@@ -258,9 +378,15 @@ static double reach_share(uint32_t t, uint32_t p)
 static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = (double)cells(k);
-    const double active = min_u32(passes(k), tiles_x(k) + tiles_y(k));
-    const double crossed = n * reach_share(tiles_x(k), passes(k)) *
-                           reach_share(tiles_y(k), passes(k));
+    /* the passes that do work: the map's own (fill: busy_passes), else the bound a goal
+     * in a corner gives (tiles_x + tiles_y: Manhattan, which the map's detours can pass) */
+    const uint32_t busy = min_u32(passes(k), k->busy ? k->busy : tiles_x(k) + tiles_y(k));
+    const double active = busy;
+    /* a map that converges before the last pass has had every reachable tile crossed */
+    const double crossed = k->busy && k->busy < passes(k)
+                               ? n
+                               : n * reach_share(tiles_x(k), passes(k)) *
+                                     reach_share(tiles_y(k), passes(k));
     memset(c, 0, sizeof(*c));
     c->li = n * active + crossed * 3.0 * GP_T;
     c->z[RTM_LOC_UNIT] = 10.0;
@@ -271,6 +397,7 @@ static void cost(const rtm_kinst_t *k, rtm_cost_t *c)
     c->bytes_out = 4.0 * n + 4.0 * passes(k);
     c->bytes_dev = 9.0 * n * active;
     c->launches = passes(k);
+    c->launches_busy = busy;
 }
 
 static size_t compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char *why, size_t len)

@@ -971,7 +971,8 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
 /* The extended model's lines at instance k, without the kernel's own terms: b + a * r
  * where the device bounds every launch (r large: two predictions), and for a job of
  * several launches bp, its time at r -> 0, where the host paces them (model.c,
- * launches_span: there the work adds a / launches per unit of r). The fit takes the
+ * launches_span: there the work adds a / B per unit of r, B the launches that do work:
+ * cost.launches_busy, else all of them). The fit takes the
  * larger of the two at each point (calibfit.c, fit_lines). Before session 25 a
  * multi-launch point was one line, the model's tangent where it met the measured time:
  * the fit mixed tangents taken at different r and judged its forms by them (the H100's
@@ -988,12 +989,17 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
     *bp = *b;
     if (!(*a > 0))
         return false;
-    if (k->plan.launches < 2)
-        return true; /* one launch: one line */
+    rtm_cost_t c;
+    rtm_kinst_cost(k, &c);
+    const uint32_t busy = c.launches_busy > 0 && c.launches_busy < k->plan.launches
+                              ? c.launches_busy
+                              : k->plan.launches; /* the launches the work is spread over */
+    if (busy < 2)
+        return true; /* one launch with work: one line */
     dpred_t q = {bd, ki, 1e-15, false};
     const double floor_s = rtm_calib_dev_pred(&q, k);
     if (floor_s > *b)
-        *bp = floor_s - *a * 1e-15 / (double)k->plan.launches;
+        *bp = floor_s - *a * 1e-15 / (double)busy;
     return true;
 }
 
@@ -1504,7 +1510,7 @@ static bool dk_groups(const void *ctx, const rtm_kinst_t *k, double *g, double *
         !(bd->param[RTM_DEV_P_cus] >= 1.0) || !(bd->param[RTM_DEV_P_resident] >= 1.0) ||
         rtm_model_job_make(k, &job) != RTM_OK || job.blocks == 0)
         return false;
-    *g = rtm_model_busiest_groups((double)job.blocks, bd->param[RTM_DEV_P_cus]);
+    *g = rtm_model_busiest_groups((double)job.blocks_busy, bd->param[RTM_DEV_P_cus]);
     *res = bd->param[RTM_DEV_P_resident];
     return true;
 }
@@ -1746,9 +1752,12 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
     if (!(keep < kt->t_next))
         return;
     kt->t_next = keep;
-    for (uint32_t i = 0; i < n; i++)
-        if (rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
-            (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
+            continue;
+        k.busy = (uint32_t)pts[i].L; /* the point's map's busy launches (kernel_point) */
+        (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
+    }
 }
 
 /* The aligned-rows point: near ALIGN_AT_S of job time, its whole jobs within

@@ -418,8 +418,8 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
     kf->inst_s += rtm_calib_now() - t0;
     *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0, 0, 0};
     rtm_calib_fig_t f = {0};
+    rtm_cost_t cost = {0};
     if (st == RTM_OK) {
-        rtm_cost_t cost;
         rtm_kinst_cost(&in.k, &cost);
         pt->ws = cost.bytes_ws;
         pt->m = cost.bytes_dev;
@@ -434,7 +434,11 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         st = RTM_E_MODEL;
     if (st == RTM_OK && kf->groups && !kf->groups(kf->ctx, &in.k, &pt->g, &pt->res))
         pt->g = pt->res = 0.0;
-    pt->L = (double)in.k.plan.launches;
+    /* the launches that carry the work: the host-paced line's slope is 1 / L (model.c's
+     * launches_span; grid_path's converged passes add to both lines alike) */
+    pt->L = (double)(cost.launches_busy > 0 && cost.launches_busy < in.k.plan.launches
+                         ? cost.launches_busy
+                         : in.k.plan.launches);
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;

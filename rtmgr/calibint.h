@@ -374,7 +374,8 @@ typedef struct {
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
     uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
-    double L, bp;  /* launches (<= 1: one line) and the host-paced line's b */
+    double L, bp;  /* launches that do the work (cost.launches_busy, else all; <= 1:
+                    * one line) and the host-paced line's b */
     double g, res; /* GPU-like devices: the work-groups of the busiest compute unit, and the
                     * resident groups a was taken at (the device's); 0: not known, no
                     * resident form in the fit */

@@ -106,8 +106,13 @@ size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)
 
 uint64_t rtm_kinst_blocks(const rtm_kinst_t *k)
 {
+    return rtm_kinst_blocks_upto(k, k->plan.launches);
+}
+
+uint64_t rtm_kinst_blocks_upto(const rtm_kinst_t *k, uint32_t launches)
+{
     uint64_t blocks = 0;
-    for (uint32_t l = 0; l < k->plan.launches; l++) {
+    for (uint32_t l = 0; l < launches && l < k->plan.launches; l++) {
         rtm_klaunch_t kl = {0, 0};
         k->kernel->launch(k, l, &kl);
         blocks += kl.blocks;

@@ -91,6 +91,10 @@ typedef struct {
                                 * scratch included (rtm_kinst_cost fills it; the caches'
                                 * and the per-kernel knees' measure, extended model) */
     uint32_t launches;         /* kernel launches per job */
+    uint32_t launches_busy;    /* the first launches, which do the job's work (li,
+                                * bytes_dev); the others find nothing to do and cost
+                                * their launch alone (grid_path's passes after its field
+                                * converged). 0 = every launch (most kernels) */
     bool rows_aligned;         /* the job's rows start on 32-byte boundaries, for a kernel
                                 * whose time depends on it (the seed-000 loop kernels:
                                 * ktune `aligned`, extended model); false otherwise */
@@ -190,6 +194,10 @@ struct rtm_kinst {
      * load_traffic packs the picture first and sets it; 0 otherwise, as fill leaves
      * them all live). Their cost descriptors count those slots' shorter path. */
     uint32_t absent;
+    /* Launches of a job that do work, where its data says the later ones find nothing to
+     * do (grid_path: the passes until its field converges, from the map; kernels/
+     * grid_path.c): set by the kernel's fill, 0 = not known (the cost's own bound). */
+    uint32_t busy;
     rtm_kplan_t plan;                /* filled by rtm_kinst_plan() */
     void *host[RTM_KBUF_MAX];        /* host buffers, plan.buf[i].bytes each */
 };
@@ -217,6 +225,8 @@ void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost);
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes);
 /* Blocks of k's job: every launch's together (after planning). Safe anywhere. */
 uint64_t rtm_kinst_blocks(const rtm_kinst_t *k);
+/* Blocks of k's first `launches` launches (at most plan.launches). Safe anywhere. */
+uint64_t rtm_kinst_blocks_upto(const rtm_kinst_t *k, uint32_t launches);
 /* k's buffers whose direction has any bit of `dir` (RTM_BUF_IN: IN and INOUT, the host ->
  * device transfers of a job; RTM_BUF_OUT: OUT and INOUT). Safe anywhere. */
 uint32_t rtm_kinst_bufs(const rtm_kinst_t *k, unsigned dir);

@@ -52,9 +52,15 @@
  *       inputs or kernels, 3-6 us after long ones);
  *       the model-error log and validation measure out as the job's device span less
  *       in and kernel, so the gaps are charged to out on both sides
- *     kernel = t_fixed + kernel_fixed + d + (launches - 1) * max(kernel_next,
- *              kernel_fixed + d),   d = (compute + bytes_dev * r_byte) * (1 + poll_cost)
- *              / launches
+ *     kernel = t_fixed + kernel_fixed + d + (B - 1) * max(kernel_next, kernel_fixed + d)
+ *              + (launches - B) * max(kernel_next, kernel_fixed),
+ *              d = (compute + bytes_dev * r_byte) * (1 + poll_cost) / B
+ *       B = cost.launches_busy, the first launches, which do the work (every launch but
+ *       for grid_path, whose passes after its field converged find nothing to do and
+ *       cost the pace alone; before session 52 its work was spread over all 128, so
+ *       where a third to a half of them work (widths 900-2 100) each one's share fell
+ *       below the pace and hid there, and the fit's r made up for it: width 1 500
+ *       validated +38.5 % on the H100 in session 51)
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte), d times
  *       the kernel's ktune `aligned` too for a job whose cost says rows_aligned (the
  *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
@@ -101,6 +107,7 @@
  *       for a real job's: on one H100 instance 13.6 us against grid_path's 9.3 and
  *       radix_sort's 8.1 us (session 13: grid_path widths 64-3500 +44-60 %).
  *     compute = t_wave * max(1, ceil(blocks / cus) / resident)   (0 with no blocks;
+ *       blocks those of the busy launches, t_wave's ops per block Z * li over them;
  *       with the kernel's own resident, sqrt(1 + (ceil(blocks / cus) / resident)^2):
  *       rtm_model_occupancy)
  *       the busiest compute unit gets ceil(blocks / cus) work-groups (a group never
@@ -155,7 +162,8 @@
  *          sum_k r_k * li * z_k / lp (eq. 1's numerator);
  *     t_block = t1 / blocks; per_thread = ceil(blocks / n): the pool hands whole blocks
  *          to n workers, the busiest one runs per_thread of them (= t1 / n when blocks
- *          is a multiple of n);
+ *          is a multiple of n); with busy launches (launches_busy, above) t_block and
+ *          the per_thread it multiplies count their blocks alone, dispatch all;
  *     roofline: per_thread * t_block becomes max(per_thread * t_block,
  *          bytes_dev / rate) (all workers share one memory bus); rate as for a device:
  *          the CPU's mem_rate with the class-based r_k, the kernel's cpu_ktune mem_rate
@@ -184,7 +192,10 @@
  * Remaining part of a preempted job (the *_rest functions): with f = remaining /
  * total blocks, li and bytes_dev scale by f, blocks and launches become
  * ceil(blocks * f) and ceil(launches * f); ops_block and t_block stay those of the whole
- * job; transfers and fixed terms stay whole.
+ * job; transfers and fixed terms stay whole. With busy launches (B < launches) the blocks
+ * run in launch order, so the busy ones are done first: what is left of them is the busy
+ * blocks less the blocks done, and li and bytes_dev scale by that share of the busy
+ * blocks.
  *
  * Invariants: no allocation, no locks, no libm or system calls; every result is finite
  * and clamped to [0, RTM_MODEL_NS_MAX]; the inputs are never written. */
@@ -246,7 +257,10 @@ typedef struct {
     double bytes_out; /* device -> host bytes */
     double bytes_dev; /* device-memory traffic */
     double blocks;    /* blocks still to run */
+    double blocks_busy; /* those of them in the launches that do work (= blocks for most
+                         * kernels; cost.launches_busy) */
     double launches;  /* launches still to run */
+    double launches_busy; /* those of them that do work */
     bool idle;        /* RTM_MODEL_F_IDLE */
 } work_t;
 
@@ -264,6 +278,16 @@ static double ceil_pos(double x)
 }
 
 static double max2(double a, double b) { return a > b ? a : b; }
+
+/* The job's blocks that do work: those of its busy launches where its cost says only
+ * the first ones do (launches_busy), else all of them. */
+static double busy_blocks(const rtm_model_job_t *j)
+{
+    const uint32_t l = j->cost.launches ? j->cost.launches : 1u;
+    const bool some = j->cost.launches_busy > 0 && j->cost.launches_busy < l &&
+                      j->blocks_busy > 0 && j->blocks_busy < j->blocks;
+    return (double)(some ? j->blocks_busy : j->blocks);
+}
 
 static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint32_t total,
                               unsigned flags, work_t *w)
@@ -287,6 +311,16 @@ static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint
     w->bytes_dev = c->bytes_dev * f;
     w->blocks = (double)ceil_div((uint64_t)j->blocks * remaining, total);
     w->launches = (double)ceil_div((uint64_t)launches * remaining, total);
+    w->blocks_busy = w->blocks;
+    w->launches_busy = w->launches;
+    const double bb = busy_blocks(j);
+    if (bb < (double)j->blocks) { /* the work in the first launches: what of them is left */
+        w->blocks_busy = max2(0.0, bb - ((double)j->blocks - w->blocks));
+        w->launches_busy =
+            max2(0.0, (double)c->launches_busy - ((double)launches - w->launches));
+        w->li = c->li * w->blocks_busy / bb;
+        w->bytes_dev = c->bytes_dev * w->blocks_busy / bb;
+    }
     w->idle = (flags & RTM_MODEL_F_IDLE) != 0;
     return RTM_OK;
 }
@@ -513,16 +547,20 @@ static double host_paced(params_t *p, double g, int id, double prev)
  * slower than that (the launches then queue behind the running one). Without
  * kernel_next (older profiles) every launch costs kernel_fixed on top of the work, and
  * a count below one (the rest of a preempted one-launch job) that share of a launch. */
-static double launches_span(params_t *p, double launches, double work, double t_next)
+static double launches_span(params_t *p, double launches, double busy, double work,
+                            double t_next)
 {
     const double f = param(p, RTM_DEV_P_kernel_fixed, false);
     if (!(launches > 0.0))
         return work;
     if ((!p->have[RTM_DEV_P_kernel_next] && !(t_next > 0.0)) || launches <= 1.0)
         return launches * f + work;
-    const double d = work / launches;
     const double next = t_next > 0.0 ? t_next : param(p, RTM_DEV_P_kernel_next, false);
-    return f + d + (launches - 1.0) * max2(next, f + d);
+    const double idle = (launches - busy) * max2(next, f); /* launches that find no work */
+    if (!(busy > 0.0))
+        return f + (launches - 1.0) * max2(next, f);
+    const double d = work / busy;
+    return f + d + (busy - 1.0) * max2(next, f + d) + idle;
 }
 
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,
@@ -538,11 +576,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double res_k =
         rk > 0.0 ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, resident)) : 0.0;
     const double resident = res_k > 0.0 ? res_k : param(&p, RTM_DEV_P_resident, true);
-    const double ops_block = j->cost.Z * j->cost.li / (double)j->blocks;
-    const double per_cu = rtm_model_busiest_groups(w->blocks, cus);
+    const double ops_block = j->cost.Z * j->cost.li / busy_blocks(j);
+    const double per_cu = rtm_model_busiest_groups(w->blocks_busy, cus);
     const double t_wave = resident * ops_block * r * cus / units;
-    double compute =
-        w->blocks > 0.0 ? t_wave * rtm_model_occupancy(per_cu, resident, res_k > 0.0) : 0.0;
+    double compute = w->blocks_busy > 0.0
+                         ? t_wave * rtm_model_occupancy(per_cu, resident, res_k > 0.0)
+                         : 0.0;
     if (rk > 0.0)
         compute *= kernel_scale(d->ktune, j->kernel, j->cost.Z * j->cost.li);
     double ws = 0.0, wr = 0.0, setup = 0.0;
@@ -587,7 +626,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                           : 0.0;
     const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0);
     const double kernel =
-        tf + launches_span(&p, w->launches, (compute + w->bytes_dev * rb) * build, tn);
+        tf + launches_span(&p, w->launches, w->launches_busy,
+                           (compute + w->bytes_dev * rb) * build, tn);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);
@@ -640,11 +680,12 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     else
         t1 = cpu_ops_time(c, c->li, &p) / param(&p, RTM_CPU_P_lp, true);
     const double per_thread = ceil_pos(w->blocks / n);
+    const double per_thread_busy = ceil_pos(w->blocks_busy / n); /* blocks with work */
     const double dispatch = param(&p, RTM_CPU_P_dispatch, false);
     const double cw = param(&p, RTM_CPU_P_cw, false);
     /* a block's time, with the kernel's own size correction where calibrated */
     const double t_block =
-        t1 / (double)j->blocks * (rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0);
+        t1 / busy_blocks(j) * (rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0);
     /* the memory roofline over all workers' traffic, where it applies */
     double mem = 0.0;
     if (w->bytes_dev > 0.0) {
@@ -663,12 +704,12 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     /* after idling, the first launch's wake-up and join: cw_idle, where calibrated */
     const double cw_first =
         w->idle && b->cpu_have[RTM_CPU_P_cw_idle] ? param(&p, RTM_CPU_P_cw_idle, false) : cw;
-    double kernel = tf + max2(per_thread * t_block, mem) + w->bytes_dev * rb +
+    double kernel = tf + max2(per_thread_busy * t_block, mem) + w->bytes_dev * rb +
                     per_thread * dispatch + (w->launches - 1.0) * cw + cw_first;
     /* after idling, a launch the caller finishes before its workers wake ends without
      * them (pool.h): every block on the caller, plus its call that wakes them (cw_wake) */
     if (w->idle && w->launches <= 1.0 && b->cpu_have[RTM_CPU_P_cw_wake]) {
-        const double alone = tf + max2(w->blocks * t_block, mem) + w->bytes_dev * rb +
+        const double alone = tf + max2(w->blocks_busy * t_block, mem) + w->bytes_dev * rb +
                              w->blocks * dispatch + param(&p, RTM_CPU_P_cw_wake, false);
         if (alone < kernel)
             kernel = alone;
@@ -793,6 +834,9 @@ rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
     if (blocks == 0 || blocks > UINT32_MAX)
         return RTM_E_ARG;
     job->blocks = (uint32_t)blocks;
+    job->blocks_busy = job->blocks;
+    if (job->cost.launches_busy > 0 && job->cost.launches_busy < k->plan.launches)
+        job->blocks_busy = (uint32_t)rtm_kinst_blocks_upto(k, job->cost.launches_busy);
     job->wg = k->tune.wg;
     job->n_in = rtm_kinst_bufs(k, RTM_BUF_IN); /* INOUT = IN | OUT; SCRATCH neither */
     job->n_out = rtm_kinst_bufs(k, RTM_BUF_OUT);

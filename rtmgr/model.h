@@ -27,6 +27,8 @@
 typedef struct {
     rtm_cost_t cost; /* kernel->cost() of the instance, at this device's tuning */
     uint32_t blocks; /* work-groups over all launches of one job (> 0) */
+    uint32_t blocks_busy; /* those of the launches that do work (cost.launches_busy's; the
+                           * rest find nothing to do); 0 = all of them */
     uint32_t wg;     /* work-items per work-group (tune.wg) */
     uint32_t n_in;   /* host -> device transfer commands per job (IN and INOUT buffers) */
     uint32_t n_out;  /* device -> host transfer commands per job (OUT and INOUT buffers) */

@@ -1,6 +1,8 @@
 /* test_grid_path.c — grid_path on OpenCL against its CPU twin and against Dijkstra on
  * the CPU (8-connected, integer costs 10/14, no corner cutting: the fields must be
  * equal cell for cell, unreachable cells included), and path extraction. */
+#include <math.h>
+
 #include "kcheck.h"
 
 /* Dijkstra from every cell whose initial field is 0, with a binary heap. */
@@ -242,6 +244,55 @@ static void test_grid_path_cost_reach(void **state)
     assert_true(share[1] > 0.999 && share[1] < 1.001);
 }
 
+/* fill counts the passes that do work on its map (kinst.busy): the CPU twin's flags
+ * mark the passes that changed a cell, 0..P, and pass P + 1 is the last that loads and
+ * sweeps its tiles, so busy = P + 2 (capped by the passes). Across widths and seeds of
+ * calibration's 512-high strip the count follows the goal (session 52: 14-23 passes at
+ * width 65, 66-103 at 2 600, where the cost's bound tiles_x + tiles_y is 19 and 98);
+ * where the goal's tile is `passes` or more tiles from another, every pass works. */
+static void test_grid_path_busy_passes(void **state)
+{
+    (void)state;
+    static const uint32_t shape[][3] = {{65, 512, 128}, {300, 512, 128}, {700, 512, 128},
+                                        {100, 77, 64},  {3000, 40, 16},  {1, 1, 2}};
+    const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
+    for (size_t s = 0; s < sizeof(shape) / sizeof(shape[0]); s++) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            kc_pair_t p;
+            kc_setup(&p, "grid_path", 256, 1, seed,
+                     (const char *const[]){"width", "height", "passes", NULL},
+                     (const int64_t[]){shape[s][0], shape[s][1], shape[s][2]});
+            rtm_kinst_run_cpu(&p.cpu);
+            const uint32_t *flags = p.cpu.host[3];
+            uint32_t changed = 0;
+            while (changed < shape[s][2] && flags[changed])
+                changed++;
+            for (uint32_t l = changed; l < shape[s][2]; l++)
+                assert_int_equal(flags[l], 0); /* changes are contiguous */
+            const uint32_t want = changed + 1 < shape[s][2] ? changed + 1 : shape[s][2];
+            if (p.cpu.busy != want)
+                fail_msg("grid_path %ux%u in %u passes, seed %llu: fill counts %u busy, the twin %u",
+                         shape[s][0], shape[s][1], shape[s][2], (unsigned long long)seed,
+                         p.cpu.busy, want);
+            rtm_cost_t c;
+            rtm_kinst_cost(&p.cpu, &c);
+            assert_int_equal(c.launches_busy, want);
+            const double n = (double)shape[s][0] * shape[s][1];
+            if (want < shape[s][2]) /* converged: each busy pass, and every cell crossed */
+                assert_true(fabs(c.li - n * (want + 3.0 * 32.0)) < 1e-9 * c.li);
+            lo = want < lo ? want : lo;
+            hi = want > hi ? want : hi;
+            kc_free(&p);
+        }
+        print_message("%ux%u, %u passes: %u-%u busy over 4 maps\n", shape[s][0], shape[s][1],
+                      shape[s][2], lo, hi);
+        if (shape[s][0] == 3000)
+            assert_true(lo == 16 && hi == 16); /* 94 tiles wide: every pass works */
+    }
+    (void)kern;
+}
+
 static void test_grid_path_unreachable_start(void **state)
 {
     (void)state;
@@ -258,6 +309,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_path_against_dijkstra),
         cmocka_unit_test(test_grid_path_tiny),
+        cmocka_unit_test(test_grid_path_busy_passes),
         cmocka_unit_test(test_grid_path_goal_in_open_water),
         cmocka_unit_test(test_grid_path_unreachable_start),
         cmocka_unit_test(test_grid_path_cost_passes),

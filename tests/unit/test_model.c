@@ -488,6 +488,53 @@ static void test_gpu_extended_launches(void **state)
     assert_ns(p.ext.kernel_ns, one);
 }
 
+/* A job whose later launches find nothing to do (cost.launches_busy: grid_path's passes
+ * after its field converged) has its work in the busy ones alone, each further idle
+ * launch at the host's pace: spread over all 15 launches it would hide under the pace
+ * (session 51: grid_path at width 1 500 +38.5 % on the H100). What is left of a
+ * preempted job runs its blocks in launch order: the busy ones first. */
+static void test_gpu_extended_busy_launches(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    dev_set(&d, RTM_DEV_P_kernel_next, 13e-6);
+    job_make(&j);
+    j.blocks = 1500; /* one launch's work on the busy launches' blocks: 5 x 300 */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const double work = (double)p.ext.kernel_ns - 5000.0, d5 = work / 5.0;
+    assert_true(5000.0 + d5 > 13000.0); /* the busy launches bound by the device */
+    j.cost.launches = 15;
+    j.cost.launches_busy = 5;
+    j.blocks = 4500;
+    j.blocks_busy = 1500;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const double busy = 5000.0 + d5 + 4.0 * (5000.0 + d5) + 10.0 * 13000.0;
+    assert_ns(p.ext.kernel_ns, (int64_t)(busy + 0.5));
+    /* the same work over all 15 launches: each one's share under the pace */
+    j.cost.launches_busy = 0;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_true(work / 15.0 + 5000.0 < 13000.0);
+    assert_ns(p.ext.kernel_ns, (int64_t)(5000.0 + work / 15.0 + 14.0 * 13000.0 + 0.5));
+    assert_true((double)p.ext.kernel_ns < busy);
+    /* the rest after the busy launches: 10 idle launches at the pace */
+    j.cost.launches_busy = 5;
+    assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 3000, 4500, RTM_MODEL_EXTENDED, 0, &p),
+                     RTM_OK);
+    assert_ns(p.ext.kernel_ns, 5000 + 9 * 13000);
+    /* half the busy blocks done: more than that, less than the whole */
+    assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 3750, 4500, RTM_MODEL_EXTENDED, 0, &p),
+                     RTM_OK);
+    assert_true((double)p.ext.kernel_ns > 5000 + 12 * 13000 && (double)p.ext.kernel_ns < busy);
+    /* blocks_busy unknown (0, or all of them): the work spread as before */
+    j.blocks_busy = 0;
+    rtm_model_pred_t q;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
+    assert_true(q.ext.kernel_ns < (int64_t)busy);
+}
+
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
  * partial waves in proportion; a per-kernel r gets no memory roofline. */
 static void test_gpu_extended_waves(void **state)
@@ -1044,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
         cmocka_unit_test(test_gpu_extended_launches),
+        cmocka_unit_test(test_gpu_extended_busy_launches),
         cmocka_unit_test(test_gpu_extended_poll_cost),
         cmocka_unit_test(test_gpu_extended_idle),
         cmocka_unit_test(test_gpu_extended_aligned),
