@@ -126,8 +126,8 @@ static size_t water(const uint8_t *occ, uint32_t w, uint32_t h, size_t from, uin
     return tail;
 }
 
-/* A cell's search key: the cheapest cost from the goal (KEY_BITS_COST bits) over the
- * fewest tile crossings of such a path (the low KEY_BITS_CROSS bits), so that one
+/* A cell's search key: the cheapest cost from the goal (the high 32 - KEY_BITS_CROSS
+ * bits) over the fewest tile crossings of such a path (the low KEY_BITS_CROSS), so that one
  * unsigned compare orders (cost, crossings) lexicographically. */
 #define KEY_BITS_CROSS 12u
 #define KEY_CROSS_MAX ((1u << KEY_BITS_CROSS) - 1u)
@@ -135,17 +135,6 @@ static size_t water(const uint8_t *occ, uint32_t w, uint32_t h, size_t from, uin
 #define KEY_NONE 0xFFFFFFFFu
 #define OCC_QUEUED 2u /* occ's bit 1 while a cell is in the search's queue */
 
-/* The passes that do work on this map (kinst.busy): pass p gives every cell the cheapest
- * cost over paths from the goal with at most p tile crossings (a block's fixpoint inside
- * its tile, its halo from the pass before), so the last pass that changes a cell is P,
- * the largest over the cells of the fewest crossings of a cheapest path; passes 0..P set
- * their flag, pass P + 1 still loads and sweeps every tile and finds nothing, and the
- * rest are idle: P + 2 of them (1 where pass 0 changes nothing: flags[0] = 0 idles the
- * rest). The search is label-correcting on (cost, crossings) keys with a FIFO queue,
- * exact whatever order it settles in; `key` (field: every cell) holds the keys and
- * `queue` (field2) the queue, a ring of at most `cells` entries since a cell is queued
- * once at a time (OCC_QUEUED). Returns 0 where a cost passes KEY_COST_MAX (a maze: the
- * cost's own bound then applies). About 60 ns a cell (one core): 30-45 ms at 1 200 x 512. */
 /* The search's queue: a ring of `n` cell indices (a cell is in it once at a time). */
 typedef struct {
     uint8_t *occ;
@@ -167,13 +156,24 @@ static void search_offer(search_t *s, size_t to, uint32_t kn)
     s->queued++;
 }
 
+/* The passes that do work on this map (kinst.busy): pass p gives every cell the cheapest
+ * cost over paths from the goal with at most p tile crossings (a block's fixpoint inside
+ * its tile, its halo from the pass before), so the last pass that changes a cell is P,
+ * the largest over the cells of the fewest crossings of a cheapest path; passes 0..P set
+ * their flag, pass P + 1 still loads and sweeps every tile and finds nothing, and the
+ * rest are idle: P + 2 of them (1 where pass 0 changes nothing: flags[0] = 0 idles the
+ * rest). The search is label-correcting on (cost, crossings) keys with a FIFO queue,
+ * exact whatever order it settles in; `key` (field: every cell) holds the keys and
+ * `queue` (field2) the queue, a ring of at most `cells` entries since a cell is queued
+ * once at a time (OCC_QUEUED). Returns 0 where a cost passes KEY_COST_MAX (a maze: the
+ * cost's own bound then applies). On this VM (one core) 21-22 ms
+ * at 1 500 x 512, 0.9-1.6 s at 4096 x 4096 (its cache misses). */
 static uint32_t busy_passes(uint8_t *occ, uint32_t w, uint32_t h, size_t goal, uint32_t *key,
                             uint32_t *queue)
 {
     search_t s = {occ, key, queue, (size_t)w * h, 0, 0, 0};
     for (size_t i = 0; i < s.n; i++)
         key[i] = KEY_NONE;
-    key[goal] = KEY_NONE; /* offered 0 below */
     search_offer(&s, goal, 0);
     bool overflow = false;
     while (s.queued > 0) {
