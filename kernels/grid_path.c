@@ -214,6 +214,8 @@ static uint32_t busy_passes(uint8_t *occ, uint32_t w, uint32_t h, size_t goal, u
         if (r && d && !(occ[c + w + 1] & 1u))
             search_offer(&s, c + w + 1, k2 + (xr | yd));
     }
+    if (overflow)
+        return 0;
     uint32_t last = 0;
     bool first = false; /* pass 0 changes a cell: one reached without a crossing */
     for (size_t i = 0; i < s.n; i++) {
@@ -223,8 +225,6 @@ static uint32_t busy_passes(uint8_t *occ, uint32_t w, uint32_t h, size_t goal, u
         last = cross > last ? cross : last;
         first = first || cross == 0;
     }
-    if (overflow)
-        return 0;
     return first ? last + 2 : 1;
 }
 

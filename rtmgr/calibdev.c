@@ -972,7 +972,7 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
  * where the device bounds every launch (r large: two predictions), and for a job of
  * several launches bp, its time at r -> 0, where the host paces them (model.c,
  * launches_span: there the work adds a / B per unit of r, B the launches that do work:
- * cost.launches_busy, else all of them). The fit takes the
+ * cost.launches_busy, which rtm_kinst_cost fills). The fit takes the
  * larger of the two at each point (calibfit.c, fit_lines). Before session 25 a
  * multi-launch point was one line, the model's tangent where it met the measured time:
  * the fit mixed tangents taken at different r and judged its forms by them (the H100's
@@ -990,10 +990,8 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
     if (!(*a > 0))
         return false;
     rtm_cost_t c;
-    rtm_kinst_cost(k, &c);
-    const uint32_t busy = c.launches_busy > 0 && c.launches_busy < k->plan.launches
-                              ? c.launches_busy
-                              : k->plan.launches; /* the launches the work is spread over */
+    rtm_kinst_cost(k, &c); /* the launches the work is spread over: c.launches_busy */
+    const uint32_t busy = c.launches_busy;
     if (busy < 2)
         return true; /* one launch with work: one line */
     dpred_t q = {bd, ki, 1e-15, false};

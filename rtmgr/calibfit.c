@@ -436,9 +436,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         pt->g = pt->res = 0.0;
     /* the launches that carry the work: the host-paced line's slope is 1 / L (model.c's
      * launches_span; grid_path's converged passes add to both lines alike) */
-    pt->L = (double)(cost.launches_busy > 0 && cost.launches_busy < in.k.plan.launches
-                         ? cost.launches_busy
-                         : in.k.plan.launches);
+    pt->L = (double)(cost.launches_busy ? cost.launches_busy : in.k.plan.launches);
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;

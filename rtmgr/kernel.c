@@ -87,6 +87,8 @@ void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost)
     memset(cost, 0, sizeof(*cost));
     k->kernel->cost(k, cost);
     cost->bytes_ws = (double)rtm_kinst_dir_bytes(k, RTM_BUF_INOUT | RTM_BUF_SCRATCH);
+    if (cost->launches_busy == 0 || cost->launches_busy > k->plan.launches)
+        cost->launches_busy = k->plan.launches; /* every launch works */
 }
 
 size_t rtm_kinst_bind(rtm_kinst_t *k, void *arena, size_t arena_bytes)

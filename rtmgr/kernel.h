@@ -94,7 +94,8 @@ typedef struct {
     uint32_t launches_busy;    /* the first launches, which do the job's work (li,
                                 * bytes_dev); the others find nothing to do and cost
                                 * their launch alone (grid_path's passes after its field
-                                * converged). 0 = every launch (most kernels) */
+                                * converged). A kernel's cost leaves 0 where every launch
+                                * works; rtm_kinst_cost then sets plan.launches */
     bool rows_aligned;         /* the job's rows start on 32-byte boundaries, for a kernel
                                 * whose time depends on it (the seed-000 loop kernels:
                                 * ktune `aligned`, extended model); false otherwise */
@@ -218,7 +219,8 @@ void rtm_kinst_init(rtm_kinst_t *k, const rtm_kernel_t *kernel);
 rtm_status_t rtm_kinst_plan(rtm_kinst_t *k);
 /* Total host bytes of k's buffers (after planning). */
 size_t rtm_kinst_bytes(const rtm_kinst_t *k);
-/* k's cost descriptor (kernel->cost) with bytes_ws from its plan (after planning). */
+/* k's cost descriptor (kernel->cost) with bytes_ws from its plan and launches_busy set
+ * (every launch where the kernel names none fewer; after planning). */
 void rtm_kinst_cost(const rtm_kinst_t *k, rtm_cost_t *cost);
 /* Test and tool helper: plans k and points its buffers into `arena` (>= rtm_kinst_bytes,
  * each buffer 64-byte aligned). Returns the bytes used, 0 if `arena_bytes` is short. */

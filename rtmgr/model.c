@@ -835,7 +835,7 @@ rtm_status_t rtm_model_job_make(const rtm_kinst_t *k, rtm_model_job_t *job)
         return RTM_E_ARG;
     job->blocks = (uint32_t)blocks;
     job->blocks_busy = job->blocks;
-    if (job->cost.launches_busy > 0 && job->cost.launches_busy < k->plan.launches)
+    if (job->cost.launches_busy < k->plan.launches)
         job->blocks_busy = (uint32_t)rtm_kinst_blocks_upto(k, job->cost.launches_busy);
     job->wg = k->tune.wg;
     job->n_in = rtm_kinst_bufs(k, RTM_BUF_IN); /* INOUT = IN | OUT; SCRATCH neither */

@@ -255,7 +255,6 @@ static void test_grid_path_busy_passes(void **state)
     (void)state;
     static const uint32_t shape[][3] = {{65, 512, 128}, {300, 512, 128}, {700, 512, 128},
                                         {100, 77, 64},  {3000, 40, 16},  {1, 1, 2}};
-    const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
     for (size_t s = 0; s < sizeof(shape) / sizeof(shape[0]); s++) {
         uint32_t lo = UINT32_MAX, hi = 0;
         for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -290,7 +289,6 @@ static void test_grid_path_busy_passes(void **state)
         if (shape[s][0] == 3000)
             assert_true(lo == 16 && hi == 16); /* 94 tiles wide: every pass works */
     }
-    (void)kern;
 }
 
 static void test_grid_path_unreachable_start(void **state)
