@@ -971,8 +971,9 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
 /* The extended model's lines at instance k, without the kernel's own terms: b + a * r
  * where the device bounds every launch (r large: two predictions), and for a job of
  * several launches bp, its time at r -> 0, where the host paces them (model.c,
- * launches_span: there the work adds a / B per unit of r, B the launches that do work:
- * cost.launches_busy, which rtm_kinst_cost fills). The fit takes the
+ * launches_span: there the work adds a / L per unit of r where all L launches do work,
+ * nothing where idle ones end the job: rtm_model_paced_launches over cost.launches_busy,
+ * which rtm_kinst_cost fills). The fit takes the
  * larger of the two at each point (calibfit.c, fit_lines). Before session 25 a
  * multi-launch point was one line, the model's tangent where it met the measured time:
  * the fit mixed tangents taken at different r and judged its forms by them (the H100's
@@ -990,14 +991,13 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
     if (!(*a > 0))
         return false;
     rtm_cost_t c;
-    rtm_kinst_cost(k, &c); /* the launches the work is spread over: c.launches_busy */
-    const uint32_t busy = c.launches_busy;
-    if (busy < 2)
-        return true; /* one launch with work: one line */
+    rtm_kinst_cost(k, &c); /* the launches that carry the work: c.launches_busy */
+    if (c.launches < 2)
+        return true; /* one launch: one line */
     dpred_t q = {bd, ki, 1e-15, false};
     const double floor_s = rtm_calib_dev_pred(&q, k);
     if (floor_s > *b)
-        *bp = floor_s - *a * 1e-15 / (double)busy;
+        *bp = floor_s - *a * 1e-15 / rtm_model_paced_launches(c.launches, c.launches_busy);
     return true;
 }
 
@@ -1753,7 +1753,7 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
     for (uint32_t i = 0; i < n; i++) {
         if (!rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
             continue;
-        k.busy = (uint32_t)pts[i].L; /* the point's map's busy launches (kernel_point) */
+        k.busy = (uint32_t)pts[i].busy; /* the point's map's busy launches (kernel_point) */
         (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
     }
 }

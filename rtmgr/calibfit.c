@@ -416,7 +416,7 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         kf->arena ? rtm_calib_inst_make_in(&in, kf->kern, size, kf->tune, seed, kf->arena)
                   : rtm_calib_inst_make(&in, kf->kern, size, kf->tune, seed);
     kf->inst_s += rtm_calib_now() - t0;
-    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0, 0, 0};
+    *pt = (kpoint_t){key, 0, 0, 0, 0, 0, 0, 0, reps, part, 0, 0, 0, 0, 0};
     rtm_calib_fig_t f = {0};
     rtm_cost_t cost = {0};
     if (st == RTM_OK) {
@@ -434,9 +434,10 @@ static rtm_status_t kernel_point(kfit_t *kf, const int64_t *size, int64_t key, u
         st = RTM_E_MODEL;
     if (st == RTM_OK && kf->groups && !kf->groups(kf->ctx, &in.k, &pt->g, &pt->res))
         pt->g = pt->res = 0.0;
-    /* the launches that carry the work: the host-paced line's slope is 1 / L (model.c's
-     * launches_span; grid_path's converged passes add to both lines alike) */
-    pt->L = (double)(cost.launches_busy ? cost.launches_busy : in.k.plan.launches);
+    /* the launches that carry the work, and the host-paced line's slope 1 / L (model.c's
+     * launches_span: flat where idle launches, grid_path's converged passes, end the job) */
+    pt->busy = (double)cost.launches_busy;
+    pt->L = rtm_model_paced_launches((double)in.k.plan.launches, pt->busy);
     const double tf = rtm_calib_now();
     rtm_calib_inst_free(&in);
     kf->inst_s += rtm_calib_now() - tf;
@@ -1410,12 +1411,12 @@ static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *
 
 bool rtm_calib_fit(const rtm_calib_fitpt_t *p, uint32_t n, double cache, rtm_calib_fit_t *out)
 {
-    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    kpoint_t q[16] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     if (n > N_OF(q))
         n = N_OF(q);
     for (uint32_t i = 0; i < n; i++)
         q[i] = (kpoint_t){0,   p[i].a, p[i].b, p[i].ws, p[i].m, p[i].x, p[i].t, 0.0, REPS, 0,
-                          p[i].L, p[i].L > 1.0 ? p[i].bp : p[i].b, p[i].g, p[i].res};
+                          p[i].L, p[i].L > 1.0 ? p[i].bp : p[i].b, p[i].g, p[i].res, 0.0};
     kfit_out_t o;
     const bool ok = fit_kernel(q, n, cache, &o);
     *out = (rtm_calib_fit_t){o.r,     o.t_fixed, o.r_big, o.r_miss, o.knee,

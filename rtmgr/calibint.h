@@ -120,7 +120,8 @@ int64_t rtm_calib_size_for(const rtm_kernel_t *kern, rtm_tune_t tune, double tar
  * kernel's own) while the device bounds every launch; ws the job's buffer bytes
  * (bytes_ws, scratch included), m its bytes_dev, x its operation count, t the measured
  * time (seconds). A job of L > 1 launches whose host paces them takes bp + W / L instead
- * (model.c's launches_span: the larger of the two); L <= 1: one line. Points sorted by
+ * (model.c's launches_span: the larger of the two; L = RTM_MODEL_PACED_FLAT where idle
+ * launches end the job: a flat line); L <= 1: one line. Points sorted by
  * ws. g, res: as kpoint_t's. */
 typedef struct {
     double ws, a, b, m, x, t, L, bp;
@@ -374,11 +375,14 @@ typedef struct {
     double a, b, ws, m, x, t, spread; /* x: the job's operation count (p_ops) */
     int reps;
     uint32_t part; /* measured on its first `part` blocks per worker (0: whole jobs) */
-    double L, bp;  /* launches that do the work (cost.launches_busy, else all; <= 1:
-                    * one line) and the host-paced line's b */
+    double L, bp;  /* the host-paced line's divisor of the work and its b: the job's
+                    * launches where each carries work, RTM_MODEL_PACED_FLAT where idle
+                    * ones end it (rtm_model_paced_launches); <= 1: one line */
     double g, res; /* GPU-like devices: the work-groups of the busiest compute unit, and the
                     * resident groups a was taken at (the device's); 0: not known, no
                     * resident form in the fit */
+    double busy;   /* the launches that do the work (cost.launches_busy: the map's own for
+                    * grid_path), which the lines are taken again with (pace_cap) */
 } kpoint_t;
 
 /* How to size, predict and measure one kernel on one executor. */

@@ -52,15 +52,24 @@
  *       inputs or kernels, 3-6 us after long ones);
  *       the model-error log and validation measure out as the job's device span less
  *       in and kernel, so the gaps are charged to out on both sides
- *     kernel = t_fixed + kernel_fixed + d + (B - 1) * max(kernel_next, kernel_fixed + d)
- *              + (launches - B) * max(kernel_next, kernel_fixed),
- *              d = (compute + bytes_dev * r_byte) * (1 + poll_cost) / B
- *       B = cost.launches_busy, the first launches, which do the work (every launch but
- *       for grid_path, whose passes after its field converged find nothing to do and
- *       cost the pace alone; before session 52 its work was spread over all 128, so
- *       where a third to a half of them work (widths 900-2 100) each one's share fell
- *       below the pace and hid there, and the fit's r made up for it: width 1 500
- *       validated +38.5 % on the H100 in session 51)
+ *     kernel = t_fixed + max(L * kernel_fixed + W,
+ *                            (L - 1) * kernel_next + kernel_fixed + (B = L ? d : 0)),
+ *              W = (compute + bytes_dev * r_byte) * (1 + poll_cost), d = W / B
+ *       L = launches; B = cost.launches_busy, the first launches, which do the work
+ *       (every launch but for grid_path, whose passes after its field converged find
+ *       nothing to do; before session 52 its work was spread over all 128, so where a
+ *       third to a half of them work (widths 900-2 100) each one's share fell below the
+ *       pace and hid there, and the fit's r made up for it: width 1 500 validated
+ *       +38.5 % on the H100 in session 51). The span is the in-order queue's: the host
+ *       enqueues launch i at i * kernel_next, the device runs a busy launch in
+ *       kernel_fixed + d and an idle one in kernel_fixed, each after the one before;
+ *       the end is the largest over i of i * kernel_next + the device time of launches
+ *       i .. L - 1, which lies at the first launch (the device bound) or the last (the
+ *       host bound). Session 53: the sum of each launch's own bound, which the model
+ *       took before, charged the idle launches behind device-bound busy ones the
+ *       host's pace, though the host had enqueued them meanwhile and the device ran
+ *       them back to back (H100, grid_path at widths 200-3 200, 128 passes: the old
+ *       form predicted 16-64 % over, board/h100/results/gpw-s53d-h100.txt);
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte), d times
  *       the kernel's ktune `aligned` too for a job whose cost says rows_aligned (the
  *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
@@ -539,14 +548,15 @@ static double host_paced(params_t *p, double g, int id, double prev)
     return p->have[id] ? max2(g, param(p, id, false) - prev) : g;
 }
 
-/* A job's kernel span over its `launches`, `work` the device time of its operations
- * and memory traffic, spread evenly (d per launch): the first launch costs kernel_fixed
- * + d; each further one the pace at which the host enqueues launches: the kernel's own
- * t_next when calibrated (t_next > 0), else the device's kernel_next (calibrated as a
- * job's launches are enqueued), or kernel_fixed + d when the device is
- * slower than that (the launches then queue behind the running one). Without
- * kernel_next (older profiles) every launch costs kernel_fixed on top of the work, and
- * a count below one (the rest of a preempted one-launch job) that share of a launch. */
+/* A job's kernel span over its `launches` (the header's `kernel` less t_fixed), `work`
+ * the device time of its operations and memory traffic, carried by the first `busy`
+ * launches (d = work / busy each): the in-order queue's end, the larger of the device
+ * bound (every launch's kernel_fixed, and the work) and the host bound (the host enqueues
+ * a further launch at the kernel's own t_next when calibrated, else the device's
+ * kernel_next, and the last launch runs after it: kernel_fixed, + d when it is busy).
+ * Without kernel_next (older profiles) every launch costs kernel_fixed on top of the
+ * work, and a count below one (the rest of a preempted one-launch job) that share of a
+ * launch. */
 static double launches_span(params_t *p, double launches, double busy, double work,
                             double t_next)
 {
@@ -556,11 +566,15 @@ static double launches_span(params_t *p, double launches, double busy, double wo
     if ((!p->have[RTM_DEV_P_kernel_next] && !(t_next > 0.0)) || launches <= 1.0)
         return launches * f + work;
     const double next = t_next > 0.0 ? t_next : param(p, RTM_DEV_P_kernel_next, false);
-    const double idle = (launches - busy) * max2(next, f); /* launches that find no work */
-    if (!(busy > 0.0))
-        return f + (launches - 1.0) * max2(next, f);
-    const double d = work / busy;
-    return f + d + (busy - 1.0) * max2(next, f + d) + idle;
+    if (!(busy > 0.0)) /* nothing left to do: every launch finds its work done */
+        work = 0.0;
+    const double last = f + (busy >= launches ? work / busy : 0.0);
+    return max2(launches * f + work, (launches - 1.0) * next + last);
+}
+
+double rtm_model_paced_launches(double launches, double busy)
+{
+    return busy >= launches ? launches : RTM_MODEL_PACED_FLAT;
 }
 
 /* Extended: waves over compute units, roofline (generic r only), fixed time per launch,

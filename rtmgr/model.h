@@ -147,6 +147,16 @@ double rtm_model_correct(double f, double a, double measured, double predicted);
  * 0 without compute units. Real-time safe. */
 double rtm_model_busiest_groups(double blocks, double cus);
 
+/* The launches a multi-launch job's work is divided over on its host-paced line, the
+ * span where the host's enqueueing bounds it (model.c, launches_span): all of them when
+ * every launch carries work (the last one's share ends the span), else
+ * RTM_MODEL_PACED_FLAT: the job ends on idle launches (grid_path's passes after its
+ * field converged), whose host-paced end its work does not move (a divisor past any
+ * work's scale). Calibration's lines take it (calibfit.c kernel_point, calibdev.c
+ * dev_coef). Safe anywhere. */
+#define RTM_MODEL_PACED_FLAT 1e12
+double rtm_model_paced_launches(double launches, double busy);
+
 /* The waves term's factor for `groups` work-groups on the busiest compute unit, of which
  * `resident` run at once: max(1, groups / resident) (the device's resident: a sharp
  * corner), or with `smooth` (a kernel's own, fitted resident) sqrt(1 + (groups /

@@ -493,6 +493,23 @@ static void test_gpu_extended_launches(void **state)
  * launch at the host's pace: spread over all 15 launches it would hide under the pace
  * (session 51: grid_path at width 1 500 +38.5 % on the H100). What is left of a
  * preempted job runs its blocks in launch order: the busy ones first. */
+/* The span of an in-order queue the host fills at one launch per `next` from time 0:
+ * launch i runs once it has arrived and launch i - 1 has ended, for f + work / busy
+ * when it is one of the first `busy`, f otherwise; from the first start to the last
+ * end. What the model's kernel span must equal. */
+static double queue_span(int launches, int busy, double work, double f, double next)
+{
+    double end = 0.0;
+    for (int i = 0; i < launches; i++) {
+        const double start = (double)i * next > end ? (double)i * next : end;
+        end = start + f + (i < busy ? work / busy : 0.0);
+    }
+    return end;
+}
+
+/* Busy launches (grid_path's passes up to its map's last change): the span is the
+ * in-order queue's, whose host enqueues the idle launches while the device runs the busy
+ * ones (session 53; the sum of each launch's own bound charged them the pace). */
 static void test_gpu_extended_busy_launches(void **state)
 {
     (void)state;
@@ -511,28 +528,42 @@ static void test_gpu_extended_busy_launches(void **state)
     j.blocks = 4500;
     j.blocks_busy = 1500;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    const double busy = 5000.0 + d5 + 4.0 * (5000.0 + d5) + 10.0 * 13000.0;
+    const double busy = queue_span(15, 5, work, 5000.0, 13000.0);
     assert_ns(p.ext.kernel_ns, (int64_t)(busy + 0.5));
-    /* the same work over all 15 launches: each one's share under the pace */
+    /* the host's bound: the idle launches were enqueued while the busy ones ran */
+    assert_ns(p.ext.kernel_ns, 14 * 13000 + 5000);
+    assert_true(busy < 5.0 * (5000.0 + d5) + 10.0 * 13000.0); /* the per-launch sum */
+    /* the same work over all 15 launches: the last launch carries a share of it */
     j.cost.launches_busy = 0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_true(work / 15.0 + 5000.0 < 13000.0);
+    assert_ns(p.ext.kernel_ns, (int64_t)(queue_span(15, 15, work, 5000.0, 13000.0) + 0.5));
     assert_ns(p.ext.kernel_ns, (int64_t)(5000.0 + work / 15.0 + 14.0 * 13000.0 + 0.5));
-    assert_true((double)p.ext.kernel_ns < busy);
-    /* the rest after the busy launches: 10 idle launches at the pace */
+    assert_true((double)p.ext.kernel_ns > busy);
+    const int64_t spread = p.ext.kernel_ns;
+    /* the device's bound: a pace under kernel_fixed, and one under the busy launches'
+     * time whose idle tail the host reaches before the device does */
     j.cost.launches_busy = 5;
+    const double paces[] = {3000.0, 9000.0, 13000.0, 40000.0};
+    for (size_t i = 0; i < sizeof(paces) / sizeof(paces[0]); i++) {
+        dev_set(&d, RTM_DEV_P_kernel_next, paces[i] * 1e-9);
+        assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+        assert_ns(p.ext.kernel_ns, (int64_t)(queue_span(15, 5, work, 5000.0, paces[i]) + 0.5));
+    }
+    dev_set(&d, RTM_DEV_P_kernel_next, 13e-6);
+    /* the rest after the busy launches: 10 idle launches at the pace */
     assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 3000, 4500, RTM_MODEL_EXTENDED, 0, &p),
                      RTM_OK);
     assert_ns(p.ext.kernel_ns, 5000 + 9 * 13000);
-    /* half the busy blocks done: more than that, less than the whole */
+    /* half the busy blocks done: not less than that, less than the whole */
     assert_int_equal(rtm_model_predict_dev_rest(&j, &d, 3750, 4500, RTM_MODEL_EXTENDED, 0, &p),
                      RTM_OK);
-    assert_true((double)p.ext.kernel_ns > 5000 + 12 * 13000 && (double)p.ext.kernel_ns < busy);
-    /* blocks_busy unknown (0, or all of them): the work spread as before */
+    assert_true((double)p.ext.kernel_ns >= 5000 + 9 * 13000 && (double)p.ext.kernel_ns < busy);
+    /* blocks_busy unknown (0, or all of them): the work spread over every launch */
     j.blocks_busy = 0;
     rtm_model_pred_t q;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
-    assert_true(q.ext.kernel_ns < (int64_t)busy);
+    assert_ns(q.ext.kernel_ns, spread);
 }
 
 /* The extended compute term: waves on the busiest compute unit, one wave at least,
