@@ -75,11 +75,11 @@
  *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
  *       matrix_mul and matrix_loop_add ran 9-14 % faster per step at n = 1504, 2008,
  *       3016 than at 1501, 2001, 3001, and validation's n = 1000-3000 came out +7-12 %,
- *       session 36; measured by calibration at one aligned size); a further
- *       launch costs the host's pace of enqueueing, or its own device time when that
- *       is longer (the launches queue behind the running one; on the H100 the host
- *       paced grid_path's narrow passes at 10-14 us while its 4 401-wide ones took
- *       20 us, session 12)
+ *       session 36; measured by calibration at one aligned size); the host paces
+ *       the launches where the device runs them faster than it enqueues them, the
+ *       device where it runs them slower (the launches then queue behind the running
+ *       one; on the H100 the host paced grid_path's narrow passes at 10-14 us while
+ *       its 4 401-wide ones took 20 us, session 12)
  *       t_fixed: the kernel's own fixed time per job (ktune t_fixed, fitted by
  *       calibration with r; 0 without a per-kernel r): what one job costs beyond its
  *       launches' fixed time and its operations (multi-launch set-up, small clears);
@@ -566,10 +566,10 @@ static double launches_span(params_t *p, double launches, double busy, double wo
     if ((!p->have[RTM_DEV_P_kernel_next] && !(t_next > 0.0)) || launches <= 1.0)
         return launches * f + work;
     const double next = t_next > 0.0 ? t_next : param(p, RTM_DEV_P_kernel_next, false);
-    if (!(busy > 0.0)) /* nothing left to do: every launch finds its work done */
-        work = 0.0;
-    const double last = f + (busy >= launches ? work / busy : 0.0);
-    return max2(launches * f + work, (launches - 1.0) * next + last);
+    /* no busy launch left: every launch finds its work done */
+    const double w = busy > 0.0 ? work : 0.0;
+    const double last = f + (busy >= launches ? w / busy : 0.0);
+    return max2(launches * f + w, (launches - 1.0) * next + last);
 }
 
 double rtm_model_paced_launches(double launches, double busy)

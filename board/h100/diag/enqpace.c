@@ -15,19 +15,17 @@
 #include "rtmgr/kexec.h"
 #include "rtmgr/kernel.h"
 #include "rtmgr/ocl.h"
+#include "rtmgr/stats.h"
+#include "tests/ocl_fixture.h"
 #include "rtmgr/os.h"
 
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 #define R 15
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    rtm_ocl_info_t infos[8];
-    uint32_t n = 0;
-    if (rtm_ocl_discover(infos, 8, &n) != RTM_OK || !n) return 1;
     rtm_ocl_dev_t d;
-    if (rtm_ocl_open(&d, &infos[0]) != RTM_OK) return 1;
-    printf("device %s\n", infos[0].name);
+    if (ocl_open_first(&d) != RTM_OK) return 1; /* RTM_PLATFORM picks the platform */
+    printf("device %s\n", d.info.name);
     const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
     for (int ai = 1; ai < argc; ai++) {
         const int w = atoi(argv[ai]);
@@ -67,9 +65,9 @@ int main(int argc, char **argv)
             for (uint32_t l = 0; l < L; l++) { rtm_klaunch_t kl; rtm_karg_t args[RTM_KARG_MAX]; in.k.kernel->launch(&in.k, l, &kl); (void)in.k.kernel->args(&in.k, l, args); }
             e[r] = (rtm_os_now_s() - h0) * 1e6 / L;
         }
-        qsort(a, R, sizeof(double), cmpd); qsort(ak, R, sizeof(double), cmpd);
-        qsort(b, R, sizeof(double), cmpd); qsort(bk, R, sizeof(double), cmpd);
-        qsort(c, R, sizeof(double), cmpd); qsort(ck, R, sizeof(double), cmpd); qsort(e, R, sizeof(double), cmpd);
+        rtm_stats_sort(a, R); rtm_stats_sort(ak, R);
+        rtm_stats_sort(b, R); rtm_stats_sort(bk, R);
+        rtm_stats_sort(c, R); rtm_stats_sort(ck, R); rtm_stats_sort(e, R);
         printf("w %5d busy %3u watch %d persist %d | host us/launch: enqueue_all %.2f (p10 %.2f p90 %.2f) kernel span %.3f ms | kexec_enqueue %.2f (%.2f-%.2f) to finish %.3f ms | bare %.2f (%.2f-%.2f) to finish %.3f ms | callbacks %.3f\n",
                w, in.k.busy, (int)x.watch, (int)x.persist, a[R / 2], a[1], a[R - 2], ak[R / 2], b[R / 2], b[1], b[R - 2], bk[R / 2], c[R / 2], c[1], c[R - 2], ck[R / 2], e[R / 2]);
         rtm_kexec_destroy(&x);

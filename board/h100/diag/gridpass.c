@@ -20,28 +20,26 @@
 #include "rtmgr/kexec.h"
 #include "rtmgr/kernel.h"
 #include "rtmgr/ocl.h"
+#include "rtmgr/stats.h"
+#include "tests/ocl_fixture.h"
 #include "rtmgr/board.h"
 #include "rtmgr/preempt.h"
 #include "rtmgr/model.h"
 
 #define L 128
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    rtm_ocl_info_t infos[8];
-    uint32_t n = 0;
-    if (rtm_ocl_discover(infos, 8, &n) != RTM_OK || !n) return 1;
     rtm_ocl_dev_t d;
-    if (rtm_ocl_open(&d, &infos[0]) != RTM_OK) return 1;
-    printf("device %s\n", infos[0].name);
+    if (ocl_open_first(&d) != RTM_OK) return 1; /* RTM_PLATFORM picks the platform */
+    printf("device %s\n", d.info.name);
     const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
     rtm_board_t board; rtm_diag_t diag;
     memset(&diag, 0, sizeof diag);
     if (rtm_board_load(argv[1], &board, &diag) != RTM_OK) { printf("board?\n"); return 1; }
     const rtm_board_dev_t *bd = NULL;
-    for (uint32_t i = 0; i < board.n_devs; i++) if (strstr(infos[0].platform_name, "NVIDIA") ? !strcmp(board.dev[i].name, "gpu0") : !strcmp(board.dev[i].name, "ocl0")) bd = &board.dev[i];
+    for (uint32_t i = 0; i < board.n_devs; i++) if (strstr(d.info.platform_name, "NVIDIA") ? !strcmp(board.dev[i].name, "gpu0") : !strcmp(board.dev[i].name, "ocl0")) bd = &board.dev[i];
     if (!bd) { printf("no dev in board\n"); return 1; }
     const int mode = atoi(argv[2]);
     static const int seedv[] = {101, 1, 2, 3};
@@ -63,7 +61,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < 2; r++) rtm_calib_inst_run(&x, &in, &t);
             double job_ms[7];
             for (int r = 0; r < 7; r++) { rtm_calib_inst_run(&x, &in, &t); job_ms[r] = t.kernel_s * 1e3; }
-            qsort(job_ms, 7, sizeof(double), cmpd);
+            rtm_stats_sort(job_ms, 7);
             enum { NREP = 5 };
             double busy_ms[NREP], idle_us[NREP], span_ms[NREP], first_us[NREP], p1_us[NREP], pmax_us[NREP];
             const uint32_t busy = in.k.busy ? in.k.busy : L;
@@ -86,9 +84,9 @@ int main(int argc, char **argv)
                 for (uint32_t l = 0; l < L; l++) clReleaseEvent(ev[l]);
                 busy_ms[r] = sb * 1e-3; idle_us[r] = busy < L ? si / (L - busy) : 0; pmax_us[r] = mx;
             }
-            qsort(busy_ms, NREP, sizeof(double), cmpd); qsort(idle_us, NREP, sizeof(double), cmpd);
-            qsort(span_ms, NREP, sizeof(double), cmpd); qsort(first_us, NREP, sizeof(double), cmpd);
-            qsort(p1_us, NREP, sizeof(double), cmpd); qsort(pmax_us, NREP, sizeof(double), cmpd);
+            rtm_stats_sort(busy_ms, NREP); rtm_stats_sort(idle_us, NREP);
+            rtm_stats_sort(span_ms, NREP); rtm_stats_sort(first_us, NREP);
+            rtm_stats_sort(p1_us, NREP); rtm_stats_sort(pmax_us, NREP);
             const uint32_t tiles = in.k.plan.blocks_max;
             rtm_cost_t c; rtm_kinst_cost(&in.k, &c);
             printf("%s w %5d seed %3d job %.3f ms pred %.3f | tiles %5u busy %3u | busy passes %.3f ms = %.2f us/pass (pass0 %.1f pass1 %.1f max %.1f) idle %.2f us | span %.3f ms | li %.4g\n",
