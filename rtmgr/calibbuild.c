@@ -516,12 +516,13 @@ static uint32_t prebuild_sweep(devcal_t *x, uint32_t ki, double kbudget, bool al
     return n;
 }
 
-/* Kernel ki's programs at `tune` into pb (room for max): its poll-period search's (a
- * GPU's loop-polling kernel: the build without in-loop polls and one per period it may
- * try, at the search's size) and its points' (the first target's size; on a host of
- * PRE_LATER_CORES cores the later targets' and the ladder's); how many. */
+/* Kernel ki's `what` programs at `tune` into pb (room for max): its poll-period search's
+ * (PRE_SEARCH; a GPU's loop-polling kernel: the build without in-loop polls and one per
+ * period it may try, at the search's size) and its points' (PRE_POINTS, at the period the
+ * record holds: the first target's size; on a host of PRE_LATER_CORES cores the later
+ * targets' and the ladder's); how many. */
 static uint32_t prebuild_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p,
-                                prebuild_t *pb, uint32_t max)
+                                unsigned what, prebuild_t *pb, uint32_t max)
 {
     cal_t *c = x->c;
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
@@ -531,13 +532,17 @@ static uint32_t prebuild_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const
     rtm_kexec_opts_t pbase;
     double t_poll;
     uint32_t ks[RTM_PREEMPT_TUNE_MAX];
-    const uint32_t nks = rtm_calib_poll_job(x, kern, tune, p, size, &pbase, &t_poll, ks);
+    const uint32_t nks = (what & PRE_SEARCH)
+                             ? rtm_calib_poll_job(x, kern, tune, p, size, &pbase, &t_poll, ks)
+                             : 0;
     for (uint32_t j = 0; nks > 0 && j <= nks && n < max; j++) {
         if (!rtm_calib_prebuild_entry(x, kern, size, tune, &pb[n]))
             break;
         const rtm_kexec_opts_t o = rtm_preempt_poll_candidate(&pbase, j < nks ? ks[j] : 0);
         rtm_build_job_set_opts(&pb[n++].j, &o);
     }
+    if (!(what & PRE_POINTS))
+        return n;
     dpred_t pt = *p;
     pt.total = true;
     const int64_t k0 = rtm_calib_size_for(kern, tune, c->targets[0], rtm_calib_dev_pred, &pt,
@@ -614,19 +619,21 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
                 rtm_tune_t tune;
                 dpred_t p;
                 (void)rtm_calib_kernel_start(x, ki, &tune, &p);
-                n += prebuild_points(x, ki, tune, &p, &pb[n], max - n);
+                n += prebuild_points(x, ki, tune, &p, PRE_SEARCH | PRE_POINTS, &pb[n], max - n);
             }
         }
     }
     return n;
 }
 
-void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p)
+void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p,
+                                unsigned what)
 {
     if (!x->queued || !rtm_builder_up(&x->bld) || x->n_queued >= x->queued_cap)
         return;
     prebuild_t *pb = &x->queued[x->n_queued];
-    uint32_t n = uncached(pb, prebuild_points(x, ki, tune, p, pb, x->queued_cap - x->n_queued));
+    uint32_t n =
+        uncached(pb, prebuild_points(x, ki, tune, p, what, pb, x->queued_cap - x->n_queued));
     const rtm_build_job_t *jobs[64];
     if (n > N_OF(jobs))
         n = N_OF(jobs);

@@ -1949,7 +1949,7 @@ static rtm_tune_t dev_kernel_sweep(devcal_t *x, uint32_t ki, rtm_tune_t tune, co
 static bool dev_kernel_tune(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dpred_t *p)
 {
     const bool choice = rtm_calib_kernel_start(x, ki, tune, p);
-    if (x->sweep[ki] == KSWEEP_SWEPT)
+    if (x->sweep[ki] == KSWEEP_SWEPT || x->sweep[ki] == KSWEEP_POLL)
         *tune = x->swept_tune[ki];
     return choice;
 }
@@ -1957,7 +1957,10 @@ static bool dev_kernel_tune(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
 /* A kernel of KSWEEP_FIRST (a GPU whose catalogue's batch is queued to its build
  * workers), its candidates built (rtm_calib_dev_rest's order): its sweep, before any
  * kernel's points; then its points' programs queued at the tuning the sweep chose, to
- * build while the other kernels sweep. dev_kernel measures the rest. */
+ * build while the other kernels sweep. A loop-polling kernel's points run the period its
+ * poll search chooses, a build option: its search's programs are queued first
+ * (KSWEEP_POLL), dev_poll_first then searches and queues its points. dev_kernel measures
+ * the rest. */
 static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
 {
     rtm_tune_t tune;
@@ -1965,9 +1968,26 @@ static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
     (void)rtm_calib_kernel_start(x, ki, &tune, &p);
     tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left), x->swept_note[ki],
                             sizeof(x->swept_note[ki]));
-    x->sweep[ki] = KSWEEP_SWEPT;
     x->swept_tune[ki] = tune;
-    rtm_calib_dev_queue_points(x, ki, tune, &p);
+    const bool polls = rtm_calib_gpu_loop_polls(x, rtm_kernel_at(ki));
+    x->sweep[ki] = polls ? KSWEEP_POLL : KSWEEP_SWEPT;
+    rtm_calib_dev_queue_points(x, ki, tune, &p, polls ? PRE_SEARCH : PRE_SEARCH | PRE_POINTS);
+}
+
+/* A kernel of KSWEEP_POLL, its search's programs built: its poll search at the tuning
+ * its sweep chose, then its points' programs queued at that period. Before session 54
+ * they were queued with the sweep at calibration's default period, and the points, which
+ * run the period chosen, compiled theirs on the path (the H100: manoeuvre's and
+ * last_chance's 0.6-1.0 s each, matrix_mul's and matrix_loop_add's persistent builds). */
+static void dev_poll_first(devcal_t *x, uint32_t ki)
+{
+    rtm_tune_t tune;
+    dpred_t p;
+    (void)dev_kernel_tune(x, ki, &tune, &p);
+    dev_poll_kernel(x, ki, tune, &p);
+    x->polled[ki] = true;
+    x->sweep[ki] = KSWEEP_SWEPT;
+    rtm_calib_dev_queue_points(x, ki, tune, &p, PRE_POINTS);
 }
 
 /* One kernel on the device: tuning (full mode; swept before where dev_sweep_first did
@@ -1992,7 +2012,8 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         snprintf(sweep_t, sizeof(sweep_t), "in the first pass, %s", x->swept_note[ki]);
     else if (!c->o->quick && choice)
         tune = dev_kernel_sweep(x, ki, tune, &p, budget, sweep_t, sizeof(sweep_t));
-    dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
+    if (!x->polled[ki])
+        dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
     x->pace_at[ki] = kt->t_next > 0 ? pace_beside(x) : 0.0;
@@ -2338,8 +2359,8 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     const double tk = rtm_calib_now();
     r->ph[5] = tk - tp;
     /* each step the first kernel, in the catalogue's order, whose programs are built:
-     * its sweep (a kernel of KSWEEP_FIRST: the points' programs wait for its tuning),
-     * else its points; while none is, the build workers' next acknowledgement is waited
+     * its sweep (a kernel of KSWEEP_FIRST: the points' programs wait for its tuning), its
+     * poll search (KSWEEP_POLL: they wait for its period), else its points; while none is, the build workers' next acknowledgement is waited
      * for (none pending: the first kernel, compiling what it lacks). A kernel whose jobs
      * the host paces waits for the whole batch (its times are the host's). On the H100
      * the sweeps in order had waited 2.2-2.5 s for their candidates (session 50). */
@@ -2356,7 +2377,8 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
             dpred_t p;
             (void)dev_kernel_tune(x, ki, &tune, &p);
             rtm_kinst_t kp; /* a sweep waits for its candidates alone */
-            const bool paced = x->sweep[ki] != KSWEEP_FIRST && pace_size(x, kern, tune, &kp);
+            const bool paced = x->sweep[ki] != KSWEEP_FIRST && x->sweep[ki] != KSWEEP_POLL &&
+                               pace_size(x, kern, tune, &kp);
             if (rtm_calib_dev_kernel_built(x, kern, paced))
                 next = (int)ki;
         }
@@ -2369,6 +2391,10 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
         const uint32_t ki = (uint32_t)(next >= 0 ? next : first);
         if (x->sweep[ki] == KSWEEP_FIRST) {
             dev_sweep_first(x, ki, r->left ? r->left : 1);
+            continue;
+        }
+        if (x->sweep[ki] == KSWEEP_POLL) {
+            dev_poll_first(x, ki);
             continue;
         }
         st = dev_kernel(x, ki, r->left ? r->left-- : 1);

@@ -501,8 +501,12 @@ typedef struct {
     double queued_wait_s;
     /* where each kernel's sweep runs: in dev_kernel (default), or in a first pass over the
      * catalogue before its points' programs are queued (prebuild_list; FIRST until done,
-     * then SWEPT with the tuning it chose and its note) */
-    enum { KSWEEP_INLINE = 0, KSWEEP_FIRST, KSWEEP_SWEPT } sweep[RTM_MAX_KERNELS];
+     * then SWEPT with the tuning it chose and its note; a loop-polling kernel POLL between
+     * the two: swept, its poll search's programs queued, the search and the queue of its
+     * points' programs at the period it chooses to come) */
+    enum { KSWEEP_INLINE = 0, KSWEEP_FIRST, KSWEEP_POLL, KSWEEP_SWEPT } sweep[RTM_MAX_KERNELS];
+    bool polled[RTM_MAX_KERNELS]; /* its poll search done before its points (dev_kernel's
+                                   * skipped) */
     rtm_tune_t swept_tune[RTM_MAX_KERNELS];
     char swept_note[RTM_MAX_KERNELS][240];
     /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs
@@ -679,10 +683,15 @@ void rtm_calib_dev_prebuild_all(devcal_t *x, const rtm_kernel_t *skip, bool send
 /* A GPU's build workers started now, to open their contexts while the device's own
  * figures are measured (they build nothing yet); nothing on a CPU-type device. */
 void rtm_calib_dev_workers_early(devcal_t *x);
-/* Kernel ki's points' (and poll search's) programs at `tune`, queued behind the batch of
- * rtm_calib_dev_prebuild_all (a kernel of KSWEEP_FIRST, once swept); nothing without
- * it. */
-void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p);
+/* What rtm_calib_dev_queue_points queues of a kernel: its poll search's programs, its
+ * points' (at the poll period the device's record holds for it), or both. */
+#define PRE_SEARCH 1u
+#define PRE_POINTS 2u
+/* Kernel ki's `what` programs at `tune`, queued behind the batch of
+ * rtm_calib_dev_prebuild_all (a kernel of KSWEEP_FIRST, once swept; its points once its
+ * poll search chose the period they run); nothing without it. */
+void rtm_calib_dev_queue_points(devcal_t *x, uint32_t ki, rtm_tune_t tune, const dpred_t *p,
+                                unsigned what);
 /* True when kern's programs queued by rtm_calib_dev_prebuild_all are in the cache (with
  * `all`, every queued job done), or can no longer come (no workers, none pending). */
 bool rtm_calib_dev_kernel_built(devcal_t *x, const rtm_kernel_t *kern, bool all);

@@ -11,7 +11,12 @@
  * - the second run compiles nothing in its measurements: every program comes from the
  *   binary cache (copy's, spin's and matrix_mov's programs do not depend on the size);
  * - the first programs are built ahead in worker processes, one per core (drivers
- *   serialise their compiler within a process). */
+ *   serialise their compiler within a process);
+ * - on a GPU (skipped where there is none: PoCL in CI; the H100 machine with
+ *   RTM_PLATFORM=NVIDIA), a loop-polling kernel's points run the poll period its search
+ *   chose, a build option: their programs are built ahead at that period, and none is
+ *   compiled on the path (session 54; before, they were queued at the default period and
+ *   the H100 compiled manoeuvre's 0.6-1.0 s each on the path). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "rtmgr/ocl.h"
 #include "tests/cli_fixture.h"
 
 static char dir[64], cache[96], profile[128];
@@ -134,10 +140,79 @@ static void test_cold_then_warm(void **state)
     unsetenv("RTM_CACHE_DIR");
 }
 
+/* The index (`rtmgr devices` order) of the first OpenCL device that is not a CPU, -1 if
+ * none. */
+static int gpu_index(void)
+{
+    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
+    uint32_t n = 0;
+    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!(infos[i].type & CL_DEVICE_TYPE_CPU))
+            return (int)i;
+    return -1;
+}
+
+/* The points' phase of a kernel's time note ("... N points Ts (parallel prebuild ..., builds
+ * Bs xM, ...") in the profile: the builds on the path, seconds and count. */
+static void points_builds(const char *dev, const char *kern, double *s, unsigned *m)
+{
+    char key[96];
+    snprintf(key, sizeof(key), "%s: %s time ", dev, kern);
+    const char *t = strstr(yaml, key);
+    assert_non_null(t);
+    const char *pts = strstr(t, " points ");
+    assert_non_null(pts);
+    const char *b = strstr(pts, "builds ");
+    assert_non_null(b);
+    assert_int_equal(sscanf(b, "builds %lfs x%u", s, m), 2);
+}
+
+static void test_gpu_poll_points_built_ahead(void **state)
+{
+    (void)state;
+    const int gi = gpu_index();
+    if (gi < 0)
+        skip();
+    snprintf(dir, sizeof(dir), "/tmp/rtmgr-test-calibgpu-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(cache, sizeof(cache), "%s/cache", dir);
+    snprintf(profile, sizeof(profile), "%s/g.yaml", dir);
+    assert_int_equal(setenv("RTM_CACHE_DIR", cache, 1), 0);
+    char dev[16];
+    snprintf(dev, sizeof(dev), "%d", gi);
+    const char *args[] = {"calibrate", "-o", profile, "--device", dev, "--no-cpu",
+                          "--kernels", "manoeuvre,last_chance", NULL};
+    const int rc = cli_run(args, dir, out, sizeof(out), err, sizeof(err));
+    if (rc != 0)
+        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
+    assert_int_equal(rc, 0);
+    cli_slurp(profile, yaml, sizeof(yaml));
+    /* both searched their period before their points, and every point loaded its program */
+    const char *kerns[] = {"manoeuvre", "last_chance"};
+    for (int i = 0; i < 2; i++) {
+        char key[96];
+        snprintf(key, sizeof(key), "gpu0: %s: poll every ", kerns[i]);
+        assert_non_null(strstr(yaml, key));
+        double s = -1;
+        unsigned m = 99;
+        points_builds("gpu0", kerns[i], &s, &m);
+        if (m != 0)
+            fprintf(stderr, "%s: %u builds on the path (%.2fs)\n", kerns[i], m, s);
+        assert_int_equal(m, 0);
+    }
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    unsetenv("RTM_CACHE_DIR");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cold_then_warm),
+        cmocka_unit_test(test_gpu_poll_points_built_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
