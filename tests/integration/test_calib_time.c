@@ -1,6 +1,6 @@
 /* test_calib_time.c — where `rtmgr calibrate`'s time goes, and the binary cache's part in
  * it (issue 4: calibrate < 60 s on the H100 machine). A full (not --quick) calibration of
- * two kernels (copy, spin) on every OpenCL device, twice with the same fresh program cache:
+ * two kernels (copy, spin) on OpenCL device 0, twice with the same fresh program cache:
  * - the summary line says how much of the run was program builds and how many programs
  *   were compiled or loaded from the cache;
  * - every kernel's time is in the profile's notes, phase by phase (sweep, points: builds,
@@ -13,10 +13,9 @@
  * - the first programs are built ahead in worker processes, one per core (drivers
  *   serialise their compiler within a process);
  * - on a GPU (skipped where there is none: PoCL in CI; the H100 machine with
- *   RTM_PLATFORM=NVIDIA), a loop-polling kernel's points run the poll period its search
- *   chose, a build option: their programs are built ahead at that period, and none is
- *   compiled on the path (session 54; before, they were queued at the default period and
- *   the H100 compiled manoeuvre's 0.6-1.0 s each on the path). */
+ *   a GPU-type device in `rtmgr devices`), a loop-polling kernel's points run the poll
+ *   period its search chose, a build option: their programs are built ahead at that
+ *   period, not at another one and then again on the path (session 54). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +27,6 @@
 
 #include <cmocka.h>
 
-#include "rtmgr/ocl.h"
 #include "tests/cli_fixture.h"
 
 static char dir[64], cache[96], profile[128];
@@ -36,7 +34,9 @@ static char out[1 << 16], err[1 << 16], yaml[1 << 17];
 
 static int run_calibrate(void)
 {
-    const char *args[] = {"calibrate", "-o", profile, "--kernels", "copy,spin", "--no-cpu", NULL};
+    /* device 0: PoCL in CI and on the H100 machine (whose GPU is device 1) */
+    const char *args[] = {"calibrate", "-o",        profile,  "--kernels", "copy,spin",
+                          "--no-cpu",  "--device", "0",      NULL};
     const int rc = cli_run(args, dir, out, sizeof(out), err, sizeof(err));
     if (rc != 0)
         fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
@@ -141,34 +141,54 @@ static void test_cold_then_warm(void **state)
 }
 
 /* The index (`rtmgr devices` order) of the first OpenCL device that is not a CPU, -1 if
- * none. */
+ * none: from `rtmgr devices`, not from OpenCL in this process (the ICD loader may cut
+ * its environment variables in place, and the children run with this environment). */
 static int gpu_index(void)
 {
-    rtm_ocl_info_t infos[RTM_MAX_DEVICES];
-    uint32_t n = 0;
-    if (rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n) != RTM_OK)
+    static char dout[1 << 16], derr[4096];
+    char tmp[] = "/tmp/rtmgr-test-devices-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    const char *args[] = {"devices", NULL};
+    const int rc = cli_run(args, tmp, dout, sizeof(dout), derr, sizeof(derr));
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+    if (rc != 0)
         return -1;
-    for (uint32_t i = 0; i < n; i++)
-        if (!(infos[i].type & CL_DEVICE_TYPE_CPU))
-            return (int)i;
+    int index = -1;
+    for (const char *l = dout; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        int i;
+        char type[32];
+        if (sscanf(l, " [%d]", &i) == 1)
+            index = i;
+        else if (index >= 0 && sscanf(l, " type %31s", type) == 1 && strcmp(type, "CPU") != 0)
+            return index;
+    }
     return -1;
 }
 
-/* The points' phase of a kernel's time note ("... N points Ts (parallel prebuild ..., builds
- * Bs xM, ...") in the profile: the builds on the path, seconds and count. */
-static void points_builds(const char *dev, const char *kern, double *s, unsigned *m)
+/* The options of a build line's program with its in-loop poll period cut out. */
+static void without_poll(const char *opts, char *dst, size_t len)
 {
-    char key[96];
-    snprintf(key, sizeof(key), "%s: %s time ", dev, kern);
-    const char *t = strstr(yaml, key);
-    assert_non_null(t);
-    const char *pts = strstr(t, " points ");
-    assert_non_null(pts);
-    const char *b = strstr(pts, "builds ");
-    assert_non_null(b);
-    assert_int_equal(sscanf(b, "builds %lfs x%u", s, m), 2);
+    const char *p = strstr(opts, "-DRTM_POLL_EVERY=");
+    if (!p) {
+        snprintf(dst, len, "%s", opts);
+        return;
+    }
+    const char *q = p + strlen("-DRTM_POLL_EVERY=");
+    while (*q >= '0' && *q <= '9')
+        q++;
+    snprintf(dst, len, "%.*s%s", (int)(p - opts), opts, q);
 }
 
+static char log_err[1 << 21];
+
+/* RTM_CL_LOG=1's build lines "rtmgr[PID]: built 'KERNEL' with 'OPTIONS'" of a cold GPU
+ * calibration of two loop-polling kernels: no program of calibrate's own process (the
+ * one that built the build-time figure's RTM_CALIB_NONCE programs) was built by a build
+ * worker at another poll period, as the points' programs were queued before session 54
+ * (at the default period: the H100 compiled manoeuvre's 33- and 7701-target points again
+ * on the path, 0.6-1.0 s each). */
 static void test_gpu_poll_points_built_ahead(void **state)
 {
     (void)state;
@@ -180,28 +200,50 @@ static void test_gpu_poll_points_built_ahead(void **state)
     snprintf(cache, sizeof(cache), "%s/cache", dir);
     snprintf(profile, sizeof(profile), "%s/g.yaml", dir);
     assert_int_equal(setenv("RTM_CACHE_DIR", cache, 1), 0);
+    assert_int_equal(setenv("RTM_CL_LOG", "1", 1), 0);
     char dev[16];
     snprintf(dev, sizeof(dev), "%d", gi);
     const char *args[] = {"calibrate", "-o", profile, "--device", dev, "--no-cpu",
                           "--kernels", "manoeuvre,last_chance", NULL};
-    const int rc = cli_run(args, dir, out, sizeof(out), err, sizeof(err));
+    const int rc = cli_run(args, dir, out, sizeof(out), log_err, sizeof(log_err));
+    unsetenv("RTM_CL_LOG");
     if (rc != 0)
-        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
+        fprintf(stderr, "calibrate exited %d:\n%.4000s\n", rc, log_err);
     assert_int_equal(rc, 0);
     cli_slurp(profile, yaml, sizeof(yaml));
-    /* both searched their period before their points, and every point loaded its program */
-    const char *kerns[] = {"manoeuvre", "last_chance"};
-    for (int i = 0; i < 2; i++) {
-        char key[96];
-        snprintf(key, sizeof(key), "gpu0: %s: poll every ", kerns[i]);
-        assert_non_null(strstr(yaml, key));
-        double s = -1;
-        unsigned m = 99;
-        points_builds("gpu0", kerns[i], &s, &m);
-        if (m != 0)
-            fprintf(stderr, "%s: %u builds on the path (%.2fs)\n", kerns[i], m, s);
-        assert_int_equal(m, 0);
+    assert_non_null(strstr(yaml, "gpu0: manoeuvre: poll every "));
+    assert_non_null(strstr(yaml, "gpu0: last_chance: poll every "));
+    /* the build lines: pid, kernel, options without the period, the whole options */
+    enum { MAXB = 512 };
+    static int pid[MAXB];
+    static char kern[MAXB][32], opts[MAXB][1024], base[MAXB][1024];
+    int n = 0, self = -1;
+    for (const char *l = log_err; l && *l && n < MAXB;
+         l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (sscanf(l, "rtmgr[%d]: built '%31[^']' with '%1023[^']'", &pid[n], kern[n],
+                   opts[n]) != 3)
+            continue;
+        if (strstr(opts[n], "RTM_CALIB_NONCE"))
+            self = pid[n];
+        without_poll(opts[n], base[n], sizeof(base[n]));
+        n++;
     }
+    assert_true(self > 0);
+    unsigned own = 0;
+    for (int i = 0; i < n; i++) {
+        if (pid[i] != self || (strcmp(kern[i], "manoeuvre") && strcmp(kern[i], "last_chance")))
+            continue;
+        own++;
+        for (int j = 0; j < n; j++)
+            if (pid[j] != self && strcmp(kern[j], kern[i]) == 0 &&
+                strcmp(base[j], base[i]) == 0 && strcmp(opts[j], opts[i]) != 0) {
+                fprintf(stderr, "%s built on the path:\n  %s\nafter a worker built it at another "
+                                "period:\n  %s\n", kern[i], opts[i], opts[j]);
+                fail();
+            }
+    }
+    fprintf(stderr, "%d builds logged; calibrate's own process built %u of the two kernels'\n", n,
+            own);
     char cmd[256];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
