@@ -99,8 +99,9 @@ static void test_cold_then_warm(void **state)
                          3);
         assert_int_equal(built, 2);
         /* worker processes only when the batch's builds one after another would take
-         * 0.5 s or more by the measured build time c (PoCL's own cache can make it less) */
-        assert_true(procs == 2 || procs == 0);
+         * 0.5 s or more by the measured build time c (PoCL's own cache can make it less),
+         * then one per host core (the H100 machine's 16 with a cold PoCL cache) */
+        assert_true(procs == 0 || procs == (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
     }
     /* the per-kernel and per-device time notes */
     assert_non_null(strstr(yaml, "ocl0: copy time "));
