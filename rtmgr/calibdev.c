@@ -1985,7 +1985,6 @@ static void dev_poll_first(devcal_t *x, uint32_t ki)
     dpred_t p;
     (void)dev_kernel_tune(x, ki, &tune, &p);
     dev_poll_kernel(x, ki, tune, &p);
-    x->polled[ki] = true;
     x->sweep[ki] = KSWEEP_SWEPT;
     rtm_calib_dev_queue_points(x, ki, tune, &p, PRE_POINTS);
 }
@@ -2012,7 +2011,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
         snprintf(sweep_t, sizeof(sweep_t), "in the first pass, %s", x->swept_note[ki]);
     else if (!c->o->quick && choice)
         tune = dev_kernel_sweep(x, ki, tune, &p, budget, sweep_t, sizeof(sweep_t));
-    if (!x->polled[ki])
+    if (x->sweep[ki] != KSWEEP_SWEPT) /* a SWEPT loop-polling kernel searched (dev_poll_first) */
         dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */

@@ -503,10 +503,8 @@ typedef struct {
      * catalogue before its points' programs are queued (prebuild_list; FIRST until done,
      * then SWEPT with the tuning it chose and its note; a loop-polling kernel POLL between
      * the two: swept, its poll search's programs queued, the search and the queue of its
-     * points' programs at the period it chooses to come) */
+     * points' programs at the period it chooses to come; a SWEPT one has searched) */
     enum { KSWEEP_INLINE = 0, KSWEEP_FIRST, KSWEEP_POLL, KSWEEP_SWEPT } sweep[RTM_MAX_KERNELS];
-    bool polled[RTM_MAX_KERNELS]; /* its poll search done before its points (dev_kernel's
-                                   * skipped) */
     rtm_tune_t swept_tune[RTM_MAX_KERNELS];
     char swept_note[RTM_MAX_KERNELS][240];
     /* the transfer spans the fit is made from (calibdev.c dev_transfers): sizes x, jobs

@@ -141,6 +141,13 @@ static void test_cold_then_warm(void **state)
     unsetenv("RTM_CACHE_DIR");
 }
 
+/* The line after the one at l in a NUL-terminated text, NULL after the last. */
+static const char *next_line(const char *l)
+{
+    const char *nl = strchr(l, '\n');
+    return nl ? nl + 1 : NULL;
+}
+
 /* The index (`rtmgr devices` order) of the first OpenCL device that is not a CPU, -1 if
  * none: from `rtmgr devices`, not from OpenCL in this process (the ICD loader may cut
  * its environment variables in place, and the children run with this environment). */
@@ -157,7 +164,7 @@ static int gpu_index(void)
     if (rc != 0)
         return -1;
     int index = -1;
-    for (const char *l = dout; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    for (const char *l = dout; l && *l; l = next_line(l)) {
         int i;
         char type[32];
         if (sscanf(l, " [%d]", &i) == 1)
@@ -219,8 +226,7 @@ static void test_gpu_poll_points_built_ahead(void **state)
     static int pid[MAXB];
     static char kern[MAXB][32], opts[MAXB][1024], base[MAXB][1024];
     int n = 0, self = -1;
-    for (const char *l = log_err; l && *l && n < MAXB;
-         l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    for (const char *l = log_err; l && *l && n < MAXB; l = next_line(l)) {
         if (sscanf(l, "rtmgr[%d]: built '%31[^']' with '%1023[^']'", &pid[n], kern[n],
                    opts[n]) != 3)
             continue;

@@ -1,5 +1,5 @@
-/* diag_file.h — the diagnostics' one shared piece (board/h100/diag, not part of rtmgr):
- * a whole file read into a NUL-terminated buffer. */
+/* diag_file.h — the diagnostics' file reading (board/h100/diag, not part of rtmgr): a
+ * whole file read into a NUL-terminated buffer. */
 #ifndef RTM_DIAG_FILE_H
 #define RTM_DIAG_FILE_H
 

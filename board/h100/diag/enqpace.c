@@ -16,22 +16,19 @@
 #include "rtmgr/kernel.h"
 #include "rtmgr/ocl.h"
 #include "rtmgr/stats.h"
-#include "tests/ocl_fixture.h"
+#include "board/h100/diag/diag_grid.h"
 #include "rtmgr/os.h"
 
 #define R 15
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
     rtm_ocl_dev_t d;
-    if (ocl_open_first(&d) != RTM_OK) return 1; /* RTM_PLATFORM picks the platform */
-    printf("device %s\n", d.info.name);
-    const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
+    const rtm_kernel_t *kern = diag_grid_open(&d);
+    if (!kern) return 1;
     for (int ai = 1; ai < argc; ai++) {
         const int w = atoi(argv[ai]);
-        int64_t size[RTM_SIZE_KEYS_MAX] = {w, 512, 128};
         rtm_calib_inst_t in;
-        if (rtm_calib_inst_make(&in, kern, size, kern->tune_default, 101) != RTM_OK) return 1;
+        if (diag_grid_inst(&in, kern, w, 128, 101) != RTM_OK) return 1;
         rtm_kexec_t x;
         const rtm_kexec_opts_t o = rtm_kexec_calib_opts(NULL);
         if (rtm_kexec_create_ex(&x, &d, &in.k, &o) != RTM_OK) return 1;

@@ -21,7 +21,7 @@
 #include "rtmgr/kernel.h"
 #include "rtmgr/ocl.h"
 #include "rtmgr/stats.h"
-#include "tests/ocl_fixture.h"
+#include "board/h100/diag/diag_grid.h"
 #include "rtmgr/board.h"
 #include "rtmgr/preempt.h"
 #include "rtmgr/model.h"
@@ -30,11 +30,9 @@
 
 int main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
     rtm_ocl_dev_t d;
-    if (ocl_open_first(&d) != RTM_OK) return 1; /* RTM_PLATFORM picks the platform */
-    printf("device %s\n", d.info.name);
-    const rtm_kernel_t *kern = rtm_kernel_find("grid_path");
+    const rtm_kernel_t *kern = diag_grid_open(&d);
+    if (!kern) return 1;
     rtm_board_t board; rtm_diag_t diag;
     memset(&diag, 0, sizeof diag);
     if (rtm_board_load(argv[1], &board, &diag) != RTM_OK) { printf("board?\n"); return 1; }
@@ -47,9 +45,8 @@ int main(int argc, char **argv)
     for (int ai = 4; ai < argc; ai++) {
         const int w = atoi(argv[ai]);
         for (int si = 0; si < seeds; si++) { const int seed = seedv[si];
-            int64_t size[RTM_SIZE_KEYS_MAX] = {w, 512, L};
             rtm_calib_inst_t in;
-            if (rtm_calib_inst_make(&in, kern, size, kern->tune_default, (uint64_t)seed) != RTM_OK) { printf("make failed\n"); return 1; }
+            if (diag_grid_inst(&in, kern, w, L, (uint64_t)seed) != RTM_OK) { printf("make failed\n"); return 1; }
             rtm_kexec_t x;
             rtm_kexec_opts_t o = rtm_kexec_calib_opts(NULL);
             rtm_model_job_t job; rtm_model_pred_t pr;
