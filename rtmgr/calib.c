@@ -461,6 +461,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     if (st == RTM_OK && !opts->no_cpu) {
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / ((double)n_order + 1.0);
+        c.cpu_defer = n_order > 0;
         st = rtm_calib_cpu(&c, board);
     }
     /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
@@ -513,6 +514,10 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         if (ahead[i].started)
             pthread_join(ahead[i].th, NULL);
     free(runs);
+    /* the CPU pool's passes a busy host disturbed, again on the host the devices left */
+    const rtm_status_t lst = rtm_calib_cpu_late(&c, board);
+    if (st == RTM_OK)
+        st = lst;
     if (st == RTM_OK)
         round_board(board);
     rec->seconds = rtm_calib_now() - t0;

@@ -339,6 +339,10 @@ typedef struct {
      * CPU time is this run's: cal_load_mark) */
     const rtm_builder_t *bg[RTM_MAX_DEVICES];
     uint32_t n_bg;
+    /* devices follow the CPU section: passes the host disturbed there are run again after
+     * them (calibcpu.c), on the CPU pool's kernels kept in cpu_late (NULL: none) */
+    bool cpu_defer;
+    struct cpu_late *cpu_late;
 } cal_t;
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown. */
@@ -710,5 +714,8 @@ void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all)
 void rtm_calib_cpu_pool(const cal_t *c, rtm_board_t *b);
 /* The CPU section of the run: threads, micro-kernels, pool overheads, kernels' twins. */
 rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b);
+/* The CPU pool's passes rtm_calib_cpu left for after the devices (c->cpu_late), and
+ * their kernels' fits; nothing when none were left. */
+rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b);
 
 #endif
