@@ -446,17 +446,19 @@ typedef rtm_status_t (*measure_fn)(val_t *v, void *ctx, vpoint_t *p, bool first)
  * sections): validation's errors on the H100 host moved with its hypervisor's steal as
  * calibration's did (the CPU's 8.4 to 15.0 % over four same-machine runs, session 29),
  * and a reader needs to tell the model's error from the machine's. */
-static void load_note(const val_t *v, const char *device, const load_mark_t *m0)
+static void load_note(const val_t *v, const char *device, int round, const load_mark_t *m0)
 {
     load_mark_t m1;
     rtm_calib_load_mark(&m1, 0.0);
     double wall, others, steal;
     if (!v->o->log || !rtm_calib_load_since(m0, &m1, &wall, &others, &steal))
         return;
+    char what[32];
+    snprintf(what, sizeof(what), round > 0 ? "over round %d" : "while validating it", round);
     fprintf(v->o->log,
-            "rtmgr: validate: %s: host load while validating it (%.1fs): other processes and "
+            "rtmgr: validate: %s: host load %s (%.1fs): other processes and "
             "interrupts %.2f cores, stolen by the hypervisor %.2f cores, of %d%s\n",
-            device, wall, others, steal, rtm_os_cpu_count(),
+            device, what, wall, others, steal, rtm_os_cpu_count(),
             others > RTM_CALIB_LOAD_WARN_CORES || steal > RTM_CALIB_LOAD_WARN_CORES
                 ? " (WARNING: a busy host: its measured times may be slow)"
                 : "");
@@ -471,6 +473,8 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
         if (v->o->log) /* the table comes once every round is in */
             fprintf(v->o->log, "rtmgr: validate: %s: round %d of %d (%u points)\n", device,
                     round + 1, VAL_ROUNDS, np);
+        load_mark_t round_load; /* each round's too: which round a busy spell hit */
+        rtm_calib_load_mark(&round_load, 0.0);
         for (uint32_t i = 0; i < np; i++) {
             vpoint_t *p = &pts[i];
             if (p->failed || p->stop || (round > 0 && p->n == 0))
@@ -492,8 +496,9 @@ static rtm_status_t run_rounds(val_t *v, void *ctx, measure_fn measure, vpoint_t
                     break;
             }
         }
+        load_note(v, device, round + 1, &round_load);
     }
-    load_note(v, device, &load);
+    load_note(v, device, 0, &load);
     return add_points(v, pts, np);
 }
 

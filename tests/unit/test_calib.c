@@ -330,6 +330,12 @@ static void test_validate_load_noted(void **state)
         fprintf(stderr, "validation's log:\n%s\n", err);
     assert_non_null(note);
     assert_non_null(strstr(note, "stolen by the hypervisor"));
+    /* and each round's, before the whole device's (session 55) */
+    const char *r1 = strstr(err, "rtmgr: validate: cpu: host load over round 1 (");
+    const char *r3 = strstr(err, "rtmgr: validate: cpu: host load over round 3 (");
+    assert_non_null(r1);
+    assert_non_null(r3);
+    assert_true(r1 < r3 && r3 < note);
 }
 
 /* The passes of the CPU pool's kernel points over which the host was busy (other
