@@ -75,7 +75,8 @@ rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double 
  * first pass is judged kernel by kernel (about 0.5 s each), the later ones over the
  * catalogue (about 1.3 s each there): /proc/stat counts in 10 ms ticks, which on 16 cores
  * put +-0.5 cores of others' load into the 80 ms of one kernel's later pass.
- * RTM_CALIB_BUSY_PASSES=1,3 counts those passes busy (fault injection for the tests). */
+ * RTM_CALIB_BUSY_PASSES=1,3 counts those passes busy and no other (fault injection for
+ * the tests). */
 #define PASSES_MAX 6
 #define PASS_BUSY_CORES 0.25
 #define QUIET_MIN_JOBS 6
@@ -667,8 +668,8 @@ static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck, uint32_t *dr
                            &b->cpu_ktune[ck->p.ki], &c->rec->cpu_k[ck->p.ki]);
 }
 
-/* Whether the host was busy since *m0 (cores taken by others and stolen into *cores), or
- * pass `pass` is one RTM_CALIB_BUSY_PASSES names (1-based). Others' share is the host's
+/* Whether the host was busy since *m0 (cores taken by others and stolen into *cores); with
+ * RTM_CALIB_BUSY_PASSES set, whether it names pass `pass` (1-based), whatever the load. Others' share is the host's
  * busy time, counted in clock ticks per CPU, less this process's own, counted exactly:
  * up to a tick at either end of each CPU's count is not load, and is taken off (the H100
  * host's first passes, about 0.5 s a kernel, showed up to 0.53 cores in a section whose
@@ -687,7 +688,9 @@ static bool host_busy(const cal_t *c, const load_mark_t *m0, int pass, double *c
     const char *forced = getenv("RTM_CALIB_BUSY_PASSES");
     char name[16];
     snprintf(name, sizeof(name), "%d", pass + 1);
-    return *cores > PASS_BUSY_CORES || (forced && *forced && rtm_calib_wanted(forced, name));
+    if (forced && *forced) /* the injected passes alone, whatever the host's load */
+        return rtm_calib_wanted(forced, name);
+    return *cores > PASS_BUSY_CORES;
 }
 
 /* Later pass `pass` over the kernels (those short of quiet jobs alone when `short_only`);
