@@ -63,9 +63,8 @@ rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double 
 
 /* Passes the host disturbed (session 55). A pass over which other processes and the
  * hypervisor took more than PASS_BUSY_CORES of the host (cal_load_mark, less the counters'
- * ticks: host_busy) is a busy pass:
- * its jobs are left out of a point's median wherever PASS_REPS or more jobs of quiet
- * passes remain. A kernel one of whose points holds fewer than QUIET_MIN_JOBS quiet
+ * ticks: host_busy) is a busy pass: its jobs are left out of a point's median wherever
+ * PASS_REPS or more jobs of quiet passes remain. A kernel one of whose points holds fewer than QUIET_MIN_JOBS quiet
  * jobs is passed again, up to PASSES_MAX passes in all: after the devices' sections when
  * devices follow (rtm_calib_cpu_late, at most LATE_MAX_S), at once within the section's
  * time when none do. A hypervisor's spell on the H100 host lasts tens of seconds: right
@@ -669,11 +668,11 @@ static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck, uint32_t *dr
 }
 
 /* Whether the host was busy since *m0 (cores taken by others and stolen into *cores); with
- * RTM_CALIB_BUSY_PASSES set, whether it names pass `pass` (1-based), whatever the load. Others' share is the host's
- * busy time, counted in clock ticks per CPU, less this process's own, counted exactly:
- * up to a tick at either end of each CPU's count is not load, and is taken off (the H100
- * host's first passes, about 0.5 s a kernel, showed up to 0.53 cores in a section whose
- * 13.9 s held 0.01, session 55). */
+ * RTM_CALIB_BUSY_PASSES set, whether it names pass `pass` (1-based), whatever the load.
+ * Others' share is the host's busy time, counted in clock ticks per CPU, less this
+ * process's own, counted exactly: up to a tick at either end of each CPU's count is not
+ * load, and is taken off (the H100 host's first passes, about 0.5 s a kernel, showed up
+ * to 0.53 cores in a section whose 13.9 s held 0.01, session 55). */
 static bool host_busy(const cal_t *c, const load_mark_t *m0, int pass, double *cores)
 {
     load_mark_t m1;
@@ -696,7 +695,7 @@ static bool host_busy(const cal_t *c, const load_mark_t *m0, int pass, double *c
 /* Later pass `pass` over the kernels (those short of quiet jobs alone when `short_only`);
  * the host's load over it marks it busy for each kernel it ran. */
 static rtm_status_t cpu_pass(const cal_t *c, ckern_t *ks, uint32_t nk, int pass, bool short_only,
-                             double *inst_s, double *cores)
+                             double *inst_s)
 {
     load_mark_t m0;
     cal_load_mark(c, &m0);
@@ -707,12 +706,13 @@ static rtm_status_t cpu_pass(const cal_t *c, ckern_t *ks, uint32_t nk, int pass,
             ran[ki] = true;
             st = cpu_kernel_pass(&ks[ki], pass, inst_s);
         }
-    const bool busy = host_busy(c, &m0, pass, cores);
+    double cores = 0.0;
+    const bool busy = host_busy(c, &m0, pass, &cores);
     for (uint32_t ki = 0; ki < nk && ki < RTM_MAX_KERNELS; ki++)
         if (ran[ki]) {
             ks[ki].ran |= 1u << pass;
             ks[ki].busy[pass] = busy;
-            ks[ki].load[pass] = *cores;
+            ks[ki].load[pass] = cores;
         }
     return st;
 }
@@ -783,17 +783,17 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
             ks[ki].busy[0] = host_busy(c, &m0, 0, &ks[ki].load[0]);
         }
     const double t0 = rtm_calib_now();
-    double inst_s = 0.0, cores = 0.0;
+    double inst_s = 0.0;
     int pass = 1;
     for (; st == RTM_OK && pass < PASSES; pass++)
-        st = cpu_pass(c, ks, nk, pass, false, &inst_s, &cores);
+        st = cpu_pass(c, ks, nk, pass, false, &inst_s);
     /* no devices to wait for: more passes now, while the section's time lasts */
     double last = (rtm_calib_now() - t0) / (PASSES - 1);
     for (; st == RTM_OK && !c->cpu_defer && pass < PASSES_MAX && any_short(ks, nk) &&
            rtm_calib_now() + last < c->deadline;
          pass++) {
         const double tp = rtm_calib_now();
-        st = cpu_pass(c, ks, nk, pass, true, &inst_s, &cores);
+        st = cpu_pass(c, ks, nk, pass, true, &inst_s);
         last = rtm_calib_now() - tp;
     }
     if (st == RTM_OK && c->cpu_defer && (pool_busy || any_short(ks, nk))) {
@@ -827,11 +827,10 @@ rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b)
     if (st == RTM_OK && late->pool_busy)
         st = cpu_pool_overheads(c, b, b->threads);
     int pass = late->passes;
-    double cores = 0.0;
     for (; st == RTM_OK && pass < PASSES_MAX && any_short(late->ks, late->nk) &&
            rtm_calib_now() - t0 < LATE_MAX_S;
          pass++)
-        st = cpu_pass(c, late->ks, late->nk, pass, true, &late->inst_s, &cores);
+        st = cpu_pass(c, late->ks, late->nk, pass, true, &late->inst_s);
     if (started)
         rtm_pool_stop_as_run(&cal_pool, &sched);
     /* the fits from what was measured, whatever the passes' end */
