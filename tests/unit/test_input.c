@@ -529,7 +529,10 @@ static void test_file_paced(void **state)
     assert_int_equal(st.nmea.rmc, 7);
     assert_int_equal(st.targets.own_updates, 7);
     assert_true(took >= 480 * MS && took < 3000 * MS); /* never faster than the log */
-    assert_int_equal(st.in.waits, 5);
+    /* 5 waits, fewer where the input thread reached a step's time already late: a stall of
+     * 100 ms or more (CI's 2 cores with another test beside it, session 55: 4 waits in
+     * 510 ms); the replay still never runs ahead of the log (took, above) */
+    assert_true(st.in.waits >= 1 && st.in.waits <= 5);
     assert_int_equal(st.in.time_jumps, 1);
     assert_true(timed_stop() < STOP_MAX_NS);
 
