@@ -62,10 +62,10 @@ rtm_status_t rtm_calib_pool_time(rtm_pool_t *pool, const rtm_kinst_t *k, double 
 #define PASS_SEED 0x9a55u
 
 /* Passes the host disturbed (session 55). A pass over which other processes and the
- * hypervisor took more than PASS_BUSY_CORES of the host (cal_load_mark, less the counters'
- * ticks: host_busy) is a busy pass: its jobs are left out of a point's median wherever
- * PASS_REPS or more jobs of quiet passes remain. A kernel one of whose points holds fewer than QUIET_MIN_JOBS quiet
- * jobs is passed again, up to PASSES_MAX passes in all: after the devices' sections when
+ * hypervisor took more than PASS_BUSY_CORES of the host (cal_load_mark) is a busy pass:
+ * its jobs are left out of a point's median wherever PASS_REPS or more jobs of quiet
+ * passes remain. A kernel one of whose points holds fewer than QUIET_MIN_JOBS quiet jobs
+ * is passed again, up to PASSES_MAX passes in all: after the devices' sections when
  * devices follow (rtm_calib_cpu_late, at most LATE_MAX_S), at once within the section's
  * time when none do. A hypervisor's spell on the H100 host lasts tens of seconds: right
  * after the machine started it stole 1.03 cores over a whole 15.8 s CPU section, 1.3-2.0
@@ -601,35 +601,44 @@ static bool keeps_busy(const ckern_t *ck)
     return false;
 }
 
+/* Whether point i's job j counts: it ran in a quiet pass, or its kernel keeps them all. */
+static bool job_kept(const ckern_t *ck, const plog_t *l, uint32_t j, bool all)
+{
+    return all || !ck->busy[l->pass[j]];
+}
+
 /* Point i's jobs of the passes the host left quiet into s (n of them); all its jobs when
- * fewer than `least` are, or the kernel keeps its busy ones. Returns how many were quiet
- * (all of them for such a kernel). */
-static uint32_t point_jobs(const ckern_t *ck, uint32_t i, uint32_t least, double *s, uint32_t *n)
+ * fewer than PASS_REPS are, or the kernel keeps its busy ones. */
+static void point_jobs(const ckern_t *ck, uint32_t i, double *s, uint32_t *n)
 {
     const plog_t *l = &ck->log[ck->src[i]];
     const bool all = keeps_busy(ck);
     uint32_t q = 0;
     for (uint32_t j = 0; j < l->n; j++)
-        if (all || !ck->busy[l->pass[j]])
+        if (job_kept(ck, l, j, all))
             s[q++] = l->s[j];
-    if (q < least) {
+    if (q < PASS_REPS) {
         memcpy(s, l->s, sizeof(double) * l->n);
-        *n = l->n;
-    } else {
-        *n = q;
+        q = l->n;
     }
-    return q;
+    *n = q;
 }
 
 /* Whether kernel ck wants another pass: one of its passed points holds fewer than
- * QUIET_MIN_JOBS jobs of quiet passes. */
+ * QUIET_MIN_JOBS jobs that count (job_kept). */
 static bool cpu_kernel_short(const ckern_t *ck)
 {
-    double s[PASS_SAMPLES];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ck->n; i++)
-        if (ck->src[i] >= 0 && point_jobs(ck, i, 0, s, &n) < QUIET_MIN_JOBS)
+    const bool all = keeps_busy(ck);
+    for (uint32_t i = 0; i < ck->n; i++) {
+        if (ck->src[i] < 0)
+            continue;
+        const plog_t *l = &ck->log[ck->src[i]];
+        uint32_t q = 0;
+        for (uint32_t j = 0; j < l->n; j++)
+            q += job_kept(ck, l, j, all);
+        if (q < QUIET_MIN_JOBS)
             return true;
+    }
     return false;
 }
 
@@ -644,7 +653,7 @@ static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck, uint32_t *dr
             continue;
         double s[PASS_SAMPLES];
         uint32_t n = 0;
-        (void)point_jobs(ck, i, PASS_REPS, s, &n);
+        point_jobs(ck, i, s, &n);
         *dropped += ck->log[ck->src[i]].n - n;
         rtm_calib_fig_t f;
         ck->pts[i].t = rtm_calib_summary(s, n, &f);
@@ -668,22 +677,13 @@ static void cpu_kernel_store(cal_t *c, rtm_board_t *b, ckern_t *ck, uint32_t *dr
 }
 
 /* Whether the host was busy since *m0 (cores taken by others and stolen into *cores); with
- * RTM_CALIB_BUSY_PASSES set, whether it names pass `pass` (1-based), whatever the load.
- * Others' share is the host's busy time, counted in clock ticks per CPU, less this
- * process's own, counted exactly: up to a tick at either end of each CPU's count is not
- * load, and is taken off (the H100 host's first passes, about 0.5 s a kernel, showed up
- * to 0.53 cores in a section whose 13.9 s held 0.01, session 55). */
+ * RTM_CALIB_BUSY_PASSES set, whether it names pass `pass` (1-based), whatever the load. */
 static bool host_busy(const cal_t *c, const load_mark_t *m0, int pass, double *cores)
 {
     load_mark_t m1;
     cal_load_mark(c, &m1);
     double wall = 0, others = 0, steal = 0;
-    *cores = 0.0;
-    if (rtm_calib_load_since(m0, &m1, &wall, &others, &steal)) {
-        const long hz = sysconf(_SC_CLK_TCK);
-        const double ticks = hz > 0 ? 2.0 * rtm_os_cpu_count() / (double)hz / wall : 0.0;
-        *cores = fmax(0.0, others - ticks) + steal;
-    }
+    *cores = rtm_calib_load_since(m0, &m1, &wall, &others, &steal) ? others + steal : 0.0;
     const char *forced = getenv("RTM_CALIB_BUSY_PASSES");
     char name[16];
     snprintf(name, sizeof(name), "%d", pass + 1);
@@ -796,13 +796,14 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
         st = cpu_pass(c, ks, nk, pass, true, &inst_s);
         last = rtm_calib_now() - tp;
     }
-    if (st == RTM_OK && c->cpu_defer && (pool_busy || any_short(ks, nk))) {
+    const bool kernels_short = st == RTM_OK && any_short(ks, nk);
+    if (st == RTM_OK && c->cpu_defer && (pool_busy || kernels_short)) {
         struct cpu_late *late = calloc(1, sizeof(*late));
         if (late) {
             *late = (struct cpu_late){ks, nk, pass, pool_busy, rtm_calib_now() - t0, inst_s};
             c->cpu_late = late;
             cal_say(c, "cpu: the host was busy: %s measured again after the devices",
-                    any_short(ks, nk) ? "kernels' points" : "the pool overheads");
+                    kernels_short ? "kernels' points" : "the pool overheads");
             return RTM_OK;
         }
     }

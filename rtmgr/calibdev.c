@@ -2359,8 +2359,9 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     r->ph[5] = tk - tp;
     /* each step the first kernel, in the catalogue's order, whose programs are built:
      * its sweep (a kernel of KSWEEP_FIRST: the points' programs wait for its tuning), its
-     * poll search (KSWEEP_POLL: they wait for its period), else its points; while none is, the build workers' next acknowledgement is waited
-     * for (none pending: the first kernel, compiling what it lacks). A kernel whose jobs
+     * poll search (KSWEEP_POLL: they wait for its period), else its points; while none
+     * is, the build workers' next acknowledgement is waited for (none pending: the first
+     * kernel, compiling what it lacks). A kernel whose jobs
      * the host paces waits for the whole batch (its times are the host's). On the H100
      * the sweeps in order had waited 2.2-2.5 s for their candidates (session 50). */
     bool done[RTM_MAX_KERNELS] = {false};

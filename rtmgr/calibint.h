@@ -286,8 +286,9 @@ typedef struct {
 } load_mark_t;
 /* The mark now; `extra_self`: CPU seconds of workers this run waits for (its own load). */
 void rtm_calib_load_mark(load_mark_t *m, double extra_self);
-/* From m0 to m1: wall seconds, and the cores other processes and interrupts took and the
- * hypervisor stole. False when either mark or the interval is unknown. */
+/* From m0 to m1: wall seconds, and the cores other processes and interrupts took (less
+ * the counters' tick at either end of each CPU's count) and the hypervisor stole. False
+ * when either mark or the interval is unknown. */
 bool rtm_calib_load_since(const load_mark_t *m0, const load_mark_t *m1, double *wall,
                           double *others, double *steal);
 /* Other processes' or the hypervisor's share of the host (cores) above which a section's
