@@ -214,6 +214,28 @@ __attribute__((format(printf, 2, 3))) void cal_fallback(cal_t *c, const char *fm
     cal_note(c, "FALLBACK: %s", text);
 }
 
+/* ---- the run's time limit (opts.time_limit) ------------------------------------------ */
+
+cal_limit_t cal_limit(const cal_t *c, uint32_t left)
+{
+    if (!(c->limit_end > 0.0))
+        return c->squeeze_all ? CAL_SQUEEZED : CAL_FULL;
+    const double to_end = c->limit_end - rtm_calib_now();
+    if (to_end <= 0.0)
+        return CAL_SKIPPED;
+    return c->squeeze_all || to_end < (left + c->kernels_after) * SQUEEZED_KERNEL_S
+               ? CAL_SQUEEZED
+               : CAL_FULL;
+}
+
+void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, bool kept)
+{
+    c->rec->n_skipped++;
+    cal_fallback(c, "%s: kernel %s not measured: the run's time limit (%.4gs) reached; %s predict it",
+                 owner, kernel, c->o->time_limit,
+                 kept ? "the base profile's terms" : "no per-kernel terms: the generic model's");
+}
+
 void rtm_calib_load_mark(load_mark_t *m, double extra_self)
 {
     m->ok = rtm_os_cpu_times(&m->t);
@@ -398,10 +420,13 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
      * caller 21 us in a quiet process, 4 us in rtmgr run) */
     const bool held = !opts->no_rt && rtm_os_hold_cpu_latency_if_free(0);
     const double t0 = rtm_calib_now();
+    const char *squeeze = getenv("RTM_CALIB_SQUEEZE"); /* fault injection: the limit near */
     cal_t c = {.o = opts, .rec = rec,
                .targets = opts->quick ? cal_targets_quick : cal_targets_full,
                .n_targets = opts->quick ? N_OF(cal_targets_quick) : N_OF(cal_targets_full),
-               .t0 = t0, .deadline = t0};
+               .t0 = t0, .deadline = t0,
+               .limit_end = opts->time_limit > 0.0 ? t0 + opts->time_limit - LIMIT_RESERVE_S : 0.0,
+               .squeeze_all = squeeze && strcmp(squeeze, "1") == 0};
     double run_end = t0 + (opts->quick ? RUN_BUDGET_QUICK_S : RUN_BUDGET_S);
     rtm_ocl_info_t infos[RTM_MAX_DEVICES];
     uint32_t n = 0;
@@ -468,6 +493,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / ((double)n_order + 1.0);
         c.cpu_defer = n_order > 0;
+        c.kernels_after = n_order * cal_kernels_wanted(&c);
         st = rtm_calib_cpu(&c, board);
     }
     /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
@@ -480,6 +506,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const uint32_t i = order[oi];
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / n_order;
+        c.kernels_after = n_order * cal_kernels_wanted(&c);
         dst[oi] = rtm_calib_dev_first(&c, &infos[i], &board->dev[map[i]], map[i], (int)i,
                                       &runs[oi], NULL, false);
         run_end += rtm_calib_now() - t;
@@ -500,6 +527,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         rtm_board_dev_t *bd = &board->dev[map[i]];
         const uint32_t devs_left = n_order - oi;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / devs_left;
+        c.kernels_after = (devs_left - 1) * cal_kernels_wanted(&c);
         devrun_t *r = &runs[oi];
         /* a split device's share holds its first section too (run_end was extended by
          * it for the GPUs: before, that time was this device's; its catalogue given the
@@ -541,13 +569,22 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     rec->n_built = c.n_built;
     rec->n_loaded = c.n_loaded;
     rec->n_prebuilt = c.n_prebuilt;
+    char limit_t[160] = "";
+    if (opts->time_limit > 0.0)
+        snprintf(limit_t, sizeof(limit_t), "; time limit %.4gs: %u kernel(s) measured at two points, "
+                 "%u not measured", opts->time_limit, rec->n_squeezed, rec->n_skipped);
+    if (opts->time_limit > 0.0 || rec->n_squeezed)
+        cal_note(&c, "time limit %.4gs (0: none)%s: %u kernel(s) measured at two points (no sweep, "
+                     "poll search or extra point), %u not measured", opts->time_limit,
+                 c.squeeze_all ? ", RTM_CALIB_SQUEEZE: every kernel squeezed" : "",
+                 rec->n_squeezed, rec->n_skipped);
     /* builds: compiled in the measurements' kexecs, the parallel prebuild batches (wall)
      * and the build-time figure c; with a warm cache only c's builds remain */
     cal_say(&c, "finished in %.1fs: program builds %.1fs (%u compiled in kexecs %.1fs, %u "
                 "prebuilt in parallel %.1fs, build-time figure c %.1fs), %u cache loads %.1fs; "
-                "without builds %.1fs; %u fallback(s) to defaults%s",
+                "without builds %.1fs%s; %u fallback(s) to defaults%s",
             rec->seconds, rec->build_s, c.n_built, c.build_s, c.n_prebuilt, c.prebuild_s, c.cfig_s,
-            c.n_loaded, c.load_s, rec->seconds - rec->build_s, rec->fallbacks,
+            c.n_loaded, c.load_s, rec->seconds - rec->build_s, limit_t, rec->fallbacks,
             rec->fallbacks ? " (WARNING lines above, FALLBACK notes in the profile)" : "");
     if (rec->fallbacks && !opts->log)
         fprintf(stderr, "rtmgr: calibrate: %u fallback(s) to defaults\n", rec->fallbacks);

@@ -27,6 +27,11 @@
 #define RTM_CALIB_DEV_NONE (-2)
 /* Bytes of free-text notes a calibration record keeps for the profile's comment. */
 #define RTM_CALIB_NOTES_MAX 65536
+/* The time limit of a full calibration unless told otherwise (`--time-limit`), seconds:
+ * `rtmgr calibrate` is to finish within 60 s on the H100 machine, where a busy host had
+ * taken cold runs to 57-71 s (session 55); the profile's writing and the process's exit
+ * follow the run. A --quick run has none unless given one. */
+#define RTM_CALIB_TIME_LIMIT_S 58.0
 
 /* Hosts of at least this many cores calibrate (and run) the CPU worker pool on all
  * cores but one, unless told otherwise (opts.threads, or a base profile's choice). */
@@ -45,6 +50,10 @@ typedef struct {
                            * 0 = one per online core */
     bool no_rt;           /* the CPU pool under the caller's policy, not SCHED_FIFO as
                            * `rtmgr run` schedules it (rtm_pool_start_as_run) */
+    double time_limit;    /* seconds the whole run may take (0: no limit): near it the
+                           * kernels left are measured at two points each, past it not
+                           * at all (their terms kept from the base profile, else the
+                           * generic model's; each a FALLBACK note) */
 } rtm_calib_opts_t;
 
 /* Robustness record of one figure: the summary of its repetitions. For a fitted
@@ -78,6 +87,9 @@ typedef struct {
      * batches (wall) and the build-time figure c; loads from the binary cache apart */
     double build_s, load_s;
     uint32_t n_built, n_loaded, n_prebuilt;
+    /* kernels (of every section) the time limit cut: measured at two points each, and
+     * not measured */
+    uint32_t n_squeezed, n_skipped;
 } rtm_calib_record_t;
 
 /* Measures the model parameters of this computer into `board`: every OpenCL device

@@ -510,7 +510,7 @@ struct cpu_late {
 /* The first pass of kernel ki: its points into *ck (ck->n = 0 when the kernel is settled
  * already: no operations to time, or not calibrated). */
 static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t left,
-                                      ckern_t *ck)
+                                      bool squeeze, ckern_t *ck)
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
@@ -526,7 +526,7 @@ static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uin
                  .measure_part = ck_measure_part, .workers = cal_pool.n_workers, .ctx = p,
                  .cpu = true,
                  .kpred = cpu_pred, .kpred_ctx = p, .cache = c->cpu_knee,
-                 .deadline = rtm_calib_now() + cal_kernel_budget(c, left)};
+                 .deadline = rtm_calib_now() + cal_kernel_budget(c, left), .squeeze = squeeze};
     uint32_t n = 0;
     const rtm_status_t st = rtm_calib_kernel_points(c, &kf, ck->pts, CK_POINTS, &n);
     p->log = NULL; /* later measurements (the passes) are not logged */
@@ -777,20 +777,29 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
     uint32_t left = cal_kernels_wanted(c);
     for (uint32_t ki = 0; st == RTM_OK && ki < nk; ki++)
         if (rtm_calib_wanted(c->o->kernels, rtm_kernel_at(ki)->name)) {
+            const cal_limit_t lim = cal_limit(c, left ? left : 1);
+            left -= left > 0;
+            if (lim == CAL_SKIPPED) { /* ks[ki].n stays 0: not calibrated */
+                const rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
+                cal_limit_skip(c, "cpu", rtm_kernel_at(ki)->name, kt->have && kt->r_op > 0);
+                continue;
+            }
             load_mark_t m0;
             cal_load_mark(c, &m0);
-            st = cpu_kernel_points(c, b, ki, left ? left-- : 1, &ks[ki]);
+            st = cpu_kernel_points(c, b, ki, left + 1, lim == CAL_SQUEEZED, &ks[ki]);
             ks[ki].busy[0] = host_busy(c, &m0, 0, &ks[ki].load[0]);
         }
     const double t0 = rtm_calib_now();
     double inst_s = 0.0;
     int pass = 1;
-    for (; st == RTM_OK && pass < PASSES; pass++)
+    /* the later passes while the run's time limit leaves room (the fits take what the
+     * passes run measured) */
+    for (; st == RTM_OK && pass < PASSES && cal_limit(c, 1) != CAL_SKIPPED; pass++)
         st = cpu_pass(c, ks, nk, pass, false, &inst_s);
     /* no devices to wait for: more passes now, while the section's time lasts */
     double last = (rtm_calib_now() - t0) / (PASSES - 1);
     for (; st == RTM_OK && !c->cpu_defer && pass < PASSES_MAX && any_short(ks, nk) &&
-           rtm_calib_now() + last < c->deadline;
+           rtm_calib_now() + last < c->deadline && cal_limit(c, 1) == CAL_FULL;
          pass++) {
         const double tp = rtm_calib_now();
         st = cpu_pass(c, ks, nk, pass, true, &inst_s);
@@ -813,6 +822,12 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
     return st;
 }
 
+/* Whether the run's time limit leaves room for `step_s` more seconds. */
+static bool late_room(const cal_t *c, double step_s)
+{
+    return !(c->limit_end > 0.0) || rtm_calib_now() + step_s < c->limit_end;
+}
+
 rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b)
 {
     struct cpu_late *late = c->cpu_late;
@@ -825,13 +840,27 @@ rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b)
     rtm_os_sched_t sched;
     rtm_status_t st = rtm_pool_start_as_run(&cal_pool, b->threads, !c->o->no_rt, &sched);
     const bool started = st == RTM_OK;
-    if (st == RTM_OK && late->pool_busy)
-        st = cpu_pool_overheads(c, b, b->threads);
+    /* within LATE_MAX_S and the run's time limit: each step as long as the section's
+     * mean pass */
+    const double pass_s = late->passes > 1 ? late->passes_s / (late->passes - 1) : 0.0;
+    bool cut = false, overheads = false;
+    if (st == RTM_OK && late->pool_busy) {
+        overheads = late_room(c, pass_s);
+        cut = !overheads;
+        if (overheads)
+            st = cpu_pool_overheads(c, b, b->threads);
+    }
     int pass = late->passes;
-    for (; st == RTM_OK && pass < PASSES_MAX && any_short(late->ks, late->nk) &&
-           rtm_calib_now() - t0 < LATE_MAX_S;
-         pass++)
-        st = cpu_pass(c, late->ks, late->nk, pass, true, &late->inst_s);
+    while (!cut && st == RTM_OK && pass < PASSES_MAX && any_short(late->ks, late->nk) &&
+           rtm_calib_now() - t0 < LATE_MAX_S) {
+        cut = !late_room(c, pass_s);
+        if (!cut)
+            st = cpu_pass(c, late->ks, late->nk, pass++, true, &late->inst_s);
+    }
+    if (cut)
+        cal_note(c, "cpu: after the devices: %s cut short by the run's time limit (%.4gs)",
+                 overheads || !late->pool_busy ? "the passes" : "the pool overheads and passes",
+                 c->o->time_limit);
     if (started)
         rtm_pool_stop_as_run(&cal_pool, &sched);
     /* the fits from what was measured, whatever the passes' end */
@@ -839,7 +868,7 @@ rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b)
                       late->inst_s);
     cal_load_note(c, "cpu (after the devices)", &load);
     cal_say(c, "cpu: after the devices: %s%d more passes (%.1fs)",
-            late->pool_busy ? "pool overheads again, " : "", pass - late->passes,
+            overheads ? "pool overheads again, " : "", pass - late->passes,
             rtm_calib_now() - t0);
     free(late->ks);
     free(late);

@@ -1966,6 +1966,16 @@ static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_tune_t tune;
     dpred_t p;
     (void)rtm_calib_kernel_start(x, ki, &tune, &p);
+    /* the run's time limit near: the starting tuning and the default poll period */
+    const cal_limit_t lim = cal_limit(x->c, left);
+    if (lim != CAL_FULL) {
+        snprintf(x->swept_note[ki], sizeof(x->swept_note[ki]), "skipped (the run's time limit)");
+        x->swept_tune[ki] = tune;
+        x->sweep[ki] = KSWEEP_SWEPT;
+        if (lim == CAL_SQUEEZED)
+            rtm_calib_dev_queue_points(x, ki, tune, &p, PRE_POINTS);
+        return;
+    }
     tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left), x->swept_note[ki],
                             sizeof(x->swept_note[ki]));
     x->swept_tune[ki] = tune;
@@ -1979,12 +1989,13 @@ static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
  * they were queued with the sweep at calibration's default period, and the points, which
  * run the period chosen, compiled theirs on the path (the H100: manoeuvre's and
  * last_chance's 0.6-1.0 s each, matrix_mul's and matrix_loop_add's persistent builds). */
-static void dev_poll_first(devcal_t *x, uint32_t ki)
+static void dev_poll_first(devcal_t *x, uint32_t ki, uint32_t left)
 {
     rtm_tune_t tune;
     dpred_t p;
     (void)dev_kernel_tune(x, ki, &tune, &p);
-    dev_poll_kernel(x, ki, tune, &p);
+    if (cal_limit(x->c, left) == CAL_FULL) /* else the default period */
+        dev_poll_kernel(x, ki, tune, &p);
     x->sweep[ki] = KSWEEP_SWEPT;
     rtm_calib_dev_queue_points(x, ki, tune, &p, PRE_POINTS);
 }
@@ -2000,6 +2011,11 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     rtm_tune_t tune;
     dpred_t p;
     const bool choice = dev_kernel_tune(x, ki, &tune, &p);
+    const cal_limit_t lim = cal_limit(c, left);
+    if (lim == CAL_SKIPPED) { /* its terms stay as they are (the base profile's, or none) */
+        cal_limit_skip(c, x->bd->name, kern->name, kt->have && kt->r_op > 0);
+        return RTM_OK;
+    }
     /* outside its budget, as the batch's wait was; a kernel whose jobs the host paces
      * (several launches a job) waits for the whole batch: its times are the host's */
     rtm_kinst_t kp;
@@ -2009,10 +2025,14 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     char sweep_t[240] = "none";
     if (x->sweep[ki] == KSWEEP_SWEPT)
         snprintf(sweep_t, sizeof(sweep_t), "in the first pass, %s", x->swept_note[ki]);
+    else if (lim != CAL_FULL && !c->o->quick && choice)
+        snprintf(sweep_t, sizeof(sweep_t), "skipped (the run's time limit)");
     else if (!c->o->quick && choice)
         tune = dev_kernel_sweep(x, ki, tune, &p, budget, sweep_t, sizeof(sweep_t));
-    if (x->sweep[ki] != KSWEEP_SWEPT) /* a SWEPT loop-polling kernel searched (dev_poll_first) */
-        dev_poll_kernel(x, ki, tune, &p); /* before the points: they run its period */
+    /* before the points: they run its period (a SWEPT loop-polling kernel searched in
+     * dev_poll_first; a squeezed one keeps the default) */
+    if (x->sweep[ki] != KSWEEP_SWEPT && lim == CAL_FULL)
+        dev_poll_kernel(x, ki, tune, &p);
     const phase_t m1 = phase_mark(x);
     kt->t_next = dev_pace(x, kern, tune); /* the points' predictions and fit use it */
     x->pace_at[ki] = kt->t_next > 0 ? pace_beside(x) : 0.0;
@@ -2038,7 +2058,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                                                                : KFIT_PART_TRUSTED,
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
-                 .cache = x->knee};
+                 .cache = x->knee, .squeeze = lim == CAL_SQUEEZED};
     memcpy(kf.pre_keys, x->pre_key[ki], kf.n_pre_keys * sizeof(int64_t));
     kpoint_t pts[16];
     uint32_t n = 0;
@@ -2064,7 +2084,8 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                            &c->rec->dev_k[x->di][ki]);
     kt->t_next = t_next;
     kt->poll_every = poll_every;
-    dev_aligned(x, ki, tune, pts, n);
+    if (!kf.squeeze)
+        dev_aligned(x, ki, tune, pts, n);
     return RTM_OK;
 }
 
@@ -2384,7 +2405,9 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
         }
         if (first < 0)
             break;
-        if (next < 0 && x->bld.pending > 0 && rtm_builder_up(&x->bld)) {
+        /* past the run's time limit no kernel waits for its programs: it is not measured */
+        const bool skip = cal_limit(c, r->left ? r->left : 1) == CAL_SKIPPED;
+        if (next < 0 && !skip && x->bld.pending > 0 && rtm_builder_up(&x->bld)) {
             rtm_calib_dev_builds_poll(x);
             continue;
         }
@@ -2394,7 +2417,7 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
             continue;
         }
         if (x->sweep[ki] == KSWEEP_POLL) {
-            dev_poll_first(x, ki);
+            dev_poll_first(x, ki, r->left ? r->left : 1);
             continue;
         }
         st = dev_kernel(x, ki, r->left ? r->left-- : 1);
@@ -2402,14 +2425,25 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
         if (st != RTM_OK)
             break;
     }
-    if (st == RTM_OK) {
+    /* the late samples and the abort response, while the run's time limit leaves room */
+    const cal_limit_t lim = cal_limit(c, 1);
+    if (st == RTM_OK && lim == CAL_FULL) {
         dev_pace_late(x);
         dev_xfer_late(x);
+    } else if (st == RTM_OK) {
+        cal_note(c, "%s: pace and transfers not sampled again after the catalogue: the run's "
+                    "time limit", bd->name);
     }
     const double ta = rtm_calib_now();
     r->ph[6] = ta - tk;
-    if (st == RTM_OK)
+    if (st == RTM_OK && lim != CAL_SKIPPED)
         st = dev_abort(x);
+    else if (st == RTM_OK)
+        cal_fallback(c, "%s: abort response not measured: the run's time limit (%.4gs) reached; "
+                        "abort '%s' kept, %s", bd->name, c->o->time_limit,
+                     rtm_board_abort_name(bd->abort),
+                     bd->have[RTM_DEV_P_abort_response] ? "with its abort_response"
+                                                         : "no abort_response (the executive's default)");
     rtm_builder_stop(&x->bld); /* the device's builds are done */
     r->ph[7] = rtm_calib_now() - ta;
     const double dev_s = r->first_s + (rtm_calib_now() - t0);

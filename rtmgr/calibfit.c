@@ -780,7 +780,9 @@ static void points_ahead(const cal_t *c, kfit_t *kf, const size_t *order, size_t
         return;
     int64_t sizes[AHEAD_MAX][RTM_SIZE_KEYS_MAX], ks[AHEAD_MAX];
     uint32_t m = 0;
-    for (size_t jj = from; jj < c->n_targets && m < AHEAD_MAX; jj++) {
+    /* a squeezed kernel's two targets alone */
+    const size_t to = kf->squeeze && c->n_targets > SQUEEZED_POINTS ? SQUEEZED_POINTS : c->n_targets;
+    for (size_t jj = from; jj < to && m < AHEAD_MAX; jj++) {
         const int64_t key = target_key(c, kf, order[jj], pts, keys, n, sizes[m]);
         if (key >= 0 && !rtm_calib_key_in(ks, m, key))
             ks[m++] = key;
@@ -1018,9 +1020,16 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
     size_t order[16] = {0}; /* zeroed for clang-analyzer: it cannot bound c->n_targets */
     (void)rtm_calib_target_order(nt, order, N_OF(order)); /* nt targets, each once */
     const size_t first_extra = nt > 2 ? 3 : nt;
+    if (kf->squeeze)
+        c->rec->n_squeezed++;
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
         const bool extra_j = j >= first_extra && j < first_extra + ne;
+        if (kf->squeeze && (extra_j || *n >= SQUEEZED_POINTS)) {
+            if (extra_j)
+                continue;
+            break;
+        }
         if (late && !extra_j)
             break;
         int64_t key;
@@ -1069,7 +1078,7 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
             /* before the first point (the tuning settled), and again as the first two
              * points re-size the rest */
             if (jj < 3)
-                points_ahead(c, kf, order, jj, extra, ne, jj == 0, pts, keys, *n);
+                points_ahead(c, kf, order, jj, extra, ne, jj == 0 && !kf->squeeze, pts, keys, *n);
             key = target_key(c, kf, order[jj], pts, keys, *n, size);
             if (key < 0)
                 continue;
@@ -1103,6 +1112,11 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
      * fit with t_fixed 1.76 ms and a prediction 11x too long; the H100's sort at n =
      * 131073 0.385 ms one calibration, 0.495 ms another, validation 0.394 ms both); a
      * kernel's only point as well when it is short (rtm_calib_remeasure_wanted) */
+    /* a squeezed kernel: its two points, nothing more */
+    if (kf->squeeze) {
+        sort_by_ws(pts, *n);
+        return st;
+    }
     if (st == RTM_OK && *n >= 1 && rtm_calib_remeasure_wanted(*n, pts[0].t, pts[0].reps))
         st = remeasure_smallest(kf, pts, keys, *n);
     const uint32_t room = max < N_OF(keys) ? max : (uint32_t)N_OF(keys);

@@ -344,7 +344,35 @@ typedef struct {
      * them (calibcpu.c), on the CPU pool's kernels kept in cpu_late (NULL: none) */
     bool cpu_defer;
     struct cpu_late *cpu_late;
+    /* the run's time limit (opts.time_limit): monotonic time past which no kernel is
+     * measured (0: no limit); catalogue kernels of the sections after the current one;
+     * every kernel squeezed whatever the time (RTM_CALIB_SQUEEZE=1, fault injection) */
+    double limit_end;
+    uint32_t kernels_after;
+    bool squeeze_all;
 } cal_t;
+
+/* What the run's time limit leaves a kernel: its full calibration, two points (no sweep,
+ * poll search, extra, gap, cache or shape point; cal_limit), or nothing. */
+typedef enum { CAL_FULL = 0, CAL_SQUEEZED, CAL_SKIPPED } cal_limit_t;
+/* A squeezed kernel's time, seconds, for cal_limit's projection: two points, each a
+ * warm-up and REPS jobs at the first two targets, their programs' loads and instances
+ * (PoCL on the H100 host: 0.2-0.8 s at 2-3 points, session 55). */
+#define SQUEEZED_KERNEL_S 0.5
+/* A squeezed kernel's points: its first two targets in rtm_calib_target_order's order
+ * (the smallest and the middle one), the least a fit of r and t_fixed takes. */
+#define SQUEEZED_POINTS 2
+/* Seconds of the limit kept for the run's end: the devices closed, their build workers
+ * stopped, the CPU pool's fits. */
+#define LIMIT_RESERVE_S 1.0
+/* What the limit leaves the current section's kernel with `left` of its kernels (this
+ * one included) still to measure: skipped past c->limit_end, squeezed where the time to
+ * it does not pay for the section's kernels left and the later sections' at
+ * SQUEEZED_KERNEL_S each, else full. */
+cal_limit_t cal_limit(const cal_t *c, uint32_t left);
+/* A kernel the limit skipped (owner "cpu" or a device's name): counted, and a FALLBACK
+ * note saying which terms predict it (`kept`: the base profile's). */
+void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, bool kept);
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown. */
 double rtm_calib_host_private(uint32_t workers);
@@ -421,6 +449,7 @@ typedef struct kfit {
     enum { KFIT_PART_TRUSTED = 0, KFIT_PART_CHECK, KFIT_PART_REFUSED } part;
     void *ctx;
     double deadline; /* monotonic time after which no point beyond the third is added */
+    bool squeeze;    /* the run's time limit near (CAL_SQUEEZED): two points, nothing more */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
     double workers;  /* groups run at once: the pool's workers, a device's resident groups
                       * (measure_part's blocks are per worker) */

@@ -16,7 +16,8 @@
 
 static const char usage_text[] =
     "usage: rtmgr calibrate -o board/NAME.yaml [--device N|all|none] [--quick] [-b EXISTING.yaml]\n"
-    "                       [--kernels A,B,...] [--no-cpu] [--threads N] [--no-rt] [--quiet]\n"
+    "                       [--kernels A,B,...] [--no-cpu] [--threads N] [--no-rt]\n"
+    "                       [--time-limit S] [--quiet]\n"
     "       rtmgr calibrate --validate [-b board/NAME.yaml] [--json] [--json-out F] [--device N|all|none]\n"
     "                       [--quick] [--kernels A,B,...] [--no-cpu] [--no-rt] [--quiet]\n"
     "       rtmgr calibrate --check -b board/NAME.yaml\n"
@@ -30,6 +31,9 @@ static const char usage_text[] =
     "  --threads N   the CPU worker pool's threads, 1..64 (default: one per online core,\n"
     "                less one from 4 cores up, left to the executive, drivers and OS)\n"
     "  --device none no OpenCL device: the CPU section alone\n"
+    "  --time-limit S  seconds the run may take (default 58, none with --quick; 0: none):\n"
+    "                near it the kernels left get two points each, past it none (their\n"
+    "                terms stay the base profile's, else the generic model's; FALLBACK)\n"
     "  --no-rt       measure the CPU pool under the default scheduling, not SCHED_FIFO as\n"
     "                `rtmgr run` gives it where permitted (for a manager run with --no-rt)\n"
     "  --validate    predicted (paper and extended model) against measured transfer,\n"
@@ -92,6 +96,7 @@ int rtm_cmd_calibrate(int argc, char **argv)
     bool check = false;
     int device = -1;
     long threads = 0;
+    double time_limit = -1.0; /* not given */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has_value = i + 1 < argc;
@@ -125,6 +130,15 @@ int rtm_cmd_calibrate(int argc, char **argv)
             if (!small_count(v, RTM_MAX_WORKERS + 1, &threads) || threads < 1) {
                 fprintf(stderr, "rtmgr: calibrate: --threads takes 1..%d (got '%s')\n",
                         RTM_MAX_WORKERS, v);
+                return RTM_EXIT_USAGE;
+            }
+        } else if (strcmp(a, "--time-limit") == 0 && has_value) {
+            const char *v = argv[++i];
+            char *end = NULL;
+            time_limit = strtod(v, &end);
+            if (end == v || *end != '\0' || !(time_limit >= 0.0 && time_limit <= 86400.0)) {
+                fprintf(stderr, "rtmgr: calibrate: --time-limit takes seconds, 0..86400 (got '%s')\n",
+                        v);
                 return RTM_EXIT_USAGE;
             }
         } else if (strcmp(a, "--quick") == 0) {
@@ -195,7 +209,10 @@ int rtm_cmd_calibrate(int argc, char **argv)
                                     .no_cpu = no_cpu,
                                     .log = quiet ? NULL : stderr,
                                     .threads = (uint32_t)threads,
-                                    .no_rt = no_rt};
+                                    .no_rt = no_rt,
+                                    .time_limit = time_limit >= 0.0 ? time_limit
+                                                  : quick           ? 0.0
+                                                                    : RTM_CALIB_TIME_LIMIT_S};
         rtm_status_t st = rtm_calib_run(&o, board, rec);
         if (st == RTM_OK && out) {
             stem(out, board->name, sizeof(board->name));

@@ -415,6 +415,72 @@ static void test_busy_passes_measured_again(void **state)
     assert_true(dropped > 0);
 }
 
+/* The run's time limit (--time-limit, opts.time_limit): past it a kernel is not measured
+ * and keeps the base profile's terms (a FALLBACK each, on stderr and in the profile);
+ * near it (RTM_CALIB_SQUEEZE=1 injects that) each kernel gets its first two targets and
+ * nothing more, on the CPU pool and on the device. Session 55's cold H100 runs took
+ * 52.6-70.6 s against the 60 s target, with no bound on a busy host. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    static char text[1 << 17];
+    static rtm_board_t base, b;
+    char path[160];
+    snprintf(path, sizeof(path), "%s/limit.yaml", dir);
+    load(profile, &base);
+    const int ki = rtm_kernel_index(rtm_kernel_find("matrix_add"));
+    const char *bad[] = {"calibrate", "-o", path, "--time-limit", "-1", NULL};
+    assert_int_equal(run_rtmgr(bad), 1);
+    assert_non_null(strstr(err, "--time-limit takes seconds, 0..86400 (got '-1')"));
+    /* 0.5 s, less the run's end's reserve: past the limit from the start */
+    const char *past[] = {"calibrate", "-o", path, "-b", profile, "--quick", "--device", "0",
+                          "--kernels", "matrix_add", "--time-limit", "0.5", NULL};
+    int rc = run_rtmgr(past);
+    if (rc != 0)
+        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(err, "WARNING: fallback: cpu: kernel matrix_add not measured: the "
+                                "run's time limit (0.5s) reached; the base profile's terms "
+                                "predict it"));
+    assert_non_null(strstr(err, "WARNING: fallback: ocl0: kernel matrix_add not measured"));
+    assert_non_null(strstr(err, "ocl0: abort response not measured: the run's time limit"));
+    /* the CPU pool's and ocl0's matrix_add and ocl0's matrix_mov */
+    assert_non_null(strstr(err, "time limit 0.5s: 0 kernel(s) measured at two points, 3 not measured"));
+    load(path, &b);
+    assert_true(b.cpu_ktune[ki].have);
+    assert_true(b.cpu_ktune[ki].r_op > 0);
+    assert_true(fabs(b.cpu_ktune[ki].r_op / base.cpu_ktune[ki].r_op - 1.0) < 1e-3);
+    assert_true(b.n_devs >= 1 && b.dev[0].ktune[ki].r_op > 0);
+    assert_true(fabs(b.dev[0].ktune[ki].r_op / base.dev[0].ktune[ki].r_op - 1.0) < 1e-3);
+    cli_slurp(path, text, sizeof(text));
+    assert_non_null(strstr(text, "FALLBACK: cpu: kernel matrix_add not measured"));
+    assert_non_null(strstr(text, "time limit 0.5s (0: none): 0 kernel(s) measured at two points"));
+    /* squeezed: two points each, and a profile whose fits are this run's */
+    assert_int_equal(setenv("RTM_CALIB_SQUEEZE", "1", 1), 0);
+    const char *near[] = {"calibrate", "-o", path, "--quick", "--device", "0", "--kernels",
+                          "matrix_add,grid_path", NULL};
+    rc = run_rtmgr(near);
+    assert_int_equal(unsetenv("RTM_CALIB_SQUEEZE"), 0);
+    if (rc != 0)
+        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
+    assert_int_equal(rc, 0);
+    assert_null(strstr(err, "not measured"));
+    unsigned fits = 0;
+    for (const char *l = strstr(err, " r_op "); l; l = strstr(l + 1, " r_op ")) {
+        fits++;
+        const char *eol = strchr(l, '\n');
+        const char *two = strstr(l, "(2 sizes, residual");
+        assert_true(two && (!eol || two < eol));
+    }
+    assert_int_equal(fits, 5); /* the CPU pool's two, ocl0's matrix_mov and two */
+    load(path, &b);
+    assert_true(b.cpu_ktune[ki].have && b.cpu_ktune[ki].r_op > 0);
+    assert_true(b.dev[0].ktune[ki].have && b.dev[0].ktune[ki].r_op > 0);
+    cli_slurp(path, text, sizeof(text));
+    assert_non_null(strstr(text, "RTM_CALIB_SQUEEZE: every kernel squeezed: 5 kernel(s) measured "
+                                 "at two points"));
+}
+
 /* Validation prints, per point, how far apart its three rounds measured the same job
  * (rnd%), and per device their mean: the machine's own repeatability, beside which the
  * model's MAPE is read (session 38: on the H100 host's VM the CPU pool's rounds differed
@@ -1337,6 +1403,7 @@ int main(void)
         cmocka_unit_test(test_validate_load_noted),
         cmocka_unit_test(test_validate_round_spread),
         cmocka_unit_test(test_busy_passes_measured_again),
+        cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_stale_driver),
         cmocka_unit_test(test_cpu_device_parts_checked),
     };
