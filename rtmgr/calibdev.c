@@ -2089,7 +2089,10 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     return RTM_OK;
 }
 
-static rtm_status_t dev_abort(devcal_t *x);
+static rtm_status_t dev_abort(devcal_t *x, uint32_t aborts);
+/* Aborts per flag transport of a device's abort response measured past the run's time
+ * limit (REPS otherwise): each a spin kernel of about 20 ms. */
+#define ABORTS_LIMITED 3
 
 /* Transfers of at least XFER_LATE_MIN bytes: sampled again after the catalogue. */
 #define XFER_LATE_MIN (16.0 * MIB)
@@ -2436,14 +2439,11 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     }
     const double ta = rtm_calib_now();
     r->ph[6] = ta - tk;
-    if (st == RTM_OK && lim != CAL_SKIPPED)
-        st = dev_abort(x);
-    else if (st == RTM_OK)
-        cal_fallback(c, "%s: abort response not measured: the run's time limit (%.4gs) reached; "
-                        "abort '%s' kept, %s", bd->name, c->o->time_limit,
-                     rtm_board_abort_name(bd->abort),
-                     bd->have[RTM_DEV_P_abort_response] ? "with its abort_response"
-                                                         : "no abort_response (the executive's default)");
+    if (st == RTM_OK && lim == CAL_SKIPPED)
+        cal_note(c, "%s: abort response from %u aborts per transport: the run's time limit",
+                 bd->name, ABORTS_LIMITED);
+    if (st == RTM_OK) /* the executive's preemption needs it: past the limit, fewer aborts */
+        st = dev_abort(x, lim == CAL_SKIPPED ? ABORTS_LIMITED : REPS);
     rtm_builder_stop(&x->bld); /* the device's builds are done */
     r->ph[7] = rtm_calib_now() - ta;
     const double dev_s = r->first_s + (rtm_calib_now() - t0);
@@ -2482,15 +2482,16 @@ static void dev_poll_note(devcal_t *x)
 }
 
 /* Abort response (seed 002): preempt.c's measurement — the spin kernel (about 20 ms)
- * aborted RTM_CALIB_REPS times at random instants with each flag transport; the
+ * aborted `aborts` times (REPS; fewer past the run's time limit) at random instants with
+ * each flag transport; the
  * transport that stops the kernel faster (one that does not stop it never wins) becomes
  * the device's `abort`, its median response `abort_response`. */
-static rtm_status_t dev_abort(devcal_t *x)
+static rtm_status_t dev_abort(devcal_t *x, uint32_t aborts)
 {
     rtm_board_dev_t *bd = x->bd;
     rtm_preempt_measure_t m;
     memset(&m, 0, sizeof(m));
-    const rtm_status_t st = rtm_preempt_measure(x->d, REPS, &m);
+    const rtm_status_t st = rtm_preempt_measure(x->d, aborts, &m);
     if (st != RTM_OK)
         return st;
     const int b = (int)m.best;

@@ -362,6 +362,11 @@ typedef enum { CAL_FULL = 0, CAL_SQUEEZED, CAL_SKIPPED } cal_limit_t;
 /* A squeezed kernel's points: its first two targets in rtm_calib_target_order's order
  * (the smallest and the middle one), the least a fit of r and t_fixed takes. */
 #define SQUEEZED_POINTS 2
+/* A device section's end in squeezed kernels, for the projection: its abort response (2
+ * transports x REPS spin kernels of about 20 ms, and their programs) and its late pace
+ * and transfer samples (the H100: 0.9-1.4 s; session 56's busy run reached the limit
+ * at PoCL's abort without it). */
+#define DEV_TAIL_KERNELS 2
 /* Seconds of the limit kept for the run's end: the devices closed, their build workers
  * stopped, the CPU pool's fits. */
 #define LIMIT_RESERVE_S 1.0

@@ -443,7 +443,7 @@ static void test_time_limit(void **state)
                                 "run's time limit (0.5s) reached; the base profile's terms "
                                 "predict it"));
     assert_non_null(strstr(err, "WARNING: fallback: ocl0: kernel matrix_add not measured"));
-    assert_non_null(strstr(err, "ocl0: abort response not measured: the run's time limit"));
+    assert_non_null(strstr(err, "ocl0: abort '")); /* measured, from fewer aborts */
     /* the CPU pool's and ocl0's matrix_add and ocl0's matrix_mov */
     assert_non_null(strstr(err, "time limit 0.5s: 0 kernel(s) measured at two points, 3 not measured"));
     load(path, &b);
@@ -455,6 +455,11 @@ static void test_time_limit(void **state)
     cli_slurp(path, text, sizeof(text));
     assert_non_null(strstr(text, "FALLBACK: cpu: kernel matrix_add not measured"));
     assert_non_null(strstr(text, "time limit 0.5s (0: none): 0 kernel(s) measured at two points"));
+    assert_non_null(strstr(text, "ocl0: abort response from 3 aborts per transport: the run's time limit"));
+    const char *mapped = strstr(text, "ocl0: abort flag 'mapped': ");
+    assert_non_null(mapped);
+    const char *three = strstr(mapped, "kernel, 3 aborts, response");
+    assert_true(three && three < strchr(mapped, '\n'));
     /* squeezed: two points each, and a profile whose fits are this run's */
     assert_int_equal(setenv("RTM_CALIB_SQUEEZE", "1", 1), 0);
     const char *near[] = {"calibrate", "-o", path, "--quick", "--device", "0", "--kernels",
