@@ -482,6 +482,11 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         bd->memory = infos[i].global_mem;
         rtm_calib_iso_now(bd->measured, sizeof(bd->measured));
     }
+    /* what a section leaves time for within the run's limit (cal_limit): the GPUs after
+     * it, each its catalogue and its end; the CPU-type devices after the GPUs take what
+     * they leave (the H100 host's gpu0 squeezed for PoCL's sake under a busy host
+     * validated at 23.5 %, session 56), each leaving time for those after it */
+    const uint32_t per_dev = cal_kernels_wanted(&c) + DEV_TAIL_KERNELS;
     /* the CPU section first, its share of the run: on a host the devices' sections have
      * not yet loaded (an H100 host's CPU fits after PoCL's all-core section and the
      * GPUs' build workers held 12-50 % residuals and validated at 15-20 %, a CPU-only
@@ -493,7 +498,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / ((double)n_order + 1.0);
         c.cpu_defer = n_order > 0;
-        c.kernels_after = n_order * (cal_kernels_wanted(&c) + DEV_TAIL_KERNELS);
+        c.kernels_after = n_gpu * per_dev;
         st = rtm_calib_cpu(&c, board);
     }
     /* with GPUs and CPU-type devices both: the CPU-type devices' first sections before the
@@ -506,7 +511,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         const uint32_t i = order[oi];
         const double t = rtm_calib_now();
         c.deadline = t + (run_end - t) / n_order;
-        c.kernels_after = n_order * (cal_kernels_wanted(&c) + DEV_TAIL_KERNELS);
+        c.kernels_after = n_gpu * per_dev;
         dst[oi] = rtm_calib_dev_first(&c, &infos[i], &board->dev[map[i]], map[i], (int)i,
                                       &runs[oi], NULL, false);
         run_end += rtm_calib_now() - t;
@@ -527,7 +532,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         rtm_board_dev_t *bd = &board->dev[map[i]];
         const uint32_t devs_left = n_order - oi;
         c.deadline = rtm_calib_now() + (run_end - rtm_calib_now()) / devs_left;
-        c.kernels_after = (devs_left - 1) * cal_kernels_wanted(&c) + devs_left * DEV_TAIL_KERNELS;
+        c.kernels_after = ((oi < n_gpu ? n_gpu : n_order) - oi - 1) * per_dev + DEV_TAIL_KERNELS;
         devrun_t *r = &runs[oi];
         /* a split device's share holds its first section too (run_end was extended by
          * it for the GPUs: before, that time was this device's; its catalogue given the

@@ -345,8 +345,10 @@ typedef struct {
     bool cpu_defer;
     struct cpu_late *cpu_late;
     /* the run's time limit (opts.time_limit): monotonic time past which no kernel is
-     * measured (0: no limit); catalogue kernels of the sections after the current one;
-     * every kernel squeezed whatever the time (RTM_CALIB_SQUEEZE=1, fault injection) */
+     * measured (0: no limit); the kernels (and device ends, DEV_TAIL_KERNELS) of the later
+     * sections the current one leaves time for (calib.c: not a CPU-type device's after
+     * the GPUs, which takes what they leave); every kernel squeezed whatever the time
+     * (RTM_CALIB_SQUEEZE=1, fault injection) */
     double limit_end;
     uint32_t kernels_after;
     bool squeeze_all;
@@ -356,11 +358,12 @@ typedef struct {
  * poll search, extra, gap, cache or shape point; cal_limit), or nothing. */
 typedef enum { CAL_FULL = 0, CAL_SQUEEZED, CAL_SKIPPED } cal_limit_t;
 /* A squeezed kernel's time, seconds, for cal_limit's projection: two points, each a
- * warm-up and REPS jobs at the first two targets, their programs' loads and instances
- * (PoCL on the H100 host: 0.2-0.8 s at 2-3 points, session 55). */
-#define SQUEEZED_KERNEL_S 0.5
-/* A squeezed kernel's points: its first two targets in rtm_calib_target_order's order
- * (the smallest and the middle one), the least a fit of r and t_fixed takes. */
+ * warm-up and REPS jobs, at the smallest and the largest target (20 ms), their programs'
+ * loads and instances (PoCL on the H100 host: 0.03-0.13 s at its two smallest, grid_path
+ * 1.5-2.6 s, sort and radix_sort 0.4-0.9 s, session 56). */
+#define SQUEEZED_KERNEL_S 0.7
+/* A squeezed kernel's points: its smallest and largest targets, the least a fit of r and
+ * t_fixed takes. */
 #define SQUEEZED_POINTS 2
 /* A device section's end in squeezed kernels, for the projection: its abort response (2
  * transports x REPS spin kernels of about 20 ms, and their programs) and its late pace
@@ -372,7 +375,7 @@ typedef enum { CAL_FULL = 0, CAL_SQUEEZED, CAL_SKIPPED } cal_limit_t;
 #define LIMIT_RESERVE_S 1.0
 /* What the limit leaves the current section's kernel with `left` of its kernels (this
  * one included) still to measure: skipped past c->limit_end, squeezed where the time to
- * it does not pay for the section's kernels left and the later sections' at
+ * it does not pay for the section's kernels left and c->kernels_after at
  * SQUEEZED_KERNEL_S each, else full. */
 cal_limit_t cal_limit(const cal_t *c, uint32_t left);
 /* A kernel the limit skipped (owner "cpu" or a device's name): counted, and a FALLBACK
