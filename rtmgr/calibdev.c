@@ -2433,7 +2433,7 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     if (st == RTM_OK && lim == CAL_FULL) {
         dev_pace_late(x);
         dev_xfer_late(x);
-    } else if (st == RTM_OK) {
+    } else if (st == RTM_OK && !(x->d->info.type & CL_DEVICE_TYPE_CPU)) { /* a GPU's alone */
         cal_note(c, "%s: pace and transfers not sampled again after the catalogue: the run's "
                     "time limit", bd->name);
     }
