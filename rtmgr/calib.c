@@ -228,8 +228,9 @@ cal_limit_t cal_limit(const cal_t *c, uint32_t left)
                : CAL_FULL;
 }
 
-void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, bool kept)
+void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, const rtm_board_ktune_t *kt)
 {
+    const bool kept = kt->have && kt->r_op > 0; /* a base profile's fit */
     c->rec->n_skipped++;
     cal_fallback(c, "%s: kernel %s not measured: the run's time limit (%.4gs) reached; %s predict it",
                  owner, kernel, c->o->time_limit,

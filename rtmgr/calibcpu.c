@@ -780,8 +780,7 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
             const cal_limit_t lim = cal_limit(c, left ? left : 1);
             left -= left > 0;
             if (lim == CAL_SKIPPED) { /* ks[ki].n stays 0: not calibrated */
-                const rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
-                cal_limit_skip(c, "cpu", rtm_kernel_at(ki)->name, kt->have && kt->r_op > 0);
+                cal_limit_skip(c, "cpu", rtm_kernel_at(ki)->name, &b->cpu_ktune[ki]);
                 continue;
             }
             load_mark_t m0;

@@ -1968,20 +1968,16 @@ static void dev_sweep_first(devcal_t *x, uint32_t ki, uint32_t left)
     (void)rtm_calib_kernel_start(x, ki, &tune, &p);
     /* the run's time limit near: the starting tuning and the default poll period */
     const cal_limit_t lim = cal_limit(x->c, left);
-    if (lim != CAL_FULL) {
+    if (lim == CAL_FULL)
+        tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left),
+                                x->swept_note[ki], sizeof(x->swept_note[ki]));
+    else
         snprintf(x->swept_note[ki], sizeof(x->swept_note[ki]), "skipped (the run's time limit)");
-        x->swept_tune[ki] = tune;
-        x->sweep[ki] = KSWEEP_SWEPT;
-        if (lim == CAL_SQUEEZED)
-            rtm_calib_dev_queue_points(x, ki, tune, &p, PRE_POINTS);
-        return;
-    }
-    tune = dev_kernel_sweep(x, ki, tune, &p, cal_kernel_budget(x->c, left), x->swept_note[ki],
-                            sizeof(x->swept_note[ki]));
     x->swept_tune[ki] = tune;
-    const bool polls = rtm_calib_gpu_loop_polls(x, rtm_kernel_at(ki));
+    const bool polls = lim == CAL_FULL && rtm_calib_gpu_loop_polls(x, rtm_kernel_at(ki));
     x->sweep[ki] = polls ? KSWEEP_POLL : KSWEEP_SWEPT;
-    rtm_calib_dev_queue_points(x, ki, tune, &p, polls ? PRE_SEARCH : PRE_SEARCH | PRE_POINTS);
+    if (lim != CAL_SKIPPED) /* a kernel without a search has no search programs */
+        rtm_calib_dev_queue_points(x, ki, tune, &p, polls ? PRE_SEARCH : PRE_POINTS);
 }
 
 /* A kernel of KSWEEP_POLL, its search's programs built: its poll search at the tuning
@@ -2013,7 +2009,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
     const bool choice = dev_kernel_tune(x, ki, &tune, &p);
     const cal_limit_t lim = cal_limit(c, left);
     if (lim == CAL_SKIPPED) { /* its terms stay as they are (the base profile's, or none) */
-        cal_limit_skip(c, x->bd->name, kern->name, kt->have && kt->r_op > 0);
+        cal_limit_skip(c, x->bd->name, kern->name, kt);
         return RTM_OK;
     }
     /* outside its budget, as the batch's wait was; a kernel whose jobs the host paces

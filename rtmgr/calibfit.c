@@ -1034,12 +1034,9 @@ rtm_status_t rtm_calib_kernel_points(cal_t *c, kfit_t *kf, kpoint_t *pts, uint32
     for (size_t j = 0; j < nt + ne && *n < max && *n < N_OF(keys); j++) {
         const bool late = *n >= 3 && rtm_calib_now() > kf->deadline;
         const bool extra_j = j >= first_extra && j < first_extra + ne;
-        if (kf->squeeze && (extra_j || *n >= SQUEEZED_POINTS)) {
-            if (extra_j)
-                continue;
-            break;
-        }
-        if (late && !extra_j)
+        if (kf->squeeze && extra_j)
+            continue;
+        if ((kf->squeeze && *n >= SQUEEZED_POINTS) || (late && !extra_j))
             break;
         int64_t key;
         int reps = REPS;

@@ -378,9 +378,10 @@ typedef enum { CAL_FULL = 0, CAL_SQUEEZED, CAL_SKIPPED } cal_limit_t;
  * it does not pay for the section's kernels left and c->kernels_after at
  * SQUEEZED_KERNEL_S each, else full. */
 cal_limit_t cal_limit(const cal_t *c, uint32_t left);
-/* A kernel the limit skipped (owner "cpu" or a device's name): counted, and a FALLBACK
- * note saying which terms predict it (`kept`: the base profile's). */
-void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, bool kept);
+/* A kernel the limit skipped (owner "cpu" or a device's name; kt its terms as they stand):
+ * counted, and a FALLBACK note saying which terms predict it (a base profile's fit, or
+ * none). */
+void cal_limit_skip(cal_t *c, const char *owner, const char *kernel, const rtm_board_ktune_t *kt);
 
 /* The private (L2) caches of `workers` host cores together, bytes; 0 when unknown. */
 double rtm_calib_host_private(uint32_t workers);

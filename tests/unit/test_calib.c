@@ -41,6 +41,20 @@ static int run_rtmgr(const char *const *args)
     return cli_run(args, dir, out, sizeof(out), err, sizeof(err));
 }
 
+/* Runs rtmgr with args, environment variable `name` set to `value` for it alone (name
+ * NULL: none), and asserts it exited 0 (its stderr shown where not). */
+static void run_rtmgr_ok(const char *name, const char *value, const char *const *args)
+{
+    if (name)
+        assert_int_equal(setenv(name, value, 1), 0);
+    const int rc = run_rtmgr(args);
+    if (name)
+        assert_int_equal(unsetenv(name), 0);
+    if (rc != 0)
+        fprintf(stderr, "rtmgr exited %d:\n%s\n", rc, err);
+    assert_int_equal(rc, 0);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -377,13 +391,9 @@ static void test_busy_passes_measured_again(void **state)
     snprintf(path, sizeof(path), "%s/busy.yaml", dir);
     unsigned first = 0, dropped = 0;
     /* the CPU alone: the two regular later passes busy, one more at once (4 + 3 quiet jobs) */
-    assert_int_equal(setenv("RTM_CALIB_BUSY_PASSES", "2,3", 1), 0);
     const char *cpu[] = {"calibrate", "-o", path, "--quick", "--device", "none", "--kernels",
                          "copy,spin", NULL};
-    int rc = run_rtmgr(cpu);
-    if (rc != 0)
-        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
-    assert_int_equal(rc, 0);
+    run_rtmgr_ok("RTM_CALIB_BUSY_PASSES", "2,3", cpu);
     rtm_board_t b;
     load(path, &b);
     /* (the injected passes alone are busy, whatever the host's load; the note's reading
@@ -394,14 +404,9 @@ static void test_busy_passes_measured_again(void **state)
     assert_null(strstr(err, "after the devices"));
     /* with a device after it: the pool overheads (0) and the later passes busy, the
      * fourth run after the device's section */
-    assert_int_equal(setenv("RTM_CALIB_BUSY_PASSES", "0,2,3", 1), 0);
     const char *dev[] = {"calibrate", "-o", path, "--quick", "--device", "0", "--kernels",
                          "copy", NULL};
-    rc = run_rtmgr(dev);
-    assert_int_equal(unsetenv("RTM_CALIB_BUSY_PASSES"), 0);
-    if (rc != 0)
-        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
-    assert_int_equal(rc, 0);
+    run_rtmgr_ok("RTM_CALIB_BUSY_PASSES", "0,2,3", dev);
     assert_non_null(strstr(err, "cpu: the host was busy: kernels' points measured again after "
                                 "the devices"));
     const char *late = strstr(err, "cpu: after the devices: pool overheads again, 1 more passes");
@@ -435,10 +440,7 @@ static void test_time_limit(void **state)
     /* 0.5 s, less the run's end's reserve: past the limit from the start */
     const char *past[] = {"calibrate", "-o", path, "-b", profile, "--quick", "--device", "0",
                           "--kernels", "matrix_add", "--time-limit", "0.5", NULL};
-    int rc = run_rtmgr(past);
-    if (rc != 0)
-        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
-    assert_int_equal(rc, 0);
+    run_rtmgr_ok(NULL, NULL, past);
     assert_non_null(strstr(err, "WARNING: fallback: cpu: kernel matrix_add not measured: the "
                                 "run's time limit (0.5s) reached; the base profile's terms "
                                 "predict it"));
@@ -461,14 +463,9 @@ static void test_time_limit(void **state)
     const char *three = strstr(mapped, "kernel, 3 aborts, response");
     assert_true(three && three < strchr(mapped, '\n'));
     /* squeezed: two points each, and a profile whose fits are this run's */
-    assert_int_equal(setenv("RTM_CALIB_SQUEEZE", "1", 1), 0);
     const char *near[] = {"calibrate", "-o", path, "--quick", "--device", "0", "--kernels",
                           "matrix_add,grid_path", NULL};
-    rc = run_rtmgr(near);
-    assert_int_equal(unsetenv("RTM_CALIB_SQUEEZE"), 0);
-    if (rc != 0)
-        fprintf(stderr, "calibrate exited %d:\n%s\n", rc, err);
-    assert_int_equal(rc, 0);
+    run_rtmgr_ok("RTM_CALIB_SQUEEZE", "1", near);
     assert_null(strstr(err, "not measured"));
     unsigned fits = 0;
     for (const char *l = strstr(err, " r_op "); l; l = strstr(l + 1, " r_op ")) {
