@@ -5,7 +5,10 @@
  * kernel / out / total, the measured gaps), predicts each row as validation does
  * (rtm_preempt_predict_dev with the executive's options), checks it against the table's
  * own prediction, then again with every NAME=VALUE (a device parameter, in seconds or
- * its unit) replaced, and prints both MAPEs and each changed row. No device is opened.
+ * its unit) replaced, and prints both MAPEs and each changed row (every row with ALL=1).
+ * No device is opened, and no instance filled: grid_path's rows past its launch-bound
+ * widths differ from the table (validation counts its busy passes from the filled
+ * instance), alike in both MAPEs.
  *   gcc -O2 -std=c11 -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=300 -I. \
  *       board/h100/diag/repredict.c build/librtmgr.a -lOpenCL -lyaml -lm -lpthread -lrt \
  *       -o /tmp/repredict
