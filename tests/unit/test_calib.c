@@ -156,6 +156,22 @@ static void test_quick_profile_complete(void **state)
     assert_non_null(strstr(text, "spread"));
     assert_non_null(strstr(text, "pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR)"));
     assert_non_null(strstr(text, ": radix_sort: t_next "));
+    /* every device's phase_gap is the lower quartile of its jobs behind the fill, never
+     * above their median, which the note gives beside it (session 57) */
+    for (uint32_t i = 0; i < b.n_devs; i++) {
+        char key[sizeof(b.dev[i].name) + 16];
+        snprintf(key, sizeof(key), "%s: phase_gap ", b.dev[i].name);
+        const char *note = strstr(text, key);
+        assert_non_null(note);
+        const char *med_at = strstr(note, "(median ");
+        assert_non_null(med_at);
+        double q = -1.0, med = -1.0;
+        assert_int_equal(sscanf(note + strlen(key), "%lfus, the lower quartile of 30 jobs' gaps", &q),
+                         1);
+        assert_int_equal(sscanf(med_at, "(median %lfus)", &med), 1);
+        assert_true(q >= 0.0 && q <= med);
+        assert_true(fabs(q * 1e-6 - b.dev[i].param[RTM_DEV_P_phase_gap]) <= 1e-3 * q * 1e-6 + 1e-12);
+    }
     /* the pool's short points measured in passes over the catalogue (calibcpu.c), every
      * one of them with its REPS jobs in all */
     const char *passes = strstr(text, "cpu: kernel points in 3 passes over the catalogue");
