@@ -1167,15 +1167,12 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
         st = rtm_ocl_fail("clEnqueueFillBuffer(busy)", err, __FILE__, __LINE__);
     if (st != RTM_OK)
         return st;
+    /* each the lower quartile of its last GAP_REPS, its median for the note */
     rtm_calib_fig_t fig;
-    const double own_med = rtm_calib_summary(own + 1, GAP_REPS, &fig); /* sorts own[1..] */
-    fig.median = rtm_stats_percentile(own + 1, GAP_REPS, GAP_PCT);
-    dev_param(x->bd, RTM_DEV_P_phase_gap, fig.median);
-    *dfig(x, RTM_DEV_P_phase_gap) = fig;
-    double med[2];
-    const int ids[2] = {RTM_DEV_P_gap_host_k, RTM_DEV_P_gap_host_o};
-    double *v[2] = {hk, ho};
-    for (int i = 0; i < 2; i++) {
+    double med[3];
+    const int ids[3] = {RTM_DEV_P_phase_gap, RTM_DEV_P_gap_host_k, RTM_DEV_P_gap_host_o};
+    double *v[3] = {own, hk, ho};
+    for (int i = 0; i < 3; i++) {
         med[i] = rtm_calib_summary(v[i] + 1, GAP_REPS, &fig); /* sorts v[i][1..] */
         fig.median = rtm_stats_percentile(v[i] + 1, GAP_REPS, GAP_PCT);
         dev_param(x->bd, ids[i], fig.median);
@@ -1187,9 +1184,9 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
                    "(medians %.4gus, %.4gus)",
              x->bd->name, x->bd->param[RTM_DEV_P_phase_gap] * 1e6, GAP_REPS,
              busy_ok ? "behind" : "alone, without", (double)busy_bytes / MIB,
-             busy_ok ? " (the device's own)" : "'s scratch buffer (host-paced)", own_med * 1e6,
+             busy_ok ? " (the device's own)" : "'s scratch buffer (host-paced)", med[0] * 1e6,
              x->bd->param[RTM_DEV_P_gap_host_k] * 1e6,
-             x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[0] * 1e6, med[1] * 1e6);
+             x->bd->param[RTM_DEV_P_gap_host_o] * 1e6, med[1] * 1e6, med[2] * 1e6);
     /* what idling adds: the medians' difference, never below 0 */
     const int idle_ids[2] = {RTM_DEV_P_ws_idle, RTM_DEV_P_wr_idle};
     double *back[2] = {in_b, out_b}, *idle[2] = {in_i, out_i}, med_b[2], med_i[2];

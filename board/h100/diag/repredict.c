@@ -129,12 +129,11 @@ int main(int argc, char **argv)
             continue;
         const size_t off = strlen(kname);
         snprintf(rest, sizeof(rest), "%.*s", (int)(bar[0] - line - (long)off), line + off);
-        double m[4], pp[5], ex[5], gk = 0, go = 0;
+        double m[4], ex[5], gk = 0, go = 0;
         if (sscanf(bar[0] + 1, "%lf %lf %lf %lf", &m[0], &m[1], &m[2], &m[3]) != 4 ||
             sscanf(bar[2] + 1, "%lf %lf %lf %lf %lf", &ex[0], &ex[1], &ex[2], &ex[3], &ex[4]) != 5)
             continue;
         sscanf(bar[3] + 1, "%lf/%lf", &gk, &go);
-        (void)pp;
         char s1[256], s2[256];
         memcpy(s1, rest, sizeof(s1));
         memcpy(s2, rest, sizeof(s2));
