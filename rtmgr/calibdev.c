@@ -944,6 +944,26 @@ static rtm_status_t dev_build(devcal_t *x, bahead_t *ahead)
     return RTM_OK;
 }
 
+/* A GPU job's transfers (predicted from the fitted rates) past which calibration times
+ * its kernel alone (dev_measure): under it whole jobs cost little more. */
+#define ALONE_XFER_S 1e-3
+
+/* measure_alone's rule for a non-CPU device of figures bd: the job's transfers take over
+ * ALONE_XFER_S and no buffer is both input and output. */
+static bool alone_at(const rtm_board_dev_t *bd, const rtm_kinst_t *k)
+{
+    const double *bp = bd->param;
+    const double xfer =
+        bp[RTM_DEV_P_ws_rate] > 0 && bp[RTM_DEV_P_wr_rate] > 0
+            ? (double)rtm_kinst_dir_bytes(k, RTM_BUF_IN) / bp[RTM_DEV_P_ws_rate] +
+                  (double)rtm_kinst_dir_bytes(k, RTM_BUF_OUT) / bp[RTM_DEV_P_wr_rate]
+            : INFINITY;
+    bool alone = xfer > ALONE_XFER_S;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
+        alone = alone && (k->plan.buf[i].dir & RTM_BUF_IN && k->plan.buf[i].dir & RTM_BUF_OUT) == 0;
+    return alone;
+}
+
 double rtm_calib_dev_pred(const void *ctx, const rtm_kinst_t *k)
 {
     const dpred_t *p = ctx;
@@ -954,8 +974,9 @@ double rtm_calib_dev_pred(const void *ctx, const rtm_kinst_t *k)
                                                .t_next = p->bd->ktune[p->ki].t_next};
     rtm_model_job_t job;
     rtm_model_pred_t pr;
+    const unsigned flags = !p->total && p->gpu && alone_at(p->bd, k) ? RTM_MODEL_F_KERNELS : 0u;
     if (rtm_model_job_make(k, &job) != RTM_OK ||
-        rtm_model_predict_dev(&job, &tmp, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        rtm_model_predict_dev(&job, &tmp, RTM_MODEL_EXTENDED, flags, &pr) != RTM_OK)
         return -1.0;
     return (double)(p->total ? pr.ext.total_ns : pr.ext.kernel_ns) * 1e-9;
 }
@@ -978,10 +999,10 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
  * multi-launch point was one line, the model's tangent where it met the measured time:
  * the fit mixed tangents taken at different r and judged its forms by them (the H100's
  * sort fitted 43 ns with a second regime at 11 ns, validation n = 260 000 +47 %). */
-static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, double *a,
-                     double *b, double *bp)
+static bool dev_coef(const rtm_board_dev_t *bd, bool gpu, int ki, const rtm_kinst_t *k,
+                     double *a, double *b, double *bp)
 {
-    dpred_t p1 = {bd, ki, 1e-3, false}, p2 = {bd, ki, 2e-3, false};
+    dpred_t p1 = {bd, ki, 1e-3, false, gpu}, p2 = {bd, ki, 2e-3, false, gpu};
     const double y1 = rtm_calib_dev_pred(&p1, k), y2 = rtm_calib_dev_pred(&p2, k);
     if (y1 < 0 || y2 < 0)
         return false;
@@ -994,7 +1015,7 @@ static bool dev_coef(const rtm_board_dev_t *bd, int ki, const rtm_kinst_t *k, do
     rtm_kinst_cost(k, &c); /* the launches that carry the work: c.launches_busy */
     if (c.launches < 2)
         return true; /* one launch: one line */
-    dpred_t q = {bd, ki, 1e-15, false};
+    dpred_t q = {bd, ki, 1e-15, false, gpu};
     const double floor_s = rtm_calib_dev_pred(&q, k);
     if (floor_s > *b)
         *bp = floor_s - *a * 1e-15 / rtm_model_paced_launches(c.launches, c.launches_busy);
@@ -1214,9 +1235,6 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     return RTM_OK;
 }
 
-/* A GPU job's transfers (predicted from the fitted rates) past which calibration times
- * its kernel alone (dev_measure): under it whole jobs cost little more. */
-#define ALONE_XFER_S 1e-3
 
 /* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
  * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
@@ -1231,16 +1249,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
  * the runs after the warm-up are the kernel alone. */
 static bool measure_alone(const devcal_t *x, const rtm_kinst_t *k)
 {
-    const double *bp = x->bd->param;
-    const double xfer =
-        bp[RTM_DEV_P_ws_rate] > 0 && bp[RTM_DEV_P_wr_rate] > 0
-            ? (double)rtm_kinst_dir_bytes(k, RTM_BUF_IN) / bp[RTM_DEV_P_ws_rate] +
-                  (double)rtm_kinst_dir_bytes(k, RTM_BUF_OUT) / bp[RTM_DEV_P_wr_rate]
-            : INFINITY;
-    bool alone = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && xfer > ALONE_XFER_S;
-    for (uint32_t i = 0; i < k->plan.n_bufs; i++)
-        alone = alone && (k->plan.buf[i].dir & RTM_BUF_IN && k->plan.buf[i].dir & RTM_BUF_OUT) == 0;
-    return alone;
+    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && alone_at(x->bd, k);
 }
 
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
@@ -1496,7 +1505,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, d->ki, k, a, b, bp);
+    return dev_coef(d->x->bd, !(d->x->d->info.type & CL_DEVICE_TYPE_CPU), d->ki, k, a, b, bp);
 }
 
 /* kfit_t.groups on a GPU-like device: instance k's work-groups on the busiest compute
@@ -1549,12 +1558,13 @@ bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
     *tune = kt->have ? kt->tune : kern->tune_default;
     while (tune->wg > 1 && tune->wg > x->d->info.max_wg)
         tune->wg /= 2;
+    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
     *p = (dpred_t){x->bd, (int)ki,
                    kt->have && kt->r_op > 0 ? kt->r_op
                    : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
                                                  : x->r_probe,
-                   false};
-    return !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+                   false, gpu};
+    return gpu;
 }
 
 /* Host time to make and fill a sweep instance in the pinned arena, per byte of its
@@ -1731,7 +1741,7 @@ static double pace_beside(devcal_t *x)
 }
 
 /* t_next against the kernel's points: a point of L launches that took t bounds the pace
- * by (t - kernel_fixed) / (L - 1). A measured pace far past the bound is an outlier and
+ * by (t + the host's lead where it ran as a whole job - kernel_fixed) / (L - 1). A measured pace far past the bound is an outlier and
  * lowered to it (rtm_calib_pace_keep); then the points' lines are taken again (dev_coef)
  * with it. Noted either way when the bound is below the pace. */
 static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
@@ -1743,8 +1753,14 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
     rtm_kinst_t k;
     for (uint32_t i = 0; i < n; i++)
         if (!pts[i].part && rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k) &&
-            k.plan.launches > 2 && pts[i].t > fixed)
-            bound = fmin(bound, (pts[i].t - fixed) / (double)(k.plan.launches - 1));
+            k.plan.launches > 2 && pts[i].t > fixed) {
+            /* a whole job's launches began with the host's lead (model.c, host_lead) */
+            const double lead =
+                measure_alone(x, &k)
+                    ? 0.0
+                    : rtm_model_dev_lead(x->bd, (double)rtm_kinst_dir_bytes(&k, RTM_BUF_IN));
+            bound = fmin(bound, (pts[i].t + lead - fixed) / (double)(k.plan.launches - 1));
+        }
     if (!(bound < kt->t_next))
         return;
     const double keep = rtm_calib_pace_keep(kt->t_next, bound);
@@ -1758,7 +1774,8 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
         if (!rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
             continue;
         k.busy = (uint32_t)pts[i].busy; /* the point's map's busy launches (kernel_point) */
-        (void)dev_coef(x->bd, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
+        (void)dev_coef(x->bd, !(x->d->info.type & CL_DEVICE_TYPE_CPU), (int)ki, &k, &pts[i].a,
+                       &pts[i].b, &pts[i].bp);
     }
 }
 
@@ -1794,7 +1811,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
         key -= 16;
     /* the fitted model's kernel times (the device's record as it stands, no override) */
-    const dpred_t fit = {x->bd, -1, 0.0, false};
+    const dpred_t fit = {x->bd, -1, 0.0, false, !(x->d->info.type & CL_DEVICE_TYPE_CPU)};
     rtm_kinst_t k, kp;
     rtm_cost_t cost;
     if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||

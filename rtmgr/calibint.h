@@ -574,6 +574,8 @@ typedef struct {
     int ki;
     double r;
     bool total; /* total time, else kernel time */
+    bool gpu;   /* a non-CPU device: its kernel time is that of the kernels alone where
+                 * calibration measures them so (measure_alone: no host lead) */
 } dpred_t;
 
 /* A device's kfit_t context: the device and the kernel's index. */

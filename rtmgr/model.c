@@ -548,17 +548,48 @@ static double host_paced(params_t *p, double g, int id, double prev)
     return p->have[id] ? max2(g, param(p, id, false) - prev) : g;
 }
 
+/* The host's lead over the device at a job's first kernel launch, where phase_gap and
+ * gap_host_k are calibrated: the host has that launch enqueued gap_host_k after the
+ * inputs start on the device (their transfer taking `xin`), the device reaches it after
+ * the inputs and the gap before the kernels (host_paced), and the host enqueues the
+ * further launches at its pace from its own start, not the device's. A multi-launch
+ * job whose launches the host paces ends that much sooner (launches_span; H100, session
+ * 58: validation's sort at n = 131 072 and 450 000, 17 and 30 launches behind 0.04 and
+ * 0.08 ms of inputs, ran at 11.6 and 9.6 us a launch where calibration's kernel-only
+ * runs at n = 32 768 paced them at 14.6 us). 0 where the inputs are shorter than the
+ * host's enqueueing of them. */
+static double host_lead(params_t *p, double xin)
+{
+    if (!p->have[RTM_DEV_P_phase_gap] || !p->have[RTM_DEV_P_gap_host_k])
+        return 0.0;
+    const double g = param(p, RTM_DEV_P_phase_gap, false);
+    return max2(0.0, xin + host_paced(p, g, RTM_DEV_P_gap_host_k, xin) -
+                         param(p, RTM_DEV_P_gap_host_k, false));
+}
+
+double rtm_model_dev_lead(const rtm_board_dev_t *d, double bytes_in)
+{
+    params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
+    const double xin =
+        bytes_in > 0.0
+            ? xfer(&p, bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
+            : 0.0;
+    const double lead = host_lead(&p, xin);
+    return p.st == RTM_OK ? lead : 0.0;
+}
+
 /* A job's kernel span over its `launches` (the header's `kernel` less t_fixed), `work`
  * the device time of its operations and memory traffic, carried by the first `busy`
  * launches (d = work / busy each): the in-order queue's end, the larger of the device
  * bound (every launch's kernel_fixed, and the work) and the host bound (the host enqueues
  * a further launch at the kernel's own t_next when calibrated, else the device's
- * kernel_next, and the last launch runs after it: kernel_fixed, + d when it is busy).
+ * kernel_next, and the last launch runs after it: kernel_fixed, + d when it is busy),
+ * less the host's `lead` at the first launch (host_lead).
  * Without kernel_next (older profiles) every launch costs kernel_fixed on top of the
  * work, and a count below one (the rest of a preempted one-launch job) that share of a
  * launch. */
 static double launches_span(params_t *p, double launches, double busy, double work,
-                            double t_next)
+                            double t_next, double lead)
 {
     const double f = param(p, RTM_DEV_P_kernel_fixed, false);
     if (!(launches > 0.0))
@@ -569,7 +600,7 @@ static double launches_span(params_t *p, double launches, double busy, double wo
     /* no busy launch left: every launch finds its work done */
     const double w = busy > 0.0 ? work : 0.0;
     const double last = f + (busy >= launches ? w / busy : 0.0);
-    return max2(launches * f + w, (launches - 1.0) * next + last);
+    return max2(launches * f + w, (launches - 1.0) * next + last - lead);
 }
 
 double rtm_model_paced_launches(double launches, double busy)
@@ -639,9 +670,10 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                           ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aligned))
                           : 0.0;
     const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0);
+    const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
     const double kernel =
         tf + launches_span(&p, w->launches, w->launches_busy,
-                           (compute + w->bytes_dev * rb) * build, tn);
+                           (compute + w->bytes_dev * rb) * build, tn, lead);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);

@@ -56,7 +56,17 @@ enum {
      * one-launch job at the shorter of that and its blocks on the caller alone plus
      * cw_wake, where the profile has cw_wake. */
     RTM_MODEL_F_IDLE = 1u << 2,
+    /* The job's kernels alone, with nothing enqueued before them (calibration's
+     * kernel-only runs): the extended model gives a multi-launch job's host bound no
+     * lead over the device (see model.c, dev_ext). */
+    RTM_MODEL_F_KERNELS = 1u << 3,
 };
+
+/* The host's lead over device `dev` at the first kernel launch of a job with
+ * `bytes_in` bytes of inputs, in seconds (model.c, host_lead): how much sooner the
+ * extended model ends a job whose launches the host paces than the same launches run
+ * alone (RTM_MODEL_F_KERNELS). 0 where the profile lacks phase_gap or gap_host_k. */
+double rtm_model_dev_lead(const rtm_board_dev_t *dev, double bytes_in);
 
 /* Largest predicted time (about 73 years); longer results are clamped to it. */
 #define RTM_MODEL_NS_MAX (INT64_MAX / 4)

@@ -488,6 +488,58 @@ static void test_gpu_extended_launches(void **state)
     assert_ns(p.ext.kernel_ns, one);
 }
 
+/* The host's lead (session 58): in a whole job the host has the first launch enqueued
+ * gap_host_k after the inputs start, the device reaches it after the inputs and the gap,
+ * so a host-paced job's launches end that much sooner than the same launches alone
+ * (RTM_MODEL_F_KERNELS: calibration's kernel-only runs, where t_next is measured). Here
+ * 400 kB of inputs at 10 GB/s (40 us), phase_gap 4 us, gap_host_k 30 us: a lead of
+ * 40 + 4 - 30 = 14 us; none behind inputs shorter than the host's enqueueing; never
+ * below the device's own bound. */
+static void test_gpu_extended_lead(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p, a;
+    gpu_board(&d);
+    job_make(&j);
+    j.cost.bytes_in = 400e3;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const double work = (double)p.ext.kernel_ns - 5000.0, dl = work / 15.0;
+    j.cost.launches = 15;
+    dev_set(&d, RTM_DEV_P_kernel_next, 13e-6);
+    const int64_t paced = (int64_t)(5000.0 + dl + 14 * 13000.0 + 0.5);
+    /* without gap_host_k no lead: the launches as alone */
+    assert_true(rtm_model_dev_lead(&d, 400e3) == 0.0);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, paced);
+    dev_set(&d, RTM_DEV_P_phase_gap, 4e-6);
+    dev_set(&d, RTM_DEV_P_gap_host_k, 30e-6);
+    assert_true(fabs(rtm_model_dev_lead(&d, 400e3) - 14e-6) < 1e-12);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_KERNELS, &a),
+                     RTM_OK);
+    assert_ns(a.ext.kernel_ns, paced);
+    assert_ns(p.ext.kernel_ns, paced - 14000);
+    assert_ns(p.ext.in_ns, a.ext.in_ns); /* the lead moves the kernels' end alone */
+    assert_ns(p.ext.out_ns, a.ext.out_ns);
+    assert_ns(p.paper.kernel_ns, a.paper.kernel_ns);
+    /* 1 kB of inputs (0.1 us): the device waits for the host, no lead */
+    j.cost.bytes_in = 1000;
+    assert_true(rtm_model_dev_lead(&d, 1000) == 0.0);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, paced);
+    /* a resumed job's inputs are on the device: none either */
+    j.cost.bytes_in = 400e3;
+    assert_int_equal(
+        rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IN_RESIDENT, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, paced);
+    /* 8 MB (800 us): a lead past the host's whole pace leaves the device's bound */
+    j.cost.bytes_in = 8e6;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, (int64_t)(15 * 5000.0 + work + 0.5));
+}
+
 /* A job whose later launches find nothing to do (cost.launches_busy: grid_path's passes
  * after its field converged) has its work in the busy ones alone, each further idle
  * launch at the host's pace: spread over all 15 launches it would hide under the pace
@@ -1122,6 +1174,7 @@ int main(void)
         cmocka_unit_test(test_gpu_extended),
         cmocka_unit_test(test_gpu_extended_waves),
         cmocka_unit_test(test_gpu_extended_launches),
+        cmocka_unit_test(test_gpu_extended_lead),
         cmocka_unit_test(test_gpu_extended_busy_launches),
         cmocka_unit_test(test_gpu_extended_poll_cost),
         cmocka_unit_test(test_gpu_extended_idle),
