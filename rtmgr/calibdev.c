@@ -1678,14 +1678,33 @@ static bool pace_size(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tu
     return ok && k->plan.launches >= 3;
 }
 
-static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
+/* The instance with more launches beside pace_size's k (L1 launches) for a kernel whose
+ * launch count grows with its first key (sort's merge stages): that key doubled, at most
+ * PACE_MORE_DOUBLINGS times, until the job makes 2 * L1 launches; false for kernels of
+ * a fixed count (radix_sort's 12, grid_path's 128). */
+#define PACE_MORE_DOUBLINGS 3
+static bool pace_size_more(const devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                           const rtm_kinst_t *k, rtm_kinst_t *k2)
 {
-    rtm_kinst_t k;
-    if (!pace_size(x, kern, tune, &k))
-        return 0.0;
+    int64_t key0 = k->size[0];
+    for (int i = 0; i < PACE_MORE_DOUBLINGS && key0 <= kern->keys[0].max / 2; i++) {
+        key0 *= 2;
+        if (!rtm_calib_size_plan(kern, key0, tune, &x->lim, k2))
+            return false;
+        if (k2->plan.launches >= 2 * k->plan.launches)
+            return true;
+    }
+    return false;
+}
+
+/* Warmed up, REPS kernel-only runs of instance k: the median span in *span and the
+ * host's median enqueueing time per launch in *enq. */
+static bool pace_runs(devcal_t *x, const rtm_kernel_t *kern, const rtm_kinst_t *k,
+                      double *span_s, double *enq)
+{
     rtm_calib_inst_t in;
-    if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
-        return 0.0;
+    if (rtm_calib_inst_make_in(&in, kern, k->size, k->tune, POINT_SEED0, &x->arena) != RTM_OK)
+        return false;
     rtm_kexec_t ex;
     rtm_status_t st = dev_kexec(x, &in, &ex);
     double span[REPS], host[REPS];
@@ -1700,10 +1719,20 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
     }
     rtm_calib_inst_free(&in);
     if (st != RTM_OK)
+        return false;
+    *span_s = rtm_calib_summary(span, REPS, NULL);
+    *enq = rtm_calib_summary(host, REPS, NULL) / (double)k->plan.launches;
+    return true;
+}
+
+static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
+{
+    rtm_kinst_t k;
+    double s = 0.0, enq = 0.0;
+    if (!pace_size(x, kern, tune, &k) || !pace_runs(x, kern, &k, &s, &enq))
         return 0.0;
-    const double fixed = dev_kernel_fixed(x->bd), s = rtm_calib_summary(span, REPS, NULL);
+    const double fixed = dev_kernel_fixed(x->bd);
     const double L = (double)k.plan.launches;
-    const double enq = rtm_calib_summary(host, REPS, NULL) / L;
     const double pace = s > fixed ? (s - fixed) / (L - 1.0) : 0.0;
     /* a GPU runs the launches as the host enqueues them: the host's enqueueing is the
      * pace, and the span's share can only add launches' own work (sort's chunk sort and
@@ -1711,14 +1740,35 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
      * validation's n = 131072-330000 ran at 10.5-12 us); on PoCL the device's own
      * per-launch cost is what the span holds (grid_path's 73-79 us a launch against
      * 4.8-5.4 us enqueueing on the H100 host) */
-    const bool host_paced = !(x->d->info.type & CL_DEVICE_TYPE_CPU) && enq > 0.0 && enq < pace;
-    const double t_next = host_paced ? enq : pace;
+    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const bool host_paced = gpu && enq > 0.0 && enq < pace;
+    double t_next = host_paced ? enq : pace;
     if (t_next > 0)
         cal_note(x->c, "%s: %s: t_next %.4gus from its %u launches at %s=%lld: %s (the host "
                        "enqueued them at %.4gus a launch)", x->bd->name, kern->name, t_next * 1e6,
                  k.plan.launches, kern->keys[0].name, (long long)k.size[0],
                  host_paced ? "the host's enqueueing" : "(span - kernel_fixed) / (launches - 1)",
                  enq * 1e6);
+    /* on a GPU, a kernel whose launches grow with its size: what each further launch adds
+     * between two sizes, where less. One size's figure holds what every job pays once:
+     * the H100's sort at n = 32 768 (8 launches) spanned 121 us in a whole job, at
+     * 65 536-262 144 (12-23 launches) 6.2-6.8 us more a launch (its chunk pass, a block's
+     * 78 steps in local memory, is as long at any of those sizes), and calibration's
+     * one-size t_next of 13.5-14.7 us put validation's n = 131 072 and 450 000 at
+     * +17 / +33 % (session 58); the per-job rest is the fit's t_fixed */
+    rtm_kinst_t k2;
+    double s2 = 0.0, enq2 = 0.0;
+    if (gpu && t_next > 0 && pace_size_more(x, kern, tune, &k, &k2) &&
+        pace_runs(x, kern, &k2, &s2, &enq2)) {
+        const double more = (s2 - s) / (double)(k2.plan.launches - k.plan.launches);
+        if (more > 0.0 && more < t_next) {
+            cal_note(x->c, "%s: %s: t_next %.4gus, each launch more from %u to %u (%s=%lld: "
+                           "%.4gus against %.4gus; the host enqueued them at %.4gus a launch)",
+                     x->bd->name, kern->name, more * 1e6, k.plan.launches, k2.plan.launches,
+                     kern->keys[0].name, (long long)k2.size[0], s2 * 1e6, s * 1e6, enq2 * 1e6);
+            t_next = more;
+        }
+    }
     return t_next;
 }
 
