@@ -53,7 +53,7 @@
  *       the model-error log and validation measure out as the job's device span less
  *       in and kernel, so the gaps are charged to out on both sides
  *     kernel = t_fixed + max(L * kernel_fixed + W,
- *                            (L - 1) * kernel_next + kernel_fixed + (B = L ? d : 0)),
+ *                            (L - 1) * kernel_next + kernel_fixed + (B = L ? d : 0) - lead),
  *              W = (compute + bytes_dev * r_byte) * (1 + poll_cost), d = W / B
  *       L = launches; B = cost.launches_busy, the first launches, which do the work
  *       (every launch but for grid_path, whose passes after its field converged find
@@ -70,6 +70,12 @@
  *       host's pace, though the host had enqueued them meanwhile and the device ran
  *       them back to back (H100, grid_path at widths 200-3 200, 128 passes: the old
  *       form predicted 16-64 % over, board/h100/results/gpw-s53d-h100.txt);
+ *       lead: in a whole job the host has the first launch enqueued gap_host_k after
+ *       the inputs start on the device, which reaches it only after them and the gap
+ *       before the kernels, so the host's launches begin that much ahead of the span:
+ *       lead = max(0, xfer(bytes_in) + that gap - gap_host_k) (host_lead; 0 for
+ *       RTM_MODEL_F_KERNELS, calibration's kernel-only runs, and without gap_host_k;
+ *       session 58);
  *       (one launch: t_fixed + kernel_fixed + compute + bytes_dev * r_byte), d times
  *       the kernel's ktune `aligned` too for a job whose cost says rows_aligned (the
  *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
