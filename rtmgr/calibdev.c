@@ -1755,13 +1755,17 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
      * 65 536-262 144 (12-23 launches) 6.2-6.8 us more a launch (its chunk pass, a block's
      * 78 steps in local memory, is as long at any of those sizes), and calibration's
      * one-size t_next of 13.5-14.7 us put validation's n = 131 072 and 450 000 at
-     * +17 / +33 % (session 58); the per-job rest is the fit's t_fixed */
+     * +17 / +33 % (session 58); the per-job rest is the fit's t_fixed. Taken where at
+     * least kernel_fixed and below the one-size figure. */
     rtm_kinst_t k2;
     double s2 = 0.0, enq2 = 0.0;
     if (gpu && t_next > 0 && pace_size_more(x, kern, tune, &k, &k2) &&
         pace_runs(x, kern, &k2, &s2, &enq2)) {
         const double more = (s2 - s) / (double)(k2.plan.launches - k.plan.launches);
-        if (more > 0.0 && more < t_next) {
+        /* a launch adds at least the device's own kernel_fixed: less means the smaller
+         * size's runs were slowed (session 58: one run's first sample enqueued its 8
+         * launches at 114 us each), and the one-size figure stands for pace_cap to judge */
+        if (more >= fixed && more < t_next) {
             cal_note(x->c, "%s: %s: t_next %.4gus, each launch more from %u to %u (%s=%lld: "
                            "%.4gus against %.4gus; the host enqueued them at %.4gus a launch)",
                      x->bd->name, kern->name, more * 1e6, k.plan.launches, k2.plan.launches,
