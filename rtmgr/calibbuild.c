@@ -112,14 +112,14 @@ void *rtm_calib_bahead_run(void *arg)
 
 bool rtm_calib_gpu_loop_polls(const devcal_t *x, const rtm_kernel_t *kern)
 {
-    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && rtm_preempt_loop_polls(kern);
+    return !rtm_calib_cpu_dev(x) && rtm_preempt_loop_polls(kern);
 }
 
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
 {
     rtm_kexec_opts_t o = rtm_kexec_calib_opts(x->cache);
     /* the profile's terms as they stand */
-    const dpred_t p = {x->bd, -1, 0.0, false, !(x->d->info.type & CL_DEVICE_TYPE_CPU)};
+    const dpred_t p = {x->bd, -1, 0.0, false, !rtm_calib_cpu_dev(x)};
     const double t = rtm_calib_dev_pred(&p, k);
     const double block_s = t > 0.0 ? rtm_preempt_grid_opts(x->bd, k, t, &o) : 0.0;
     /* a GPU's loop-polling kernel: the executive's poll build (the period its search chose
@@ -254,7 +254,7 @@ static void workers_up(devcal_t *x, uint32_t cap, bool idle)
     if (rtm_builder_up(&x->bld))
         return;
     uint32_t np = rtm_calib_host_cores();
-    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && np > PRE_GPU_WORKERS)
+    if (!rtm_calib_cpu_dev(x) && np > PRE_GPU_WORKERS)
         np = PRE_GPU_WORKERS;
     np = np > cap ? cap : np;
     x->pre_procs = rtm_builder_start(&x->bld, NULL, x->ocl_index, x->cache, np, idle);
@@ -265,7 +265,7 @@ static void workers_up(devcal_t *x, uint32_t cap, bool idle)
  * cache, building ahead in processes, its workers not broken. */
 static bool gpu_procs(const devcal_t *x)
 {
-    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && x->cache && rtm_calib_prebuild_on() &&
+    return !rtm_calib_cpu_dev(x) && x->cache && rtm_calib_prebuild_on() &&
            pre_mode() == PRE_PROCS && !x->bld.broken;
 }
 
@@ -603,7 +603,7 @@ static uint32_t prebuild_list(devcal_t *x, const rtm_kernel_t *skip, prebuild_t 
     /* a GPU's batch is queued to its build workers (queue_catalogue) */
     const bool all = rtm_calib_host_cores() >= PRE_LATER_CORES && gpu_procs(x);
     const double pre_est = nk * 2 * x->bd->param[RTM_DEV_P_build] /
-                           ((x->d->info.type & CL_DEVICE_TYPE_CPU) ? 1.0 : rtm_calib_host_cores());
+                           (rtm_calib_cpu_dev(x) ? 1.0 : rtm_calib_host_cores());
     const double kbudget =
         fmin(fmax((c->deadline - rtm_calib_now() - pre_est) / (nk ? nk : 1), KERNEL_MIN_S),
              KERNEL_MAX_S);

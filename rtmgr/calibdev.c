@@ -1235,7 +1235,6 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     return RTM_OK;
 }
 
-
 /* Runs instance `in` on the device: one warm-up job and `reps` profiled runs; kernel
  * span summary into fig, median returned in *kernel_s. On a GPU, when no buffer is both
  * read and written by the kernel (its inputs stay as uploaded) and the job's transfers
@@ -1249,7 +1248,7 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
  * the runs after the warm-up are the kernel alone. */
 static bool measure_alone(const devcal_t *x, const rtm_kinst_t *k)
 {
-    return !(x->d->info.type & CL_DEVICE_TYPE_CPU) && alone_at(x->bd, k);
+    return !rtm_calib_cpu_dev(x) && alone_at(x->bd, k);
 }
 
 static rtm_status_t dev_measure(devcal_t *x, rtm_calib_inst_t *in, int reps, double warm_s,
@@ -1352,7 +1351,7 @@ static double sweep_pred(const void *ctx, const rtm_kinst_t *k)
 bool rtm_calib_sweep_size(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune, const dpred_t *p,
                           int64_t *size)
 {
-    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
+    if (rtm_calib_cpu_dev(x))
         return rtm_calib_size_for(kern, tune, SWEEP_TARGET_S, rtm_calib_dev_pred, p, &x->lim, 1,
                                   0, NULL, 0, size) >= 0;
     const spred_t sp = {p};
@@ -1398,7 +1397,7 @@ uint32_t rtm_calib_sweep_cands(const devcal_t *x, const rtm_kernel_t *kern, int 
         /* CPU devices run a work-group as a loop on one thread: groups under 64 only
          * add scheduling, and PoCL 3.1 miscompiles some vector kernels at wg 32
          * (matrix_add, vec >= 4: SEGV inside the generated code) */
-        if ((x->d->info.type & CL_DEVICE_TYPE_CPU) && t.wg < 64)
+        if (rtm_calib_cpu_dev(x) && t.wg < 64)
             continue;
         cand[n++] = t;
     }
@@ -1424,7 +1423,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
     log[0] = '\0';
     /* a CPU device runs a work-group as a loop on one thread: only the width matters
      * there (and the default work-group is kept) */
-    const bool cpu_dev = (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    const bool cpu_dev = rtm_calib_cpu_dev(x);
     rtm_calib_inst_t inst = {0};
     bool have_inst = false;
     uint32_t wg_over = UINT32_MAX; /* the smallest work-group the kernel could not run */
@@ -1505,7 +1504,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, !(d->x->d->info.type & CL_DEVICE_TYPE_CPU), d->ki, k, a, b, bp);
+    return dev_coef(d->x->bd, !rtm_calib_cpu_dev(d->x), d->ki, k, a, b, bp);
 }
 
 /* kfit_t.groups on a GPU-like device: instance k's work-groups on the busiest compute
@@ -1531,7 +1530,7 @@ static rtm_status_t dk_measure(void *ctx, rtm_calib_inst_t *in, int reps, double
 {
     dkctx_t *d = ctx;
     /* a point follows its instance's set-up (an idle gap): a GPU warmed up by time */
-    const bool gpu = !(d->x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const bool gpu = !rtm_calib_cpu_dev(d->x);
     return dev_measure(d->x, in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, t, f);
 }
 
@@ -1558,7 +1557,7 @@ bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
     *tune = kt->have ? kt->tune : kern->tune_default;
     while (tune->wg > 1 && tune->wg > x->d->info.max_wg)
         tune->wg /= 2;
-    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const bool gpu = !rtm_calib_cpu_dev(x);
     *p = (dpred_t){x->bd, (int)ki,
                    kt->have && kt->r_op > 0 ? kt->r_op
                    : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
@@ -1740,7 +1739,7 @@ static double dev_pace(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune)
      * validation's n = 131072-330000 ran at 10.5-12 us); on PoCL the device's own
      * per-launch cost is what the span holds (grid_path's 73-79 us a launch against
      * 4.8-5.4 us enqueueing on the H100 host) */
-    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const bool gpu = !rtm_calib_cpu_dev(x);
     const bool host_paced = gpu && enq > 0.0 && enq < pace;
     double t_next = host_paced ? enq : pace;
     if (t_next > 0)
@@ -1789,15 +1788,16 @@ static rtm_status_t pace_probe(devcal_t *x, rtm_calib_fig_t *fig, double *median
 static double pace_beside(devcal_t *x)
 {
     double median = 0.0;
-    if (!(x->d->info.type & CL_DEVICE_TYPE_CPU) && x->bd->have[RTM_DEV_P_pace])
+    if (!rtm_calib_cpu_dev(x) && x->bd->have[RTM_DEV_P_pace])
         (void)pace_probe(x, NULL, &median);
     return median;
 }
 
 /* t_next against the kernel's points: a point of L launches that took t bounds the pace
- * by (t + the host's lead where it ran as a whole job - kernel_fixed) / (L - 1). A measured pace far past the bound is an outlier and
- * lowered to it (rtm_calib_pace_keep); then the points' lines are taken again (dev_coef)
- * with it. Noted either way when the bound is below the pace. */
+ * by (t + the host's lead where it ran as a whole job - kernel_fixed) / (L - 1). A
+ * measured pace far past the bound is an outlier and lowered to it (rtm_calib_pace_keep);
+ * then the points' lines are taken again (dev_coef) with it. Noted either way when the
+ * bound is below the pace. */
 static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, uint32_t n)
 {
     rtm_board_ktune_t *kt = &x->bd->ktune[ki];
@@ -1828,7 +1828,7 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
         if (!rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
             continue;
         k.busy = (uint32_t)pts[i].busy; /* the point's map's busy launches (kernel_point) */
-        (void)dev_coef(x->bd, !(x->d->info.type & CL_DEVICE_TYPE_CPU), (int)ki, &k, &pts[i].a,
+        (void)dev_coef(x->bd, !rtm_calib_cpu_dev(x), (int)ki, &k, &pts[i].a,
                        &pts[i].b, &pts[i].bp);
     }
 }
@@ -1865,7 +1865,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
         key -= 16;
     /* the fitted model's kernel times (the device's record as it stands, no override) */
-    const dpred_t fit = {x->bd, -1, 0.0, false, !(x->d->info.type & CL_DEVICE_TYPE_CPU)};
+    const dpred_t fit = {x->bd, -1, 0.0, false, !rtm_calib_cpu_dev(x)};
     rtm_kinst_t k, kp;
     rtm_cost_t cost;
     if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||
@@ -1882,7 +1882,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
         return;
-    const bool gpu = !(x->d->info.type & CL_DEVICE_TYPE_CPU);
+    const bool gpu = !rtm_calib_cpu_dev(x);
     double t = 0.0;
     rtm_calib_fig_t f = {0};
     const rtm_status_t st = dev_measure(x, &in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, &t, &f);
@@ -2119,13 +2119,13 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  .r_est = &pt.r, .coef = dk_coef, .measure = dk_measure,
                  /* the resident form on GPU-like devices only: a CPU device's group runs
                   * its work-items one after another, no chain to hide */
-                 .groups = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? NULL : dk_groups,
+                 .groups = rtm_calib_cpu_dev(x) ? NULL : dk_groups,
                  /* on a CPU device only once a partial job agrees with a whole one: PoCL 5
                   * on the H100 host put matrix_mul's and matrix_loop_add's first blocks at
                   * 1.2-3.3x their share of the whole job (validation measures n =
                   * 1000..3000 whole), PoCL 3.1 here within 1 % (calibfit.c, part_check) */
                  .measure_part = dk_measure_part,
-                 .part = (x->d->info.type & CL_DEVICE_TYPE_CPU) ? KFIT_PART_CHECK
+                 .part = rtm_calib_cpu_dev(x) ? KFIT_PART_CHECK
                                                                : KFIT_PART_TRUSTED,
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
@@ -2176,7 +2176,7 @@ static rtm_status_t dev_abort(devcal_t *x, uint32_t aborts);
  * --quick; CPU devices' transfers are memcpy, one sample. */
 static void dev_xfer_late(devcal_t *x)
 {
-    if ((x->d->info.type & CL_DEVICE_TYPE_CPU) || x->c->o->quick || x->xs.n < 2)
+    if (rtm_calib_cpu_dev(x) || x->c->o->quick || x->xs.n < 2)
         return;
     /* the large transfers' rates: past the knee where there is one (else the one rate) */
     const double ws0 = x->bd->param[RTM_DEV_P_ws_rate_big],
@@ -2223,7 +2223,7 @@ static void dev_xfer_late(devcal_t *x)
  * host gap where validation measured 3-13 us. */
 static void dev_pace_late(devcal_t *x)
 {
-    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
+    if (rtm_calib_cpu_dev(x))
         return;
     rtm_board_dev_t *bd = x->bd;
     const double p0 = bd->have[RTM_DEV_P_pace] ? bd->param[RTM_DEV_P_pace] : 0.0;
@@ -2510,7 +2510,7 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
     if (st == RTM_OK && lim == CAL_FULL) {
         dev_pace_late(x);
         dev_xfer_late(x);
-    } else if (st == RTM_OK && !(x->d->info.type & CL_DEVICE_TYPE_CPU)) { /* a GPU's alone */
+    } else if (st == RTM_OK && !rtm_calib_cpu_dev(x)) { /* a GPU's alone */
         cal_note(c, "%s: pace and transfers not sampled again after the catalogue: the run's "
                     "time limit", bd->name);
     }
@@ -2553,7 +2553,7 @@ static void dev_poll_note(devcal_t *x)
     /* every candidate period is a program build of its own (PoCL on the H100 host: about
      * 0.7 s each, one at a time), and a 2 s budget ran out inside the first kernel in
      * every calibration there; the polls read host memory the core caches */
-    if (x->d->info.type & CL_DEVICE_TYPE_CPU)
+    if (rtm_calib_cpu_dev(x))
         cal_note(x->c, "%s: poll periods not calibrated on a CPU device (a program build per "
                        "candidate): default", x->bd->name);
 }

@@ -561,6 +561,12 @@ typedef struct {
     double pace_at[RTM_MAX_KERNELS];
 } devcal_t;
 
+/* True when x's device is a CPU-type OpenCL device (PoCL's); false for GPU-like ones. */
+static inline bool rtm_calib_cpu_dev(const devcal_t *x)
+{
+    return (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 /* Validation's sizes of the seed-000 kernels (first key n; the empty kernel's blocks of
  * an n x n grid), full and --quick (validate.c): sizes calibration never measures. */
 #define RTM_CALIB_S0_N 3
