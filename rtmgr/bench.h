@@ -7,7 +7,10 @@
 #ifndef RTM_BENCH_H
 #define RTM_BENCH_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+#include "kernel.h"
 
 /* `rtmgr bench kernels`: per kernel and size, transfer and kernel times on OpenCL,
  * effective and measured memory bandwidth, the CPU twin on the worker pool, and a
@@ -33,5 +36,9 @@ double rtm_bench_now(void);
 
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void rtm_bench_json_string(FILE *f, const char *s);
+
+/* Applies "key=value,key=value" to k->size; -1 with the reason in why (len bytes) when a
+ * key is not k's or a value no integer. */
+int rtm_bench_apply_sizes(rtm_kinst_t *k, const char *spec, char *why, size_t len);
 
 #endif

@@ -152,32 +152,6 @@ static void usage(FILE *f)
             "Program binaries are cached in $RTM_CACHE_DIR (default ~/.cache/rtmgr).\n");
 }
 
-/* Applies "key=value,key=value" to k->size. */
-static int apply_sizes(rtm_kinst_t *k, const char *spec, char *why, size_t len)
-{
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", spec);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq) {
-            snprintf(why, len, "size '%s' is not key=value", tok);
-            return -1;
-        }
-        *eq = '\0';
-        const int key = rtm_kernel_key(k->kernel, tok);
-        char *end = NULL;
-        const long long v = strtoll(eq + 1, &end, 10);
-        if (key < 0 || *end) {
-            snprintf(why, len, "kernel %s has no size key '%s' or '%s' is no integer",
-                     k->kernel->name, tok, eq + 1);
-            return -1;
-        }
-        k->size[key] = v;
-    }
-    return 0;
-}
-
 static void size_string(const rtm_kinst_t *k, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -712,7 +686,7 @@ static bool last_class(const bench_t *b, const rtm_kernel_t *kern, rtm_kinst_t *
     char why[256];
     for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
         if (strcmp(sweeps[i].kernel, kern->name) == 0)
-            return apply_sizes(k, sweeps[i].sizes[b->quick ? 0 : N_CLASSES - 1], why, sizeof(why)) == 0;
+            return rtm_bench_apply_sizes(k, sweeps[i].sizes[b->quick ? 0 : N_CLASSES - 1], why, sizeof(why)) == 0;
     return true;
 }
 
@@ -736,7 +710,7 @@ static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *ker
         }
         meas_t m;
         memset(&m, 0, sizeof(m));
-        if (sw && apply_sizes(&k, sw->sizes[cls], m.note, sizeof(m.note)) != 0) {
+        if (sw && rtm_bench_apply_sizes(&k, sw->sizes[cls], m.note, sizeof(m.note)) != 0) {
             m.result = M_FAILED;
         } else {
             const rtm_status_t st = rtm_kinst_plan(&k);

@@ -62,6 +62,7 @@ typedef struct {
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
     const char *cl_extra; /* --cl-opts: build options appended to every variant */
+    const char *sizes;    /* --size: KEY=VALUE,... fixed for every kernel sized (NULL: none) */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
     int prewake_us;      /* --prewake: spin before each raise (us) */
     rtm_preempt_poke_t poke; /* --poke: what the spin does besides */
@@ -240,6 +241,19 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
         out->size[1] = 64;
     }
     const int key = spin ? 1 : 0;
+    /* --size: those keys as given; the sizing key named among them, no sizing (one run
+     * for the original's time) */
+    bool fixed = false;
+    if (b->o.sizes) {
+        char why[160];
+        const int64_t before = out->size[key];
+        out->size[key] = -1;
+        if (rtm_bench_apply_sizes(out, b->o.sizes, why, sizeof(why)) != 0)
+            return fail(b, why, kernel->name, NULL);
+        fixed = out->size[key] != -1;
+        if (!fixed)
+            out->size[key] = before;
+    }
     const uint64_t budget = b->dev.info.global_mem / 12;
     const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};
     int dir = 0; /* +1 growing, -1 shrinking: never both */
@@ -256,7 +270,7 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
             return r;
         rtm_kinst_t next = *out;
         b->sized_s = t; /* every return below keeps *out, which ran in t */
-        if (t >= target && t <= 4.0 * target)
+        if (fixed || (t >= target && t <= 4.0 * target))
             return 0;
         if (t > 4.0 * target) { /* too long: halve, unless growing already */
             if (dir > 0 || next.size[key] / 2 < kernel->keys[key].min)
@@ -1472,7 +1486,7 @@ static int usage(void)
             "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep] [--no-sweep]\n"
             "                           [--part overhead|response|resume|poll|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--wg W] [--static]\n"
-            "                           [--cl-opts 'OPTIONS']\n"
+            "                           [--cl-opts 'OPTIONS'] [--size KEY=VALUE,...]\n"
             "                           [--copies R] [--transport write|mapped]\n"
             "                           [--raise pinned|host|blocking|fill|armed]\n"
             "                           [--read eager|late|beside] [--wait poll|block]\n"
@@ -1505,7 +1519,10 @@ static int usage(void)
             "  --wait  how an abort waits for the kernels' end: polling the event's status\n"
             "          (poll, the default) or the driver's clWaitForEvents (block)\n"
             "  --cl-opts build options appended to every kernel variant (experiments with\n"
-            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_NOLOAD=1)\n",
+            "          kernels/rtm_block.h's switches, e.g. -DRTM_POLL_NOLOAD=1)\n"
+            "  --size  size keys fixed for every kernel that has them (e.g. height=2048); the\n"
+            "          key a kernel is sized by to the part's target time, when named, is not\n"
+            "          sized (every kernel named in --kernels must have every key)\n",
             RTM_KEXEC_WATCH_MIN_S * 1e3);
     return RTM_EXIT_USAGE;
 }
@@ -1574,6 +1591,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.lanes = u;
         else if (strcmp(a, "--cl-opts") == 0 && v && ++i)
             b.o.cl_extra = v;
+        else if (strcmp(a, "--size") == 0 && v && ++i)
+            b.o.sizes = v;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
         else if (strcmp(a, "--wg") == 0 && parse_u32(v, &u) && u >= 1 && ++i)
