@@ -289,6 +289,24 @@ static void test_preempt_poll_cl_opts(void **state)
     assert_non_null(strstr(out, "poll period calibration failed"));
 }
 
+/* `bench preempt --size KEY=VALUE,...` fixes those size keys, the sizing key too when
+ * named (session 58: grid_path's +done[] measured at three shapes on the H100): the table
+ * shows the shape asked for; a key the kernel lacks fails the run, naming it. */
+static void test_preempt_overhead_size(void **state)
+{
+    (void)state;
+    assert_int_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part overhead --no-sweep "
+                                        "--kernels grid_path --size width=96,height=64,passes=4"),
+                     0);
+    if (!strstr(out, "width=96 height=64 passes=4"))
+        printf("%s", out);
+    assert_non_null(strstr(out, "width=96 height=64 passes=4"));
+    assert_int_not_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part overhead --no-sweep "
+                                            "--kernels grid_path --size depth=3"),
+                         0);
+    assert_non_null(strstr(out, "no size key 'depth'"));
+}
+
 /* `bench preempt --part response` runs section 4 (spin in kexec's automatic shape) and
  * 4b (the executive's shape on 65 536 blocks: a plain grid past 10 us blocks, whose
  * blocks not yet started drain after a raise; GPUs only, so a CPU device says it skipped
@@ -318,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_sweep_and_board_tuning),
         cmocka_unit_test(test_pool_quick_json),
         cmocka_unit_test(test_preempt_poll_cl_opts),
+        cmocka_unit_test(test_preempt_overhead_size),
         cmocka_unit_test(test_preempt_response_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
