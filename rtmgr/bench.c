@@ -28,6 +28,7 @@ int rtm_bench_apply_sizes(rtm_kinst_t *k, const char *spec, char *why, size_t le
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", spec);
     char *save = NULL;
+    int set = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
@@ -44,6 +45,7 @@ int rtm_bench_apply_sizes(rtm_kinst_t *k, const char *spec, char *why, size_t le
             return -1;
         }
         k->size[key] = v;
+        set |= 1 << key;
     }
-    return 0;
+    return set;
 }

@@ -37,8 +37,8 @@ double rtm_bench_now(void);
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void rtm_bench_json_string(FILE *f, const char *s);
 
-/* Applies "key=value,key=value" to k->size; -1 with the reason in why (len bytes) when a
- * key is not k's or a value no integer. */
+/* Applies "key=value,key=value" to k->size: the keys set as a mask (bit i: k->size[i]),
+ * or -1 with the reason in why (len bytes) when a key is not k's or a value no integer. */
 int rtm_bench_apply_sizes(rtm_kinst_t *k, const char *spec, char *why, size_t len);
 
 #endif

@@ -686,7 +686,7 @@ static bool last_class(const bench_t *b, const rtm_kernel_t *kern, rtm_kinst_t *
     char why[256];
     for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
         if (strcmp(sweeps[i].kernel, kern->name) == 0)
-            return rtm_bench_apply_sizes(k, sweeps[i].sizes[b->quick ? 0 : N_CLASSES - 1], why, sizeof(why)) == 0;
+            return rtm_bench_apply_sizes(k, sweeps[i].sizes[b->quick ? 0 : N_CLASSES - 1], why, sizeof(why)) >= 0;
     return true;
 }
 
@@ -710,7 +710,7 @@ static void bench_kernel(bench_t *b, rtm_ocl_dev_t *dev, const rtm_kernel_t *ker
         }
         meas_t m;
         memset(&m, 0, sizeof(m));
-        if (sw && rtm_bench_apply_sizes(&k, sw->sizes[cls], m.note, sizeof(m.note)) != 0) {
+        if (sw && rtm_bench_apply_sizes(&k, sw->sizes[cls], m.note, sizeof(m.note)) < 0) {
             m.result = M_FAILED;
         } else {
             const rtm_status_t st = rtm_kinst_plan(&k);

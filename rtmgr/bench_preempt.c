@@ -246,13 +246,10 @@ static int bench_size(bench_t *b, const rtm_kernel_t *kernel, double target, rtm
     bool fixed = false;
     if (b->o.sizes) {
         char why[160];
-        const int64_t before = out->size[key];
-        out->size[key] = -1;
-        if (rtm_bench_apply_sizes(out, b->o.sizes, why, sizeof(why)) != 0)
+        const int set = rtm_bench_apply_sizes(out, b->o.sizes, why, sizeof(why));
+        if (set < 0)
             return fail(b, why, kernel->name, NULL);
-        fixed = out->size[key] != -1;
-        if (!fixed)
-            out->size[key] = before;
+        fixed = (set >> key) & 1;
     }
     const uint64_t budget = b->dev.info.global_mem / 12;
     const rtm_kexec_opts_t orig = {.variant = RTM_KEXEC_ORIGINAL, .groups = RTM_KEXEC_GROUPS_ALL};

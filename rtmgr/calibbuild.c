@@ -118,8 +118,7 @@ bool rtm_calib_gpu_loop_polls(const devcal_t *x, const rtm_kernel_t *kern)
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k)
 {
     rtm_kexec_opts_t o = rtm_kexec_calib_opts(x->cache);
-    /* the profile's terms as they stand */
-    const dpred_t p = {x->bd, -1, 0.0, false, !rtm_calib_cpu_dev(x)};
+    const dpred_t p = rtm_calib_dpred(x, -1, 0.0); /* the profile's terms as they stand */
     const double t = rtm_calib_dev_pred(&p, k);
     const double block_s = t > 0.0 ? rtm_preempt_grid_opts(x->bd, k, t, &o) : 0.0;
     /* a GPU's loop-polling kernel: the executive's poll build (the period its search chose

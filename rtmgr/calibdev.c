@@ -999,10 +999,10 @@ static double dev_pred_kernel(const void *ctx, const rtm_kinst_t *k)
  * multi-launch point was one line, the model's tangent where it met the measured time:
  * the fit mixed tangents taken at different r and judged its forms by them (the H100's
  * sort fitted 43 ns with a second regime at 11 ns, validation n = 260 000 +47 %). */
-static bool dev_coef(const rtm_board_dev_t *bd, bool gpu, int ki, const rtm_kinst_t *k,
-                     double *a, double *b, double *bp)
+static bool dev_coef(const devcal_t *x, int ki, const rtm_kinst_t *k, double *a, double *b,
+                     double *bp)
 {
-    dpred_t p1 = {bd, ki, 1e-3, false, gpu}, p2 = {bd, ki, 2e-3, false, gpu};
+    const dpred_t p1 = rtm_calib_dpred(x, ki, 1e-3), p2 = rtm_calib_dpred(x, ki, 2e-3);
     const double y1 = rtm_calib_dev_pred(&p1, k), y2 = rtm_calib_dev_pred(&p2, k);
     if (y1 < 0 || y2 < 0)
         return false;
@@ -1015,7 +1015,7 @@ static bool dev_coef(const rtm_board_dev_t *bd, bool gpu, int ki, const rtm_kins
     rtm_kinst_cost(k, &c); /* the launches that carry the work: c.launches_busy */
     if (c.launches < 2)
         return true; /* one launch: one line */
-    dpred_t q = {bd, ki, 1e-15, false, gpu};
+    const dpred_t q = rtm_calib_dpred(x, ki, 1e-15);
     const double floor_s = rtm_calib_dev_pred(&q, k);
     if (floor_s > *b)
         *bp = floor_s - *a * 1e-15 / rtm_model_paced_launches(c.launches, c.launches_busy);
@@ -1504,7 +1504,7 @@ static rtm_tune_t dev_sweep(devcal_t *x, const rtm_kernel_t *kern, const int64_t
 static bool dk_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
 {
     const dkctx_t *d = ctx;
-    return dev_coef(d->x->bd, !rtm_calib_cpu_dev(d->x), d->ki, k, a, b, bp);
+    return dev_coef(d->x, d->ki, k, a, b, bp);
 }
 
 /* kfit_t.groups on a GPU-like device: instance k's work-groups on the busiest compute
@@ -1557,13 +1557,11 @@ bool rtm_calib_kernel_start(const devcal_t *x, uint32_t ki, rtm_tune_t *tune, dp
     *tune = kt->have ? kt->tune : kern->tune_default;
     while (tune->wg > 1 && tune->wg > x->d->info.max_wg)
         tune->wg /= 2;
-    const bool gpu = !rtm_calib_cpu_dev(x);
-    *p = (dpred_t){x->bd, (int)ki,
-                   kt->have && kt->r_op > 0 ? kt->r_op
-                   : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
-                                                 : x->r_probe,
-                   false, gpu};
-    return gpu;
+    *p = rtm_calib_dpred(x, (int)ki,
+                         kt->have && kt->r_op > 0 ? kt->r_op
+                         : x->bd->have[RTM_DEV_P_r_op] ? x->bd->param[RTM_DEV_P_r_op]
+                                                       : x->r_probe);
+    return p->gpu;
 }
 
 /* Host time to make and fill a sweep instance in the pinned arena, per byte of its
@@ -1828,8 +1826,7 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
         if (!rtm_calib_size_plan(kern, pts[i].key, tune, NULL, &k))
             continue;
         k.busy = (uint32_t)pts[i].busy; /* the point's map's busy launches (kernel_point) */
-        (void)dev_coef(x->bd, !rtm_calib_cpu_dev(x), (int)ki, &k, &pts[i].a,
-                       &pts[i].b, &pts[i].bp);
+        (void)dev_coef(x, (int)ki, &k, &pts[i].a, &pts[i].b, &pts[i].bp);
     }
 }
 
@@ -1865,7 +1862,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
         key -= 16;
     /* the fitted model's kernel times (the device's record as it stands, no override) */
-    const dpred_t fit = {x->bd, -1, 0.0, false, !rtm_calib_cpu_dev(x)};
+    const dpred_t fit = rtm_calib_dpred(x, -1, 0.0);
     rtm_kinst_t k, kp;
     rtm_cost_t cost;
     if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||
@@ -2485,22 +2482,24 @@ rtm_status_t rtm_calib_dev_rest(devrun_t *r, rtm_status_t st, bahead_t *ahead)
         }
         if (first < 0)
             break;
+        const uint32_t left = r->left ? r->left : 1; /* this kernel included */
         /* past the run's time limit no kernel waits for its programs: it is not measured */
-        const bool skip = cal_limit(c, r->left ? r->left : 1) == CAL_SKIPPED;
+        const bool skip = cal_limit(c, left) == CAL_SKIPPED;
         if (next < 0 && !skip && x->bld.pending > 0 && rtm_builder_up(&x->bld)) {
             rtm_calib_dev_builds_poll(x);
             continue;
         }
         const uint32_t ki = (uint32_t)(next >= 0 ? next : first);
         if (x->sweep[ki] == KSWEEP_FIRST) {
-            dev_sweep_first(x, ki, r->left ? r->left : 1);
+            dev_sweep_first(x, ki, left);
             continue;
         }
         if (x->sweep[ki] == KSWEEP_POLL) {
-            dev_poll_first(x, ki, r->left ? r->left : 1);
+            dev_poll_first(x, ki, left);
             continue;
         }
-        st = dev_kernel(x, ki, r->left ? r->left-- : 1);
+        st = dev_kernel(x, ki, left);
+        r->left -= r->left > 0;
         done[ki] = true;
         if (st != RTM_OK)
             break;

@@ -584,6 +584,13 @@ typedef struct {
                  * calibration measures them so (measure_alone: no host lead) */
 } dpred_t;
 
+/* Device x's kernel-time prediction context: kernel ki (-1: the profile's terms as they
+ * stand) at r (0: none); a CPU-type device's points are whole jobs. */
+static inline dpred_t rtm_calib_dpred(const devcal_t *x, int ki, double r)
+{
+    return (dpred_t){x->bd, ki, r, false, !rtm_calib_cpu_dev(x)};
+}
+
 /* A device's kfit_t context: the device and the kernel's index. */
 typedef struct {
     devcal_t *x;

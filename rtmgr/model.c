@@ -530,6 +530,13 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big)
     return k / r + (bytes - k) / param(p, big, true);
 }
 
+/* The inputs' transfer of `bytes` (none: 0) at the host -> device rates. */
+static double xfer_in(params_t *p, double bytes)
+{
+    return bytes > 0.0 ? xfer(p, bytes, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
+                       : 0.0;
+}
+
 /* Fixed part of n transfer commands (at least one) moving `x` seconds of bytes: the
  * first costs `first`; each further one `next` when calibrated, less the part of it the
  * command before covers (the host enqueues a command while the device moves the one
@@ -576,11 +583,7 @@ static double host_lead(params_t *p, double xin)
 double rtm_model_dev_lead(const rtm_board_dev_t *d, double bytes_in)
 {
     params_t p = {d->param, d->have, dev_key, RTM_OK, NULL};
-    const double xin =
-        bytes_in > 0.0
-            ? xfer(&p, bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
-            : 0.0;
-    const double lead = host_lead(&p, xin);
+    const double lead = host_lead(&p, xfer_in(&p, bytes_in));
     return p.st == RTM_OK ? lead : 0.0;
 }
 
@@ -645,9 +648,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
             compute = max2(compute, w->bytes_dev / param(&p, RTM_DEV_P_mem_rate, true));
         }
     }
-    double xin = 0.0; /* the inputs' transfer, before the kernels' gap below */
+    const double xin = xfer_in(&p, w->bytes_in); /* before the kernels' gap below */
     if (w->bytes_in > 0.0) {
-        xin = xfer(&p, w->bytes_in, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big);
         ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next, xin) + xin;
     } else if (d->have[RTM_DEV_P_ws_clear]) {
         ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # repredict-ab.sh — a diagnostic, not part of rtmgr (session 58): every kept H100 profile
-# of sessions 53-58 with a gpu0 validation beside it (session 56's c8 left out: that code
-# squeezed seven gpu0 kernels), its validation predicted again (repredict.c) by the
-# library at REV (default e063946, before the host's lead, model.c host_lead) and by this
-# checkout's build/librtmgr.a. Prints each profile's gpu0 MAPE by both, then the mean and
-# the count under 5 %. Run from the repository root after `make build`:
+# of sessions 53-58 with a gpu0 validation beside it (kept-profiles.sh), its validation
+# predicted again (repredict.c) by the library at REV (default e063946, before the host's
+# lead, model.c host_lead) and by this checkout's build/librtmgr.a. Prints each profile's
+# gpu0 MAPE by both, then the mean and the count under 5 %. Run from the repository root
+# after `make build`:
 #   bash board/h100/diag/repredict-ab.sh [REV]
 set -euo pipefail
+. board/h100/diag/kept-profiles.sh
 rev=${1:-e063946}
 wt=$(mktemp -d)
 trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true; rm -rf "$wt"' EXIT
@@ -17,14 +18,8 @@ cc() { gcc -O2 -std=c11 -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=300 -I. \
           board/h100/diag/repredict.c "$1" -lOpenCL -lyaml -lm -lpthread -lrt -o "$2"; }
 cc "$wt/build/librtmgr.a" "$wt/repredict-a"
 cc build/librtmgr.a "$wt/repredict-b"
-R=board/h100/results
-for y in $R/h100-s5[345678]*.yaml; do
-    r=${y##*/h100-}; r=${r%.yaml}
-    v=$R/validate-gpu0-$r-h100.txt
-    [ -f "$v" ] && [ "$r" != s56c8 ] || continue
+kept_profiles | while read -r r y v; do
     a=$("$wt/repredict-a" "$y" "$v" gpu0 | tail -1 | awk '{print $4}')
     b=$("$wt/repredict-b" "$y" "$v" gpu0 | tail -1 | awk '{print $4}')
     echo "$r $a $b"
-done | awk '{printf "%-6s %5.2f %% -> %5.2f %%\n", $1, $2, $3; a += $2; b += $3; n++;
-             ua += $2 <= 5; ub += $3 <= 5}
-            END {printf "mean %.2f %% -> %.2f %%; under 5 %%: %d -> %d of %d\n", a / n, b / n, ua, ub, n}'
+done | mape_summary
