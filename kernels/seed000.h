@@ -79,7 +79,12 @@ static inline size_t s0_compare(const rtm_kinst_t *x, const rtm_kinst_t *y, char
  * a row load of A, a column load of B and two arithmetic operations; see their files.
  * rows_aligned: n a multiple of 8 floats, so that every row of B starts on a 32-byte
  * sector and a warp's 32 consecutive columns touch 4 sectors, not 5 (H100, session 36:
- * 9-14 % less time per step at n = 1504, 2008, 3016 than at 1501, 2001, 3001). */
+ * 9-14 % less time per step at n = 1504, 2008, 3016 than at 1501, 2001, 3001).
+ * stride_bytes, stride_walk: the CPU twin walks B's column (4n bytes a step, n steps)
+ * and the next work-item reads the same lines; where the stride folds those n lines onto
+ * too few sets of a core's L1 they miss (the 2-vCPU development machine, 48 KiB 12-way:
+ * matrix_loop_add 1.4-1.85x per step at n = 128, 256, 320, 384, 448, 512, 576 against
+ * their neighbours +-8; matrix_mul, bound by its multiply-add chain, 0.97-1.01x). */
 static inline void s0_cost_rowcol(const rtm_kinst_t *k, rtm_cost_t *c)
 {
     const double n = s0_n(k);
@@ -95,6 +100,8 @@ static inline void s0_cost_rowcol(const rtm_kinst_t *k, rtm_cost_t *c)
     c->bytes_dev = 4.0 * (n * n * n / k->tune.wg + n * n * n) + 4.0 * n * n;
     c->launches = 1;
     c->rows_aligned = s0_n(k) % 8 == 0;
+    c->stride_bytes = 4.0 * n; /* B's column: a row of B a step, n steps */
+    c->stride_walk = n;
 }
 
 /* The per-work-item loop of the loop kernels' CPU twins (matrix_mov, matrix_loop_add,

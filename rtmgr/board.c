@@ -40,7 +40,7 @@ static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", 
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss", "t_next", "poll_cost", "aligned", "resident"};
+                                         "r_miss", "t_next", "poll_cost", "aligned", "resident", "aliased"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -252,7 +252,13 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         if ((st = opt_ratio(doc, f[15], where, RTM_BOARD_RESIDENT_MIN, RTM_BOARD_RESIDENT_MAX,
                             true, &resident, diag)) != RTM_OK)
             break;
+        /* optional: strided walks aliased in L1 (CPU pool), time over the fitted sizes' */
+        double aliased = 0.0;
+        if ((st = opt_ratio(doc, f[16], where, RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX,
+                            false, &aliased, diag)) != RTM_OK)
+            break;
         kt[k].have = true;
+        kt[k].aliased = aliased;
         kt[k].resident = resident;
         kt[k].aligned = aligned;
         kt[k].poll_cost = poll_cost;
@@ -535,6 +541,8 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
             fprintf(f, ", aligned: %.4f", kt[k].aligned);
         if (kt[k].resident != 0.0)
             fprintf(f, ", resident: %.4g", kt[k].resident);
+        if (kt[k].aliased != 0.0)
+            fprintf(f, ", aliased: %.4f", kt[k].aliased);
         fprintf(f, "}\n");
     }
 }

@@ -65,7 +65,10 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(dispatch, "dispatch", TIME, "worker-pool overhead per block (extended)")    \
     X(cw_idle, "cw_idle", TIME, "a launch's wake-up and join after 20 ms idle (ext.)") \
     X(cw_wake, "cw_wake", TIME, "a launch run by its caller alone after idle: the wake call (ext.)") \
-    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.")
+    X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.") \
+    X(l1d, "l1d", BYTES, "a core's L1 data cache: where strided walks alias, ext.") \
+    X(l1d_ways, "l1d_ways", COUNT, "its ways (associativity), ext.")             \
+    X(line, "line", BYTES, "its line, ext.")
 
 /* RTM_DEV_P_<id> and RTM_CPU_P_<id>: index of each parameter in param[] / cpu_param[]. */
 enum {
@@ -118,6 +121,9 @@ typedef struct {
                           * throughput saturates (extended model, GPU-like devices: the waves
                           * term's `resident` for this kernel, fitted by calibration where its
                           * points straddle it); 0 = the device's `resident` */
+    double aliased;      /* the work's time where the job's strided walk folds onto too few
+                          * of a core's L1 sets (rtm_model_cpu_alias_share) over the fitted
+                          * sizes', whose walks do not (extended model, CPU pool); 0 = none */
 } rtm_board_ktune_t;
 
 /* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */
@@ -128,6 +134,9 @@ typedef struct {
 /* rtm_board_ktune_t.aligned: the range a profile may hold (exclusive). */
 #define RTM_BOARD_ALIGNED_MIN 0.5
 #define RTM_BOARD_ALIGNED_MAX 1.5
+/* rtm_board_ktune_t.aliased: the range a profile may hold (exclusive). */
+#define RTM_BOARD_ALIASED_MIN 0.5
+#define RTM_BOARD_ALIASED_MAX 4.0
 /* rtm_board_ktune_t.resident: the range a profile may hold (inclusive). */
 #define RTM_BOARD_RESIDENT_MIN 1.0
 #define RTM_BOARD_RESIDENT_MAX 1024.0

@@ -764,6 +764,129 @@ static void cpu_kernels_store(cal_t *c, rtm_board_t *b, ckern_t *ks, uint32_t nk
              PASS_BUSY_CORES, first_max, busy_first, used ? later : "none", dropped, passes);
 }
 
+/* The aliased point: near ALIAS_AT_S of job time, its whole jobs within ALIAS_BUDGET_S
+ * (3 at least, REPS at most). */
+#define ALIAS_AT_S 5e-3
+#define ALIAS_BUDGET_S 0.2
+
+/* The key nearest `key0` (up to twice it) whose job's strided walk misses the L1
+ * all along (rtm_model_cpu_alias_share 1) and is no validation size; 0 when none. */
+static int64_t alias_key(const rtm_board_t *b, const rtm_kernel_t *kern, rtm_tune_t tune,
+                         const rtm_calib_lim_t *lim, int64_t key0)
+{
+    for (int64_t d = 0; d <= key0; d++)
+        for (int side = 0; side < 2; side++) {
+            const int64_t key = side ? key0 + d : key0 - d;
+            if (key < 1 || rtm_calib_key_in(rtm_calib_s0_valid, RTM_CALIB_S0_N, key) ||
+                rtm_calib_key_in(rtm_calib_s0_valid_quick, RTM_CALIB_S0_N, key))
+                continue;
+            rtm_kinst_t k;
+            rtm_cost_t cost;
+            if (!rtm_calib_size_plan(kern, key, tune, lim, &k))
+                continue;
+            rtm_kinst_cost(&k, &cost);
+            if (rtm_model_cpu_alias_share(&cost, b) >= 1.0)
+                return key;
+        }
+    return 0;
+}
+
+/* The fitted model's whole-job time of kernel ki at `key` (kinst planned there). */
+static double alias_pred(const rtm_board_t *b, const rtm_kinst_t *k)
+{
+    rtm_model_job_t job;
+    rtm_model_pred_t pr;
+    if (rtm_model_job_make(k, &job) != RTM_OK ||
+        rtm_model_predict_cpu(&job, b, 0, RTM_MODEL_EXTENDED, 0, &pr) != RTM_OK)
+        return -1.0;
+    return (double)pr.ext.total_ns * 1e-9;
+}
+
+/* ktune `aliased` of kernel ck (fitted and stored) whose cost has a strided walk
+ * (rtm_cost_t.stride_bytes): its points are odd sizes, whose walks reach every set of a
+ * core's L1. One size whose walk misses the L1 all along, the nearest to the whole-job
+ * point nearest ALIAS_AT_S (rtm_model_cpu_alias_share 1; never a validation size), is
+ * measured, whole jobs; each size's
+ * work over the fitted model's, (t - fixed) / (predicted - fixed) with fixed = t_fixed
+ * + cw, and aliased = the aliased size's over the odd point's (the fit's own error there
+ * cancels), kept when it differs from 1 by more than the two measurements' spreads. On
+ * the 2-vCPU development machine (48 KiB 12-way L1) matrix_loop_add ran 1.4-1.85x per
+ * step at n = 128-576 multiples of 64 that alias, and validated -16..-45 % at --quick's
+ * n = 128, 256, 384 without it (session 59). Needs the pool running. */
+static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at((uint32_t)ck->p.ki);
+    rtm_board_ktune_t *kt = &b->cpu_ktune[ck->p.ki];
+    kt->aliased = 0.0;
+    const kpoint_t *p = NULL;
+    for (uint32_t i = 0; i < ck->n; i++)
+        if (ck->pts[i].part == 0 && ck->pts[i].t > 0 &&
+            (!p || fabs(log(ck->pts[i].t / ALIAS_AT_S)) < fabs(log(p->t / ALIAS_AT_S))))
+            p = &ck->pts[i];
+    if (!p || !kt->have || !(kt->r_op > 0.0) || kern->n_keys == 0 ||
+        cal_limit(c, 1) == CAL_SKIPPED)
+        return;
+    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
+                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    rtm_kinst_t k, kp;
+    rtm_cost_t cost;
+    if (!rtm_calib_size_plan(kern, p->key, ck->tune, &lim, &kp))
+        return;
+    rtm_kinst_cost(&kp, &cost);
+    if (!(cost.stride_bytes > 0.0))
+        return; /* no strided walk */
+    const int64_t key = alias_key(b, kern, ck->tune, &lim, p->key);
+    if (key == 0) {
+        cal_note(c, "cpu: %s: no size up to %s=%lld whose strided walk misses the L1: no "
+                    "aliased term",
+                 kern->name, kern->keys[0].name, (long long)(2 * p->key));
+        return;
+    }
+    if (!rtm_calib_size_plan(kern, key, ck->tune, &lim, &k))
+        return;
+    const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
+    if (!(pred > 0) || !(pred_p > 0))
+        return;
+    const double fixed = kt->t_fixed + b->cpu_param[RTM_CPU_P_cw];
+    const int reps = (int)fmax(3.0, fmin((double)REPS, floor(ALIAS_BUDGET_S / pred)));
+    rtm_calib_inst_t in;
+    if (rtm_calib_inst_make(&in, kern, k.size, ck->tune, PASS_SEED) != RTM_OK)
+        return;
+    cpred_t q = {b, -1, 0.0, NULL, 0};
+    double t = 0.0;
+    rtm_calib_fig_t f = {0};
+    const rtm_status_t st = ck_measure(&q, &in, reps, &t, &f);
+    rtm_calib_inst_free(&in);
+    const double ra = pred > fixed && t > fixed ? (t - fixed) / (pred - fixed) : 0.0;
+    const double rp = pred_p > fixed && p->t > fixed ? (p->t - fixed) / (pred_p - fixed) : 0.0;
+    const double ratio = rp > 0.0 ? ra / rp : 0.0;
+    char what[200];
+    snprintf(what, sizeof(what), "%s=%lld, whose strided walk misses the L1, took %.4gms "
+             "(spread %.1f%%, %d jobs), %.4gms by the fit; the odd point %s=%lld %.4gms "
+             "against %.4gms",
+             kern->keys[0].name, (long long)key, t * 1e3, f.spread * 100, reps, pred * 1e3,
+             kern->keys[0].name, (long long)p->key, p->t * 1e3, pred_p * 1e3);
+    if (st != RTM_OK || !(ratio > RTM_BOARD_ALIASED_MIN && ratio < RTM_BOARD_ALIASED_MAX)) {
+        cal_fallback(c, "cpu: %s: aliased walks not measured (%s; %s): the fitted terms "
+                        "predict them",
+                     kern->name, st != RTM_OK ? rtm_strerror(st) : "out of range", what);
+        return;
+    }
+    const bool keep = f.spread + p->spread < fabs(ratio - 1.0);
+    if (keep)
+        kt->aliased = ratio;
+    cal_note(c, "cpu: %s: %s %.4f: %s", kern->name,
+             keep ? "aliased" : "no term: within the spreads,", ratio, what);
+}
+
+/* ktune `aliased` of every fitted kernel (cpu_aliased); needs the pool running. */
+static void cpu_kernels_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ks, uint32_t nk)
+{
+    for (uint32_t ki = 0; ki < nk; ki++)
+        if (ks[ki].n > 0)
+            cpu_aliased(c, b, &ks[ki]);
+}
+
 /* Every wanted kernel's CPU twin: the first pass (their points), PASSES - 1 later
  * passes over their short points, more for kernels the host's load left short of quiet
  * jobs (here, or kept in c->cpu_late for after the devices), their fits. */
@@ -815,8 +938,10 @@ static rtm_status_t cpu_kernels(cal_t *c, rtm_board_t *b, bool pool_busy)
             return RTM_OK;
         }
     }
-    if (st == RTM_OK)
+    if (st == RTM_OK) {
         cpu_kernels_store(c, b, ks, nk, pass, rtm_calib_now() - t0, inst_s);
+        cpu_kernels_aliased(c, b, ks, nk);
+    }
     free(ks);
     return st;
 }
@@ -860,11 +985,13 @@ rtm_status_t rtm_calib_cpu_late(cal_t *c, rtm_board_t *b)
         cal_note(c, "cpu: after the devices: %s cut short by the run's time limit (%.4gs)",
                  overheads || !late->pool_busy ? "the passes" : "the pool overheads and passes",
                  c->o->time_limit);
-    if (started)
-        rtm_pool_stop_as_run(&cal_pool, &sched);
     /* the fits from what was measured, whatever the passes' end */
     cpu_kernels_store(c, b, late->ks, late->nk, pass, late->passes_s + rtm_calib_now() - t0,
                       late->inst_s);
+    if (started) {
+        cpu_kernels_aliased(c, b, late->ks, late->nk);
+        rtm_pool_stop_as_run(&cal_pool, &sched);
+    }
     cal_load_note(c, "cpu (after the devices)", &load);
     cal_say(c, "cpu: after the devices: %s%d more passes (%.1fs)",
             overheads ? "pool overheads again, " : "", pass - late->passes,
@@ -893,6 +1020,30 @@ void rtm_calib_cpu_pool(const cal_t *c, rtm_board_t *b)
     b->threads = n;
 }
 
+/* A core's L1 data cache (sysconf): where a strided walk aliases (rtm_model_cpu_alias_share,
+ * ktune `aliased`); left out when the C library does not know it. */
+static void cpu_l1d(cal_t *c, rtm_board_t *b)
+{
+    const long size = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    const long ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+    const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    if (!(size > 0 && ways > 0 && line > 0 && ways * line <= size)) {
+        b->cpu_have[RTM_CPU_P_l1d] = b->cpu_have[RTM_CPU_P_l1d_ways] =
+            b->cpu_have[RTM_CPU_P_line] = false;
+        cal_fallback(c, "cpu: L1 data cache geometry unknown (sysconf): strided walks are "
+                        "predicted as the fitted sizes'");
+        return;
+    }
+    const double v[3] = {(double)size, (double)ways, (double)line};
+    const int id[3] = {RTM_CPU_P_l1d, RTM_CPU_P_l1d_ways, RTM_CPU_P_line};
+    for (int i = 0; i < 3; i++) {
+        cpu_param(b, id[i], v[i]);
+        *cfig(c, id[i]) = (rtm_calib_fig_t){v[i], 0, 0, 1, 1};
+    }
+    cal_note(c, "cpu: L1 data cache %ldKiB, %ld ways of %ld-byte lines (%ld sets)", size / 1024,
+             ways, line, size / (ways * line));
+}
+
 rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
 {
     const double t0 = rtm_calib_now();
@@ -914,6 +1065,7 @@ rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
         cal_note(c, "cpu: cache %.4gMiB (%s)", b->cpu_param[RTM_CPU_P_cache] / MIB, which);
     else
         cal_fallback(c, "cpu: last-level cache size unknown (sysconf): 8MiB assumed");
+    cpu_l1d(c, b);
     c->past_s = 0.0;
     c->cpu_knee = rtm_calib_host_private(n);
     if (c->cpu_knee > 0)

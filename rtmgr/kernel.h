@@ -99,6 +99,12 @@ typedef struct {
     bool rows_aligned;         /* the job's rows start on 32-byte boundaries, for a kernel
                                 * whose time depends on it (the seed-000 loop kernels:
                                 * ktune `aligned`, extended model); false otherwise */
+    double stride_bytes;       /* the strided class's walk (a column of a row-major
+                                * matrix): bytes between its steps, 0 = none */
+    double stride_walk;        /* the steps of that walk, whose lines the next work-item
+                                * reads again (the column's length): on the CPU they stay
+                                * in a core's L1 unless the stride folds them onto too few
+                                * of its sets (rtm_model_cpu_alias_share, ktune `aliased`) */
 } rtm_cost_t;
 
 typedef struct rtm_kinst rtm_kinst_t;

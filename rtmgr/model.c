@@ -184,6 +184,12 @@
  *          the CPU's mem_rate with the class-based r_k, the kernel's cpu_ktune mem_rate
  *          with its own r for jobs whose buffers exceed the CPU's `cache` (no memory term
  *          otherwise);
+ *     aliased: t_block times 1 + share * (a - 1), a the kernel's cpu_ktune `aliased`
+ *          (with its own r), share the part of a job's strided walk that misses a core's
+ *          L1 because its stride folds the walk onto too few of the L1's sets
+ *          (rtm_model_cpu_alias_share; 0 for calibration's odd sizes, whose walks reach
+ *          every set): 2-vCPU development machine, matrix_loop_add at n = 128, 256, 384
+ *          validated -16, -45, -44 % without it (session 59);
  *     dispatch: pool overhead per block (queue pop, completed-block mark);
  *     cw: the join at the end of every launch; with RTM_MODEL_F_IDLE (the running
  *          system's jobs, which find the pool asleep) the first launch's is cw_idle:
@@ -718,6 +724,41 @@ static void cpu_paper(const rtm_model_job_t *j, const rtm_board_t *b, double n,
     finish(t, &p, 0.0, ops / (lp * n) + comm + cw + ti, 0.0, 0.0);
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *b)
+{
+    if (!c || !b || !b->cpu_have[RTM_CPU_P_l1d] || !b->cpu_have[RTM_CPU_P_l1d_ways] ||
+        !b->cpu_have[RTM_CPU_P_line])
+        return 0.0;
+    const double size = b->cpu_param[RTM_CPU_P_l1d], ways = b->cpu_param[RTM_CPU_P_l1d_ways];
+    const double line = b->cpu_param[RTM_CPU_P_line];
+    const double walk = c->stride_walk, stride = c->stride_bytes;
+    if (!(size > 0.0 && size <= PARAM_MAX && ways >= 1.0 && ways <= size && line >= 1.0 &&
+          line * ways <= size && stride >= line && stride <= PARAM_MAX && walk >= 1.0 &&
+          walk <= PARAM_MAX))
+        return 0.0;
+    const double sets = (double)(uint64_t)(size / (ways * line));
+    const uint64_t span = (uint64_t)(sets * line); /* the bytes one way maps */
+    if (sets < 1.0 || span == 0 || walk > sets * ways)
+        return 0.0; /* past the L1 whatever the stride: the fitted sizes' regime */
+    /* the walk's addresses repeat their offset within a way every span / gcd steps */
+    const double reach = (double)(span / gcd_u64((uint64_t)stride % span, span));
+    const double room = (reach < sets ? reach : sets) * ways;
+    if (walk <= room)
+        return 0.0;
+    const double share = 2.0 * (walk - room) / walk;
+    return share < 1.0 ? share : 1.0;
+}
+
 /* Extended: whole blocks over n workers, roofline (generic r only), dispatch per block,
  * join per launch; after idling, the shorter of the workers' launch and the caller's
  * alone (one-launch jobs, where cw_wake is calibrated). */
@@ -738,8 +779,12 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double dispatch = param(&p, RTM_CPU_P_dispatch, false);
     const double cw = param(&p, RTM_CPU_P_cw, false);
     /* a block's time, with the kernel's own size correction where calibrated */
-    const double t_block =
-        t1 / busy_blocks(j) * (rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0);
+    const double al =
+        rk > 0.0 ? kernel_term(b->cpu_ktune, j->kernel, offsetof(rtm_board_ktune_t, aliased))
+                 : 0.0;
+    const double t_block = t1 / busy_blocks(j) *
+                           (rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0) *
+                           (al > 0.0 ? 1.0 + rtm_model_cpu_alias_share(c, b) * (al - 1.0) : 1.0);
     /* the memory roofline over all workers' traffic, where it applies */
     double mem = 0.0;
     if (w->bytes_dev > 0.0) {

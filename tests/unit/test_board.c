@@ -75,6 +75,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_true(x[k].poll_cost == y[k].poll_cost);
         assert_true(x[k].aligned == y[k].aligned);
         assert_true(x[k].resident == y[k].resident);
+        assert_true(x[k].aliased == y[k].aliased);
     }
 }
 
@@ -251,7 +252,8 @@ static void test_round_trip_synthetic(void **state)
     }
     a.cpu_param[RTM_CPU_P_lp] = 7.0;
     a.cpu_param[RTM_CPU_P_mem_rate] = 12345678901.25;
-    a.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .tune = {64, 8}};
+    /* strided walks aliased in the L1: the pool's term (the devices' ktune take it too) */
+    a.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .tune = {64, 8}, .aliased = 1.6875};
     a.n_devs = RTM_MAX_DEVICES;
     for (uint32_t i = 0; i < a.n_devs; i++) {
         rtm_board_dev_t *d = &a.dev[i];
@@ -286,7 +288,8 @@ static void test_round_trip_synthetic(void **state)
             /* aligned rows' work over the odd rows', where measured */
             .aligned = i % 4 == 1 ? 0.8875 : 0.0,
             /* the kernel's own resident groups, where fitted */
-            .resident = i % 3 == 2 ? 9.5 : 0.0};
+            .resident = i % 3 == 2 ? 9.5 : 0.0,
+            .aliased = i % 5 == 3 ? 0.8125 : 0.0};
     }
     char path[128];
     snprintf(path, sizeof(path), "%s/synthetic.yaml", tmpdir);

@@ -782,6 +782,98 @@ static void test_cpu_extended(void **state)
     assert_int_equal(p.paper.status, RTM_E_MODEL);
 }
 
+/* The share of a strided walk that misses the L1 (rtm_model_cpu_alias_share) on a 48 KiB
+ * 12-way L1 of 64-byte lines (64 sets, a way spans 4 KiB): a column of n floats walks n
+ * lines 4n bytes apart; the development machine's matrix_loop_add ran 1.06x at n = 192,
+ * 1.41x at n = 128 and 1.5-1.85x from n = 256 up (multiples of 64 that alias). */
+static void test_cpu_alias_share(void **state)
+{
+    (void)state;
+    rtm_board_t b;
+    cpu_board(&b);
+    rtm_cost_t c;
+    memset(&c, 0, sizeof(c));
+    const struct {
+        double n, share;
+    } cases[] = {
+        {128, 0.5},  /* 8 sets reached, 96 lines of room: 2 * 32 / 128 */
+        {256, 1.0},  /* 4 sets, 48 lines */
+        {384, 1.0},  /* 1536 bytes: 8 sets */
+        {320, 0.8},  /* 1280 bytes: 16 sets, 192 lines: 2 * 128 / 320 */
+        {448, 1.0},  /* 16 sets, W = 2.33 C */
+        {192, 0.0},  /* 16 sets, 192 lines: the walk just fits */
+        {136, 0.0},  /* 544 bytes: every set */
+        {281, 0.0},  /* odd: every set */
+        {512, 1.0},  /* 2 sets */
+        {1024, 0.0}, /* 1024 lines: past the whole L1 (768), the fitted regime */
+    };
+    /* no L1 geometry in the profile: no share */
+    c.stride_bytes = 1024;
+    c.stride_walk = 256;
+    assert_true(rtm_model_cpu_alias_share(&c, &b) == 0.0);
+    cpu_set(&b, RTM_CPU_P_l1d, 48 * 1024);
+    cpu_set(&b, RTM_CPU_P_l1d_ways, 12);
+    cpu_set(&b, RTM_CPU_P_line, 64);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        c.stride_bytes = 4.0 * cases[i].n;
+        c.stride_walk = cases[i].n;
+        assert_float_equal(rtm_model_cpu_alias_share(&c, &b), cases[i].share, 1e-12);
+    }
+    /* no strided walk, a stride under a line, a broken geometry: none */
+    c.stride_bytes = 0.0;
+    assert_true(rtm_model_cpu_alias_share(&c, &b) == 0.0);
+    c.stride_bytes = 32.0;
+    c.stride_walk = 4096;
+    assert_true(rtm_model_cpu_alias_share(&c, &b) == 0.0);
+    c.stride_bytes = 1024;
+    c.stride_walk = 256;
+    cpu_set(&b, RTM_CPU_P_l1d_ways, 1e6);
+    assert_true(rtm_model_cpu_alias_share(&c, &b) == 0.0);
+    assert_true(rtm_model_cpu_alias_share(NULL, &b) == 0.0);
+}
+
+/* A job whose strided walk misses the L1 does 1 + share * (aliased - 1) times its
+ * blocks' work in the extended model, with the kernel's own r; the paper's model, a
+ * kernel without the term or a walk that fits, the fitted work. */
+static void test_cpu_extended_aliased(void **state)
+{
+    (void)state;
+    rtm_board_t b;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    cpu_board(&b);
+    job_make(&j);
+    cpu_set(&b, RTM_CPU_P_mem_rate, 100e9);
+    cpu_set(&b, RTM_CPU_P_l1d, 48 * 1024);
+    cpu_set(&b, RTM_CPU_P_l1d_ways, 12);
+    cpu_set(&b, RTM_CPU_P_line, 64);
+    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .aliased = 1.5};
+    /* test_cpu_extended's per-kernel job: t_block 1 us, 1000 a thread, dispatch 1 ms */
+    j.cost.stride_bytes = 1024;
+    j.cost.stride_walk = 256; /* share 1 */
+    rtm_model_pred_t fitted;
+    b.cpu_ktune[0].aliased = 0.0;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &fitted), RTM_OK);
+    b.cpu_ktune[0].aliased = 1.5;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1500000 + 1000000 + 5000);
+    assert_int_equal(p.paper.status, fitted.paper.status);
+    assert_true(p.paper.kernel_ns == fitted.paper.kernel_ns);
+    j.cost.stride_bytes = 512;
+    j.cost.stride_walk = 128; /* share 0.5 */
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1250000 + 1000000 + 5000);
+    j.cost.stride_bytes = 1124;
+    j.cost.stride_walk = 281; /* every set: the fitted work */
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+    j.cost.stride_bytes = 1024;
+    j.cost.stride_walk = 256;
+    b.cpu_ktune[0].aliased = 0.0; /* no term */
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+}
+
 /* The CPU pool's prediction of j on b with `flags`, which must succeed. */
 static rtm_model_pred_t cpu_pred(const rtm_model_job_t *j, const rtm_board_t *b,
                                  rtm_model_kind_t kind, unsigned flags)
@@ -1185,6 +1277,8 @@ int main(void)
         cmocka_unit_test(test_pred_lerp),
         cmocka_unit_test(test_cpu_paper),
         cmocka_unit_test(test_cpu_extended),
+        cmocka_unit_test(test_cpu_alias_share),
+        cmocka_unit_test(test_cpu_extended_aliased),
         cmocka_unit_test(test_cpu_extended_idle),
         cmocka_unit_test(test_cpu_extended_alone),
         cmocka_unit_test(test_kernel_terms),
