@@ -50,7 +50,10 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(gap_host_o, "gap_host_o", TIME, "host: a job's kernel started on the device -> its outputs, ext.") \
     X(ws_idle, "ws_idle", TIME, "a job's inputs after 20 ms idle: more than back to back, ext.") \
     X(wr_idle, "wr_idle", TIME, "a job's outputs after 20 ms idle: more than back to back, ext.") \
-    X(pace, "pace", TIME, "host: enqueueing per launch of the pace probe: the host-paced terms' pace (GPUs), ext.")
+    X(pace, "pace", TIME, "host: enqueueing per launch of the pace probe: the host-paced terms' pace (GPUs), ext.") \
+    X(l1d, "l1d", BYTES, "CPU-type devices: a core's L1 data cache: where strided walks alias, ext.") \
+    X(l1d_ways, "l1d_ways", COUNT, "its ways (associativity), ext.")             \
+    X(line, "line", BYTES, "its line, ext.")
 
 /* X(id, yaml key, unit class, help) — CPU parameters (seed 000 eq. 1). */
 #define RTM_CPU_PARAMS(X)                                                          \
@@ -122,8 +125,9 @@ typedef struct {
                           * term's `resident` for this kernel, fitted by calibration where its
                           * points straddle it); 0 = the device's `resident` */
     double aliased;      /* the work's time where the job's strided walk folds onto too few
-                          * of a core's L1 sets (rtm_model_cpu_alias_share) over the fitted
-                          * sizes', whose walks do not (extended model, CPU pool); 0 = none */
+                          * of a core's L1 sets (rtm_model_cpu_alias_share,
+                          * rtm_model_dev_alias_share) over the fitted sizes', whose walks
+                          * do not (extended model: the CPU pool, CPU-type devices); 0 = none */
 } rtm_board_ktune_t;
 
 /* rtm_board_ktune_t.poll_every: calibration found no poll period cheap enough. */

@@ -764,17 +764,10 @@ static void cpu_kernels_store(cal_t *c, rtm_board_t *b, ckern_t *ks, uint32_t nk
              PASS_BUSY_CORES, first_max, busy_first, used ? later : "none", dropped, passes);
 }
 
-/* The aliased point: near ALIAS_AT_S of job time, its whole jobs within ALIAS_BUDGET_S
- * (3 at least, REPS at most). */
-#define ALIAS_AT_S 5e-3
-#define ALIAS_BUDGET_S 0.2
-
-/* The key nearest `key0` (up to twice it) whose job's strided walk misses the L1
- * all along (rtm_model_cpu_alias_share 1) and is no validation size; 0 when none. */
-static int64_t alias_key(const rtm_board_t *b, const rtm_kernel_t *kern, rtm_tune_t tune,
-                         const rtm_calib_lim_t *lim, int64_t key0)
+int64_t rtm_calib_alias_key(const rtm_kernel_t *kern, rtm_tune_t tune,
+                            const rtm_calib_lim_t *lim, int64_t key0, const double l1[3])
 {
-    for (int64_t d = 0; d <= key0; d++)
+    for (int64_t d = 0; d <= 2 * key0; d++)
         for (int side = 0; side < 2; side++) {
             const int64_t key = side ? key0 + d : key0 - d;
             if (key < 1 || rtm_calib_key_in(rtm_calib_s0_valid, RTM_CALIB_S0_N, key) ||
@@ -785,10 +778,23 @@ static int64_t alias_key(const rtm_board_t *b, const rtm_kernel_t *kern, rtm_tun
             if (!rtm_calib_size_plan(kern, key, tune, lim, &k))
                 continue;
             rtm_kinst_cost(&k, &cost);
-            if (rtm_model_cpu_alias_share(&cost, b) >= 1.0)
+            if (rtm_model_alias_share(&cost, l1[0], l1[1], l1[2]) >= 1.0)
                 return key;
         }
     return 0;
+}
+
+bool rtm_calib_l1d(double l1[3])
+{
+    const long size = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    const long ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+    const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    if (!(size > 0 && ways > 0 && line > 0 && ways * line <= size))
+        return false;
+    l1[0] = (double)size;
+    l1[1] = (double)ways;
+    l1[2] = (double)line;
+    return true;
 }
 
 /* The fitted model's whole-job time of kernel ki at `key` (kinst planned there). */
@@ -818,13 +824,17 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     const rtm_kernel_t *kern = rtm_kernel_at((uint32_t)ck->p.ki);
     rtm_board_ktune_t *kt = &b->cpu_ktune[ck->p.ki];
     kt->aliased = 0.0;
+    const double l1[3] = {b->cpu_param[RTM_CPU_P_l1d], b->cpu_param[RTM_CPU_P_l1d_ways],
+                          b->cpu_param[RTM_CPU_P_line]};
     const kpoint_t *p = NULL;
     for (uint32_t i = 0; i < ck->n; i++)
         if (ck->pts[i].part == 0 && ck->pts[i].t > 0 &&
-            (!p || fabs(log(ck->pts[i].t / ALIAS_AT_S)) < fabs(log(p->t / ALIAS_AT_S))))
+            (!p || fabs(log(ck->pts[i].t / RTM_CALIB_ALIAS_AT_S)) <
+                       fabs(log(p->t / RTM_CALIB_ALIAS_AT_S))))
             p = &ck->pts[i];
     if (!p || !kt->have || !(kt->r_op > 0.0) || kern->n_keys == 0 ||
-        cal_limit(c, 1) == CAL_SKIPPED)
+        !b->cpu_have[RTM_CPU_P_l1d] || !b->cpu_have[RTM_CPU_P_l1d_ways] ||
+        !b->cpu_have[RTM_CPU_P_line] || cal_limit(c, 1) == CAL_SKIPPED)
         return;
     const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
@@ -835,20 +845,21 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     rtm_kinst_cost(&kp, &cost);
     if (!(cost.stride_bytes > 0.0))
         return; /* no strided walk */
-    const int64_t key = alias_key(b, kern, ck->tune, &lim, p->key);
-    if (key == 0) {
+    const int64_t key = rtm_calib_alias_key(kern, ck->tune, &lim, p->key, l1);
+    if (key == 0 || !rtm_calib_size_plan(kern, key, ck->tune, &lim, &k)) {
         cal_note(c, "cpu: %s: no size up to %s=%lld whose strided walk misses the L1: no "
                     "aliased term",
-                 kern->name, kern->keys[0].name, (long long)(2 * p->key));
+                 kern->name, kern->keys[0].name, (long long)(3 * p->key));
         return;
     }
-    if (!rtm_calib_size_plan(kern, key, ck->tune, &lim, &k))
+    p = rtm_calib_point_near(ck->pts, ck->n, key);
+    if (!p || !rtm_calib_size_plan(kern, p->key, ck->tune, &lim, &kp))
         return;
     const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    const double fixed = kt->t_fixed + b->cpu_param[RTM_CPU_P_cw];
-    const int reps = (int)fmax(3.0, fmin((double)REPS, floor(ALIAS_BUDGET_S / pred)));
+    const int reps =
+        (int)fmax(3.0, fmin((double)REPS, floor(RTM_CALIB_ALIAS_BUDGET_S / pred)));
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make(&in, kern, k.size, ck->tune, PASS_SEED) != RTM_OK)
         return;
@@ -857,26 +868,11 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     rtm_calib_fig_t f = {0};
     const rtm_status_t st = ck_measure(&q, &in, reps, &t, &f);
     rtm_calib_inst_free(&in);
-    const double ra = pred > fixed && t > fixed ? (t - fixed) / (pred - fixed) : 0.0;
-    const double rp = pred_p > fixed && p->t > fixed ? (p->t - fixed) / (pred_p - fixed) : 0.0;
-    const double ratio = rp > 0.0 ? ra / rp : 0.0;
-    char what[200];
-    snprintf(what, sizeof(what), "%s=%lld, whose strided walk misses the L1, took %.4gms "
-             "(spread %.1f%%, %d jobs), %.4gms by the fit; the odd point %s=%lld %.4gms "
-             "against %.4gms",
-             kern->keys[0].name, (long long)key, t * 1e3, f.spread * 100, reps, pred * 1e3,
-             kern->keys[0].name, (long long)p->key, p->t * 1e3, pred_p * 1e3);
-    if (st != RTM_OK || !(ratio > RTM_BOARD_ALIASED_MIN && ratio < RTM_BOARD_ALIASED_MAX)) {
-        cal_fallback(c, "cpu: %s: aliased walks not measured (%s; %s): the fitted terms "
-                        "predict them",
-                     kern->name, st != RTM_OK ? rtm_strerror(st) : "out of range", what);
-        return;
-    }
-    const bool keep = f.spread + p->spread < fabs(ratio - 1.0);
-    if (keep)
-        kt->aliased = ratio;
-    cal_note(c, "cpu: %s: %s %.4f: %s", kern->name,
-             keep ? "aliased" : "no term: within the spreads,", ratio, what);
+    const rtm_calib_factor_t fa = {"cpu", "aliased", "a strided walk the L1 aliases",
+                                   "aliased walks", key, t, f.spread, reps, pred, p, pred_p,
+                                   kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
+                                   RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, st};
+    kt->aliased = rtm_calib_factor(c, kern, &fa);
 }
 
 /* ktune `aliased` of every fitted kernel (cpu_aliased); needs the pool running. */
@@ -1024,24 +1020,21 @@ void rtm_calib_cpu_pool(const cal_t *c, rtm_board_t *b)
  * ktune `aliased`); left out when the C library does not know it. */
 static void cpu_l1d(cal_t *c, rtm_board_t *b)
 {
-    const long size = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    const long ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
-    const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-    if (!(size > 0 && ways > 0 && line > 0 && ways * line <= size)) {
-        b->cpu_have[RTM_CPU_P_l1d] = b->cpu_have[RTM_CPU_P_l1d_ways] =
-            b->cpu_have[RTM_CPU_P_line] = false;
+    const int id[3] = {RTM_CPU_P_l1d, RTM_CPU_P_l1d_ways, RTM_CPU_P_line};
+    double l1[3];
+    for (int i = 0; i < 3; i++)
+        b->cpu_have[id[i]] = false;
+    if (!rtm_calib_l1d(l1)) {
         cal_fallback(c, "cpu: L1 data cache geometry unknown (sysconf): strided walks are "
                         "predicted as the fitted sizes'");
         return;
     }
-    const double v[3] = {(double)size, (double)ways, (double)line};
-    const int id[3] = {RTM_CPU_P_l1d, RTM_CPU_P_l1d_ways, RTM_CPU_P_line};
     for (int i = 0; i < 3; i++) {
-        cpu_param(b, id[i], v[i]);
-        *cfig(c, id[i]) = (rtm_calib_fig_t){v[i], 0, 0, 1, 1};
+        cpu_param(b, id[i], l1[i]);
+        *cfig(c, id[i]) = (rtm_calib_fig_t){l1[i], 0, 0, 1, 1};
     }
-    cal_note(c, "cpu: L1 data cache %ldKiB, %ld ways of %ld-byte lines (%ld sets)", size / 1024,
-             ways, line, size / (ways * line));
+    cal_note(c, "cpu: L1 data cache %.0fKiB, %.0f ways of %.0f-byte lines (%.0f sets)",
+             l1[0] / 1024, l1[1], l1[2], l1[0] / (l1[1] * l1[2]));
 }
 
 rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)

@@ -1835,6 +1835,29 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
 #define ALIGN_AT_S 5e-3
 #define ALIGN_BUDGET_S 0.2
 
+/* A CPU-type device's L1 (l1d, l1d_ways, line): its work-items run on the host's cores
+ * (rtm_calib_l1d); a GPU's are left out (no strided-walk term). */
+static void dev_l1d(devcal_t *x)
+{
+    rtm_board_dev_t *bd = x->bd;
+    const int id[3] = {RTM_DEV_P_l1d, RTM_DEV_P_l1d_ways, RTM_DEV_P_line};
+    for (int i = 0; i < 3; i++)
+        bd->have[id[i]] = false;
+    if (!rtm_calib_cpu_dev(x))
+        return;
+    double l1[3];
+    if (!rtm_calib_l1d(l1)) {
+        cal_fallback(x->c, "%s: the host's L1 data cache unknown (sysconf): strided walks are "
+                           "predicted as the fitted sizes'",
+                     bd->name);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        dev_param(bd, id[i], l1[i]);
+        *dfig(x, id[i]) = (rtm_calib_fig_t){l1[i], 0, 0, 1, 1};
+    }
+}
+
 /* ktune `aligned` for a kernel whose cost says a job's rows may start on 32-byte
  * sectors (rtm_cost_t.rows_aligned): its points are odd sizes, whose rows do not. One
  * aligned size (first key 8 mod 16 just below the whole one-launch point nearest
@@ -1884,27 +1907,72 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     rtm_calib_fig_t f = {0};
     const rtm_status_t st = dev_measure(x, &in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, &t, &f);
     rtm_calib_inst_free(&in);
-    const double ra = pred > fixed && t > fixed ? (t - fixed) / (pred - fixed) : 0.0;
-    const double rp = pred_p > fixed && p->t > fixed ? (p->t - fixed) / (pred_p - fixed) : 0.0;
-    const double ratio = rp > 0.0 ? ra / rp : 0.0;
-    char what[200];
-    snprintf(what, sizeof(what), "rows aligned to 32 bytes at %s=%lld took %.4gms (spread %.1f%%, "
-             "%d jobs), %.4gms by the odd sizes' fit; the odd point %s=%lld %.4gms against %.4gms",
-             kern->keys[0].name, (long long)key, t * 1e3, f.spread * 100, reps, pred * 1e3,
-             kern->keys[0].name, (long long)p->key, p->t * 1e3, pred_p * 1e3);
-    if (st != RTM_OK || !(ratio > RTM_BOARD_ALIGNED_MIN && ratio < RTM_BOARD_ALIGNED_MAX)) {
-        cal_fallback(x->c, "%s: %s: aligned rows not measured (%s; %s): the odd sizes' terms "
-                           "predict them", x->bd->name, kern->name,
-                     st != RTM_OK ? rtm_strerror(st) : "out of range", what);
-        return;
-    }
     /* within the two measurements' spreads it is noise, not alignment (PoCL on the H100
      * host: 0.95-1.11 at 6-17 % spreads; the H100 0.91-0.94 at 0.0-0.2 %) */
-    const bool keep = f.spread + p->spread < fabs(ratio - 1.0);
-    if (keep)
-        x->bd->ktune[ki].aligned = ratio;
-    cal_note(x->c, "%s: %s: %s %.4f: %s", x->bd->name, kern->name,
-             keep ? "aligned" : "no term: within the spreads,", ratio, what);
+    const rtm_calib_factor_t fa = {x->bd->name, "aligned", "rows aligned to 32 bytes",
+                                   "aligned rows", key, t, f.spread, reps, pred, p, pred_p,
+                                   fixed, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX, st};
+    x->bd->ktune[ki].aligned = rtm_calib_factor(x->c, kern, &fa);
+}
+
+/* ktune `aliased` of a CPU-type device's kernel whose cost has a strided walk
+ * (rtm_cost_t.stride_bytes), as the CPU pool's (calibcpu.c, cpu_aliased): the device's
+ * work-items run on the host's cores, whose L1 (l1d, l1d_ways, line) the walk may alias.
+ * One size whose walk misses it all along, the nearest to the whole-job point nearest
+ * RTM_CALIB_ALIAS_AT_S, whole jobs, against the fit (PoCL here: matrix_loop_add at n =
+ * 256, 384 validated -20..-24 % without it, session 59). */
+static void dev_aliased(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_t *pts,
+                        uint32_t n)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at(ki);
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    kt->aliased = 0.0;
+    const double l1[3] = {x->bd->param[RTM_DEV_P_l1d], x->bd->param[RTM_DEV_P_l1d_ways],
+                          x->bd->param[RTM_DEV_P_line]};
+    if (!rtm_calib_cpu_dev(x) || !x->bd->have[RTM_DEV_P_l1d] || !x->bd->have[RTM_DEV_P_l1d_ways] ||
+        !x->bd->have[RTM_DEV_P_line] || !kt->have || kern->n_keys == 0)
+        return;
+    const kpoint_t *p = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (pts[i].part == 0 && pts[i].t > 0 && pts[i].L <= 1.0 &&
+            (!p || fabs(log(pts[i].t / RTM_CALIB_ALIAS_AT_S)) <
+                       fabs(log(p->t / RTM_CALIB_ALIAS_AT_S))))
+            p = &pts[i];
+    rtm_kinst_t k, kp;
+    rtm_cost_t cost;
+    if (!p || !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
+        return;
+    rtm_kinst_cost(&kp, &cost);
+    if (!(cost.stride_bytes > 0.0))
+        return; /* no strided walk */
+    const int64_t key = rtm_calib_alias_key(kern, tune, &x->lim, p->key, l1);
+    if (key == 0 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k)) {
+        cal_note(x->c, "%s: %s: no size up to %s=%lld whose strided walk misses the L1: no "
+                       "aliased term",
+                 x->bd->name, kern->name, kern->keys[0].name, (long long)(3 * p->key));
+        return;
+    }
+    p = rtm_calib_point_near(pts, n, key);
+    if (!p || !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
+        return;
+    const dpred_t fit = rtm_calib_dpred(x, -1, 0.0);
+    const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
+    if (!(pred > 0) || !(pred_p > 0))
+        return;
+    const int reps =
+        (int)fmax(3.0, fmin((double)REPS, floor(RTM_CALIB_ALIAS_BUDGET_S / pred)));
+    rtm_calib_inst_t in;
+    if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
+        return;
+    double t = 0.0;
+    rtm_calib_fig_t f = {0};
+    const rtm_status_t st = dev_measure(x, &in, reps, 0.0, &t, &f);
+    rtm_calib_inst_free(&in);
+    const rtm_calib_factor_t fa = {x->bd->name, "aliased", "a strided walk the L1 aliases",
+                                   "aliased walks", key, t, f.spread, reps, pred, p, pred_p,
+                                   kt->t_fixed + dev_kernel_fixed(x->bd),
+                                   RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, st};
+    kt->aliased = rtm_calib_factor(x->c, kern, &fa);
 }
 
 /* In-loop poll period of a GPU's loop-polling kernel (RTM_POLL_EVERY; rtm_preempt_loop_polls),
@@ -2152,8 +2220,10 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                            &c->rec->dev_k[x->di][ki]);
     kt->t_next = t_next;
     kt->poll_every = poll_every;
-    if (!kf.squeeze)
+    if (!kf.squeeze) {
         dev_aligned(x, ki, tune, pts, n);
+        dev_aliased(x, ki, tune, pts, n);
+    }
     return RTM_OK;
 }
 
@@ -2357,6 +2427,7 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
                  bd->param[RTM_DEV_P_cache] / MIB);
     else
         cal_fallback(c, "%s: CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is 0: cache 1MiB assumed", bd->name);
+    dev_l1d(x);
     /* a GPU's reported figure may be its L1s together (the H100: 132 x 32 KiB = 4.125 MiB
      * for a 50 MB L2): measured by the read sweep; a CPU device keeps it (its kernels'
      * knee is the cores' private caches, below) */

@@ -1513,3 +1513,44 @@ bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps)
 {
     return n >= 2 || (n == 1 && t * (double)(reps + 1) < RTM_CALIB_REMEASURE_ONE_S);
 }
+
+const kpoint_t *rtm_calib_point_near(const kpoint_t *pts, uint32_t n, int64_t key)
+{
+    const kpoint_t *p = NULL;
+    for (uint32_t i = 0; key > 0 && i < n; i++)
+        if (pts[i].part == 0 && pts[i].t > 0 && pts[i].L <= 1.0 && pts[i].key > 0 &&
+            (!p || fabs(log((double)pts[i].key / (double)key)) <
+                       fabs(log((double)p->key / (double)key))))
+            p = &pts[i];
+    return p;
+}
+
+double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_factor_t *f)
+{
+    const kpoint_t *p = f->p;
+    const double ra = f->pred > f->fixed && f->t > f->fixed ? (f->t - f->fixed) / (f->pred - f->fixed)
+                                                            : 0.0;
+    const double rp = f->pred_p > f->fixed && p->t > f->fixed
+                          ? (p->t - f->fixed) / (f->pred_p - f->fixed)
+                          : 0.0;
+    const double ratio = rp > 0.0 ? ra / rp : 0.0;
+    char what[240];
+    snprintf(what, sizeof(what), "%s at %s=%lld took %.4gms (spread %.1f%%, %d jobs), %.4gms by "
+             "the odd sizes' fit; the odd point %s=%lld %.4gms against %.4gms",
+             f->size_what, kern->keys[0].name, (long long)f->key, f->t * 1e3, f->spread * 100,
+             f->reps, f->pred * 1e3, kern->keys[0].name, (long long)p->key, p->t * 1e3,
+             f->pred_p * 1e3);
+    if (f->st != RTM_OK || !(ratio > f->lo && ratio < f->hi)) {
+        cal_fallback(c, "%s: %s: %s not measured (%s; %s): the odd sizes' terms predict them",
+                     f->owner, kern->name, f->none_what,
+                     f->st != RTM_OK ? rtm_strerror(f->st) : "out of range", what);
+        return 0.0;
+    }
+    const bool keep = f->spread + p->spread < fabs(ratio - 1.0);
+    if (keep)
+        cal_note(c, "%s: %s: %s %.4f: %s", f->owner, kern->name, f->term, ratio, what);
+    else
+        cal_note(c, "%s: %s: no %s term: within the spreads, %.4f: %s", f->owner, kern->name,
+                 f->term, ratio, what);
+    return keep ? ratio : 0.0;
+}

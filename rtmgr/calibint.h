@@ -759,7 +759,48 @@ void rtm_calib_dev_builds_poll(devcal_t *x);
  * measurement then compiles what is missing). */
 void rtm_calib_dev_kernel_ready(devcal_t *x, const rtm_kernel_t *kern, bool all);
 
+/* ---- a kernel's factor at one size (calibfit.c) --------------------------------------- */
+
+/* One size's measured work over the fitted model's against the odd point's (ktune
+ * `aligned`, `aliased`): each (t - fixed) / (fit - fixed), the size's over the point's
+ * (the fit's own error there cancels). */
+typedef struct {
+    const char *owner;     /* "cpu" or a device's name */
+    const char *term;      /* the ktune term: "aligned", "aliased" */
+    const char *size_what; /* what sets the size apart: "rows aligned to 32 bytes" */
+    const char *none_what; /* the fallback's subject: "aligned rows" */
+    int64_t key;           /* the size measured (first key), its time, spread, jobs */
+    double t, spread;
+    int reps;
+    double pred;           /* the fit's time there */
+    const kpoint_t *p;     /* the odd point */
+    double pred_p;         /* the fit's time there */
+    double fixed;          /* the fitted fixed time of a job */
+    double lo, hi;         /* the range a profile may hold (exclusive) */
+    rtm_status_t st;       /* the measurement's */
+} rtm_calib_factor_t;
+/* The whole-job point of pts[0..n) (part 0, one line: L <= 1) nearest `key` in log size,
+ * NULL when none: a factor's odd point beside the size measured, so that the fit's own
+ * drift between them stays out of the factor. */
+const kpoint_t *rtm_calib_point_near(const kpoint_t *pts, uint32_t n, int64_t key);
+/* The factor kept (0: none) and its note: kept where in (lo, hi) and off 1 by more than
+ * the two measurements' spreads (else within the noise: no term), a FALLBACK note when
+ * out of range or not measured. */
+double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_factor_t *f);
+
 /* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
+
+/* A core's L1 data cache from sysconf: l1[0] bytes, l1[1] ways, l1[2] line bytes; false
+ * (l1 untouched) when the C library does not know it. */
+bool rtm_calib_l1d(double l1[3]);
+/* The first key nearest `key0` (up to three times it) whose job's strided walk misses an L1 of
+ * geometry l1 all along (rtm_model_alias_share 1) and is no validation size; 0 when none. */
+int64_t rtm_calib_alias_key(const rtm_kernel_t *kern, rtm_tune_t tune,
+                            const rtm_calib_lim_t *lim, int64_t key0, const double l1[3]);
+/* The aliased size's whole jobs: near RTM_CALIB_ALIAS_AT_S of job time, within
+ * RTM_CALIB_ALIAS_BUDGET_S (3 at least). */
+#define RTM_CALIB_ALIAS_AT_S 5e-3
+#define RTM_CALIB_ALIAS_BUDGET_S 0.2
 
 /* The CPU section's cores (online) and worker threads (one per core, less one from
  * RTM_CALIB_SPARE_MIN_CORES up; --threads; a base profile's choice for this computer); a

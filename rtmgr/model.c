@@ -81,7 +81,11 @@
  *       terms are fitted on odd sizes, whose rows straddle 32-byte sectors: the H100's
  *       matrix_mul and matrix_loop_add ran 9-14 % faster per step at n = 1504, 2008,
  *       3016 than at 1501, 2001, 3001, and validation's n = 1000-3000 came out +7-12 %,
- *       session 36; measured by calibration at one aligned size); the host paces
+ *       session 36; measured by calibration at one aligned size), and 1 + share *
+ *       (aliased - 1) on a CPU-type device whose profile has its cores' L1 (l1d,
+ *       l1d_ways, line) for a job whose strided walk that L1 aliases (ktune `aliased`,
+ *       rtm_model_dev_alias_share; as the CPU pool's below: PoCL here validated
+ *       matrix_loop_add at n = 256, 384 -20..-24 % without it, session 59); the host paces
  *       the launches where the device runs them faster than it enqueues them, the
  *       device where it runs them slower (the launches then queue behind the running
  *       one; on the H100 the host paced grid_path's narrow passes at 10-14 us while
@@ -683,7 +687,11 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double al = j->cost.rows_aligned
                           ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aligned))
                           : 0.0;
-    const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0);
+    /* and, on a CPU-type device, a strided walk its L1 aliases (as the CPU pool's) */
+    const double as = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aliased));
+    const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0) *
+                         (as > 0.0 ? 1.0 + rtm_model_dev_alias_share(&j->cost, d) * (as - 1.0)
+                                   : 1.0);
     const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
     const double kernel =
         tf + launches_span(&p, w->launches, w->launches_busy,
@@ -734,14 +742,9 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
     return a;
 }
 
-double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *b)
+double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, double line)
 {
-    if (!c || !b || !b->cpu_have[RTM_CPU_P_l1d] || !b->cpu_have[RTM_CPU_P_l1d_ways] ||
-        !b->cpu_have[RTM_CPU_P_line])
-        return 0.0;
-    const double size = b->cpu_param[RTM_CPU_P_l1d], ways = b->cpu_param[RTM_CPU_P_l1d_ways];
-    const double line = b->cpu_param[RTM_CPU_P_line];
-    const double walk = c->stride_walk, stride = c->stride_bytes;
+    const double walk = c ? c->stride_walk : 0.0, stride = c ? c->stride_bytes : 0.0;
     if (!(size > 0.0 && size <= PARAM_MAX && ways >= 1.0 && ways <= size && line >= 1.0 &&
           line * ways <= size && stride >= line && stride <= PARAM_MAX && walk >= 1.0 &&
           walk <= PARAM_MAX))
@@ -757,6 +760,24 @@ double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *b)
         return 0.0;
     const double share = 2.0 * (walk - room) / walk;
     return share < 1.0 ? share : 1.0;
+}
+
+double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *b)
+{
+    if (!b || !b->cpu_have[RTM_CPU_P_l1d] || !b->cpu_have[RTM_CPU_P_l1d_ways] ||
+        !b->cpu_have[RTM_CPU_P_line])
+        return 0.0;
+    return rtm_model_alias_share(c, b->cpu_param[RTM_CPU_P_l1d],
+                                 b->cpu_param[RTM_CPU_P_l1d_ways], b->cpu_param[RTM_CPU_P_line]);
+}
+
+double rtm_model_dev_alias_share(const rtm_cost_t *c, const rtm_board_dev_t *d)
+{
+    if (!d || !d->have[RTM_DEV_P_l1d] || !d->have[RTM_DEV_P_l1d_ways] ||
+        !d->have[RTM_DEV_P_line])
+        return 0.0;
+    return rtm_model_alias_share(c, d->param[RTM_DEV_P_l1d], d->param[RTM_DEV_P_l1d_ways],
+                                 d->param[RTM_DEV_P_line]);
 }
 
 /* Extended: whole blocks over n workers, roofline (generic r only), dispatch per block,

@@ -120,15 +120,19 @@ rtm_status_t rtm_model_predict_cpu(const rtm_model_job_t *job, const rtm_board_t
                                    rtm_model_pred_t *out);
 
 /* The part (0..1) of a job's strided walk (cost stride_bytes, stride_walk: W lines, one a
- * step) that misses a core's L1 on the CPU of `board` where an odd stride would not:
- * 0 where the walk fits the sets its stride reaches (span / gcd(stride mod span, span)
- * of them, span = sets * line: a row of 4n bytes with n a multiple of 128 reaches 8 of
- * 64) times the ways, C lines, or does not fit the whole L1 either (the fitted sizes'
- * regime); else 2 (W - C) / W up to 1: each line over C evicts one the walk comes back
- * to (the development machine's 48 KiB 12-way L1: matrix_loop_add at n = 192, W = C,
- * 1.06x; n = 128, W = 4C / 3, 1.41x; 1.5-1.85x from W = 2C up). 0 without the profile's
- * l1d, l1d_ways and line. Real-time safe. */
-double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *b);
+ * step) that misses an L1 of `size` bytes, `ways` ways of `line`-byte lines where an odd
+ * stride would not: 0 where the walk fits the sets its stride reaches (span / gcd(stride
+ * mod span, span) of them, span = sets * line: a row of 4n bytes with n a multiple of
+ * 128 reaches 8 of 64) times the ways, C lines, or does not fit the whole L1 either (the
+ * fitted sizes' regime); else 2 (W - C) / W up to 1: each line over C evicts one the
+ * walk comes back to (the development machine's 48 KiB 12-way L1: matrix_loop_add at
+ * n = 192, W = C, 1.06x; n = 128, W = 4C / 3, 1.41x; 1.5-1.85x from W = 2C up). 0 for a
+ * geometry out of range. Real-time safe. */
+double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, double line);
+/* The same on the CPU of `board` (its l1d, l1d_ways, line), and on OpenCL device `d`
+ * (a CPU-type device's: its profile's l1d, l1d_ways, line); 0 without them. */
+double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *board);
+double rtm_model_dev_alias_share(const rtm_cost_t *c, const rtm_board_dev_t *d);
 
 /* The remaining part of a preempted job: blocks_remaining of blocks_total blocks still
  * to run (blocks_total as counted by the caller's completed-block arrays, normally

@@ -116,6 +116,16 @@ static void test_quick_profile_complete(void **state)
                 assert_true(d->kind == RTM_DEV_CPU ? !d->have[p] : d->have[p] && d->param[p] > 0);
                 continue;
             }
+            if (p == RTM_DEV_P_l1d || p == RTM_DEV_P_l1d_ways || p == RTM_DEV_P_line) {
+                /* the host's L1, for CPU-type devices alone (their strided walks) */
+                const int cp = p == RTM_DEV_P_l1d        ? RTM_CPU_P_l1d
+                               : p == RTM_DEV_P_l1d_ways ? RTM_CPU_P_l1d_ways
+                                                         : RTM_CPU_P_line;
+                assert_true(d->kind == RTM_DEV_CPU
+                                ? d->have[p] && d->param[p] == b.cpu_param[cp]
+                                : !d->have[p]);
+                continue;
+            }
             /* a further command's cost and the phases' gap may be nil (a second buffer
              * within the noise fits next = 0: rtm_calib_xfer_fit), and so may what idling
              * adds to a job's inputs and outputs (a difference of medians floored at 0:
@@ -193,7 +203,7 @@ static void test_quick_profile_complete(void **state)
         snprintf(note, sizeof(note), "%s: matrix_mul: aligned ", b.dev[i].name);
         const char *at = strstr(text, note);
         const bool kept = at && isdigit((unsigned char)at[strlen(note)]);
-        snprintf(note, sizeof(note), "%s: matrix_mul: no term: within the spreads,",
+        snprintf(note, sizeof(note), "%s: matrix_mul: no aligned term: within the spreads,",
                  b.dev[i].name);
         const bool none = strstr(text, note) != NULL;
         snprintf(note, sizeof(note), "FALLBACK: %s: matrix_mul: aligned rows not measured",
@@ -204,6 +214,33 @@ static void test_quick_profile_complete(void **state)
         assert_true(b.dev[i].ktune[ki].aligned == 0.0);
     }
     assert_null(strstr(text, ": matrix_add: aligned"));
+    /* matrix_mul's walk down B's columns measured where the L1 aliases it, on the CPU pool
+     * and on every CPU-type device: a term in range, none within the spreads or with no
+     * aliasing size near its points, or a FALLBACK note; never for matrix_add (no strided
+     * walk) */
+    for (uint32_t i = 0; i <= b.n_devs; i++) {
+        const char *owner = i < b.n_devs ? b.dev[i].name : "cpu";
+        const rtm_board_ktune_t *kt = i < b.n_devs ? b.dev[i].ktune : b.cpu_ktune;
+        if (i < b.n_devs && b.dev[i].kind != RTM_DEV_CPU) {
+            assert_true(kt[km].aliased == 0.0);
+            continue;
+        }
+        char note[112];
+        snprintf(note, sizeof(note), "%s: matrix_mul: aliased ", owner);
+        const char *at = strstr(text, note);
+        const bool kept = at && isdigit((unsigned char)at[strlen(note)]);
+        snprintf(note, sizeof(note), "%s: matrix_mul: no aliased term: within the spreads,", owner);
+        bool none = strstr(text, note) != NULL;
+        snprintf(note, sizeof(note), "%s: matrix_mul: no size up to n=", owner);
+        none = none || strstr(text, note) != NULL;
+        snprintf(note, sizeof(note), "FALLBACK: %s: matrix_mul: aliased walks not measured", owner);
+        assert_true(kept || none || strstr(text, note) != NULL);
+        assert_true(kept ? kt[km].aliased > RTM_BOARD_ALIASED_MIN &&
+                               kt[km].aliased < RTM_BOARD_ALIASED_MAX
+                         : kt[km].aliased == 0.0);
+        assert_true(kt[ki].aliased == 0.0);
+    }
+    assert_null(strstr(text, ": matrix_add: aliased"));
     /* no silent fallback: the run counts them, and every one is a FALLBACK note */
     const char *fb = strstr(text, "fallbacks to defaults: ");
     assert_non_null(fb);

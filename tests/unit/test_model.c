@@ -874,6 +874,42 @@ static void test_cpu_extended_aliased(void **state)
     assert_ns(p.ext.kernel_ns, 2005000);
 }
 
+/* A CPU-type device's job whose strided walk its L1 aliases (the device's l1d, l1d_ways,
+ * line) does 1 + share * (aliased - 1) times its work in the extended model, as the pool's;
+ * without the device's L1 figures (a GPU's profile), the fitted work. */
+static void test_dev_extended_aliased(void **state)
+{
+    (void)state;
+    rtm_board_dev_t d;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    gpu_board(&d);
+    job_make(&j);
+    /* test_gpu_extended_aligned's job: memory-bound 60 us + 5 us for the launch */
+    d.ktune[0] = (rtm_board_ktune_t){.have = true, .aliased = 1.5};
+    j.cost.stride_bytes = 1024;
+    j.cost.stride_walk = 256; /* share 1 on a 48 KiB 12-way L1 */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+    assert_true(rtm_model_dev_alias_share(&j.cost, &d) == 0.0);
+    d.param[RTM_DEV_P_l1d] = 48 * 1024;
+    d.param[RTM_DEV_P_l1d_ways] = 12;
+    d.param[RTM_DEV_P_line] = 64;
+    d.have[RTM_DEV_P_l1d] = d.have[RTM_DEV_P_l1d_ways] = d.have[RTM_DEV_P_line] = true;
+    assert_float_equal(rtm_model_dev_alias_share(&j.cost, &d), 1.0, 1e-12);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 90000 + 5000);
+    j.cost.stride_bytes = 512;
+    j.cost.stride_walk = 128; /* share 0.5 */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 75000 + 5000);
+    j.cost.stride_bytes = 1124;
+    j.cost.stride_walk = 281; /* every set: the fitted work */
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+    assert_float_equal(rtm_model_alias_share(&j.cost, 48 * 1024, 12, 64), 0.0, 0.0);
+}
+
 /* The CPU pool's prediction of j on b with `flags`, which must succeed. */
 static rtm_model_pred_t cpu_pred(const rtm_model_job_t *j, const rtm_board_t *b,
                                  rtm_model_kind_t kind, unsigned flags)
@@ -1279,6 +1315,7 @@ int main(void)
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_cpu_alias_share),
         cmocka_unit_test(test_cpu_extended_aliased),
+        cmocka_unit_test(test_dev_extended_aliased),
         cmocka_unit_test(test_cpu_extended_idle),
         cmocka_unit_test(test_cpu_extended_alone),
         cmocka_unit_test(test_kernel_terms),
