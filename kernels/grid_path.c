@@ -45,7 +45,8 @@
  * +39 % at widths 64, 96, 144 from calibration's widths 65 and 99 with Z = 34). The
  * CPU twin's sweeps step over the outside cells, an index and a blocked test (about 7
  * operations against a relaxation's 37): li counts them as GP_SKIP of a cell (its pool
- * took 7.4 ms at width 65 and 6.4 ms at 64, 1.16x, against 1.11x counted). md = 9. Bytes: field + occ in (5 per cell)
+ * took 7.4 ms at width 65 and 6.4 ms at 64, 1.16x, against 1.11x counted; its validation
+ * here stayed +10..+20 % at widths 64 and 96, as before). md = 9. Bytes: field + occ in (5 per cell)
  * + flags, field out (4 per cell); device traffic per active pass 9 bytes per cell,
  * about tiles_x + tiles_y active passes (capped by `passes`). Launches = passes. */
 #include <string.h>
