@@ -849,7 +849,7 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     if (key == 0 || !rtm_calib_size_plan(kern, key, ck->tune, &lim, &k)) {
         cal_note(c, "cpu: %s: no size up to %s=%lld whose strided walk misses the L1: no "
                     "aliased term",
-                 kern->name, kern->keys[0].name, (long long)(3 * p->key));
+                 kern->name, kern->keys[0].name, 3LL * (long long)p->key);
         return;
     }
     p = rtm_calib_point_near(ck->pts, ck->n, key);

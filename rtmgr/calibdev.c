@@ -1949,7 +1949,7 @@ static void dev_aliased(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     if (key == 0 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k)) {
         cal_note(x->c, "%s: %s: no size up to %s=%lld whose strided walk misses the L1: no "
                        "aliased term",
-                 x->bd->name, kern->name, kern->keys[0].name, (long long)(3 * p->key));
+                 x->bd->name, kern->name, kern->keys[0].name, 3LL * (long long)p->key);
         return;
     }
     p = rtm_calib_point_near(pts, n, key);

@@ -754,7 +754,8 @@ double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, doub
     if (sets < 1.0 || span == 0 || walk > sets * ways)
         return 0.0; /* past the L1 whatever the stride: the fitted sizes' regime */
     /* the walk's addresses repeat their offset within a way every span / gcd steps */
-    const double reach = (double)(span / gcd_u64((uint64_t)stride % span, span));
+    const uint64_t reach_sets = span / gcd_u64((uint64_t)stride % span, span); /* exact */
+    const double reach = (double)reach_sets;
     const double room = (reach < sets ? reach : sets) * ways;
     if (walk <= room)
         return 0.0;
