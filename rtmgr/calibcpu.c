@@ -810,15 +810,16 @@ static double alias_pred(const rtm_board_t *b, const rtm_kinst_t *k)
 
 /* ktune `aliased` of kernel ck (fitted and stored) whose cost has a strided walk
  * (rtm_cost_t.stride_bytes): its points are odd sizes, whose walks reach every set of a
- * core's L1. One size whose walk misses the L1 all along, the nearest to the whole-job
- * point nearest ALIAS_AT_S (rtm_model_cpu_alias_share 1; never a validation size), is
- * measured, whole jobs; each size's
- * work over the fitted model's, (t - fixed) / (predicted - fixed) with fixed = t_fixed
- * + cw, and aliased = the aliased size's over the odd point's (the fit's own error there
- * cancels), kept when it differs from 1 by more than the two measurements' spreads. On
- * the 2-vCPU development machine (48 KiB 12-way L1) matrix_loop_add ran 1.4-1.85x per
- * step at n = 128-576 multiples of 64 that alias, and validated -16..-45 % at --quick's
- * n = 128, 256, 384 without it (session 59). Needs the pool running. */
+ * core's L1. One size whose walk misses the L1 all along (rtm_model_cpu_alias_share 1;
+ * never a validation size), the nearest to the whole-job point nearest
+ * RTM_CALIB_ALIAS_AT_S, is measured, whole jobs; each size's work over the fitted
+ * model's, (t - fixed) / (predicted - fixed) with fixed = t_fixed + cw, and aliased =
+ * the aliased size's over the fitted point nearest it (rtm_calib_point_near, so that the
+ * fit's drift between far sizes stays out), kept when it differs from 1 by more than the
+ * two measurements' spreads (rtm_calib_factor). On the 2-vCPU development machine (48 KiB
+ * 12-way L1) matrix_loop_add ran 1.4-1.85x per step at n = 128-640 multiples of 64 that
+ * alias, and validated -16..-45 % at --quick's n = 128, 256, 384 without it (session
+ * 59). Needs the pool running. */
 static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
 {
     const rtm_kernel_t *kern = rtm_kernel_at((uint32_t)ck->p.ki);

@@ -1919,8 +1919,9 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
  * (rtm_cost_t.stride_bytes), as the CPU pool's (calibcpu.c, cpu_aliased): the device's
  * work-items run on the host's cores, whose L1 (l1d, l1d_ways, line) the walk may alias.
  * One size whose walk misses it all along, the nearest to the whole-job point nearest
- * RTM_CALIB_ALIAS_AT_S, whole jobs, against the fit (PoCL here: matrix_loop_add at n =
- * 256, 384 validated -20..-24 % without it, session 59). */
+ * RTM_CALIB_ALIAS_AT_S, whole jobs, against the fitted point nearest it
+ * (rtm_calib_factor; PoCL here: matrix_loop_add at n = 256, 384 validated -20..-30 %
+ * without it, session 59). */
 static void dev_aliased(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_t *pts,
                         uint32_t n)
 {
