@@ -764,8 +764,10 @@ static void cpu_kernels_store(cal_t *c, rtm_board_t *b, ckern_t *ks, uint32_t nk
              PASS_BUSY_CORES, first_max, busy_first, used ? later : "none", dropped, passes);
 }
 
-int64_t rtm_calib_alias_key(const rtm_kernel_t *kern, rtm_tune_t tune,
-                            const rtm_calib_lim_t *lim, int64_t key0, const double l1[3])
+/* The first key nearest `key0` (up to three times it) whose strided walk misses an L1 of
+ * geometry l1 all along and is no validation size; 0 when none. */
+static int64_t alias_key(const rtm_kernel_t *kern, rtm_tune_t tune, const rtm_calib_lim_t *lim,
+                         int64_t key0, const double l1[3])
 {
     for (int64_t d = 0; d <= 2 * key0; d++)
         for (int side = 0; side < 2; side++) {
@@ -782,6 +784,34 @@ int64_t rtm_calib_alias_key(const rtm_kernel_t *kern, rtm_tune_t tune,
                 return key;
         }
     return 0;
+}
+
+bool rtm_calib_alias_sizes(cal_t *c, const char *owner, const rtm_kernel_t *kern,
+                           rtm_tune_t tune, const rtm_calib_lim_t *lim, const kpoint_t *pts,
+                           uint32_t n, const double l1[3], rtm_kinst_t *k, rtm_kinst_t *kp,
+                           const kpoint_t **p)
+{
+    const kpoint_t *at = rtm_calib_point_nearest(pts, n, 0, RTM_CALIB_ALIAS_AT_S);
+    rtm_cost_t cost;
+    if (!at || kern->n_keys == 0 || !rtm_calib_size_plan(kern, at->key, tune, lim, kp))
+        return false;
+    rtm_kinst_cost(kp, &cost);
+    if (!(cost.stride_bytes > 0.0))
+        return false; /* no strided walk */
+    const int64_t key = alias_key(kern, tune, lim, at->key, l1);
+    if (key == 0 || !rtm_calib_size_plan(kern, key, tune, lim, k)) {
+        cal_note(c, "%s: %s: no size up to %s=%lld whose strided walk misses the L1: no "
+                    "aliased term",
+                 owner, kern->name, kern->keys[0].name, 3LL * (long long)at->key);
+        return false;
+    }
+    *p = rtm_calib_point_nearest(pts, n, key, 0.0);
+    return *p && rtm_calib_size_plan(kern, (*p)->key, tune, lim, kp);
+}
+
+int rtm_calib_alias_reps(double pred, int most)
+{
+    return (int)fmax(3.0, fmin((double)most, floor(RTM_CALIB_ALIAS_BUDGET_S / pred)));
 }
 
 bool rtm_calib_l1d(double l1[3])
@@ -814,7 +844,7 @@ static double alias_pred(const rtm_board_t *b, const rtm_kinst_t *k)
  * never a validation size), the nearest to the whole-job point nearest
  * RTM_CALIB_ALIAS_AT_S, is measured, whole jobs; each size's work over the fitted
  * model's, (t - fixed) / (predicted - fixed) with fixed = t_fixed + cw, and aliased =
- * the aliased size's over the fitted point nearest it (rtm_calib_point_near, so that the
+ * the aliased size's over the fitted point nearest it (rtm_calib_point_nearest, so that the
  * fit's drift between far sizes stays out), kept when it differs from 1 by more than the
  * two measurements' spreads (rtm_calib_factor). On the 2-vCPU development machine (48 KiB
  * 12-way L1) matrix_loop_add ran 1.4-1.85x per step at n = 128-640 multiples of 64 that
@@ -827,40 +857,20 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     kt->aliased = 0.0;
     const double l1[3] = {b->cpu_param[RTM_CPU_P_l1d], b->cpu_param[RTM_CPU_P_l1d_ways],
                           b->cpu_param[RTM_CPU_P_line]};
-    const kpoint_t *p = NULL;
-    for (uint32_t i = 0; i < ck->n; i++)
-        if (ck->pts[i].part == 0 && ck->pts[i].t > 0 &&
-            (!p || fabs(log(ck->pts[i].t / RTM_CALIB_ALIAS_AT_S)) <
-                       fabs(log(p->t / RTM_CALIB_ALIAS_AT_S))))
-            p = &ck->pts[i];
-    if (!p || !kt->have || !(kt->r_op > 0.0) || kern->n_keys == 0 ||
-        !b->cpu_have[RTM_CPU_P_l1d] || !b->cpu_have[RTM_CPU_P_l1d_ways] ||
-        !b->cpu_have[RTM_CPU_P_line] || cal_limit(c, 1) == CAL_SKIPPED)
+    if (!kt->have || !(kt->r_op > 0.0) || !b->cpu_have[RTM_CPU_P_l1d] ||
+        !b->cpu_have[RTM_CPU_P_l1d_ways] || !b->cpu_have[RTM_CPU_P_line] ||
+        cal_limit(c, 1) == CAL_SKIPPED)
         return;
     const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
                                  c->o->quick ? 256 * MIB : 1024 * MIB};
     rtm_kinst_t k, kp;
-    rtm_cost_t cost;
-    if (!rtm_calib_size_plan(kern, p->key, ck->tune, &lim, &kp))
-        return;
-    rtm_kinst_cost(&kp, &cost);
-    if (!(cost.stride_bytes > 0.0))
-        return; /* no strided walk */
-    const int64_t key = rtm_calib_alias_key(kern, ck->tune, &lim, p->key, l1);
-    if (key == 0 || !rtm_calib_size_plan(kern, key, ck->tune, &lim, &k)) {
-        cal_note(c, "cpu: %s: no size up to %s=%lld whose strided walk misses the L1: no "
-                    "aliased term",
-                 kern->name, kern->keys[0].name, 3LL * (long long)p->key);
-        return;
-    }
-    p = rtm_calib_point_near(ck->pts, ck->n, key);
-    if (!p || !rtm_calib_size_plan(kern, p->key, ck->tune, &lim, &kp))
+    const kpoint_t *p = NULL;
+    if (!rtm_calib_alias_sizes(c, "cpu", kern, ck->tune, &lim, ck->pts, ck->n, l1, &k, &kp, &p))
         return;
     const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    const int reps =
-        (int)fmax(3.0, fmin((double)REPS, floor(RTM_CALIB_ALIAS_BUDGET_S / pred)));
+    const int reps = rtm_calib_alias_reps(pred, REPS);
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make(&in, kern, k.size, ck->tune, PASS_SEED) != RTM_OK)
         return;
@@ -870,8 +880,8 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     const rtm_status_t st = ck_measure(&q, &in, reps, &t, &f);
     rtm_calib_inst_free(&in);
     const rtm_calib_factor_t fa = {"cpu", "aliased", "a strided walk the L1 aliases",
-                                   "aliased walks", key, t, f.spread, reps, pred, p, pred_p,
-                                   kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
+                                   "aliased walks", k.size[0], t, f.spread, reps, pred, p,
+                                   pred_p, kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
                                    RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, st};
     kt->aliased = rtm_calib_factor(c, kern, &fa);
 }

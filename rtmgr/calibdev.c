@@ -1873,11 +1873,7 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     const rtm_board_ktune_t *kt = &x->bd->ktune[ki];
-    const kpoint_t *p = NULL;
-    for (uint32_t i = 0; i < n; i++)
-        if (pts[i].part == 0 && pts[i].t > 0 && pts[i].L <= 1.0 &&
-            (!p || fabs(log(pts[i].t / ALIGN_AT_S)) < fabs(log(p->t / ALIGN_AT_S))))
-            p = &pts[i];
+    const kpoint_t *p = rtm_calib_point_nearest(pts, n, 0, ALIGN_AT_S);
     if (!p || !kt->have || kern->n_keys == 0)
         return;
     const int64_t *valid = x->c->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
@@ -1931,37 +1927,17 @@ static void dev_aliased(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     const double l1[3] = {x->bd->param[RTM_DEV_P_l1d], x->bd->param[RTM_DEV_P_l1d_ways],
                           x->bd->param[RTM_DEV_P_line]};
     if (!rtm_calib_cpu_dev(x) || !x->bd->have[RTM_DEV_P_l1d] || !x->bd->have[RTM_DEV_P_l1d_ways] ||
-        !x->bd->have[RTM_DEV_P_line] || !kt->have || kern->n_keys == 0)
+        !x->bd->have[RTM_DEV_P_line] || !kt->have)
         return;
-    const kpoint_t *p = NULL;
-    for (uint32_t i = 0; i < n; i++)
-        if (pts[i].part == 0 && pts[i].t > 0 && pts[i].L <= 1.0 &&
-            (!p || fabs(log(pts[i].t / RTM_CALIB_ALIAS_AT_S)) <
-                       fabs(log(p->t / RTM_CALIB_ALIAS_AT_S))))
-            p = &pts[i];
     rtm_kinst_t k, kp;
-    rtm_cost_t cost;
-    if (!p || !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
-        return;
-    rtm_kinst_cost(&kp, &cost);
-    if (!(cost.stride_bytes > 0.0))
-        return; /* no strided walk */
-    const int64_t key = rtm_calib_alias_key(kern, tune, &x->lim, p->key, l1);
-    if (key == 0 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k)) {
-        cal_note(x->c, "%s: %s: no size up to %s=%lld whose strided walk misses the L1: no "
-                       "aliased term",
-                 x->bd->name, kern->name, kern->keys[0].name, 3LL * (long long)p->key);
-        return;
-    }
-    p = rtm_calib_point_near(pts, n, key);
-    if (!p || !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
+    const kpoint_t *p = NULL;
+    if (!rtm_calib_alias_sizes(x->c, x->bd->name, kern, tune, &x->lim, pts, n, l1, &k, &kp, &p))
         return;
     const dpred_t fit = rtm_calib_dpred(x, -1, 0.0);
     const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    const int reps =
-        (int)fmax(3.0, fmin((double)REPS, floor(RTM_CALIB_ALIAS_BUDGET_S / pred)));
+    const int reps = rtm_calib_alias_reps(pred, REPS);
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
         return;
@@ -1970,8 +1946,8 @@ static void dev_aliased(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     const rtm_status_t st = dev_measure(x, &in, reps, 0.0, &t, &f);
     rtm_calib_inst_free(&in);
     const rtm_calib_factor_t fa = {x->bd->name, "aliased", "a strided walk the L1 aliases",
-                                   "aliased walks", key, t, f.spread, reps, pred, p, pred_p,
-                                   kt->t_fixed + dev_kernel_fixed(x->bd),
+                                   "aliased walks", k.size[0], t, f.spread, reps, pred, p,
+                                   pred_p, kt->t_fixed + dev_kernel_fixed(x->bd),
                                    RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, st};
     kt->aliased = rtm_calib_factor(x->c, kern, &fa);
 }

@@ -1514,13 +1514,18 @@ bool rtm_calib_remeasure_wanted(uint32_t n, double t, int reps)
     return n >= 2 || (n == 1 && t * (double)(reps + 1) < RTM_CALIB_REMEASURE_ONE_S);
 }
 
-const kpoint_t *rtm_calib_point_near(const kpoint_t *pts, uint32_t n, int64_t key)
+/* How far point q lies from the key (key > 0) or the job time t, in log. */
+static double point_off(const kpoint_t *q, int64_t key, double t)
+{
+    return key > 0 ? fabs(log((double)q->key / (double)key)) : fabs(log(q->t / t));
+}
+
+const kpoint_t *rtm_calib_point_nearest(const kpoint_t *pts, uint32_t n, int64_t key, double t)
 {
     const kpoint_t *p = NULL;
-    for (uint32_t i = 0; key > 0 && i < n; i++)
+    for (uint32_t i = 0; (key > 0 || t > 0) && i < n; i++)
         if (pts[i].part == 0 && pts[i].t > 0 && pts[i].L <= 1.0 && pts[i].key > 0 &&
-            (!p || fabs(log((double)pts[i].key / (double)key)) <
-                       fabs(log((double)p->key / (double)key))))
+            (!p || point_off(&pts[i], key, t) < point_off(p, key, t)))
             p = &pts[i];
     return p;
 }

@@ -779,10 +779,11 @@ typedef struct {
     double lo, hi;         /* the range a profile may hold (exclusive) */
     rtm_status_t st;       /* the measurement's */
 } rtm_calib_factor_t;
-/* The whole-job point of pts[0..n) (part 0, one line: L <= 1) nearest `key` in log size,
- * NULL when none: a factor's odd point beside the size measured, so that the fit's own
- * drift between them stays out of the factor. */
-const kpoint_t *rtm_calib_point_near(const kpoint_t *pts, uint32_t n, int64_t key);
+/* The whole-job point of pts[0..n) (part 0, one line: L <= 1) nearest `key` in log size
+ * (key > 0: a factor's odd point beside the size measured, so that the fit's own drift
+ * between them stays out of the factor), else nearest `t` seconds of job time in log
+ * time; NULL when none. */
+const kpoint_t *rtm_calib_point_nearest(const kpoint_t *pts, uint32_t n, int64_t key, double t);
 /* The factor kept (0: none) and its note: kept where in (lo, hi) and off 1 by more than
  * the two measurements' spreads (else within the noise: no term), a FALLBACK note when
  * out of range or not measured. */
@@ -793,15 +794,23 @@ double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_fact
 /* A core's L1 data cache from sysconf: l1[0] bytes, l1[1] ways, l1[2] line bytes; false
  * (l1 untouched) when the C library does not know it. */
 bool rtm_calib_l1d(double l1[3]);
-/* The first key nearest `key0` (up to three times it) whose job's strided walk misses an L1 of
- * geometry l1 all along (rtm_model_alias_share 1) and is no validation size; 0 when none. */
-int64_t rtm_calib_alias_key(const rtm_kernel_t *kern, rtm_tune_t tune,
-                            const rtm_calib_lim_t *lim, int64_t key0, const double l1[3]);
+/* The sizes of kernel kern's `aliased` factor (fitted at pts[0..n), tune, lim) for an L1
+ * of geometry l1: the first key nearest the whole-job point nearest RTM_CALIB_ALIAS_AT_S
+ * (up to three times it) whose strided walk misses that L1 all along
+ * (rtm_model_alias_share 1; never a validation size), planned into *k, and the fitted
+ * point nearest it, *p, planned into *kp. False when the kernel has no strided walk or
+ * no such size (the latter noted for `owner`). */
+bool rtm_calib_alias_sizes(cal_t *c, const char *owner, const rtm_kernel_t *kern,
+                           rtm_tune_t tune, const rtm_calib_lim_t *lim, const kpoint_t *pts,
+                           uint32_t n, const double l1[3], rtm_kinst_t *k, rtm_kinst_t *kp,
+                           const kpoint_t **p);
 /* The aliased size's whole jobs: near RTM_CALIB_ALIAS_AT_S of job time, within
- * RTM_CALIB_ALIAS_BUDGET_S (3 at least; 0.2 s put the H100 host's cold run at its 58 s
- * limit once, session 59's run d, with three of ocl0's last kernels not measured). */
+ * RTM_CALIB_ALIAS_BUDGET_S (3 at least, `most` at most; 0.2 s put the H100 host's cold
+ * run at its 58 s limit once, session 59's run d, with three of ocl0's last kernels not
+ * measured), for a job predicted at pred seconds. */
 #define RTM_CALIB_ALIAS_AT_S 5e-3
 #define RTM_CALIB_ALIAS_BUDGET_S 0.1
+int rtm_calib_alias_reps(double pred, int most);
 
 /* The CPU section's cores (online) and worker threads (one per core, less one from
  * RTM_CALIB_SPARE_MIN_CORES up; --threads; a base profile's choice for this computer); a

@@ -9,6 +9,7 @@
 
 #include "calib.h"
 #include "calibint.h"
+#include "model.h"
 
 /* ---- last-level cache: a read sweep (calibint.h) ------------------------------------ */
 
@@ -48,16 +49,6 @@ static llc_shape_t llc_shape(double s, size_t cap, size_t wg)
     return (llc_shape_t){g, per, (double)g * (double)per * 16.0};
 }
 
-static size_t gcd_z(size_t a, size_t b)
-{
-    while (b) {
-        const size_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* The shared pattern's move per pass, in work-items: about 0.382 of the work-groups
  * (far from the last group's compute unit), coprime with their count so that a line
  * visits every group before it comes back to one (no compute unit's L1 holds it). */
@@ -69,7 +60,7 @@ static size_t llc_rot(size_t global, size_t wg)
     size_t r = (size_t)(0.382 * (double)groups + 0.5);
     if (r < 1)
         r = 1;
-    while (gcd_z(r, groups) != 1)
+    while (rtm_model_gcd(r, groups) != 1)
         r++;
     return (r % groups) * wg;
 }

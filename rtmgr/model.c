@@ -732,16 +732,6 @@ static void cpu_paper(const rtm_model_job_t *j, const rtm_board_t *b, double n,
     finish(t, &p, 0.0, ops / (lp * n) + comm + cw + ti, 0.0, 0.0);
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        const uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, double line)
 {
     const double walk = c ? c->stride_walk : 0.0, stride = c ? c->stride_bytes : 0.0;
@@ -754,7 +744,7 @@ double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, doub
     if (sets < 1.0 || span == 0 || walk > sets * ways)
         return 0.0; /* past the L1 whatever the stride: the fitted sizes' regime */
     /* the walk's addresses repeat their offset within a way every span / gcd steps */
-    const uint64_t reach_sets = span / gcd_u64((uint64_t)stride % span, span); /* exact */
+    const uint64_t reach_sets = span / rtm_model_gcd((uint64_t)stride % span, span); /* exact */
     const double reach = (double)reach_sets;
     const double room = (reach < sets ? reach : sets) * ways;
     if (walk <= room)

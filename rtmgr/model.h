@@ -98,6 +98,18 @@ static inline const rtm_model_time_t *rtm_model_used(const rtm_model_pred_t *p)
     return p->kind == RTM_MODEL_EXTENDED ? &p->ext : &p->paper;
 }
 
+/* Greatest common divisor (gcd(a, 0) = a): the sets a strided walk reaches
+ * (rtm_model_alias_share), calibration's coprime strides (calibllc.c). Safe anywhere. */
+static inline uint64_t rtm_model_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Fills `job` from a planned kernel instance (rtm_kinst_plan done, tuning set for the
  * device the job will be predicted on): cost descriptor, blocks over all launches,
  * transfer commands, catalogue index. Calls the descriptor's pure plan/launch/cost

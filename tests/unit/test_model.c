@@ -832,6 +832,22 @@ static void test_cpu_alias_share(void **state)
     assert_true(rtm_model_cpu_alias_share(NULL, &b) == 0.0);
 }
 
+/* Walks of a column of B on a 48 KiB 12-way L1 of 64-byte lines, and the share of each
+ * that misses it (test_cpu_alias_share). */
+static const struct {
+    double bytes, lines, share;
+} walks[] = {
+    {1024, 256, 1.0}, /* 4 sets reached */
+    {512, 128, 0.5},  /* 8 sets, 96 lines of room */
+    {1124, 281, 0.0}, /* every set: the fitted work */
+};
+
+static void set_walk(rtm_model_job_t *j, size_t i)
+{
+    j->cost.stride_bytes = walks[i].bytes;
+    j->cost.stride_walk = walks[i].lines;
+}
+
 /* A job whose strided walk misses the L1 does 1 + share * (aliased - 1) times its
  * blocks' work in the extended model, with the kernel's own r; the paper's model, a
  * kernel without the term or a walk that fits, the fitted work. */
@@ -840,38 +856,27 @@ static void test_cpu_extended_aliased(void **state)
     (void)state;
     rtm_board_t b;
     rtm_model_job_t j;
-    rtm_model_pred_t p;
+    rtm_model_pred_t p, fitted;
     cpu_board(&b);
     job_make(&j);
     cpu_set(&b, RTM_CPU_P_mem_rate, 100e9);
     cpu_set(&b, RTM_CPU_P_l1d, 48 * 1024);
     cpu_set(&b, RTM_CPU_P_l1d_ways, 12);
     cpu_set(&b, RTM_CPU_P_line, 64);
-    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .aliased = 1.5};
-    /* test_cpu_extended's per-kernel job: t_block 1 us, 1000 a thread, dispatch 1 ms */
-    j.cost.stride_bytes = 1024;
-    j.cost.stride_walk = 256; /* share 1 */
-    rtm_model_pred_t fitted;
-    b.cpu_ktune[0].aliased = 0.0;
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &fitted), RTM_OK);
-    b.cpu_ktune[0].aliased = 1.5;
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 1500000 + 1000000 + 5000);
-    assert_int_equal(p.paper.status, fitted.paper.status);
-    assert_true(p.paper.kernel_ns == fitted.paper.kernel_ns);
-    j.cost.stride_bytes = 512;
-    j.cost.stride_walk = 128; /* share 0.5 */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 1250000 + 1000000 + 5000);
-    j.cost.stride_bytes = 1124;
-    j.cost.stride_walk = 281; /* every set: the fitted work */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2005000);
-    j.cost.stride_bytes = 1024;
-    j.cost.stride_walk = 256;
-    b.cpu_ktune[0].aliased = 0.0; /* no term */
-    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 2005000);
+    /* test_cpu_extended's per-kernel job: t_block 1 us, 1000 a thread (1 ms of work),
+     * dispatch 1 ms, cw 5 us */
+    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9};
+    for (size_t i = 0; i < sizeof(walks) / sizeof(walks[0]); i++) {
+        set_walk(&j, i);
+        b.cpu_ktune[0].aliased = 0.0; /* no term: the fitted work */
+        assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &fitted), RTM_OK);
+        assert_ns(fitted.ext.kernel_ns, 2005000);
+        b.cpu_ktune[0].aliased = 1.5;
+        assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+        assert_ns(p.ext.kernel_ns, (int64_t)(1e6 * (1.0 + walks[i].share * 0.5)) + 1005000);
+        assert_int_equal(p.paper.status, fitted.paper.status);
+        assert_true(p.paper.kernel_ns == fitted.paper.kernel_ns);
+    }
 }
 
 /* A CPU-type device's job whose strided walk its L1 aliases (the device's l1d, l1d_ways,
@@ -887,8 +892,7 @@ static void test_dev_extended_aliased(void **state)
     job_make(&j);
     /* test_gpu_extended_aligned's job: memory-bound 60 us + 5 us for the launch */
     d.ktune[0] = (rtm_board_ktune_t){.have = true, .aliased = 1.5};
-    j.cost.stride_bytes = 1024;
-    j.cost.stride_walk = 256; /* share 1 on a 48 KiB 12-way L1 */
+    set_walk(&j, 0);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 65000);
     assert_true(rtm_model_dev_alias_share(&j.cost, &d) == 0.0);
@@ -896,18 +900,14 @@ static void test_dev_extended_aliased(void **state)
     d.param[RTM_DEV_P_l1d_ways] = 12;
     d.param[RTM_DEV_P_line] = 64;
     d.have[RTM_DEV_P_l1d] = d.have[RTM_DEV_P_l1d_ways] = d.have[RTM_DEV_P_line] = true;
-    assert_float_equal(rtm_model_dev_alias_share(&j.cost, &d), 1.0, 1e-12);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 90000 + 5000);
-    j.cost.stride_bytes = 512;
-    j.cost.stride_walk = 128; /* share 0.5 */
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 75000 + 5000);
-    j.cost.stride_bytes = 1124;
-    j.cost.stride_walk = 281; /* every set: the fitted work */
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.kernel_ns, 65000);
-    assert_float_equal(rtm_model_alias_share(&j.cost, 48 * 1024, 12, 64), 0.0, 0.0);
+    for (size_t i = 0; i < sizeof(walks) / sizeof(walks[0]); i++) {
+        set_walk(&j, i);
+        assert_float_equal(rtm_model_dev_alias_share(&j.cost, &d), walks[i].share, 1e-12);
+        assert_float_equal(rtm_model_alias_share(&j.cost, 48 * 1024, 12, 64), walks[i].share,
+                           1e-12);
+        assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+        assert_ns(p.ext.kernel_ns, (int64_t)(60000 * (1.0 + walks[i].share * 0.5)) + 5000);
+    }
 }
 
 /* The CPU pool's prediction of j on b with `flags`, which must succeed. */
