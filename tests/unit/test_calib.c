@@ -932,6 +932,100 @@ static void test_shape_points(void **state)
     assert_int_equal(sc.measured, 5); /* 4 points, the smallest measured again */
 }
 
+/* Knee points, through rtm_calib_kernel_points on the CPU twin of threshold whose time per
+ * pixel is 1.35x beyond KNEE_WS (33 MiB of buffers, width 16 000), the pool's knee 4 MiB
+ * (not between): its target points put the knee between widths about 8 000 and 28 000,
+ * 3.4x apart, where the fit halves the distance in ws (25 MiB: width 12 400) and predicted
+ * the sizes between at the higher rate (the 2-core machine's threshold at width 14 000:
+ * +33..+46 %). With the knee points the two points around the knee lie within 2x of each
+ * other and the fitted knee between them. With the cache between the target points, the
+ * cache is the knee: no point added. */
+#define KNEE_WS (33.0 * 1048576.0)
+#define KNEE_R 0.167e-9
+typedef struct {
+    int measured;
+} kneectx_t;
+
+static double knee_t(const rtm_kinst_t *k)
+{
+    rtm_cost_t cost;
+    rtm_kinst_cost(k, &cost);
+    return cost.li * KNEE_R * (cost.bytes_ws > KNEE_WS ? 1.35 : 1.0);
+}
+
+static double knee_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    (void)ctx;
+    rtm_cost_t cost;
+    rtm_kinst_cost(k, &cost);
+    return cost.li * KNEE_R;
+}
+
+static bool knee_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *b, double *bp)
+{
+    (void)ctx;
+    rtm_cost_t cost;
+    rtm_kinst_cost(k, &cost);
+    *a = cost.li;
+    *b = *bp = 0.0;
+    return *a > 0;
+}
+
+static rtm_status_t knee_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                                 rtm_calib_fig_t *f)
+{
+    (void)reps;
+    ((kneectx_t *)ctx)->measured++;
+    *t = knee_t(&in->k);
+    *f = (rtm_calib_fig_t){.median = *t, .n = REPS, .kept = REPS};
+    return RTM_OK;
+}
+
+static void test_knee_points(void **state)
+{
+    (void)state;
+    static const double targets[] = {0.05e-3, 0.4e-3, 1.5e-3, 5e-3};
+    for (int between = 0; between < 2; between++) {
+        rtm_calib_opts_t o = {0};
+        rtm_calib_record_t rec;
+        memset(&rec, 0, sizeof(rec));
+        cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 4};
+        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
+        kneectx_t kc = {0};
+        double r_est = KNEE_R;
+        kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
+                     .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
+                     .coef = knee_coef, .measure = knee_measure, .ctx = &kc,
+                     .deadline = 1e30, .workers = 2, .cpu = true,
+                     .cache = (between ? 40.0 : 4.0) * 1048576.0};
+        kpoint_t pts[16];
+        uint32_t n = 0;
+        assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
+        const kpoint_t *lo = NULL, *hi = NULL; /* sorted by ws */
+        for (uint32_t i = 0; i < n; i++) {
+            if (pts[i].ws <= KNEE_WS)
+                lo = &pts[i];
+            if (pts[i].ws > KNEE_WS && !hi)
+                hi = &pts[i];
+        }
+        assert_non_null(lo);
+        assert_non_null(hi);
+        if (between) {
+            assert_true(hi->ws > 2.0 * lo->ws); /* the target points alone */
+            continue;
+        }
+        assert_true(hi->ws < 2.0 * lo->ws);
+        rtm_calib_fitpt_t p[16];
+        for (uint32_t i = 0; i < n; i++)
+            p[i] = (rtm_calib_fitpt_t){pts[i].ws, pts[i].a, pts[i].b, pts[i].m, pts[i].x,
+                                       pts[i].t, pts[i].L, pts[i].bp, pts[i].g, pts[i].res};
+        rtm_calib_fit_t fo;
+        assert_true(rtm_calib_fit(p, n, kf.cache, &fo));
+        assert_true(fo.knee > lo->ws && fo.knee < hi->ws);
+        assert_true(fo.r_big > 1.3 * fo.r || fo.r_miss > 1.3 * fo.r);
+    }
+}
+
 /* The tie between the two forms with one point beyond the knee holds with noisy points
  * below it too: both fit that point exactly and the others alike, so their errors differ
  * by rounding only, and the gradual form is kept. The H100's matrix_mul (session 41 a,
@@ -1444,6 +1538,7 @@ int main(void)
         cmocka_unit_test(test_fit_tie_noisy),
         cmocka_unit_test(test_fit_resident),
         cmocka_unit_test(test_shape_points),
+        cmocka_unit_test(test_knee_points),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),
