@@ -937,13 +937,18 @@ static void sort_by_ws(kpoint_t *pts, uint32_t n)
  * the fit puts that knee halfway between them (geometrically), and where the sizes between
  * them fall, below or beyond it, is then a guess. A point goes in the hole (hole_point),
  * whose time the two points bound, and the fit with it starts the regime at one side of
- * it; again while the two points around the knee are KNEE_SPAN apart, up to KNEE_POINTS.
+ * it; again while the two points around the knee are KNEE_SPAN apart, up to KNEE_POINTS,
+ * within the kernel's time and only where the hole's job is short (KNEE_JOB_MAX_S; whole
+ * jobs: not between partial points — the 2-core machine's matrix_mul got n = 1 601, 2.9 s
+ * a job, between its partial points at 1 501 and 2 501, and its CPU section took 27 s
+ * where it had taken 14).
  * On the 2-core machine the pool's threshold had points at widths 4 301 and 22 001 (18 and
  * 91 MB), its knee put at 25 MiB, and validation's width 14 000 (30 MiB) came out +33 to
  * +46 % (its rate the lower regime's); copy's points at n = 4.8M and 15M put validation's
  * 11M -16 to -19 %. */
 #define KNEE_SPAN 1.6
 #define KNEE_POINTS 2
+#define KNEE_JOB_MAX_S 0.03
 static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                                uint32_t *n, uint32_t max)
 {
@@ -965,7 +970,9 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
             if (pts[i].ws > o.knee && (hi < 0 || pts[i].ws < pts[hi].ws))
                 hi = (int)i;
         }
-        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws))
+        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) || pts[lo].part ||
+            pts[hi].part || sqrt(pts[lo].t * pts[hi].t) > KNEE_JOB_MAX_S ||
+            rtm_calib_now() > kf->deadline)
             break;
         const uint32_t before = *n;
         st = hole_point(kf, seed + (uint64_t)added, pts, keys, n, (uint32_t)lo, (uint32_t)hi,
