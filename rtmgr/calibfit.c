@@ -949,6 +949,10 @@ static void sort_by_ws(kpoint_t *pts, uint32_t n)
 #define KNEE_SPAN 1.6
 #define KNEE_POINTS 2
 #define KNEE_JOB_MAX_S 0.03
+/* Knees under a MiB are the fit bending a fixed cost, not a cache's spill (the H100 host's
+ * pool: manoeuvre 0.013 MiB, last_chance 0.007, cpa_pairs 0.078): points there cost its
+ * CPU section 1-2 s (15.6-15.7 s against 13.2-14.8 s in sessions 58-59) and no accuracy. */
+#define KNEE_MIN_WS (1024.0 * 1024.0)
 static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
                                uint32_t *n, uint32_t max)
 {
@@ -961,7 +965,7 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
         memcpy(q, pts, *n * sizeof(*q));
         sort_by_ws(q, *n);
         if (!fit_kernel(q, *n, kf->cache, &o) || !(o.r_big > 0 || o.r_miss > 0) ||
-            !(o.knee > 0) || o.knee == kf->cache)
+            !(o.knee >= KNEE_MIN_WS) || o.knee == kf->cache)
             break;
         int lo = -1, hi = -1;
         for (uint32_t i = 0; i < *n; i++) {
