@@ -932,6 +932,17 @@ static void sort_by_ws(kpoint_t *pts, uint32_t n)
         }
 }
 
+/* The fit (fit_kernel) through the points measured so far, in any order (at most 16). */
+static bool fit_so_far(const kpoint_t *pts, uint32_t n, double cache, kfit_out_t *o)
+{
+    kpoint_t q[16];
+    if (n > N_OF(q))
+        n = N_OF(q);
+    memcpy(q, pts, n * sizeof(*q));
+    sort_by_ws(q, n);
+    return fit_kernel(q, n, cache, o);
+}
+
 /* Points where the fit's second regime starts between two points more than KNEE_SPAN
  * apart in working set, its knee not the cache (which, between them, is the knee: fit_form):
  * the fit puts that knee halfway between them (geometrically), and where the sizes between
@@ -958,13 +969,10 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
 {
     rtm_status_t st = RTM_OK;
     for (int added = 0; st == RTM_OK && added < KNEE_POINTS; added++) {
-        kpoint_t q[16];
         kfit_out_t o;
-        if (*n >= max || *n < 3 || *n > N_OF(q) || kf->kern->n_keys == 0)
+        if (*n >= max || *n < 3 || kf->kern->n_keys == 0)
             break;
-        memcpy(q, pts, *n * sizeof(*q));
-        sort_by_ws(q, *n);
-        if (!fit_kernel(q, *n, kf->cache, &o) || !(o.r_big > 0 || o.r_miss > 0) ||
+        if (!fit_so_far(pts, *n, kf->cache, &o) || !(o.r_big > 0 || o.r_miss > 0) ||
             !(o.knee >= KNEE_MIN_WS) || o.knee == kf->cache)
             break;
         int lo = -1, hi = -1;
@@ -1035,11 +1043,8 @@ static rtm_status_t shape_points(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64
     bool ahead = false;
     while (st == RTM_OK && *n < max && *n >= 2 && *n < SHAPE_POINTS && kf->groups &&
            kf->kpred && kf->kern->n_keys > 0 && resident_at(pts, *n, 1) > 0) {
-        kpoint_t q[SHAPE_POINTS];
-        memcpy(q, pts, *n * sizeof(*q));
-        sort_by_ws(q, *n);
         kfit_out_t o;
-        if (fit_kernel(q, *n, kf->cache, &o) && o.resid <= SHAPE_RESID)
+        if (fit_so_far(pts, *n, kf->cache, &o) && o.resid <= SHAPE_RESID)
             break;
         uint32_t lo[SHAPE_HOLES], hi[SHAPE_HOLES];
         const uint32_t want = SHAPE_POINTS - *n < SHAPE_HOLES ? SHAPE_POINTS - *n : SHAPE_HOLES;

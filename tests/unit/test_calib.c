@@ -839,6 +839,34 @@ static void test_fit_resident(void **state)
     assert_true(o.resident == 0.0);
 }
 
+/* A synthetic executor for rtm_calib_kernel_points: every job of instance k takes
+ * time(k), and the jobs measured are counted. */
+typedef struct {
+    int measured;
+    double (*time)(const rtm_kinst_t *k);
+} synth_t;
+
+static rtm_status_t synth_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
+                                  rtm_calib_fig_t *f)
+{
+    (void)reps;
+    synth_t *sy = ctx;
+    sy->measured++;
+    *t = sy->time(&in->k);
+    *f = (rtm_calib_fig_t){.median = *t, .n = REPS, .kept = REPS};
+    return RTM_OK;
+}
+
+/* rtm_calib_fit through the points rtm_calib_kernel_points measured. */
+static bool fit_points(const kpoint_t *pts, uint32_t n, double cache, rtm_calib_fit_t *fo)
+{
+    rtm_calib_fitpt_t p[16];
+    for (uint32_t i = 0; i < n && i < 16; i++)
+        p[i] = (rtm_calib_fitpt_t){pts[i].ws, pts[i].a, pts[i].b, pts[i].m, pts[i].x, pts[i].t,
+                                   pts[i].L, pts[i].bp, pts[i].g, pts[i].res};
+    return rtm_calib_fit(p, n < 16 ? n : 16, cache, fo);
+}
+
 /* Shape points, through rtm_calib_kernel_points on cpa_pairs at wg 64 with a synthetic
  * GPU (132 compute units, the device's resident 1) whose kernel follows the H100's
  * shape, 18.7 us + r * ops_block * sqrt(12^2 + g^2) / 256 (the H100's fits: 9.5-13.5),
@@ -848,9 +876,6 @@ static void test_fit_resident(void **state)
  * included) the first hole's point landed next to the smaller point and was skipped
  * (session 51's first H100 run: three points, no resident). */
 #define SHAPE_R 12.0
-typedef struct {
-    int measured;
-} shapectx_t;
 
 static double shape_t(const rtm_kinst_t *k, double R)
 {
@@ -861,10 +886,12 @@ static double shape_t(const rtm_kinst_t *k, double R)
     return 18.7e-6 + 1.75e-9 * ops * R * rtm_model_occupancy(g, R, R > 1.0) / 256.0;
 }
 
+static double shape_time(const rtm_kinst_t *k) { return shape_t(k, SHAPE_R); }
+
 static double shape_kpred(const void *ctx, const rtm_kinst_t *k)
 {
     (void)ctx;
-    return shape_t(k, SHAPE_R);
+    return shape_time(k);
 }
 
 static double shape_pred(const void *ctx, const rtm_kinst_t *k)
@@ -892,16 +919,6 @@ static bool shape_groups(const void *ctx, const rtm_kinst_t *k, double *g, doubl
     return true;
 }
 
-static rtm_status_t shape_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
-                                  rtm_calib_fig_t *f)
-{
-    (void)reps;
-    ((shapectx_t *)ctx)->measured++;
-    *t = shape_t(&in->k, SHAPE_R);
-    *f = (rtm_calib_fig_t){.median = *t, .n = REPS, .kept = REPS};
-    return RTM_OK;
-}
-
 static void test_shape_points(void **state)
 {
     (void)state;
@@ -911,22 +928,18 @@ static void test_shape_points(void **state)
     memset(&rec, 0, sizeof(rec));
     cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 3};
     const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-    shapectx_t sc = {0};
+    synth_t sc = {0, shape_time};
     double r_est = 1.75e-9;
     kfit_t kf = {.kern = rtm_kernel_find("cpa_pairs"), .tune = {64, 1}, .lim = &lim,
                  .pred = shape_pred, .kpred = shape_kpred, .r_est = &r_est,
-                 .coef = shape_coef, .measure = shape_measure, .groups = shape_groups,
+                 .coef = shape_coef, .measure = synth_measure, .groups = shape_groups,
                  .ctx = &sc, .deadline = 1e30, .workers = 132};
     kpoint_t pts[16];
     uint32_t n = 0;
     assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
     assert_int_equal(n, 4); /* the resident form through four fits them: no fifth */
-    rtm_calib_fitpt_t p[5];
-    for (uint32_t i = 0; i < n; i++)
-        p[i] = (rtm_calib_fitpt_t){pts[i].ws, pts[i].a, pts[i].b, pts[i].m, pts[i].x, pts[i].t,
-                                   pts[i].L, pts[i].bp, pts[i].g, pts[i].res};
     rtm_calib_fit_t fo;
-    assert_true(rtm_calib_fit(p, n, 0.0, &fo));
+    assert_true(fit_points(pts, n, 0.0, &fo));
     assert_true(fo.resident >= SHAPE_R / 1.19 && fo.resident <= SHAPE_R * 1.19);
     assert_true(fo.resid < 0.05);
     assert_int_equal(sc.measured, 5); /* 4 points, the smallest measured again */
@@ -942,9 +955,6 @@ static void test_shape_points(void **state)
  * cache is the knee: no point added. */
 #define KNEE_WS (33.0 * 1048576.0)
 #define KNEE_R 0.167e-9
-typedef struct {
-    int measured;
-} kneectx_t;
 
 static double knee_t(const rtm_kinst_t *k)
 {
@@ -971,16 +981,6 @@ static bool knee_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *
     return *a > 0;
 }
 
-static rtm_status_t knee_measure(void *ctx, rtm_calib_inst_t *in, int reps, double *t,
-                                 rtm_calib_fig_t *f)
-{
-    (void)reps;
-    ((kneectx_t *)ctx)->measured++;
-    *t = knee_t(&in->k);
-    *f = (rtm_calib_fig_t){.median = *t, .n = REPS, .kept = REPS};
-    return RTM_OK;
-}
-
 static void test_knee_points(void **state)
 {
     (void)state;
@@ -991,11 +991,11 @@ static void test_knee_points(void **state)
         memset(&rec, 0, sizeof(rec));
         cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 4};
         const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-        kneectx_t kc = {0};
+        synth_t kc = {0, knee_t};
         double r_est = KNEE_R;
         kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
                      .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
-                     .coef = knee_coef, .measure = knee_measure, .ctx = &kc,
+                     .coef = knee_coef, .measure = synth_measure, .ctx = &kc,
                      .deadline = 1e30, .workers = 2, .cpu = true,
                      .cache = (between ? 40.0 : 4.0) * 1048576.0};
         kpoint_t pts[16];
@@ -1015,12 +1015,8 @@ static void test_knee_points(void **state)
             continue;
         }
         assert_true(hi->ws < 2.0 * lo->ws);
-        rtm_calib_fitpt_t p[16];
-        for (uint32_t i = 0; i < n; i++)
-            p[i] = (rtm_calib_fitpt_t){pts[i].ws, pts[i].a, pts[i].b, pts[i].m, pts[i].x,
-                                       pts[i].t, pts[i].L, pts[i].bp, pts[i].g, pts[i].res};
         rtm_calib_fit_t fo;
-        assert_true(rtm_calib_fit(p, n, kf.cache, &fo));
+        assert_true(fit_points(pts, n, kf.cache, &fo));
         assert_true(fo.knee > lo->ws && fo.knee < hi->ws);
         assert_true(fo.r_big > 1.3 * fo.r || fo.r_miss > 1.3 * fo.r);
     }
