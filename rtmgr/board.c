@@ -31,7 +31,7 @@ static const param_def_t dev_params[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(PARAM_DEF
 static const param_def_t cpu_params[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(PARAM_DEF)};
 #undef PARAM_DEF
 
-enum { PARAMS_MAX = 32 };
+enum { PARAMS_MAX = 48 };
 _Static_assert((int)RTM_DEV_P_COUNT <= (int)PARAMS_MAX && (int)RTM_CPU_P_COUNT <= (int)PARAMS_MAX,
                "raise PARAMS_MAX in board.c");
 

@@ -32,6 +32,10 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(ws_rate_big, "ws_rate_big", RATE, "host->device bandwidth beyond ws_knee, ext.") \
     X(wr_knee, "wr_knee", BYTES, "device->host bytes beyond which wr_rate_big applies, ext.") \
     X(wr_rate_big, "wr_rate_big", RATE, "device->host bandwidth beyond wr_knee, ext.")  \
+    X(ws_knee2, "ws_knee2", BYTES, "host->device bytes beyond which ws_rate_big2 applies, ext.") \
+    X(ws_rate_big2, "ws_rate_big2", RATE, "host->device bandwidth beyond ws_knee2, ext.") \
+    X(wr_knee2, "wr_knee2", BYTES, "device->host bytes beyond which wr_rate_big2 applies, ext.") \
+    X(wr_rate_big2, "wr_rate_big2", RATE, "device->host bandwidth beyond wr_knee2, ext.") \
     X(build, "build", TIME, "program build time c (from source)")                 \
     X(cache_load, "cache_load", TIME, "program load time from the binary cache")  \
     X(launch, "launch", TIME, "kernel launch latency (enqueue to start)")         \

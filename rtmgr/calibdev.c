@@ -9,6 +9,7 @@
  * (preempt.c): one device's calibration in two sections (rtm_calib_dev_first,
  * rtm_calib_dev_rest), which rtm_calib_run orders. */
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,8 @@ static void dev_param(rtm_board_dev_t *bd, int id, double v)
 /* The transfers of a job, as the runtime enqueues them: an instance with one input and
  * one output buffer of size[0] bytes, run through kexec's write_inputs / read_outputs
  * (which add the abort-flag and completed-block clears before the write). The program
- * is the reference kernel's; it is built but never launched. Not in the catalogue. */
+ * is the reference kernel's; it is built but never launched: the device writes the
+ * outputs with a fill command instead (xfer_job). Not in the catalogue. */
 static rtm_status_t xfer_plan(const rtm_kinst_t *k, rtm_kplan_t *p)
 {
     const uint32_t m = (uint32_t)k->size[1]; /* 0: the block-control clears alone */
@@ -144,8 +146,45 @@ static void release_ev(cl_event *e)
     *e = NULL;
 }
 
+/* What the device writes into a transfer job's outputs before they are read back. */
+#define XFER_OUT_BYTE 0xA5u
+
+/* The device writes every output buffer (a fill command after the inputs), as a job's
+ * kernels do before its outputs are read: a read of memory the device never wrote is no
+ * job's (PoCL maps such pages to the one zero page, which stays in the core's cache:
+ * its 64 MiB reads came out at 10.2 GB/s here and 9.7 on the H100 host, where
+ * validation's jobs read their outputs at 5.5-7; session 61). */
+static rtm_status_t xfer_fill_outputs(devcal_t *x, const rtm_kexec_t *ex, const rtm_kinst_t *k)
+{
+    const cl_uchar pattern = XFER_OUT_BYTE;
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        if (k->plan.buf[i].dir != RTM_BUF_OUT)
+            continue;
+        const cl_int err = clEnqueueFillBuffer(x->d->exec, ex->buf[i], &pattern, 1, 0,
+                                               k->plan.buf[i].bytes, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return rtm_ocl_fail("clEnqueueFillBuffer", err, __FILE__, __LINE__);
+    }
+    return RTM_OK;
+}
+
+/* Whether every output read back holds what the device wrote (its first and last byte). */
+static bool xfer_read_back(const rtm_kinst_t *k)
+{
+    for (uint32_t i = 0; i < k->plan.n_bufs; i++) {
+        const unsigned char *h = k->host[i];
+        const size_t b = k->plan.buf[i].bytes;
+        if (k->plan.buf[i].dir == RTM_BUF_OUT && b > 0 &&
+            (h[0] != XFER_OUT_BYTE || h[b - 1] != XFER_OUT_BYTE))
+            return false;
+    }
+    return true;
+}
+
 /* One job's transfers, `bytes` each way in `m` buffers each way, enqueued as a job is
- * (inputs, then outputs, one clFinish): medians of the in and out spans. */
+ * (inputs, then the outputs written on the device, then outputs read, one clFinish):
+ * medians of the in and out spans. A read-back that does not hold what the device wrote
+ * is a device error. */
 static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s, double *out_s,
                              double *spread)
 {
@@ -162,11 +201,19 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
         st = rtm_kexec_write_inputs(&ex, &a, &b);
         if (st == RTM_OK)
+            st = xfer_fill_outputs(x, &ex, &in.k);
+        if (st == RTM_OK)
             st = rtm_kexec_read_outputs(&ex, &c, &d);
         if (st == RTM_OK) {
             const cl_int err = clFinish(x->d->exec);
             if (err != CL_SUCCESS)
                 st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
+        }
+        if (st == RTM_OK && !xfer_read_back(&in.k)) {
+            fprintf(stderr, "rtmgr: calibrate: %s: a transfer job's outputs read back did not "
+                            "hold what the device wrote\n",
+                    x->bd->name);
+            st = RTM_E_MISMATCH;
         }
         si[r] = span_s(a, b);
         so[r] = span_s(c, d);
@@ -300,7 +347,7 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
         }
         v[1] = v[0];
     }
-    f->first = v[0], f->next = v[1], f->inv = v[2];
+    *f = (rtm_calib_xfit_t){.first = v[0], .next = v[1], .inv = v[2]};
     *resid = 0.0;
     for (int m = 1; m <= 2; m++) {
         const double *y = m == 1 ? y1 : y2;
@@ -311,22 +358,25 @@ static void fit_transfers(const double *x, const double *y1, const double *y2, s
     }
 }
 
-/* Relative squared error of the two-segment transfer time over both series. */
-static double knee_err(const double *x, const double *y1, const double *y2, size_t n,
-                       const rtm_calib_xfit_t *f, double knee, double inv2, double *worst)
+double rtm_calib_xfit_span(const rtm_calib_xfit_t *f, double bytes, int commands)
+{
+    return f->first + (commands - 1) * f->next +
+           rtm_model_xfer_bytes(bytes, f->inv, f->knee, f->inv2, f->knee2, f->inv3);
+}
+
+/* Relative squared error of the fitted transfer time over both series' sizes from
+ * x[from] on; *worst the largest relative error. */
+static double xfit_err(const double *x, const double *y1, const double *y2, size_t from,
+                       size_t n, const rtm_calib_xfit_t *f, double *worst)
 {
     double err = 0;
     *worst = 0;
     for (int m = 1; m <= 2; m++) {
         const double *y = m == 1 ? y1 : y2;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = from; i < n; i++) {
             if (!(y[i] > 0))
                 continue;
-            const double b = x[i];
-            const double t = f->first + (m - 1) * f->next +
-                             (knee > 0 && b > knee ? knee * f->inv + (b - knee) * inv2
-                                                   : b * f->inv);
-            const double e = (t - y[i]) / y[i];
+            const double e = (rtm_calib_xfit_span(f, x[i], m) - y[i]) / y[i];
             err += e * e;
             *worst = fmax(*worst, fabs(e));
         }
@@ -334,52 +384,84 @@ static double knee_err(const double *x, const double *y1, const double *y2, size
     return err;
 }
 
-/* The extended model's transfer form, fitted: commands * fixed + bytes * inv1 up to a
- * knee, + (bytes - knee) * inv2 beyond it. Every measured size from the third on (but
- * the last) is tried as the knee, each with the fixed part, the per-command part and
- * the first rate fitted over the sizes up to it and the second rate above; a knee is
- * kept only when it cuts the squared relative error of the one-rate fit by at least a
- * quarter (*knee = 0: none). Three sizes at least below a knee: with two, the three
- * parameters below it fit the noise of four spans (the H100's 4 and 16 KiB input spans
- * 25 and 34 us in session 24 gave a "rate" of 1.1 GB/s up to 16 KiB, 56 GB/s beyond,
- * which charged every larger job 15 us and the paper's model, which has the first rate
- * only, 50 times its transfers). */
-void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, size_t n,
-                        rtm_calib_xfit_t *fit, double *knee, double *inv2, double *resid)
+/* The rate (s per byte) of the sizes x[from + 1 .. to] of both series, by relative
+ * least squares, from the fit's span at x[from] on (continuous there); 0 when none
+ * comes out positive. */
+static double xfit_rate_from(const double *x, const double *y1, const double *y2, size_t from,
+                             size_t to, const rtm_calib_xfit_t *f)
 {
-    double worst = 0;
+    double num = 0, den = 0;
+    for (int m = 1; m <= 2; m++) {
+        const double *y = m == 1 ? y1 : y2;
+        const double at = rtm_calib_xfit_span(f, x[from], m);
+        for (size_t i = from + 1; i <= to; i++) {
+            if (!(y[i] > 0))
+                continue;
+            const double w = 1.0 / (y[i] * y[i]), d = x[i] - x[from];
+            num += w * d * (y[i] - at);
+            den += w * d * d;
+        }
+    }
+    return den > 0 && num > 0 ? num / den : 0.0;
+}
+
+/* The extended model's transfer form, fitted: commands * fixed + bytes * inv up to a
+ * knee, + (bytes - knee) * inv2 beyond it, + (bytes - knee2) * inv3 beyond a second
+ * knee. Every measured size from the third on (but the last) is tried as the knee, each
+ * with the fixed part, the per-command part and the first rate fitted over the sizes up
+ * to it and the second rate above; a knee is kept only when it cuts the squared
+ * relative error of the one-rate fit by at least a quarter (knee = 0: none). Three
+ * sizes at least below a knee: with two, the three parameters below it fit the noise
+ * of four spans (the H100's 4 and 16 KiB input spans 25 and 34 us in session 24 gave a
+ * "rate" of 1.1 GB/s up to 16 KiB, 56 GB/s beyond, which charged every larger job 15 us
+ * and the paper's model, which has the first rate only, 50 times its transfers).
+ * With a knee kept, every later size but the last is tried as a second knee, the second
+ * rate fitted between the two and the third beyond; it is kept only when it cuts the
+ * squared relative error of the sizes past the first knee by a quarter (the noise of
+ * the small sizes, which it does not change, does not count): a host's transfers
+ * leave its core's cache, then its last-level cache (PoCL here: 47 GB/s to 256 KiB,
+ * 13.6-14.6 GB/s to 16 MiB, 6.1 GB/s beyond; session 61). */
+void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, size_t n,
+                        rtm_calib_xfit_t *fit, double *resid)
+{
     fit_transfers(x, y1, y2, n, fit, resid);
-    *knee = 0.0;
-    *inv2 = fit->inv;
-    const double err0 = knee_err(x, y1, y2, n, fit, 0.0, 0.0, &worst);
-    double best = 0.75 * err0;
+    double worst = 0;
+    double best = 0.75 * xfit_err(x, y1, y2, 0, n, fit, &worst);
+    size_t k1 = 0;
     for (size_t k = 2; k + 1 < n; k++) {
         rtm_calib_xfit_t f;
         double r;
         fit_transfers(x, y1, y2, k + 1, &f, &r);
         if (!(f.inv > 0))
             continue;
-        double num = 0, den = 0;
-        for (int m = 1; m <= 2; m++) {
-            const double *y = m == 1 ? y1 : y2;
-            for (size_t i = k + 1; i < n; i++) {
-                if (!(y[i] > 0))
-                    continue;
-                const double w = 1.0 / (y[i] * y[i]), d = x[i] - x[k];
-                num += w * d * (y[i] - f.first - (m - 1) * f.next - x[k] * f.inv);
-                den += w * d * d;
-            }
-        }
-        const double i2 = den > 0 ? num / den : 0.0;
-        if (!(i2 > 0))
+        f.knee = x[k];
+        f.inv2 = xfit_rate_from(x, y1, y2, k, n - 1, &f);
+        if (!(f.inv2 > 0))
             continue;
-        const double err = knee_err(x, y1, y2, n, &f, x[k], i2, &worst);
+        const double err = xfit_err(x, y1, y2, 0, n, &f, &worst);
         if (err < best) {
             best = err;
             *fit = f;
-            *knee = x[k];
-            *inv2 = i2;
             *resid = worst;
+            k1 = k;
+        }
+    }
+    if (k1 == 0)
+        return;
+    best = 0.75 * xfit_err(x, y1, y2, k1 + 1, n, fit, &worst);
+    const rtm_calib_xfit_t one = *fit;
+    for (size_t k2 = k1 + 1; k2 + 1 < n; k2++) {
+        rtm_calib_xfit_t f = one;
+        f.knee2 = x[k2];
+        f.inv2 = xfit_rate_from(x, y1, y2, k1, k2, &f);
+        f.inv3 = f.inv2 > 0 ? xfit_rate_from(x, y1, y2, k2, n - 1, &f) : 0.0;
+        if (!(f.inv3 > 0))
+            continue;
+        const double err = xfit_err(x, y1, y2, k1 + 1, n, &f, &worst);
+        if (err < best) {
+            best = err;
+            *fit = f;
+            (void)xfit_err(x, y1, y2, 0, n, &f, resid);
         }
     }
 }
@@ -418,11 +500,11 @@ static void xfer_store(devcal_t *x)
     const double top = x->xs.x[ns - 1], spread = x->xs.spread;
     double resid[2] = {0.0, 0.0}; /* by direction: in, out */
     for (int dir = 0; dir < 2; dir++) {
-        double knee, inv2, res;
+        double res;
         rtm_calib_xfit_t ft;
         const double *y1 = dir ? x->xs.r[0] : x->xs.w[0], *y2 = dir ? x->xs.r[1] : x->xs.w[1];
-        rtm_calib_xfer_fit(x->xs.x, y1, y2, ns, &ft, &knee, &inv2, &res);
-        const double inv = ft.inv;
+        rtm_calib_xfer_fit(x->xs.x, y1, y2, ns, &ft, &res);
+        const double inv = ft.inv, knee = ft.knee, inv2 = ft.inv2;
         const double last = y1[ns - 1];
         const double rate = inv > 0 ? 1.0 / inv : last > 0 ? top / last : 1e9;
         dev_param(x->bd, dir ? RTM_DEV_P_wr_fixed : RTM_DEV_P_ws_fixed, ft.first);
@@ -430,19 +512,25 @@ static void xfer_store(devcal_t *x)
         dev_param(x->bd, dir ? RTM_DEV_P_wr_rate : RTM_DEV_P_ws_rate, rate);
         /* no knee: at the largest size measured, the same rate on */
         dev_param(x->bd, dir ? RTM_DEV_P_wr_knee : RTM_DEV_P_ws_knee, knee > 0 ? knee : top);
-        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big,
-                  knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate);
+        const double big = knee > 0 && inv2 > 0 ? 1.0 / inv2 : rate;
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big : RTM_DEV_P_ws_rate_big, big);
+        /* no second knee: at the largest size measured, the second rate on */
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_knee2 : RTM_DEV_P_ws_knee2,
+                  ft.knee2 > 0 ? ft.knee2 : top);
+        dev_param(x->bd, dir ? RTM_DEV_P_wr_rate_big2 : RTM_DEV_P_ws_rate_big2,
+                  ft.knee2 > 0 && ft.inv3 > 0 ? 1.0 / ft.inv3 : big);
         resid[dir] = res;
     }
-    const int ids[10] = {RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee,
-                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next, RTM_DEV_P_wr_fixed,
-                         RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big,
-                         RTM_DEV_P_wr_next};
-    for (int k = 0; k < 10; k++) {
+    const int ids[14] = {RTM_DEV_P_ws_fixed,  RTM_DEV_P_ws_rate,     RTM_DEV_P_ws_knee,
+                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next,   RTM_DEV_P_ws_knee2,
+                         RTM_DEV_P_ws_rate_big2, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
+                         RTM_DEV_P_wr_knee,   RTM_DEV_P_wr_rate_big, RTM_DEV_P_wr_next,
+                         RTM_DEV_P_wr_knee2,  RTM_DEV_P_wr_rate_big2};
+    for (int k = 0; k < 14; k++) {
         rtm_calib_fig_t *f = dfig(x, ids[k]);
         f->median = x->bd->param[ids[k]];
         f->spread = spread;
-        f->resid = resid[k < 5 ? 0 : 1];
+        f->resid = resid[k < 7 ? 0 : 1];
         f->n = (uint32_t)(2 * ns * REPS);
         f->kept = f->n;
     }
@@ -523,16 +611,19 @@ static rtm_status_t dev_transfers(devcal_t *x)
     cal_note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
                 "runtime's instances on this device use; the "
                 "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
-                "(clears + writes, reads), fitted by relative least squares to first command + "
-                "(commands - 1) * next + bytes / rate (another rate past a knee): in %.4gus "
-                "(next %.4gus) + %.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + "
-                "%.4gGB/s, past %.4gMiB %.4gGB/s; clears alone (no inputs) %.4gus",
+                "(clears + writes, reads of outputs the device wrote), fitted by relative least "
+                "squares to first command + (commands - 1) * next + bytes / rate (other rates "
+                "past up to two knees): in %.4gus (next %.4gus) + %.4gGB/s, past %.4gMiB "
+                "%.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + %.4gGB/s, past "
+                "%.4gMiB %.4gGB/s, past %.4gMiB %.4gGB/s; clears alone (no inputs) %.4gus",
              x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
              x->bd->param[RTM_DEV_P_ws_next] * 1e6, x->bd->param[RTM_DEV_P_ws_rate] * 1e-9,
              x->bd->param[RTM_DEV_P_ws_knee] / MIB, x->bd->param[RTM_DEV_P_ws_rate_big] * 1e-9,
+             x->bd->param[RTM_DEV_P_ws_knee2] / MIB, x->bd->param[RTM_DEV_P_ws_rate_big2] * 1e-9,
              x->bd->param[RTM_DEV_P_wr_fixed] * 1e6, x->bd->param[RTM_DEV_P_wr_next] * 1e6,
              x->bd->param[RTM_DEV_P_wr_rate] * 1e-9, x->bd->param[RTM_DEV_P_wr_knee] / MIB,
-             x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9, clear_s * 1e6);
+             x->bd->param[RTM_DEV_P_wr_rate_big] * 1e-9, x->bd->param[RTM_DEV_P_wr_knee2] / MIB,
+             x->bd->param[RTM_DEV_P_wr_rate_big2] * 1e-9, clear_s * 1e6);
     cal_note(c, "%s: job in spans, 1 buffer: %s", x->bd->name, curve[0]);
     cal_note(c, "%s: job out spans, 1 buffer: %s", x->bd->name, curve[1]);
     cal_note(c, "%s: job in spans, 2 buffers: %s", x->bd->name, curve[2]);

@@ -644,18 +644,24 @@ typedef struct {
     load_mark_t load; /* the host's load from the device's start (a split one's: rest's) */
 } devrun_t;
 
-/* A device's fitted transfer form: first command + (commands - 1) further ones + bytes
- * * inv (s per byte). */
+/* A device's fitted transfer form: first command + (commands - 1) further ones + the
+ * bytes' time at up to three marginal rates (s per byte): inv up to knee, inv2 to
+ * knee2, inv3 beyond (knee 0: one rate; knee2 0: two at most; rtm_model_xfer_bytes). */
 typedef struct {
     double first, next, inv;
+    double knee, inv2;
+    double knee2, inv3;
 } rtm_calib_xfit_t;
 
+/* The span the fit gives a job of `commands` commands (1 or more) moving `bytes`. */
+double rtm_calib_xfit_span(const rtm_calib_xfit_t *f, double bytes, int commands);
+
 /* Fits the transfer spans of jobs of one (y1) and two (y2) buffers each way at bytes x
- * (n sizes, ascending; y <= 0: not measured) to *fit, with a second rate beyond *knee
- * (*inv2 s per byte; *knee 0: none) where that fits much better; *resid the worst
+ * (n sizes, ascending; y <= 0: not measured) to *fit, with a second rate beyond a knee
+ * and a third beyond a second knee where each fits much better; *resid the worst
  * relative error (calibdev.c). */
 void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, size_t n,
-                        rtm_calib_xfit_t *fit, double *knee, double *inv2, double *resid);
+                        rtm_calib_xfit_t *fit, double *resid);
 
 /* Builds the calibration-only kernels (calibdev.c's probe source) for d into *out. */
 rtm_status_t rtm_calib_build_probe(rtm_ocl_dev_t *d, cl_program *out);

@@ -39,7 +39,11 @@
  *       a job's transfers run at one bandwidth while they come from (go to) the host's
  *       caches and at another beyond (ws_rate, ws_knee, ws_rate_big; wr_* likewise);
  *       continuous in b. Without ws_knee (wr_knee), or with 0, one rate applies;
- *       the *_rate_big parameters are needed only for jobs beyond the knee.
+ *       the *_rate_big parameters are needed only for jobs beyond the knee. With
+ *       ws_knee2 > ws_knee (wr_knee2), a third rate ws_rate_big2 beyond it: the data
+ *       no longer fit the host's last-level cache either (PoCL here, 2 vCPUs: inputs
+ *       of 1-16 MiB at 13.6-14.6 GB/s, 16-64 MiB at 6.1; session 61), needed only for
+ *       jobs beyond it (rtm_model_xfer_bytes).
  *     gaps: with phase_gap calibrated, wr' += a gap per change of phase (block-control
  *       clears and inputs -> kernels -> outputs: 2, or 1 without outputs): the device
  *       idles between a job's commands of different kinds (on the H100 3-9 us before
@@ -407,6 +411,16 @@ double rtm_model_r_blend(double r, double r_miss, double knee, double ws)
     return knee > 0.0 && ws > knee ? r + (r_miss - r) * (1.0 - knee / ws) : r;
 }
 
+double rtm_model_xfer_bytes(double bytes, double inv, double knee, double inv2, double knee2,
+                            double inv3)
+{
+    if (knee <= 0.0 || bytes <= knee)
+        return bytes * inv;
+    if (knee2 <= knee || bytes <= knee2)
+        return knee * inv + (bytes - knee) * inv2;
+    return knee * inv + (knee2 - knee) * inv2 + (bytes - knee2) * inv3;
+}
+
 /* The kernel's own r for a job with `ws` buffer bytes: beyond its knee r_big (a second
  * cache/TLB regime, fitted by calibration) or r_op blended towards r_miss
  * (rtm_model_r_blend), else r_op; 0 when not calibrated. */
@@ -529,7 +543,7 @@ static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const 
 /* Extended transfer time of `bytes` in one direction: `rate` up to the knee, `big`
  * beyond. A profile without the knee (older, or hand-written) keeps one rate; with it,
  * `big` is needed only for transfers past the knee. */
-static double xfer(params_t *p, double bytes, int rate, int knee, int big)
+static double xfer(params_t *p, double bytes, int rate, int knee, int big, int knee2, int big2)
 {
     const double r = param(p, rate, true);
     if (!p->have[knee])
@@ -537,13 +551,18 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big)
     const double k = param(p, knee, false);
     if (k <= 0.0 || bytes <= k) /* a knee of 0 is none */
         return bytes / r;
-    return k / r + (bytes - k) / param(p, big, true);
+    /* a second knee only in profiles that have one (session 61 on) */
+    const double k2 = p->have[knee2] ? param(p, knee2, false) : 0.0;
+    const bool third = k2 > k && bytes > k2;
+    return rtm_model_xfer_bytes(bytes, 1.0 / r, k, 1.0 / param(p, big, true), third ? k2 : 0.0,
+                                third ? 1.0 / param(p, big2, true) : 0.0);
 }
 
 /* The inputs' transfer of `bytes` (none: 0) at the host -> device rates. */
 static double xfer_in(params_t *p, double bytes)
 {
-    return bytes > 0.0 ? xfer(p, bytes, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big)
+    return bytes > 0.0 ? xfer(p, bytes, RTM_DEV_P_ws_rate, RTM_DEV_P_ws_knee, RTM_DEV_P_ws_rate_big,
+                              RTM_DEV_P_ws_knee2, RTM_DEV_P_ws_rate_big2)
                        : 0.0;
 }
 
@@ -666,7 +685,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     }
     if (w->bytes_out > 0.0) {
         const double xout =
-            xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big);
+            xfer(&p, w->bytes_out, RTM_DEV_P_wr_rate, RTM_DEV_P_wr_knee, RTM_DEV_P_wr_rate_big,
+                 RTM_DEV_P_wr_knee2, RTM_DEV_P_wr_rate_big2);
         wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next, xout) + xout;
     }
     /* a device the job finds idle (the running system's periodic jobs) starts its

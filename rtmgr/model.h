@@ -205,4 +205,11 @@ double rtm_model_occupancy(double groups, double resident, bool smooth);
  * Calibration's fit and the model share it. Real-time safe. */
 double rtm_model_r_blend(double r, double r_miss, double knee, double ws);
 
+/* Time of `bytes` of one direction's transfers at up to three marginal rates, given as
+ * seconds per byte: inv up to knee, inv2 from there to knee2, inv3 beyond (knee <= 0:
+ * inv throughout; knee2 <= knee: no third rate). Continuous in bytes. Calibration's
+ * fit and the model share it. Real-time safe. */
+double rtm_model_xfer_bytes(double bytes, double inv, double knee, double inv2, double knee2,
+                            double inv3);
+
 #endif

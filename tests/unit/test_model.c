@@ -280,7 +280,8 @@ static void test_gpu_extended_idle(void **state)
     assert_ns(q.ext.out_ns, 0);
 }
 
-/* Extended transfers: one rate up to the knee, another beyond; no knee, one rate. */
+/* Extended transfers: one rate up to the knee, another beyond, a third beyond a second
+ * knee; no knee, one rate. */
 static void test_gpu_extended_transfer_knee(void **state)
 {
     (void)state;
@@ -310,6 +311,28 @@ static void test_gpu_extended_transfer_knee(void **state)
     dev_set(&d, RTM_DEV_P_ws_knee, 0.0);
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.in_ns, 820000);
+    /* a second knee at 6 MB, 2 GB/s beyond (past the host's last-level cache):
+     * 20 us + 2e6 / 10e9 + 4e6 / 5e9 + 2e6 / 2e9 = 2020 us */
+    dev_set(&d, RTM_DEV_P_ws_knee, 2e6);
+    dev_set(&d, RTM_DEV_P_ws_rate_big, 5e9);
+    dev_set(&d, RTM_DEV_P_ws_knee2, 6e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, "ws_rate_big2");
+    dev_set(&d, RTM_DEV_P_ws_rate_big2, 2e9);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 2020000);
+    /* under it, or at or below the first knee, or not in the profile (before session
+     * 61): two rates, 20 us + 2e6 / 10e9 + 6e6 / 5e9 = 1420 us */
+    dev_set(&d, RTM_DEV_P_ws_knee2, 8e6);
+    d.have[RTM_DEV_P_ws_rate_big2] = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 1420000);
+    dev_set(&d, RTM_DEV_P_ws_knee2, 1e6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 1420000);
+    d.have[RTM_DEV_P_ws_knee2] = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 1420000);
 }
 
 /* Extended transfers: the first command and each further one (ws_next, wr_next), less
