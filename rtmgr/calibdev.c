@@ -149,11 +149,16 @@ static void release_ev(cl_event *e)
 /* What the device writes into a transfer job's outputs before they are read back. */
 #define XFER_OUT_BYTE 0xA5u
 
-/* The device writes every output buffer (a fill command after the inputs), as a job's
- * kernels do before its outputs are read: a read of memory the device never wrote is no
- * job's (PoCL maps such pages to the one zero page, which stays in the core's cache:
- * its 64 MiB reads came out at 10.2 GB/s here and 9.7 on the H100 host, where
- * validation's jobs read their outputs at 5.5-7; session 61). */
+/* A CPU-type device writes every output buffer (a fill command after the inputs), as a
+ * job's kernels do before its outputs are read: a read of host memory the device never
+ * wrote is no job's (PoCL maps such pages to the one zero page, which stays in the
+ * core's cache: its 64 MiB reads came out at 10.2 GB/s here and 9.7 on the H100 host,
+ * where validation's jobs read their outputs at 5.5-7; session 61). A GPU reads its own
+ * memory at one speed, written or not (the H100's one-buffer out spans without the fill,
+ * session 60's run e, and with it, session 61's run a, within 1.2 % at every size),
+ * and the time limit presses its calibration: no fill there. */
+static bool xfer_fills(const devcal_t *x) { return (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0; }
+
 static rtm_status_t xfer_fill_outputs(devcal_t *x, const rtm_kexec_t *ex, const rtm_kinst_t *k)
 {
     const cl_uchar pattern = XFER_OUT_BYTE;
@@ -182,9 +187,9 @@ static bool xfer_read_back(const rtm_kinst_t *k)
 }
 
 /* One job's transfers, `bytes` each way in `m` buffers each way, enqueued as a job is
- * (inputs, then the outputs written on the device, then outputs read, one clFinish):
- * medians of the in and out spans. A read-back that does not hold what the device wrote
- * is a device error. */
+ * (inputs, then on a CPU-type device the outputs written there, then outputs read, one
+ * clFinish): medians of the in and out spans. A read-back that does not hold what the
+ * device wrote is an error. */
 static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s, double *out_s,
                              double *spread)
 {
@@ -200,7 +205,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
     for (int r = 0; r <= REPS && st == RTM_OK; r++) {
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
         st = rtm_kexec_write_inputs(&ex, &a, &b);
-        if (st == RTM_OK)
+        if (st == RTM_OK && xfer_fills(x))
             st = xfer_fill_outputs(x, &ex, &in.k);
         if (st == RTM_OK)
             st = rtm_kexec_read_outputs(&ex, &c, &d);
@@ -209,7 +214,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
             if (err != CL_SUCCESS)
                 st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
         }
-        if (st == RTM_OK && !xfer_read_back(&in.k)) {
+        if (st == RTM_OK && xfer_fills(x) && !xfer_read_back(&in.k)) {
             fprintf(stderr, "rtmgr: calibrate: %s: a transfer job's outputs read back did not "
                             "hold what the device wrote\n",
                     x->bd->name);
@@ -611,9 +616,9 @@ static rtm_status_t dev_transfers(devcal_t *x)
     cal_note(c, "%s: transfers, pinned host memory (mapped CL_MEM_ALLOC_HOST_PTR) as the "
                 "runtime's instances on this device use; the "
                 "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
-                "(clears + writes, reads of outputs the device wrote), fitted by relative least "
-                "squares to first command + (commands - 1) * next + bytes / rate (other rates "
-                "past up to two knees): in %.4gus (next %.4gus) + %.4gGB/s, past %.4gMiB "
+                "(clears + writes, reads of outputs the device wrote on a CPU-type device), "
+                "fitted by relative least squares to first command + (commands - 1) * next + "
+                "bytes / rate (other rates past up to two knees): in %.4gus (next %.4gus) + %.4gGB/s, past %.4gMiB "
                 "%.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + %.4gGB/s, past "
                 "%.4gMiB %.4gGB/s, past %.4gMiB %.4gGB/s; clears alone (no inputs) %.4gus",
              x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
