@@ -853,25 +853,50 @@ static int64_t hole_size(const kfit_t *kf, const kpoint_t *pts, const int64_t *k
     return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
 }
 
+/* The size of one point between points lo and hi in working set: the smallest odd one
+ * whose buffers exceed the geometric mean of theirs; -1 when none lies between them
+ * apart from the points' own. For holes whose times lie too far apart for emp_pred's
+ * exponent (clamped to 3: the 2-core machine's pool matrix_mul from n = 1 501 to 2 501,
+ * 2.4 to 40 s, 5.6, put the times' middle at n = 1 601). */
+static int64_t hole_size_ws(const kfit_t *kf, const kpoint_t *pts, const int64_t *keys,
+                            uint32_t n, uint32_t lo, uint32_t hi, int64_t *size)
+{
+    const int64_t key = rtm_calib_past_cache(kf->kern, kf->tune, sqrt(pts[lo].ws * pts[hi].ws),
+                                             kf->lim, 1, size);
+    return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
+}
+
 /* One point between points lo and hi (hole_size), inputs from `seed`, repetitions by
  * rtm_calib_gap_reps — with `build`, as if the size ran a program measured already (the
- * caller pays for its build) —; appended to pts/keys (*n < room, checked by the caller). */
+ * caller pays for its build) —; with `partial`, at the middle of the hole in working
+ * set (hole_size_ws), a job predicted over PART_S on its first blocks (part_for; none
+ * where the executor cannot run part of it); appended to pts/keys (*n < room, checked
+ * by the caller). */
 static rtm_status_t hole_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t *keys,
-                               uint32_t *n, uint32_t lo, uint32_t hi, bool build)
+                               uint32_t *n, uint32_t lo, uint32_t hi, bool build, bool partial)
 {
     int64_t size[RTM_SIZE_KEYS_MAX];
-    const int64_t key = hole_size(kf, pts, keys, *n, lo, hi, size);
+    const int64_t key = partial ? hole_size_ws(kf, pts, keys, *n, lo, hi, size)
+                                : hole_size(kf, pts, keys, *n, lo, hi, size);
     rtm_kinst_t k;
     if (key < 0 || !rtm_calib_size_plan(kf->kern, key, kf->tune, kf->lim, &k))
         return RTM_OK;
     const bool own = !build && kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
                      kf->own_program(kf->ctx, kf, keys[hi], key);
-    const int reps = rtm_calib_gap_reps(kf->cpu, own, kf->pred(kf->pred_ctx, &k));
+    double job = kf->pred(kf->pred_ctx, &k);
+    int reps = rtm_calib_gap_reps(kf->cpu, own, job);
+    uint32_t part = 0;
+    if (partial && job > PART_S) {
+        if (!part_for(kf, &k, &job, &part))
+            return RTM_OK;
+        if (part && reps > PART_REPS)
+            reps = PART_REPS;
+    }
     if (reps == 0)
         return RTM_OK;
     kpoint_t pt;
     double per_job = 0;
-    const rtm_status_t st = kernel_point(kf, size, key, seed, reps, 0, &pt, &per_job);
+    const rtm_status_t st = kernel_point(kf, size, key, seed, reps, part, &pt, &per_job);
     if (st == RTM_OK) {
         keys[*n] = key;
         pts[(*n)++] = pt;
@@ -918,7 +943,7 @@ static rtm_status_t gap_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t 
      * its time) */
     if (!kf->cpu && !(kf->cache > 0 && pts[lo].ws < kf->cache && pts[hi].ws > kf->cache))
         return RTM_OK;
-    return hole_point(kf, seed, pts, keys, n, lo, hi, false);
+    return hole_point(kf, seed, pts, keys, n, lo, hi, false, false);
 }
 
 /* Sorts pts[0..n) by working set: the fit's order. */
@@ -953,6 +978,12 @@ static bool fit_so_far(const kpoint_t *pts, uint32_t n, double cache, kfit_out_t
  * jobs: not between partial points — the 2-core machine's matrix_mul got n = 1 601, 2.9 s
  * a job, between its partial points at 1 501 and 2 501, and its CPU section took 27 s
  * where it had taken 14).
+ * The CPU pool's holes take longer jobs on their first blocks (part_for: about PART_S a
+ * run), and there a step at the cache is tested too: the pool's `cache` is the host's
+ * last-level cache as a copy sweep meets it, and a kernel's own walk may spill it
+ * gradually (the 2-core machine's matrix_mul: 0.71 ns a multiply-add at n = 1 501,
+ * 27 MB, 2.5 at 2 501, 75 MB; a step at its 43 MiB cache put validation's n = 2 000,
+ * 48 MB, at 2.7 against 1.1 measured, +141 %; matrix_loop_add +72 %; session 61).
  * On the 2-core machine the pool's threshold had points at widths 4 301 and 22 001 (18 and
  * 91 MB), its knee put at 25 MiB, and validation's width 14 000 (30 MiB) came out +33 to
  * +46 % (its rate the lower regime's); copy's points at n = 4.8M and 15M put validation's
@@ -973,7 +1004,7 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
         if (*n >= max || *n < 3 || kf->kern->n_keys == 0)
             break;
         if (!fit_so_far(pts, *n, kf->cache, &o) || !(o.r_big > 0 || o.r_miss > 0) ||
-            !(o.knee >= KNEE_MIN_WS) || o.knee == kf->cache)
+            !(o.knee >= KNEE_MIN_WS) || (o.knee == kf->cache && !(kf->cpu && o.r_big > 0)))
             break;
         int lo = -1, hi = -1;
         for (uint32_t i = 0; i < *n; i++) {
@@ -982,13 +1013,14 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
             if (pts[i].ws > o.knee && (hi < 0 || pts[i].ws < pts[hi].ws))
                 hi = (int)i;
         }
-        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) || pts[lo].part ||
-            pts[hi].part || sqrt(pts[lo].t * pts[hi].t) > KNEE_JOB_MAX_S ||
-            rtm_calib_now() > kf->deadline)
+        const bool short_job = !pts[lo].part && !pts[hi].part &&
+                               sqrt(pts[lo].t * pts[hi].t) <= KNEE_JOB_MAX_S;
+        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) ||
+            !(short_job || kf->cpu) || rtm_calib_now() > kf->deadline)
             break;
         const uint32_t before = *n;
         st = hole_point(kf, seed + (uint64_t)added, pts, keys, n, (uint32_t)lo, (uint32_t)hi,
-                        false);
+                        false, !short_job);
         if (*n == before)
             break; /* no size in the hole, or too long a job there */
     }
@@ -1061,7 +1093,7 @@ static rtm_status_t shape_points(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64
         }
         ahead = true;
         const uint32_t before = *n;
-        st = hole_point(kf, seed + *n, pts, keys, n, lo[0], hi[0], true);
+        st = hole_point(kf, seed + *n, pts, keys, n, lo[0], hi[0], true, false);
         if (*n == before)
             break; /* no size in that hole */
     }

@@ -991,12 +991,13 @@ static void test_shape_points(void **state)
  * cache is the knee: no point added. */
 #define KNEE_WS (33.0 * 1048576.0)
 #define KNEE_R 0.167e-9
+static double knee_at = KNEE_WS; /* where knee_t's rate steps */
 
 static double knee_t(const rtm_kinst_t *k)
 {
     rtm_cost_t cost;
     rtm_kinst_cost(k, &cost);
-    return cost.li * KNEE_R * (cost.bytes_ws > KNEE_WS ? 1.35 : 1.0);
+    return cost.li * KNEE_R * (cost.bytes_ws > knee_at ? 1.35 : 1.0);
 }
 
 static double knee_pred(const void *ctx, const rtm_kinst_t *k)
@@ -1056,6 +1057,45 @@ static void test_knee_points(void **state)
         assert_true(fo.knee > lo->ws && fo.knee < hi->ws);
         assert_true(fo.r_big > 1.3 * fo.r || fo.r_miss > 1.3 * fo.r);
     }
+}
+
+/* The CPU pool's step at its cache is a guess too when the cache lies far between two
+ * points: the 2-core machine's matrix_mul had points at 27 and 75 MB (and 108), its
+ * step put at the 43 MiB cache, and validation's 48 MB came out +141 % (its rate the
+ * lower regime's). A synthetic threshold whose rate steps 1.35x at 60 MiB, cache 43 MiB,
+ * points up to about 110 MB: a point goes between, and the fit gives a 48 MiB job the
+ * lower rate. */
+static void test_knee_points_cache(void **state)
+{
+    (void)state;
+    static const double targets[] = {0.05e-3, 0.4e-3, 2.3e-3, 9.2e-3, 12.4e-3};
+    rtm_calib_opts_t o = {0};
+    rtm_calib_record_t rec;
+    memset(&rec, 0, sizeof(rec));
+    cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 5};
+    const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
+    synth_t kc = {0, knee_t};
+    double r_est = KNEE_R;
+    knee_at = 60.0 * 1048576.0;
+    kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
+                 .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
+                 .coef = knee_coef, .measure = synth_measure, .ctx = &kc,
+                 .deadline = 1e30, .workers = 2, .cpu = true, .cache = 43.0 * 1048576.0};
+    kpoint_t pts[16];
+    uint32_t n = 0;
+    const rtm_status_t st = rtm_calib_kernel_points(&c, &kf, pts, 16, &n);
+    knee_at = KNEE_WS;
+    assert_int_equal(st, RTM_OK);
+    bool between = false;
+    for (uint32_t i = 0; i < n; i++)
+        between = between || (pts[i].ws > 43.0 * 1048576.0 && pts[i].ws < 60.0 * 1048576.0);
+    assert_true(between);
+    rtm_calib_fit_t fo;
+    assert_true(fit_points(pts, n, kf.cache, &fo));
+    const double ws = 48.0 * 1048576.0;
+    const double r48 = fo.r_big > 0 ? (ws > fo.knee ? fo.r_big : fo.r)
+                                    : rtm_model_r_blend(fo.r, fo.r_miss, fo.knee, ws);
+    assert_true(r48 < 1.12 * fo.r);
 }
 
 /* The tie between the two forms with one point beyond the knee holds with noisy points
@@ -1572,6 +1612,7 @@ int main(void)
         cmocka_unit_test(test_fit_resident),
         cmocka_unit_test(test_shape_points),
         cmocka_unit_test(test_knee_points),
+        cmocka_unit_test(test_knee_points_cache),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),
