@@ -1013,10 +1013,12 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
             if (pts[i].ws > o.knee && (hi < 0 || pts[i].ws < pts[hi].ws))
                 hi = (int)i;
         }
+        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) ||
+            rtm_calib_now() > kf->deadline)
+            break;
         const bool short_job = !pts[lo].part && !pts[hi].part &&
                                sqrt(pts[lo].t * pts[hi].t) <= KNEE_JOB_MAX_S;
-        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) ||
-            !(short_job || kf->cpu) || rtm_calib_now() > kf->deadline)
+        if (!short_job && !kf->cpu)
             break;
         const uint32_t before = *n;
         st = hole_point(kf, seed + (uint64_t)added, pts, keys, n, (uint32_t)lo, (uint32_t)hi,
