@@ -202,10 +202,11 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
     if (st == RTM_OK)
         st = rtm_kexec_create_cached(&ex, x->d, &in.k, x->cache);
     double si[REPS + 1], so[REPS + 1];
+    const bool fills = xfer_fills(x);
     for (int r = 0; r <= REPS && st == RTM_OK; r++) {
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
         st = rtm_kexec_write_inputs(&ex, &a, &b);
-        if (st == RTM_OK && xfer_fills(x))
+        if (st == RTM_OK && fills)
             st = xfer_fill_outputs(x, &ex, &in.k);
         if (st == RTM_OK)
             st = rtm_kexec_read_outputs(&ex, &c, &d);
@@ -214,7 +215,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
             if (err != CL_SUCCESS)
                 st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
         }
-        if (st == RTM_OK && xfer_fills(x) && !xfer_read_back(&in.k)) {
+        if (st == RTM_OK && fills && !xfer_read_back(&in.k)) {
             fprintf(stderr, "rtmgr: calibrate: %s: a transfer job's outputs read back did not "
                             "hold what the device wrote\n",
                     x->bd->name);
@@ -466,7 +467,7 @@ void rtm_calib_xfer_fit(const double *x, const double *y1, const double *y2, siz
         if (err < best) {
             best = err;
             *fit = f;
-            (void)xfit_err(x, y1, y2, 0, n, &f, resid);
+            (void)xfit_err(x, y1, y2, 0, n, &f, resid); /* the worst over every size */
         }
     }
 }
@@ -618,8 +619,8 @@ static rtm_status_t dev_transfers(devcal_t *x)
                 "transfer spans of jobs with 1 and with 2 buffers each way, enqueued as kexec does "
                 "(clears + writes, reads of outputs the device wrote on a CPU-type device), "
                 "fitted by relative least squares to first command + (commands - 1) * next + "
-                "bytes / rate (other rates past up to two knees): in %.4gus (next %.4gus) + %.4gGB/s, past %.4gMiB "
-                "%.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + %.4gGB/s, past "
+                "bytes / rate (other rates past up to two knees): in %.4gus (next %.4gus) + "
+                "%.4gGB/s, past %.4gMiB %.4gGB/s, past %.4gMiB %.4gGB/s; out %.4gus (next %.4gus) + %.4gGB/s, past "
                 "%.4gMiB %.4gGB/s, past %.4gMiB %.4gGB/s; clears alone (no inputs) %.4gus",
              x->bd->name, x->bd->param[RTM_DEV_P_ws_fixed] * 1e6,
              x->bd->param[RTM_DEV_P_ws_next] * 1e6, x->bd->param[RTM_DEV_P_ws_rate] * 1e-9,

@@ -978,16 +978,17 @@ static bool fit_so_far(const kpoint_t *pts, uint32_t n, double cache, kfit_out_t
  * jobs: not between partial points — the 2-core machine's matrix_mul got n = 1 601, 2.9 s
  * a job, between its partial points at 1 501 and 2 501, and its CPU section took 27 s
  * where it had taken 14).
- * The CPU pool's holes take longer jobs on their first blocks (part_for: about PART_S a
- * run), and there a step at the cache is tested too: the pool's `cache` is the host's
- * last-level cache as a copy sweep meets it, and a kernel's own walk may spill it
- * gradually (the 2-core machine's matrix_mul: 0.71 ns a multiply-add at n = 1 501,
- * 27 MB, 2.5 at 2 501, 75 MB; a step at its 43 MiB cache put validation's n = 2 000,
- * 48 MB, at 2.7 against 1.1 measured, +141 %; matrix_loop_add +72 %; session 61).
  * On the 2-core machine the pool's threshold had points at widths 4 301 and 22 001 (18 and
  * 91 MB), its knee put at 25 MiB, and validation's width 14 000 (30 MiB) came out +33 to
  * +46 % (its rate the lower regime's); copy's points at n = 4.8M and 15M put validation's
- * 11M -16 to -19 %. */
+ * 11M -16 to -19 %.
+ * The CPU pool's holes take longer jobs too, on their first blocks at the hole's middle
+ * in working set (hole_point's `partial`: part_for, about PART_S a run), and there a
+ * step at the cache is tested as well: the pool's `cache` is the host's last-level
+ * cache as a copy sweep meets it, and a kernel's own walk may spill it later or
+ * gradually (the 2-core machine's matrix_mul: 0.71 ns a multiply-add at n = 1 501,
+ * 27 MB, 2.5 at 2 501, 75 MB; a step at its 43 MiB cache put validation's n = 2 000,
+ * 48 MB, at 2.7 against 1.1 measured, +141 %; matrix_loop_add +72 %; session 61). */
 #define KNEE_SPAN 1.6
 #define KNEE_POINTS 2
 #define KNEE_JOB_MAX_S 0.03

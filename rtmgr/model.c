@@ -540,9 +540,10 @@ static void dev_paper(const rtm_model_job_t *j, const rtm_board_dev_t *d, const 
     finish(t, &p, ws, j->cost.Z * w->li * r / N, wr, c);
 }
 
-/* Extended transfer time of `bytes` in one direction: `rate` up to the knee, `big`
- * beyond. A profile without the knee (older, or hand-written) keeps one rate; with it,
- * `big` is needed only for transfers past the knee. */
+/* Extended transfer time of `bytes` in one direction (rtm_model_xfer_bytes): `rate` up
+ * to the knee, `big` beyond, `big2` beyond `knee2`. A profile without the knee (older, or
+ * hand-written) keeps one rate, one without knee2 (before session 61) two; `big` and
+ * `big2` are needed only for transfers past their knees. */
 static double xfer(params_t *p, double bytes, int rate, int knee, int big, int knee2, int big2)
 {
     const double r = param(p, rate, true);
@@ -551,7 +552,6 @@ static double xfer(params_t *p, double bytes, int rate, int knee, int big, int k
     const double k = param(p, knee, false);
     if (k <= 0.0 || bytes <= k) /* a knee of 0 is none */
         return bytes / r;
-    /* a second knee only in profiles that have one (session 61 on) */
     const double k2 = p->have[knee2] ? param(p, knee2, false) : 0.0;
     const bool third = k2 > k && bytes > k2;
     return rtm_model_xfer_bytes(bytes, 1.0 / r, k, 1.0 / param(p, big, true), third ? k2 : 0.0,

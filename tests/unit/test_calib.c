@@ -702,22 +702,32 @@ static uint32_t cliff_points(rtm_calib_fitpt_t *p)
     return 5;
 }
 
-/* The H100's job input spans of session 24 (1 and 2 buffers, 4 KiB to 256 MiB): 25 us
- * at 4 KiB, 34 at 16 KiB, 31 at 64 KiB. A knee after two sizes fitted that noise as a
- * rate of 1.1 GB/s up to 16 KiB (every larger job charged 15 us, the paper's model
- * 50 times its transfers); the fit must keep the link's rate below any knee and
- * predict the measured spans. */
+/* Transfer calibration's sizes: 4 KiB, 16 KiB, … ×4 (n of them). */
+static void xfer_sizes(double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = 4096.0 * (double)(1u << (2 * i));
+}
+
+/* The H100's job input spans of session 24, 1 and 2 buffers at xfer_sizes' 4 KiB to
+ * 256 MiB (us). */
+static const double h100_in1_us[9] = {25.15, 33.6, 31.07, 33.54, 51.6,
+                                      109.7, 330.9, 1250, 4907};
+static const double h100_in2_us[9] = {26.62, 29.76, 27.9, 30.78, 43.36,
+                                      110.4, 334.9, 1255, 5005};
+
+/* The H100's job input spans of session 24: 25 us at 4 KiB, 34 at 16 KiB, 31 at
+ * 64 KiB. A knee after two sizes fitted that noise as a rate of 1.1 GB/s up to 16 KiB
+ * (every larger job charged 15 us, the paper's model 50 times its transfers); the fit
+ * must keep the link's rate below any knee and predict the measured spans. */
 static void test_xfer_fit_small_noise(void **state)
 {
     (void)state;
     const double us = 1e-6;
-    double x[9];
+    double x[9], y1[9], y2[9];
+    xfer_sizes(x, 9);
     for (int i = 0; i < 9; i++)
-        x[i] = 4096.0 * (double)(1u << (2 * i));
-    const double y1[9] = {25.15 * us, 33.6 * us, 31.07 * us, 33.54 * us, 51.6 * us,
-                          109.7 * us, 330.9 * us, 1250 * us, 4907 * us};
-    const double y2[9] = {26.62 * us, 29.76 * us, 27.9 * us, 30.78 * us, 43.36 * us,
-                          110.4 * us, 334.9 * us, 1255 * us, 5005 * us};
+        y1[i] = h100_in1_us[i] * us, y2[i] = h100_in2_us[i] * us;
     rtm_calib_xfit_t f;
     double resid = 0;
     rtm_calib_xfer_fit(x, y1, y2, 9, &f, &resid);
@@ -745,9 +755,8 @@ static void test_xfer_fit_llc(void **state)
 {
     (void)state;
     const double us = 1e-6;
-    double x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = 4096.0 * (double)(1u << (2 * i));
+    double x[9];
+    xfer_sizes(x, 9);
     const double y1[8] = {1.125 * us, 1.442 * us, 2.059 * us, 6.146 * us,
                           63.24 * us, 275.4 * us, 1341 * us,  9454 * us};
     const double y2[8] = {2.518 * us, 4.352 * us, 7.579 * us, 18.28 * us,
@@ -762,14 +771,10 @@ static void test_xfer_fit_llc(void **state)
         assert_true(fabs(rtm_calib_xfit_span(&f, x[i], 1) - y1[i]) / y1[i] < 0.2);
     assert_true(fabs(rtm_calib_xfit_span(&f, x[7], 2) - y2[7]) / y2[7] < 0.1);
     /* the H100's (session 24): no cache in the link's way, no second knee */
-    double h[9];
+    double h1[9], h2[9];
     for (int i = 0; i < 9; i++)
-        h[i] = 4096.0 * (double)(1u << (2 * i));
-    const double h1[9] = {25.15 * us, 33.6 * us, 31.07 * us, 33.54 * us, 51.6 * us,
-                          109.7 * us, 330.9 * us, 1250 * us, 4907 * us};
-    const double h2[9] = {26.62 * us, 29.76 * us, 27.9 * us, 30.78 * us, 43.36 * us,
-                          110.4 * us, 334.9 * us, 1255 * us, 5005 * us};
-    rtm_calib_xfer_fit(h, h1, h2, 9, &f, &resid);
+        h1[i] = h100_in1_us[i] * us, h2[i] = h100_in2_us[i] * us;
+    rtm_calib_xfer_fit(x, h1, h2, 9, &f, &resid);
     assert_true(f.knee2 == 0.0);
 }
 

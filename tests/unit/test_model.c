@@ -280,6 +280,22 @@ static void test_gpu_extended_idle(void **state)
     assert_ns(q.ext.out_ns, 0);
 }
 
+/* The extended model's input transfer of job j on d: predicted, `ns` long. */
+static void ext_in_is(const rtm_model_job_t *j, const rtm_board_dev_t *d, double ns)
+{
+    rtm_model_pred_t p;
+    assert_int_equal(rtm_model_predict_dev(j, d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, ns);
+}
+
+/* The extended model refuses job j on d for want of parameter `key`. */
+static void ext_missing(const rtm_model_job_t *j, const rtm_board_dev_t *d, const char *key)
+{
+    rtm_model_pred_t p;
+    assert_int_equal(rtm_model_predict_dev(j, d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
+    assert_string_equal(p.ext.missing, key);
+}
+
 /* Extended transfers: one rate up to the knee, another beyond, a third beyond a second
  * knee; no knee, one rate. */
 static void test_gpu_extended_transfer_knee(void **state)
@@ -291,15 +307,12 @@ static void test_gpu_extended_transfer_knee(void **state)
     gpu_board(&d);
     job_make(&j);
     /* no knee: ws = 2 * 10 us + 8e6 / 10e9 = 820 us */
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 820000);
+    ext_in_is(&j, &d, 820000);
     /* knee at 4 MB, 5 GB/s beyond: 20 us + 4e6 / 10e9 + 4e6 / 5e9 = 1220 us */
     dev_set(&d, RTM_DEV_P_ws_knee, 4e6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
-    assert_string_equal(p.ext.missing, "ws_rate_big");
+    ext_missing(&j, &d, "ws_rate_big");
     dev_set(&d, RTM_DEV_P_ws_rate_big, 5e9);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 1220000);
+    ext_in_is(&j, &d, 1220000);
     /* under the knee: the first rate only (and the big rate not needed) */
     dev_set(&d, RTM_DEV_P_ws_knee, 16e6);
     d.have[RTM_DEV_P_ws_rate_big] = false;
@@ -309,30 +322,24 @@ static void test_gpu_extended_transfer_knee(void **state)
     assert_ns(p.paper.in_ns, 810000);
     /* a knee of 0 is none */
     dev_set(&d, RTM_DEV_P_ws_knee, 0.0);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 820000);
+    ext_in_is(&j, &d, 820000);
     /* a second knee at 6 MB, 2 GB/s beyond (past the host's last-level cache):
      * 20 us + 2e6 / 10e9 + 4e6 / 5e9 + 2e6 / 2e9 = 2020 us */
     dev_set(&d, RTM_DEV_P_ws_knee, 2e6);
     dev_set(&d, RTM_DEV_P_ws_rate_big, 5e9);
     dev_set(&d, RTM_DEV_P_ws_knee2, 6e6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_E_MODEL);
-    assert_string_equal(p.ext.missing, "ws_rate_big2");
+    ext_missing(&j, &d, "ws_rate_big2");
     dev_set(&d, RTM_DEV_P_ws_rate_big2, 2e9);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 2020000);
+    ext_in_is(&j, &d, 2020000);
     /* under it, or at or below the first knee, or not in the profile (before session
      * 61): two rates, 20 us + 2e6 / 10e9 + 6e6 / 5e9 = 1420 us */
     dev_set(&d, RTM_DEV_P_ws_knee2, 8e6);
     d.have[RTM_DEV_P_ws_rate_big2] = false;
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 1420000);
+    ext_in_is(&j, &d, 1420000);
     dev_set(&d, RTM_DEV_P_ws_knee2, 1e6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 1420000);
+    ext_in_is(&j, &d, 1420000);
     d.have[RTM_DEV_P_ws_knee2] = false;
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    assert_ns(p.ext.in_ns, 1420000);
+    ext_in_is(&j, &d, 1420000);
 }
 
 /* Extended transfers: the first command and each further one (ws_next, wr_next), less
