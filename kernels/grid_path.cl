@@ -17,10 +17,15 @@
  * block does nothing: once converged, the remaining passes cost only their launch.
  * Work-item lid owns the tile cells lid + j * RTM_WG (consecutive work-items on
  * consecutive columns: coalesced global access, conflict-free local access). Work-item
- * 0 polls the abort flag every 16 sweeps; the decision is shared after the sweep's
- * barrier, so all work-items leave the loop together. (A poll with its latency hidden,
- * the flag loaded at one poll and tested at the next, cost the same on the H100:
- * session 15.)
+ * 0 polls the abort flag every 16 sweeps. The decision travels in the sweep word that
+ * also says whether the sweep changed anything (gp_word_t): byte 0 is set by any
+ * work-item whose cells changed, byte 1 by work-item 0 when its poll saw the flag (a
+ * sweep ahead, when it clears the word), and after the sweep's barrier every work-item
+ * reads the one word and goes on only while it is "changed, not stopped": all leave the
+ * loop together, one sweep after the poll, and the loop reads nothing more than the
+ * original kernel's change test. (A poll with its latency hidden, the flag loaded at
+ * one poll and tested at the next, cost the same on the H100: session 15. Reading the
+ * group's stop word after every sweep cost production 2-3 points: session 34.)
  * Build options: RTM_WG (a divisor of 1024). */
 #include "rtm_block.h"
 
@@ -33,6 +38,20 @@
 #define GP_C2 14u
 #define GP_MAXS (GP_CELLS + 2) /* sweeps: enough for any path inside a tile */
 
+/* A sweep's word: b[0] = 1 when a cell changed, b[1] = 1 when the block stops. The loop
+ * goes on while the word is GP_GO (b[0] alone); its value depends on the byte order. */
+typedef union {
+    uint w;
+    uchar b[4];
+} gp_word_t;
+#ifdef __ENDIAN_LITTLE__
+#define GP_GO 0x00000001u
+#define GP_STOP 0x00000100u
+#else
+#define GP_GO 0x01000000u
+#define GP_STOP 0x00010000u
+#endif
+
 __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __global uint *restrict dst,
                         __global const uchar *restrict occ, __global uint *flags,
                         const uint width, const uint height, const uint tiles_x, const uint pass)
@@ -44,7 +63,7 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
     RTM_BLOCK_BEGIN(blk);
     __local uint cost[GP_HT][GP_HT];
     __local uchar blocked[GP_HT][GP_HT];
-    __local int lch[3];
+    __local gp_word_t lch[3];
 
     const uint lid = get_local_id(0);
     const int x0 = (int)(blk % tiles_x) * GP_T, y0 = (int)(blk / tiles_x) * GP_T;
@@ -62,7 +81,7 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
         }
     }
     if (lid < 3)
-        lch[lid] = 0;
+        lch[lid].w = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* 2. Per owned cell: which diagonals it may take, and its value in src (to detect
@@ -89,12 +108,9 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
 
     /* 3. Relax in place until a sweep changes nothing. */
     for (uint s = 0; s < (idle ? 0u : GP_MAXS); s++) {
-        const uint f = s % 3; /* flag of this sweep; the next one is cleared now */
-        if (lid == 0) {
-            lch[(s + 1) % 3] = 0;
-            if ((s & 15u) == 15u)
-                (void)RTM_POLL();
-        }
+        const uint f = s % 3; /* word of this sweep; the next one is cleared now */
+        if (lid == 0)
+            lch[(s + 1) % 3].w = ((s & 15u) == 15u && RTM_POLL()) ? GP_STOP : 0u;
         int ch = 0;
 #pragma unroll
         for (int j = 0; j < GP_PER; j++) {
@@ -119,9 +135,9 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
             }
         }
         if (ch)
-            lch[f] = 1;
+            lch[f].b[0] = 1;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (rtm_stop_ || !lch[f])
+        if (lch[f].w != GP_GO)
             break;
     }
 

@@ -38,4 +38,6 @@
 #elif MM_FORM == 10
 #define RTM_POLL_INDEX int
 #endif
+#ifndef MM_FORMS_ONLY /* mmitems.cl takes the forms and writes its own kernel */
 #include "matrix_mul.cl"
+#endif
