@@ -566,6 +566,8 @@ static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_
  * n = 1000 at +294 % (calibrate-s49b-h100.txt); hence 5 %. */
 #define PART_CHECK_SHARE 0.125
 #define PART_TRUST 0.05
+#define PART_CHECK_TRIES 2
+#define PART_RETRY_OFF 0.5
 static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const int64_t *keys,
                                uint32_t n)
 {
@@ -590,19 +592,28 @@ static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const 
                  kf->kern->keys[0].name, (long long)wkey, per);
         return RTM_OK;
     }
+    /* a second partial run where the first is far off (PART_RETRY_OFF), the one nearer
+     * the whole job kept: a busy moment slowed one run (the 2-core machine's matrix_mul
+     * 1.62x once, 1.03x the next calibration); a partial job's own pace repeats, and the
+     * near misses (PoCL 5 on the H100 host: 0.84-1.27x) get no second run */
     kpoint_t pp;
-    double per_job = 0;
-    const rtm_status_t st =
-        kernel_point(kf, k.size, wkey, POINT_SEED0 + 15, EXTRA_MIN_REPS, part, &pp, &per_job);
-    if (st != RTM_OK)
-        return st;
-    const double ratio = pp.t / w->t;
+    double ratio = 0.0;
+    for (int tries = 0; tries < PART_CHECK_TRIES && (tries == 0 || fabs(ratio - 1.0) > PART_RETRY_OFF);
+         tries++) {
+        double per_job = 0;
+        const rtm_status_t st = kernel_point(kf, k.size, wkey, POINT_SEED0 + 15 + (uint64_t)tries,
+                                             EXTRA_MIN_REPS, part, &pp, &per_job);
+        if (st != RTM_OK)
+            return st;
+        if (tries == 0 || fabs(pp.t / w->t - 1.0) < fabs(ratio - 1.0))
+            ratio = pp.t / w->t;
+    }
     kf->part = fabs(ratio - 1.0) <= PART_TRUST ? KFIT_PART_TRUSTED : KFIT_PART_REFUSED;
     cal_note(c, "%s: %s: partial jobs %s: %s=%lld on its first %u of %.0f blocks per worker "
                 "%.4gms scaled, whole %.4gms (%.2fx; trusted within %.0f%%)",
              kf->cpu ? "cpu" : "device", kf->kern->name,
              kf->part == KFIT_PART_TRUSTED ? "trusted" : "not trusted (its long sizes not measured)",
-             kf->kern->keys[0].name, (long long)wkey, part, per, pp.t * 1e3, w->t * 1e3, ratio,
+             kf->kern->keys[0].name, (long long)wkey, part, per, ratio * w->t * 1e3, w->t * 1e3, ratio,
              PART_TRUST * 100);
     return RTM_OK;
 }
@@ -884,14 +895,11 @@ static rtm_status_t hole_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
     const bool own = !build && kf->own_program && kf->own_program(kf->ctx, kf, keys[lo], key) &&
                      kf->own_program(kf->ctx, kf, keys[hi], key);
     double job = kf->pred(kf->pred_ctx, &k);
-    int reps = rtm_calib_gap_reps(kf->cpu, own, job);
     uint32_t part = 0;
-    if (partial && job > PART_S) {
-        if (!part_for(kf, &k, &job, &part))
-            return RTM_OK;
-        if (part && reps > PART_REPS)
-            reps = PART_REPS;
-    }
+    if (partial && job > PART_S && !part_for(kf, &k, &job, &part))
+        return RTM_OK;
+    /* a part runs PART_REPS times (about PART_S each) unless it needs a build of its own */
+    const int reps = part && !own ? PART_REPS : rtm_calib_gap_reps(kf->cpu, own, job);
     if (reps == 0)
         return RTM_OK;
     kpoint_t pt;
@@ -988,7 +996,12 @@ static bool fit_so_far(const kpoint_t *pts, uint32_t n, double cache, kfit_out_t
  * cache as a copy sweep meets it, and a kernel's own walk may spill it later or
  * gradually (the 2-core machine's matrix_mul: 0.71 ns a multiply-add at n = 1 501,
  * 27 MB, 2.5 at 2 501, 75 MB; a step at its 43 MiB cache put validation's n = 2 000,
- * 48 MB, at 2.7 against 1.1 measured, +141 %; matrix_loop_add +72 %; session 61). */
+ * 48 MB, at 2.7 against 1.1 measured, +141 %; matrix_loop_add +72 %; session 61).
+ * An OpenCL device on the host's cores (PoCL: kf->host_dev) has the pool's caches and
+ * takes the same long holes, on first blocks where its partial jobs are trusted
+ * (part_check), whatever the kernel's time left unless the run's limit is near: here
+ * ocl0's matrix_mul was fitted towards r_miss past 43 MiB from points at n = 1 501 and
+ * 2 501 and validated -60 % at n = 2 000, matrix_loop_add's step +122 % (session 62). */
 #define KNEE_SPAN 1.6
 #define KNEE_POINTS 2
 #define KNEE_JOB_MAX_S 0.03
@@ -1014,12 +1027,16 @@ static rtm_status_t knee_point(kfit_t *kf, uint64_t seed, kpoint_t *pts, int64_t
             if (pts[i].ws > o.knee && (hi < 0 || pts[i].ws < pts[hi].ws))
                 hi = (int)i;
         }
-        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws) ||
-            rtm_calib_now() > kf->deadline)
+        if (lo < 0 || hi < 0 || !(pts[hi].ws > KNEE_SPAN * pts[lo].ws))
             break;
         const bool short_job = !pts[lo].part && !pts[hi].part &&
                                sqrt(pts[lo].t * pts[hi].t) <= KNEE_JOB_MAX_S;
-        if (!short_job && !kf->cpu)
+        if (!short_job && !kf->cpu && !kf->host_dev)
+            break;
+        /* a host device's partial point whatever the kernel's time left (its budget is
+         * a share of a CPU section that its long sizes always overrun), unless the run's
+         * limit is near */
+        if (rtm_calib_now() > kf->deadline && (short_job || !kf->host_dev || kf->squeeze))
             break;
         const uint32_t before = *n;
         st = hole_point(kf, seed + (uint64_t)added, pts, keys, n, (uint32_t)lo, (uint32_t)hi,

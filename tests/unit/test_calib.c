@@ -1103,6 +1103,135 @@ static void test_knee_points_cache(void **state)
     assert_true(r48 < 1.12 * fo.r);
 }
 
+/* An OpenCL device on the host's cores (PoCL) has the pool's caches, and its long jobs'
+ * knees were guesses too: here ocl0's matrix_mul had points at n = 1 501 and 2 501 (27
+ * and 75 MB, first blocks), its knee fitted at 43 MiB between them, and validation's
+ * n = 2 000 came out -60 % (matrix_loop_add's +122 %). A host device whose partial jobs
+ * are trusted takes the hole's point on its first blocks, as the pool does (session 62),
+ * and a device that is not on the host's cores (a GPU) takes none; the same synthetic
+ * threshold as above, ten times slower (jobs of 50-120 ms: not short), past the kernel's
+ * time (a host device's long knee points are taken whatever the time left). */
+static double knee_slow_t(const rtm_kinst_t *k) { return 10.0 * knee_t(k); }
+static double knee_slow_pred(const void *ctx, const rtm_kinst_t *k)
+{
+    return 10.0 * knee_pred(ctx, k);
+}
+static int knee_parts; /* partial runs measured */
+static rtm_status_t knee_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                              double *t, rtm_calib_fig_t *f)
+{
+    (void)part;
+    knee_parts++;
+    return synth_measure(ctx, in, reps, t, f);
+}
+
+static void test_knee_points_host_device(void **state)
+{
+    (void)state;
+    static const double targets[] = {0.5e-3, 4e-3, 23e-3, 92e-3, 124e-3};
+    for (int host = 0; host < 2; host++) {
+        rtm_calib_opts_t o = {0};
+        rtm_calib_record_t rec;
+        memset(&rec, 0, sizeof(rec));
+        cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 5};
+        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
+        synth_t kc = {0, knee_slow_t};
+        double r_est = 10.0 * KNEE_R;
+        knee_at = 60.0 * 1048576.0;
+        knee_parts = 0;
+        kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
+                     .pred = knee_slow_pred, .kpred = knee_slow_pred, .r_est = &r_est,
+                     .coef = knee_coef, .measure = synth_measure, .measure_part = knee_part,
+                     .part = KFIT_PART_TRUSTED, .ctx = &kc, .deadline = 0.0, .workers = 2,
+                     .host_dev = host != 0, .cache = 4.0 * 1048576.0};
+        kpoint_t pts[16];
+        uint32_t n = 0;
+        const rtm_status_t st = rtm_calib_kernel_points(&c, &kf, pts, 16, &n);
+        knee_at = KNEE_WS;
+        assert_int_equal(st, RTM_OK);
+        uint32_t parts = 0;
+        for (uint32_t i = 0; i < n; i++)
+            parts += pts[i].part > 0;
+        if (!host) { /* a GPU: no long hole point */
+            assert_int_equal(parts, 0);
+            continue;
+        }
+        assert_true(parts > 0);
+        assert_true(knee_parts > 0);
+        /* the two points around the fitted knee now lie within KNEE_SPAN */
+        rtm_calib_fit_t fo;
+        assert_true(fit_points(pts, n, kf.cache, &fo));
+        const kpoint_t *lo = NULL, *hi = NULL; /* sorted by ws */
+        for (uint32_t i = 0; i < n; i++) {
+            if (pts[i].ws <= fo.knee)
+                lo = &pts[i];
+            if (pts[i].ws > fo.knee && !hi)
+                hi = &pts[i];
+        }
+        assert_non_null(lo);
+        assert_non_null(hi);
+        assert_true(hi->ws < 1.6 * lo->ws);
+    }
+}
+
+/* A CPU device's partial-job check (part_check) runs a second partial job where the
+ * first disagrees with the whole one and keeps the nearer: on the 2-core machine one
+ * check put matrix_mul's first blocks at 1.62x (a busy moment) and the next calibration
+ * at 1.03x, and with the refusal its n = 1 501-3 001 went unmeasured (session 62). A
+ * synthetic matrix_mul whose first partial run is 1.6x slow is trusted; one whose
+ * partial runs are all 1.6x slow is refused after two; one 1.2x slow (PoCL 5 on the
+ * H100 host: 0.84-1.27x) after one, a near miss; neither's long sizes are measured. */
+static double part_slow[2]; /* the check's partial runs: first, then every later one */
+static double mm_t(const rtm_kinst_t *k) { return knee_pred(NULL, k); }
+static rtm_status_t slow_part(void *ctx, rtm_calib_inst_t *in, int reps, uint32_t part,
+                              double *t, rtm_calib_fig_t *f)
+{
+    (void)part;
+    const rtm_status_t st = synth_measure(ctx, in, reps, t, f);
+    *t *= part_slow[knee_parts++ ? 1 : 0];
+    return st;
+}
+
+static void test_part_check_again(void **state)
+{
+    (void)state;
+    static const double targets[] = {1e-3, 5e-3, 20e-3};
+    for (int pace = 0; pace < 3; pace++) {
+        part_slow[0] = pace == 2 ? 1.2 : 1.6;
+        part_slow[1] = pace == 0 ? 1.0 : part_slow[0];
+        knee_parts = 0;
+        rtm_calib_opts_t o = {0};
+        rtm_calib_record_t *rec = calloc(1, sizeof(*rec));
+        assert_non_null(rec);
+        cal_t c = {.o = &o, .rec = rec, .targets = targets, .n_targets = 3};
+        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
+        synth_t kc = {0, mm_t};
+        double r_est = KNEE_R;
+        kfit_t kf = {.kern = rtm_kernel_find("matrix_mul"), .tune = {256, 1}, .lim = &lim,
+                     .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
+                     .coef = knee_coef, .measure = synth_measure, .measure_part = slow_part,
+                     .part = KFIT_PART_CHECK, .ctx = &kc, .deadline = 1e30, .workers = 2,
+                     .host_dev = true};
+        kpoint_t pts[16];
+        uint32_t n = 0;
+        assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
+        uint32_t parts = 0;
+        for (uint32_t i = 0; i < n; i++)
+            parts += pts[i].part > 0;
+        if (pace) {
+            assert_int_equal(kf.part, KFIT_PART_REFUSED);
+            assert_int_equal(knee_parts, pace == 1 ? 2 : 1);
+            assert_int_equal(parts, 0);
+            assert_non_null(strstr(rec->notes, "matrix_mul: partial jobs not trusted"));
+        } else {
+            assert_int_equal(kf.part, KFIT_PART_TRUSTED);
+            assert_true(parts > 0);
+            assert_non_null(strstr(rec->notes, "matrix_mul: partial jobs trusted"));
+        }
+        free(rec);
+    }
+}
+
 /* The tie between the two forms with one point beyond the knee holds with noisy points
  * below it too: both fit that point exactly and the others alike, so their errors differ
  * by rounding only, and the gradual form is kept. The H100's matrix_mul (session 41 a,
@@ -1618,6 +1747,8 @@ int main(void)
         cmocka_unit_test(test_shape_points),
         cmocka_unit_test(test_knee_points),
         cmocka_unit_test(test_knee_points_cache),
+        cmocka_unit_test(test_knee_points_host_device),
+        cmocka_unit_test(test_part_check_again),
         cmocka_unit_test(test_fit_failure_reported),
         cmocka_unit_test(test_fit_paced_launches),
         cmocka_unit_test(test_pool_fit),
