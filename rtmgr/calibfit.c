@@ -555,7 +555,8 @@ static bool part_for(const kfit_t *kf, const rtm_kinst_t *k, double *pt, uint32_
 
 /* A partial job against a whole one, where kf asks for it (KFIT_PART_CHECK), once per
  * kernel before its first partial point: the largest one-launch point measured whole so
- * far is measured again on its first PART_CHECK_SHARE of blocks; the partial jobs are
+ * far is measured again on its first PART_CHECK_SHARE of blocks (twice where the first
+ * estimate is over PART_RETRY_OFF off, the nearer kept); the partial jobs are
  * trusted when that estimate lies within PART_TRUST of the whole job's time, else
  * refused (the kernel's long sizes are then not measured, as before). Noted
  * either way. PoCL 3.1 on the 2-core machine: matrix_mul at n = 1001 0.99x on its first
@@ -595,11 +596,11 @@ static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const 
     /* a second partial run where the first is far off (PART_RETRY_OFF), the one nearer
      * the whole job kept: a busy moment slowed one run (the 2-core machine's matrix_mul
      * 1.62x once, 1.03x the next calibration); a partial job's own pace repeats, and the
-     * near misses (PoCL 5 on the H100 host: 0.84-1.27x) get no second run */
-    kpoint_t pp;
+     * near misses (PoCL 5 on the H100 host: 0.84-1.46x) get no second run */
     double ratio = 0.0;
     for (int tries = 0; tries < PART_CHECK_TRIES && (tries == 0 || fabs(ratio - 1.0) > PART_RETRY_OFF);
          tries++) {
+        kpoint_t pp;
         double per_job = 0;
         const rtm_status_t st = kernel_point(kf, k.size, wkey, POINT_SEED0 + 15 + (uint64_t)tries,
                                              EXTRA_MIN_REPS, part, &pp, &per_job);

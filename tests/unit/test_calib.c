@@ -1175,7 +1175,7 @@ static void test_knee_points_host_device(void **state)
 }
 
 /* A CPU device's partial-job check (part_check) runs a second partial job where the
- * first disagrees with the whole one and keeps the nearer: on the 2-core machine one
+ * first is more than 50 % off the whole one and keeps the nearer: on the 2-core machine one
  * check put matrix_mul's first blocks at 1.62x (a busy moment) and the next calibration
  * at 1.03x, and with the refusal its n = 1 501-3 001 went unmeasured (session 62). A
  * synthetic matrix_mul whose first partial run is 1.6x slow is trusted; one whose
