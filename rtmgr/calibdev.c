@@ -149,16 +149,14 @@ static void release_ev(cl_event *e)
 /* What the device writes into a transfer job's outputs before they are read back. */
 #define XFER_OUT_BYTE 0xA5u
 
-/* A CPU-type device writes every output buffer (a fill command after the inputs), as a
- * job's kernels do before its outputs are read: a read of host memory the device never
- * wrote is no job's (PoCL maps such pages to the one zero page, which stays in the
- * core's cache: its 64 MiB reads came out at 10.2 GB/s here and 9.7 on the H100 host,
- * where validation's jobs read their outputs at 5.5-7; session 61). A GPU reads its own
- * memory at one speed, written or not (the H100's one-buffer out spans without the fill,
- * session 60's run e, and with it, session 61's run a, within 1.2 % at every size),
- * and the time limit presses its calibration: no fill there. */
-static bool xfer_fills(const devcal_t *x) { return (x->d->info.type & CL_DEVICE_TYPE_CPU) != 0; }
-
+/* A CPU-type device (rtm_calib_cpu_dev) writes every output buffer (a fill command
+ * after the inputs), as a job's kernels do before its outputs are read: a read of host
+ * memory the device never wrote is no job's (PoCL maps such pages to the one zero page,
+ * which stays in the core's cache: its 64 MiB reads came out at 10.2 GB/s here and 9.7
+ * on the H100 host, where validation's jobs read their outputs at 5.5-7; session 61). A
+ * GPU reads its own memory at one speed, written or not (the H100's one-buffer out
+ * spans without the fill, session 60's run e, and with it, session 61's run a, within
+ * 1.2 % at every size), and the time limit presses its calibration: no fill there. */
 static rtm_status_t xfer_fill_outputs(devcal_t *x, const rtm_kexec_t *ex, const rtm_kinst_t *k)
 {
     const cl_uchar pattern = XFER_OUT_BYTE;
@@ -202,7 +200,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
     if (st == RTM_OK)
         st = rtm_kexec_create_cached(&ex, x->d, &in.k, x->cache);
     double si[REPS + 1], so[REPS + 1];
-    const bool fills = xfer_fills(x);
+    const bool fills = rtm_calib_cpu_dev(x); /* xfer_fill_outputs */
     for (int r = 0; r <= REPS && st == RTM_OK; r++) {
         cl_event a = NULL, b = NULL, c = NULL, d = NULL;
         st = rtm_kexec_write_inputs(&ex, &a, &b);
@@ -527,16 +525,17 @@ static void xfer_store(devcal_t *x)
                   ft.knee2 > 0 && ft.inv3 > 0 ? 1.0 / ft.inv3 : big);
         resid[dir] = res;
     }
-    const int ids[14] = {RTM_DEV_P_ws_fixed,  RTM_DEV_P_ws_rate,     RTM_DEV_P_ws_knee,
-                         RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next,   RTM_DEV_P_ws_knee2,
-                         RTM_DEV_P_ws_rate_big2, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
-                         RTM_DEV_P_wr_knee,   RTM_DEV_P_wr_rate_big, RTM_DEV_P_wr_next,
-                         RTM_DEV_P_wr_knee2,  RTM_DEV_P_wr_rate_big2};
-    for (int k = 0; k < 14; k++) {
+    /* the inputs' figures, then the outputs' */
+    const int ids[] = {RTM_DEV_P_ws_fixed,  RTM_DEV_P_ws_rate,     RTM_DEV_P_ws_knee,
+                       RTM_DEV_P_ws_rate_big, RTM_DEV_P_ws_next,   RTM_DEV_P_ws_knee2,
+                       RTM_DEV_P_ws_rate_big2, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_rate,
+                       RTM_DEV_P_wr_knee,   RTM_DEV_P_wr_rate_big, RTM_DEV_P_wr_next,
+                       RTM_DEV_P_wr_knee2,  RTM_DEV_P_wr_rate_big2};
+    for (size_t k = 0; k < N_OF(ids); k++) {
         rtm_calib_fig_t *f = dfig(x, ids[k]);
         f->median = x->bd->param[ids[k]];
         f->spread = spread;
-        f->resid = resid[k < 7 ? 0 : 1];
+        f->resid = resid[k < N_OF(ids) / 2 ? 0 : 1];
         f->n = (uint32_t)(2 * ns * REPS);
         f->kept = f->n;
     }

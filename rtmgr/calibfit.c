@@ -847,6 +847,13 @@ typedef struct {
 static bool fit_kernel(const kpoint_t *p, uint32_t n, double cache, kfit_out_t *o);
 static double resident_at(const kpoint_t *p, uint32_t n, int i);
 
+/* key when it lies strictly between keys[lo] and keys[hi] and is not near a key of
+ * keys[0..n) (key_near), else -1. */
+static int64_t in_hole(const int64_t *keys, uint32_t n, uint32_t lo, uint32_t hi, int64_t key)
+{
+    return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
+}
+
 /* The size of one point between points lo and hi (keys[lo] < keys[hi]): at the
  * geometric mean of their kernel times, interpolated between their sizes through the
  * exponent of the two (emp_pred with the pair as its points); its first key (every key
@@ -862,7 +869,7 @@ static int64_t hole_size(const kfit_t *kf, const kpoint_t *pts, const int64_t *k
     const int64_t key =
         rtm_calib_size_for(kf->kern, kf->tune, sqrt(pts[lo].t * pts[hi].t), emp_pred, &ep,
                            kf->lim, 1, keys[lo] + 1, keys, n, size);
-    return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
+    return in_hole(keys, n, lo, hi, key);
 }
 
 /* The size of one point between points lo and hi in working set: the smallest odd one
@@ -873,9 +880,9 @@ static int64_t hole_size(const kfit_t *kf, const kpoint_t *pts, const int64_t *k
 static int64_t hole_size_ws(const kfit_t *kf, const kpoint_t *pts, const int64_t *keys,
                             uint32_t n, uint32_t lo, uint32_t hi, int64_t *size)
 {
-    const int64_t key = rtm_calib_past_cache(kf->kern, kf->tune, sqrt(pts[lo].ws * pts[hi].ws),
-                                             kf->lim, 1, size);
-    return key <= keys[lo] || key >= keys[hi] || key_near(keys, n, key) ? -1 : key;
+    return in_hole(keys, n, lo, hi,
+                   rtm_calib_past_cache(kf->kern, kf->tune, sqrt(pts[lo].ws * pts[hi].ws),
+                                        kf->lim, 1, size));
 }
 
 /* One point between points lo and hi (hole_size), inputs from `seed`, repetitions by

@@ -1023,32 +1023,56 @@ static bool knee_coef(const void *ctx, const rtm_kinst_t *k, double *a, double *
     return *a > 0;
 }
 
+/* The knee tests' calibration of one synthetic kernel: `time` measures it, `pred` (at
+ * r_est = r) sizes it, on an executor of 2 workers with no deadline; the caller sets
+ * what differs (cpu, host_dev, cache, deadline, measure_part, part) before knee_run. */
+typedef struct {
+    rtm_calib_opts_t o;
+    rtm_calib_record_t rec;
+    cal_t c;
+    rtm_calib_lim_t lim;
+    synth_t kc;
+    double r_est;
+    kfit_t kf;
+    kpoint_t pts[16];
+    uint32_t n;
+} knee_rig_t;
+
+static void knee_rig(knee_rig_t *g, const char *kernel, rtm_tune_t tune, const double *targets,
+                     uint32_t n_targets, double (*time)(const rtm_kinst_t *k),
+                     rtm_calib_pred_fn pred, double r)
+{
+    memset(g, 0, sizeof(*g));
+    g->c = (cal_t){.o = &g->o, .rec = &g->rec, .targets = targets, .n_targets = n_targets};
+    g->lim = (rtm_calib_lim_t){256.0 * 1048576.0, 1024.0 * 1048576.0};
+    g->kc = (synth_t){0, time};
+    g->r_est = r;
+    g->kf = (kfit_t){.kern = rtm_kernel_find(kernel), .tune = tune, .lim = &g->lim,
+                     .pred = pred, .kpred = pred, .r_est = &g->r_est, .coef = knee_coef,
+                     .measure = synth_measure, .ctx = &g->kc, .deadline = 1e30, .workers = 2};
+}
+
+static rtm_status_t knee_run(knee_rig_t *g)
+{
+    return rtm_calib_kernel_points(&g->c, &g->kf, g->pts, N_OF(g->pts), &g->n);
+}
+
 static void test_knee_points(void **state)
 {
     (void)state;
     static const double targets[] = {0.05e-3, 0.4e-3, 1.5e-3, 5e-3};
+    static knee_rig_t g;
     for (int between = 0; between < 2; between++) {
-        rtm_calib_opts_t o = {0};
-        rtm_calib_record_t rec;
-        memset(&rec, 0, sizeof(rec));
-        cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 4};
-        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-        synth_t kc = {0, knee_t};
-        double r_est = KNEE_R;
-        kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
-                     .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
-                     .coef = knee_coef, .measure = synth_measure, .ctx = &kc,
-                     .deadline = 1e30, .workers = 2, .cpu = true,
-                     .cache = (between ? 40.0 : 4.0) * 1048576.0};
-        kpoint_t pts[16];
-        uint32_t n = 0;
-        assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
+        knee_rig(&g, "threshold", (rtm_tune_t){256, 16}, targets, 4, knee_t, knee_pred, KNEE_R);
+        g.kf.cpu = true;
+        g.kf.cache = (between ? 40.0 : 4.0) * 1048576.0;
+        assert_int_equal(knee_run(&g), RTM_OK);
         const kpoint_t *lo = NULL, *hi = NULL; /* sorted by ws */
-        for (uint32_t i = 0; i < n; i++) {
-            if (pts[i].ws <= KNEE_WS)
-                lo = &pts[i];
-            if (pts[i].ws > KNEE_WS && !hi)
-                hi = &pts[i];
+        for (uint32_t i = 0; i < g.n; i++) {
+            if (g.pts[i].ws <= KNEE_WS)
+                lo = &g.pts[i];
+            if (g.pts[i].ws > KNEE_WS && !hi)
+                hi = &g.pts[i];
         }
         assert_non_null(lo);
         assert_non_null(hi);
@@ -1058,7 +1082,7 @@ static void test_knee_points(void **state)
         }
         assert_true(hi->ws < 2.0 * lo->ws);
         rtm_calib_fit_t fo;
-        assert_true(fit_points(pts, n, kf.cache, &fo));
+        assert_true(fit_points(g.pts, g.n, g.kf.cache, &fo));
         assert_true(fo.knee > lo->ws && fo.knee < hi->ws);
         assert_true(fo.r_big > 1.3 * fo.r || fo.r_miss > 1.3 * fo.r);
     }
@@ -1074,29 +1098,20 @@ static void test_knee_points_cache(void **state)
 {
     (void)state;
     static const double targets[] = {0.05e-3, 0.4e-3, 2.3e-3, 9.2e-3, 12.4e-3};
-    rtm_calib_opts_t o = {0};
-    rtm_calib_record_t rec;
-    memset(&rec, 0, sizeof(rec));
-    cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 5};
-    const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-    synth_t kc = {0, knee_t};
-    double r_est = KNEE_R;
+    static knee_rig_t g;
+    knee_rig(&g, "threshold", (rtm_tune_t){256, 16}, targets, 5, knee_t, knee_pred, KNEE_R);
+    g.kf.cpu = true;
+    g.kf.cache = 43.0 * 1048576.0;
     knee_at = 60.0 * 1048576.0;
-    kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
-                 .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
-                 .coef = knee_coef, .measure = synth_measure, .ctx = &kc,
-                 .deadline = 1e30, .workers = 2, .cpu = true, .cache = 43.0 * 1048576.0};
-    kpoint_t pts[16];
-    uint32_t n = 0;
-    const rtm_status_t st = rtm_calib_kernel_points(&c, &kf, pts, 16, &n);
+    const rtm_status_t st = knee_run(&g);
     knee_at = KNEE_WS;
     assert_int_equal(st, RTM_OK);
     bool between = false;
-    for (uint32_t i = 0; i < n; i++)
-        between = between || (pts[i].ws > 43.0 * 1048576.0 && pts[i].ws < 60.0 * 1048576.0);
+    for (uint32_t i = 0; i < g.n; i++)
+        between = between || (g.pts[i].ws > 43.0 * 1048576.0 && g.pts[i].ws < 60.0 * 1048576.0);
     assert_true(between);
     rtm_calib_fit_t fo;
-    assert_true(fit_points(pts, n, kf.cache, &fo));
+    assert_true(fit_points(g.pts, g.n, g.kf.cache, &fo));
     const double ws = 48.0 * 1048576.0;
     const double r48 = fo.r_big > 0 ? (ws > fo.knee ? fo.r_big : fo.r)
                                     : rtm_model_r_blend(fo.r, fo.r_miss, fo.knee, ws);
@@ -1129,29 +1144,23 @@ static void test_knee_points_host_device(void **state)
 {
     (void)state;
     static const double targets[] = {0.5e-3, 4e-3, 23e-3, 92e-3, 124e-3};
+    static knee_rig_t g;
     for (int host = 0; host < 2; host++) {
-        rtm_calib_opts_t o = {0};
-        rtm_calib_record_t rec;
-        memset(&rec, 0, sizeof(rec));
-        cal_t c = {.o = &o, .rec = &rec, .targets = targets, .n_targets = 5};
-        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-        synth_t kc = {0, knee_slow_t};
-        double r_est = 10.0 * KNEE_R;
+        knee_rig(&g, "threshold", (rtm_tune_t){256, 16}, targets, 5, knee_slow_t,
+                 knee_slow_pred, 10.0 * KNEE_R);
+        g.kf.measure_part = knee_part;
+        g.kf.part = KFIT_PART_TRUSTED;
+        g.kf.deadline = 0.0;
+        g.kf.host_dev = host != 0;
+        g.kf.cache = 4.0 * 1048576.0;
         knee_at = 60.0 * 1048576.0;
         knee_parts = 0;
-        kfit_t kf = {.kern = rtm_kernel_find("threshold"), .tune = {256, 16}, .lim = &lim,
-                     .pred = knee_slow_pred, .kpred = knee_slow_pred, .r_est = &r_est,
-                     .coef = knee_coef, .measure = synth_measure, .measure_part = knee_part,
-                     .part = KFIT_PART_TRUSTED, .ctx = &kc, .deadline = 0.0, .workers = 2,
-                     .host_dev = host != 0, .cache = 4.0 * 1048576.0};
-        kpoint_t pts[16];
-        uint32_t n = 0;
-        const rtm_status_t st = rtm_calib_kernel_points(&c, &kf, pts, 16, &n);
+        const rtm_status_t st = knee_run(&g);
         knee_at = KNEE_WS;
         assert_int_equal(st, RTM_OK);
         uint32_t parts = 0;
-        for (uint32_t i = 0; i < n; i++)
-            parts += pts[i].part > 0;
+        for (uint32_t i = 0; i < g.n; i++)
+            parts += g.pts[i].part > 0;
         if (!host) { /* a GPU: no long hole point */
             assert_int_equal(parts, 0);
             continue;
@@ -1160,13 +1169,13 @@ static void test_knee_points_host_device(void **state)
         assert_true(knee_parts > 0);
         /* the two points around the fitted knee now lie within KNEE_SPAN */
         rtm_calib_fit_t fo;
-        assert_true(fit_points(pts, n, kf.cache, &fo));
+        assert_true(fit_points(g.pts, g.n, g.kf.cache, &fo));
         const kpoint_t *lo = NULL, *hi = NULL; /* sorted by ws */
-        for (uint32_t i = 0; i < n; i++) {
-            if (pts[i].ws <= fo.knee)
-                lo = &pts[i];
-            if (pts[i].ws > fo.knee && !hi)
-                hi = &pts[i];
+        for (uint32_t i = 0; i < g.n; i++) {
+            if (g.pts[i].ws <= fo.knee)
+                lo = &g.pts[i];
+            if (g.pts[i].ws > fo.knee && !hi)
+                hi = &g.pts[i];
         }
         assert_non_null(lo);
         assert_non_null(hi);
@@ -1196,39 +1205,29 @@ static void test_part_check_again(void **state)
 {
     (void)state;
     static const double targets[] = {1e-3, 5e-3, 20e-3};
+    static knee_rig_t g;
     for (int pace = 0; pace < 3; pace++) {
         part_slow[0] = pace == 2 ? 1.2 : 1.6;
         part_slow[1] = pace == 0 ? 1.0 : part_slow[0];
         knee_parts = 0;
-        rtm_calib_opts_t o = {0};
-        rtm_calib_record_t *rec = calloc(1, sizeof(*rec));
-        assert_non_null(rec);
-        cal_t c = {.o = &o, .rec = rec, .targets = targets, .n_targets = 3};
-        const rtm_calib_lim_t lim = {256.0 * 1048576.0, 1024.0 * 1048576.0};
-        synth_t kc = {0, mm_t};
-        double r_est = KNEE_R;
-        kfit_t kf = {.kern = rtm_kernel_find("matrix_mul"), .tune = {256, 1}, .lim = &lim,
-                     .pred = knee_pred, .kpred = knee_pred, .r_est = &r_est,
-                     .coef = knee_coef, .measure = synth_measure, .measure_part = slow_part,
-                     .part = KFIT_PART_CHECK, .ctx = &kc, .deadline = 1e30, .workers = 2,
-                     .host_dev = true};
-        kpoint_t pts[16];
-        uint32_t n = 0;
-        assert_int_equal(rtm_calib_kernel_points(&c, &kf, pts, 16, &n), RTM_OK);
+        knee_rig(&g, "matrix_mul", (rtm_tune_t){256, 1}, targets, 3, mm_t, knee_pred, KNEE_R);
+        g.kf.measure_part = slow_part;
+        g.kf.part = KFIT_PART_CHECK;
+        g.kf.host_dev = true;
+        assert_int_equal(knee_run(&g), RTM_OK);
         uint32_t parts = 0;
-        for (uint32_t i = 0; i < n; i++)
-            parts += pts[i].part > 0;
+        for (uint32_t i = 0; i < g.n; i++)
+            parts += g.pts[i].part > 0;
         if (pace) {
-            assert_int_equal(kf.part, KFIT_PART_REFUSED);
+            assert_int_equal(g.kf.part, KFIT_PART_REFUSED);
             assert_int_equal(knee_parts, pace == 1 ? 2 : 1);
             assert_int_equal(parts, 0);
-            assert_non_null(strstr(rec->notes, "matrix_mul: partial jobs not trusted"));
+            assert_non_null(strstr(g.rec.notes, "matrix_mul: partial jobs not trusted"));
         } else {
-            assert_int_equal(kf.part, KFIT_PART_TRUSTED);
+            assert_int_equal(g.kf.part, KFIT_PART_TRUSTED);
             assert_true(parts > 0);
-            assert_non_null(strstr(rec->notes, "matrix_mul: partial jobs trusted"));
+            assert_non_null(strstr(g.rec.notes, "matrix_mul: partial jobs trusted"));
         }
-        free(rec);
     }
 }
 

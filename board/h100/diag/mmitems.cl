@@ -6,7 +6,10 @@
  * groups' block loop costs 4-6 %). A grid of n * n / (RTM_WG * MM_ITEMS) blocks: 15 625 at
  * n = 4000 and 4 items, under the 16 384 from which kexec runs persistent groups.
  * The step loop's form: -DMM_FORM as in forms.cl (0: as committed). A stopped item's
- * later items leave their loops at once (the latency-hidden test sees the raised value). */
+ * later items leave their loops at once (the latency-hidden test sees the raised value).
+ * It restates matrix_mul.cl's signature and default step loop instead of including it:
+ * cuh times a PTX's first entry point, and matrix_mul.cl's text stays the kernel the
+ * executive builds (ptxas schedules it by its exact form: docs/preempt.md, session 46). */
 #define MM_FORMS_ONLY
 #include "forms.cl"
 #include "rtm_block.h"
