@@ -1,0 +1,351 @@
+/* Diagnostic (session 63, not part of rtmgr): can a large grid run as a plain grid in
+ * chunks, few of them released at a time, and so keep the plain grid's cheap polls
+ * (matrix_mul's `+poll` -2..+3 % against 4-6 % on persistent groups) with a drain as
+ * short as the persistent groups'? A plain grid of 62 500 blocks drains its blocks not
+ * yet started at about 0.5 ns each after a raise (docs/preempt.md, session 62); here the
+ * job's blocks run as launches of C blocks (mapped launches: the map holds the chunk's
+ * block ids), alternating over two in-order queues so that a chunk's tail overlaps the
+ * next chunk, and chunk j + 2 is released only when chunk j has ended: after a raise at
+ * most two chunks' blocks are left to drain and the unreleased chunks never launch.
+ *
+ * Usage: chunks KERNEL.cl N REPS ABORTS "ORIG_OPTS" "POLL_OPTS" "PERSIST_OPTS" C1,C2,...
+ * Builds KERNEL (matrix_mul's signature: the block arguments, a, b, c, n) three ways and
+ * runs, at n x n: the original on one launch; the polled plain build on one launch; the
+ * persistent build on CUs x 8 groups; the polled build in chunks of each C over two
+ * queues (gated), over one queue (gated), and over two queues all released at once.
+ * Per shape: min / median job ms over REPS (host clock: first enqueue to the last
+ * chunk's end seen), the output compared with the original's; then, for ABORTS raises at
+ * random instants, the drain (the flag write's END to the last released launch's END,
+ * device clock) p50 / p99 / max us and the blocks completed. The platform: RTM_DIAG_PLATFORM
+ * (a substring of its name; NVIDIA by default). */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag_file.h"
+
+#define CK(x)                                                                              \
+    do {                                                                                   \
+        cl_int e_ = (x);                                                                   \
+        if (e_ != CL_SUCCESS) {                                                            \
+            fprintf(stderr, "%s:%d %s: %d\n", __FILE__, __LINE__, #x, e_);                 \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+#define WG 256
+#define COPIES 32 /* the flag's copies (RTM_FLAG_COPIES), RTM_FLAG_STRIDE ints apart */
+#define STRIDE 32
+#define MAXCH 1024
+
+static cl_context ctx;
+static cl_device_id dev;
+static cl_command_queue q[3]; /* two for the chunks, one for the raise */
+static cl_mem flag, done, map, next[2], a, b, c;
+static cl_mem sub[MAXCH];
+static uint32_t n, blocks;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmpd(const void *x, const void *y)
+{
+    const double u = *(const double *)x, v = *(const double *)y;
+    return u < v ? -1 : u > v;
+}
+
+static cl_kernel build(const char *src, const char *opts)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CK(err);
+    if (clBuildProgram(p, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
+        static char log[1 << 16];
+        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+        fprintf(stderr, "build failed (%s):\n%s\n", opts, log);
+        exit(1);
+    }
+    cl_kernel k = clCreateKernel(p, "matrix_mul", &err);
+    CK(err);
+    return k;
+}
+
+/* A shape: a build, the groups of one launch (0: one block per group), chunk size (0:
+ * one launch of every block), queues (1 or 2), and whether chunk j + 2 waits for j. */
+typedef struct {
+    const char *name;
+    cl_kernel k;
+    uint32_t groups, chunk, queues;
+    int gated;
+} shape_t;
+
+/* One job of shape s; raise_at > 0: the flag is raised that many seconds after the
+ * first release (and no chunk is released after). Returns the host-clock job time;
+ * *drain_us: flag landed -> last released launch ended (device clock), -1 when the
+ * job had ended first. */
+static double job(const shape_t *s, double raise_at, double *drain_us)
+{
+    static const int zero[COPIES * STRIDE];
+    static int ones[COPIES * STRIDE];
+    for (int i = 0; i < COPIES * STRIDE; i++)
+        ones[i] = 1;
+    const uint8_t z8 = 0;
+    const uint32_t z32 = 0;
+    CK(clEnqueueWriteBuffer(q[2], flag, CL_TRUE, 0, sizeof(zero), zero, 0, NULL, NULL));
+    CK(clEnqueueFillBuffer(q[2], done, &z8, 1, 0, blocks, 0, NULL, NULL));
+    for (int i = 0; i < 2; i++)
+        CK(clEnqueueFillBuffer(q[2], next[i], &z32, 4, 0, 4096, 0, NULL, NULL));
+    CK(clFinish(q[2]));
+    const uint32_t per = s->chunk ? s->chunk : blocks;
+    const uint32_t nch = (blocks + per - 1) / per;
+    cl_event ev[MAXCH], evw = NULL;
+    uint32_t released = 0, ended = 0;
+    const double t0 = now_s();
+    int raised = 0;
+    for (;;) {
+        /* release what may go: two ahead when gated, everything when not */
+        while (released < nch && !raised && (!s->gated || released < ended + 2)) {
+            const uint32_t j = released, nb = j + 1 < nch ? per : blocks - j * per;
+            const cl_uint nmap = s->chunk ? 1u : 0u, doff = 0;
+            cl_mem m = s->chunk ? sub[j] : map, nx = next[j % 2];
+            CK(clSetKernelArg(s->k, 2, sizeof(cl_mem), &m));
+            CK(clSetKernelArg(s->k, 3, sizeof(cl_uint), &nmap));
+            CK(clSetKernelArg(s->k, 4, sizeof(cl_uint), &nb));
+            CK(clSetKernelArg(s->k, 5, sizeof(cl_uint), &doff));
+            CK(clSetKernelArg(s->k, 7, sizeof(cl_mem), &nx));
+            const size_t gs = (size_t)(s->groups && s->groups < nb ? s->groups : nb) * WG, ls = WG;
+            cl_command_queue qq = q[s->queues == 2 ? j % 2 : 0];
+            CK(clEnqueueNDRangeKernel(qq, s->k, 1, NULL, &gs, &ls, 0, NULL, &ev[j]));
+            CK(clFlush(qq));
+            released++;
+        }
+        if (raise_at > 0 && !raised && now_s() - t0 >= raise_at) {
+            CK(clEnqueueWriteBuffer(q[2], flag, CL_FALSE, 0, sizeof(ones), ones, 0, NULL, &evw));
+            CK(clFlush(q[2]));
+            raised = 1;
+        }
+        cl_int st;
+        while (ended < released &&
+               clGetEventInfo(ev[ended], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+                              NULL) == CL_SUCCESS &&
+               st == CL_COMPLETE)
+            ended++;
+        if (ended == released && (released == nch || raised))
+            break;
+    }
+    const double t = now_s() - t0;
+    cl_ulong last = 0, landed = 0;
+    for (uint32_t j = 0; j < released; j++) {
+        cl_ulong e;
+        CK(clGetEventProfilingInfo(ev[j], CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL));
+        last = e > last ? e : last;
+        clReleaseEvent(ev[j]);
+    }
+    if (evw) {
+        CK(clWaitForEvents(1, &evw));
+        CK(clGetEventProfilingInfo(evw, CL_PROFILING_COMMAND_END, sizeof(landed), &landed, NULL));
+        clReleaseEvent(evw);
+    }
+    if (drain_us)
+        *drain_us = evw && last > landed ? (double)(last - landed) * 1e-3 : -1.0;
+    return t;
+}
+
+/* The map's sub-buffers for chunks of `per` block ids. */
+static void make_subs(uint32_t per)
+{
+    for (uint32_t j = 0; j * per < blocks; j++) {
+        if (sub[j])
+            clReleaseMemObject(sub[j]);
+        const cl_buffer_region rg = {(size_t)j * per * 4,
+                                     (size_t)((j + 1) * per <= blocks ? per : blocks - j * per) * 4};
+        cl_int err;
+        sub[j] = clCreateSubBuffer(map, 0, CL_BUFFER_CREATE_TYPE_REGION, &rg, &err);
+        CK(err);
+    }
+}
+
+/* Blocks marked in done[]. */
+static uint32_t count_done(void)
+{
+    uint8_t *d = malloc(blocks);
+    CK(clEnqueueReadBuffer(q[2], done, CL_TRUE, 0, blocks, d, 0, NULL, NULL));
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < blocks; i++)
+        k += d[i] != 0;
+    free(d);
+    return k;
+}
+
+/* The output's sum. */
+static double checksum(void)
+{
+    float *h = malloc((size_t)n * n * sizeof(float));
+    CK(clEnqueueReadBuffer(q[2], c, CL_TRUE, 0, (size_t)n * n * sizeof(float), h, 0, NULL, NULL));
+    double sum = 0;
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        sum += h[i];
+    free(h);
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 9)
+        return fprintf(stderr, "usage: chunks KERNEL.cl N REPS ABORTS ORIG POLL PERSIST C1,C2,...\n"), 2;
+    char *src = diag_read_all(argv[1]);
+    if (!src)
+        return 1;
+    n = (uint32_t)atoi(argv[2]);
+    const int reps = atoi(argv[3]), aborts = atoi(argv[4]);
+    blocks = (n * n + WG - 1) / WG;
+    const char *want = getenv("RTM_DIAG_PLATFORM") ? getenv("RTM_DIAG_PLATFORM") : "NVIDIA";
+    cl_platform_id pl[8], p = NULL;
+    cl_uint np = 0;
+    CK(clGetPlatformIDs(8, pl, &np));
+    for (cl_uint i = 0; i < np && !p; i++) {
+        char name[256];
+        clGetPlatformInfo(pl[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+        if (strstr(name, want))
+            p = pl[i];
+    }
+    if (!p)
+        return fprintf(stderr, "no platform '%s'\n", want), 1;
+    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_uint cus = 0, align_bits = 0;
+    char dname[256];
+    CK(clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cus), &cus, NULL));
+    CK(clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(align_bits), &align_bits, NULL));
+    CK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(dname), dname, NULL));
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CK(err);
+    const cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    for (int i = 0; i < 3; i++) {
+        q[i] = clCreateCommandQueueWithProperties(ctx, dev, prof, &err);
+        CK(err);
+    }
+    const size_t mat = (size_t)n * n * sizeof(float);
+    flag = clCreateBuffer(ctx, CL_MEM_READ_WRITE, COPIES * STRIDE * 4, NULL, &err);
+    done = clCreateBuffer(ctx, CL_MEM_READ_WRITE, blocks, NULL, &err);
+    map = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)blocks * 4, NULL, &err);
+    for (int i = 0; i < 2; i++)
+        next[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096 * 4, NULL, &err);
+    a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mat, NULL, &err);
+    b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mat, NULL, &err);
+    c = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mat, NULL, &err);
+    CK(err);
+    float *h = malloc(mat);
+    uint32_t s = 12345;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        s = s * 1103515245u + 12345u;
+        h[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+    CK(clEnqueueWriteBuffer(q[2], a, CL_TRUE, 0, mat, h, 0, NULL, NULL));
+    CK(clEnqueueWriteBuffer(q[2], b, CL_TRUE, 0, mat, h, 0, NULL, NULL));
+    uint32_t *ids = malloc((size_t)blocks * 4);
+    for (uint32_t i = 0; i < blocks; i++)
+        ids[i] = i;
+    CK(clEnqueueWriteBuffer(q[2], map, CL_TRUE, 0, (size_t)blocks * 4, ids, 0, NULL, NULL));
+    printf("device %s, %u CUs, n %u, %u blocks of %d, reps %d, aborts %d\n", dname, cus, n, blocks,
+           WG, reps, aborts);
+
+    cl_kernel kk[3];
+    for (int i = 0; i < 3; i++) {
+        kk[i] = build(src, argv[5 + i]);
+        const cl_mem std_[] = {flag, done, map, NULL, NULL, NULL, NULL, next[0], NULL, a, b, c};
+        for (cl_uint g = 0; g < 12; g++)
+            if (g < 3 || g == 7 || g >= 9)
+                CK(clSetKernelArg(kk[i], g, sizeof(cl_mem), std_[g] ? &std_[g] : NULL));
+        const cl_uint zero = 0;
+        for (cl_uint g = 3; g <= 5; g++)
+            CK(clSetKernelArg(kk[i], g, sizeof(cl_uint), &zero));
+        CK(clSetKernelArg(kk[i], 6, sizeof(cl_mem), NULL));
+        CK(clSetKernelArg(kk[i], 8, sizeof(cl_mem), NULL));
+        CK(clSetKernelArg(kk[i], 12, sizeof(cl_uint), &n));
+    }
+    shape_t sh[64];
+    int ns = 0;
+    sh[ns++] = (shape_t){"original, one launch", kk[0], 0, 0, 1, 0};
+    sh[ns++] = (shape_t){"polled plain, one launch", kk[1], 0, 0, 1, 0};
+    sh[ns++] = (shape_t){"persistent, CUs x 8 groups", kk[2], cus * 8, 0, 1, 0};
+    const uint32_t align = align_bits / 8 / 4; /* block ids per sub-buffer alignment */
+    for (char *t = strtok(argv[8], ","); t && ns < 60; t = strtok(NULL, ",")) {
+        uint32_t C = (uint32_t)atoi(t);
+        C = (C + align - 1) / align * align;
+        if ((blocks + C - 1) / C > MAXCH)
+            continue;
+        static char names[64][96];
+        snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated", C);
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 1}, ns++;
+        snprintf(names[ns], 96, "polled chunks of %u, 1 queue, gated", C);
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 1, 1}, ns++;
+        snprintf(names[ns], 96, "polled chunks of %u, 2 queues, all released", C);
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 0}, ns++;
+    }
+    double ref = 0, orig_min = 0;
+    uint32_t bd = 0;
+    double *t = calloc((size_t)(reps > aborts ? reps : aborts), sizeof(double));
+    /* the times alternate over shapes, rep by rep, so that a drift of the clock or the
+     * machine falls on every shape alike */
+    double (*tt)[4096] = calloc((size_t)ns, sizeof(*tt));
+    for (int r = -1; r < reps && r < 4096; r++)
+        for (int i = 0; i < ns; i++) {
+            if (sh[i].chunk)
+                make_subs(sh[i].chunk);
+            const double v = job(&sh[i], 0, NULL);
+            if (r >= 0)
+                tt[i][r] = v;
+        }
+    for (int i = 0; i < ns; i++) {
+        /* every shape's output against the original's (the last job of each is checked
+         * by running it once more) */
+        if (sh[i].chunk)
+            make_subs(sh[i].chunk);
+        const float zf = 0.0f;
+        CK(clEnqueueFillBuffer(q[2], c, &zf, 4, 0, mat, 0, NULL, NULL));
+        job(&sh[i], 0, NULL);
+        const double sum = checksum();
+        bd = count_done();
+        if (i == 0)
+            ref = sum;
+        qsort(tt[i], (size_t)reps, sizeof(double), cmpd);
+        if (i == 0)
+            orig_min = tt[i][0];
+        printf("%-48s min %8.3f ms (%+6.2f %%) median %8.3f ms (%+6.2f %%) | checksum %s, done[] %u of %u\n",
+               sh[i].name, tt[i][0] * 1e3, (tt[i][0] / orig_min - 1) * 100, tt[i][reps / 2] * 1e3,
+               (tt[i][reps / 2] / tt[0][reps / 2] - 1) * 100, sum == ref ? "equal" : "DIFFERS", bd,
+               blocks);
+        if (i == 0 || aborts <= 0)
+            continue;
+        /* the response: raises at random instants over the job's median time */
+        int m = 0, late = 0;
+        double blocks_sum = 0;
+        for (int r = 0; r < aborts; r++) {
+            const double at = tt[i][reps / 2] * (0.02 + 0.96 * (double)rand() / RAND_MAX);
+            double d;
+            job(&sh[i], at, &d);
+            if (d < 0) {
+                late++;
+                continue;
+            }
+            t[m++] = d;
+            blocks_sum += count_done();
+        }
+        qsort(t, (size_t)m, sizeof(double), cmpd);
+        if (m > 0)
+            printf("%-48s drain p50 %7.2f p99 %7.2f max %7.2f us over %d raises (%d after the end); "
+                   "mean blocks completed %.0f\n",
+                   "", t[m / 2], t[(int)floor(0.99 * (m - 1))], t[m - 1], m, late, blocks_sum / m);
+    }
+    return 0;
+}
