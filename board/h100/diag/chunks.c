@@ -12,7 +12,8 @@
  * Builds KERNEL (matrix_mul's signature: the block arguments, a, b, c, n) three ways and
  * runs, at n x n: the original on one launch; the polled plain build on one launch; the
  * persistent build on CUs x 8 groups; the polled build in chunks of each C over two
- * queues (gated), over one queue (gated), and over two queues all released at once.
+ * queues (gated by the host loop, or by the driver's callback on chunk j's end, which
+ * releases chunk j + 2), over one queue (gated), and over two queues all released at once.
  * Per shape: min / median job ms over REPS (host clock: first enqueue to the last
  * chunk's end seen), the output compared with the original's; then, for ABORTS raises at
  * random instants, the drain (the flag write's END to the last released launch's END,
@@ -21,6 +22,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +83,7 @@ static cl_kernel build(const char *src, const char *opts)
 
 /* A shape: a build, the groups of one launch (0: one block per group), chunk size (0:
  * one launch of every block), queues (1 or 2), and whether chunk j + 2 waits for j. */
-typedef struct {
+typedef struct shape {
     const char *name;
     cl_kernel k;
     uint32_t groups, chunk, queues;
@@ -92,7 +94,56 @@ typedef struct {
  * first release (and no chunk is released after). Returns the host-clock job time;
  * *drain_us: flag landed -> last released launch ended (device clock), -1 when the
  * job had ended first. */
-static double job(const shape_t *s, double raise_at, double *drain_us)
+/* The job's chunk release: by the host loop (gated 1), by the driver's callback on
+ * chunk j's end releasing chunk j + 2 (gated 2), or all at once (0). */
+static struct {
+    pthread_mutex_t mu;
+    const struct shape *s;
+    uint32_t per, nch, released, stop;
+    int pending; /* callbacks registered and not yet returned */
+    cl_event *ev;
+} gs_ = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void release_next(void);
+
+static void CL_CALLBACK chunk_ended(cl_event e, cl_int status, void *arg)
+{
+    (void)e, (void)status, (void)arg;
+    pthread_mutex_lock(&gs_.mu);
+    if (!gs_.stop && gs_.released < gs_.nch)
+        release_next();
+    pthread_mutex_unlock(&gs_.mu);
+    __atomic_sub_fetch(&gs_.pending, 1, __ATOMIC_RELEASE);
+}
+
+/* Releases the next chunk (gs_.mu held). */
+static void release_next(void)
+{
+    const struct shape *s = gs_.s;
+    const uint32_t j = gs_.released, per = gs_.per, nch = gs_.nch;
+    const uint32_t nb = j + 1 < nch ? per : blocks - j * per;
+    const cl_uint nmap = s->chunk ? 1u : 0u, doff = 0;
+    cl_mem m = s->chunk ? sub[j] : map, nx = next[j % 2];
+    CK(clSetKernelArg(s->k, 2, sizeof(cl_mem), &m));
+    CK(clSetKernelArg(s->k, 3, sizeof(cl_uint), &nmap));
+    CK(clSetKernelArg(s->k, 4, sizeof(cl_uint), &nb));
+    CK(clSetKernelArg(s->k, 5, sizeof(cl_uint), &doff));
+    CK(clSetKernelArg(s->k, 7, sizeof(cl_mem), &nx));
+    const size_t gsz = (size_t)(s->groups && s->groups < nb ? s->groups : nb) * WG, ls = WG;
+    cl_command_queue qq = q[s->queues == 2 ? j % 2 : 0];
+    CK(clEnqueueNDRangeKernel(qq, s->k, 1, NULL, &gsz, &ls, 0, NULL, &gs_.ev[j]));
+    if (s->gated == 2) {
+        __atomic_add_fetch(&gs_.pending, 1, __ATOMIC_RELEASE);
+        CK(clSetEventCallback(gs_.ev[j], CL_COMPLETE, chunk_ended, NULL));
+    }
+    CK(clFlush(qq));
+    __atomic_store_n(&gs_.released, j + 1, __ATOMIC_RELEASE);
+}
+
+static int armed = 1; /* RTM_DIAG_RAISE=write: the paper's enqueue + flush at the raise */
+
+static double job(const shape_t *s, double raise_at, double *drain_us, double *resp_us,
+                  double *xfer_us)
 {
     static const int zero[COPIES * STRIDE];
     static int ones[COPIES * STRIDE];
@@ -107,32 +158,47 @@ static double job(const shape_t *s, double raise_at, double *drain_us)
     CK(clFinish(q[2]));
     const uint32_t per = s->chunk ? s->chunk : blocks;
     const uint32_t nch = (blocks + per - 1) / per;
-    cl_event ev[MAXCH], evw = NULL;
-    uint32_t released = 0, ended = 0;
+    cl_event ev[MAXCH], evw = NULL, gate = NULL;
+    static int src[COPIES * STRIDE];
+    if (armed) { /* the raise's write held behind a user event (rtmgr's armed raise) */
+        cl_int err;
+        gate = clCreateUserEvent(ctx, &err);
+        CK(err);
+        CK(clEnqueueWriteBuffer(q[2], flag, CL_FALSE, 0, sizeof(src), src, 1, &gate, &evw));
+        CK(clFlush(q[2]));
+    }
+    gs_.s = s, gs_.per = per, gs_.nch = nch, gs_.ev = ev, gs_.released = 0, gs_.stop = 0;
+    uint32_t ended = 0;
     const double t0 = now_s();
+    double t_raise = 0;
     int raised = 0;
+    pthread_mutex_lock(&gs_.mu);
+    for (uint32_t j = 0; j < nch && (!s->gated || j < 2); j++)
+        release_next();
+    pthread_mutex_unlock(&gs_.mu);
     for (;;) {
-        /* release what may go: two ahead when gated, everything when not */
-        while (released < nch && !raised && (!s->gated || released < ended + 2)) {
-            const uint32_t j = released, nb = j + 1 < nch ? per : blocks - j * per;
-            const cl_uint nmap = s->chunk ? 1u : 0u, doff = 0;
-            cl_mem m = s->chunk ? sub[j] : map, nx = next[j % 2];
-            CK(clSetKernelArg(s->k, 2, sizeof(cl_mem), &m));
-            CK(clSetKernelArg(s->k, 3, sizeof(cl_uint), &nmap));
-            CK(clSetKernelArg(s->k, 4, sizeof(cl_uint), &nb));
-            CK(clSetKernelArg(s->k, 5, sizeof(cl_uint), &doff));
-            CK(clSetKernelArg(s->k, 7, sizeof(cl_mem), &nx));
-            const size_t gs = (size_t)(s->groups && s->groups < nb ? s->groups : nb) * WG, ls = WG;
-            cl_command_queue qq = q[s->queues == 2 ? j % 2 : 0];
-            CK(clEnqueueNDRangeKernel(qq, s->k, 1, NULL, &gs, &ls, 0, NULL, &ev[j]));
-            CK(clFlush(qq));
-            released++;
+        /* release what may go (gated by the host: two ahead) */
+        if (s->gated == 1) {
+            pthread_mutex_lock(&gs_.mu);
+            while (gs_.released < nch && !raised && gs_.released < ended + 2)
+                release_next();
+            pthread_mutex_unlock(&gs_.mu);
         }
         if (raise_at > 0 && !raised && now_s() - t0 >= raise_at) {
-            CK(clEnqueueWriteBuffer(q[2], flag, CL_FALSE, 0, sizeof(ones), ones, 0, NULL, &evw));
-            CK(clFlush(q[2]));
+            t_raise = now_s();
+            if (armed) {
+                memcpy(src, ones, sizeof(src));
+                CK(clSetUserEventStatus(gate, CL_COMPLETE));
+            } else {
+                CK(clEnqueueWriteBuffer(q[2], flag, CL_FALSE, 0, sizeof(ones), ones, 0, NULL, &evw));
+                CK(clFlush(q[2]));
+            }
+            pthread_mutex_lock(&gs_.mu); /* no chunk released after the raise */
+            gs_.stop = 1;
+            pthread_mutex_unlock(&gs_.mu);
             raised = 1;
         }
+        const uint32_t released = __atomic_load_n(&gs_.released, __ATOMIC_ACQUIRE);
         cl_int st;
         while (ended < released &&
                clGetEventInfo(ev[ended], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
@@ -142,8 +208,17 @@ static double job(const shape_t *s, double raise_at, double *drain_us)
         if (ended == released && (released == nch || raised))
             break;
     }
-    const double t = now_s() - t0;
-    cl_ulong last = 0, landed = 0;
+    const double t_end = now_s(), t = t_end - t0;
+    while (__atomic_load_n(&gs_.pending, __ATOMIC_ACQUIRE) > 0) /* callbacks still running */
+        ;
+    const uint32_t released = gs_.released;
+    if (armed && !raised) { /* disarmed: the held write copies zeros */
+        memset(src, 0, sizeof(src));
+        CK(clSetUserEventStatus(gate, CL_COMPLETE));
+    }
+    if (gate)
+        clReleaseEvent(gate);
+    cl_ulong last = 0, landed = 0, queued = 0;
     for (uint32_t j = 0; j < released; j++) {
         cl_ulong e;
         CK(clGetEventProfilingInfo(ev[j], CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL));
@@ -153,10 +228,16 @@ static double job(const shape_t *s, double raise_at, double *drain_us)
     if (evw) {
         CK(clWaitForEvents(1, &evw));
         CK(clGetEventProfilingInfo(evw, CL_PROFILING_COMMAND_END, sizeof(landed), &landed, NULL));
+        CK(clGetEventProfilingInfo(evw, armed ? CL_PROFILING_COMMAND_START : CL_PROFILING_COMMAND_QUEUED,
+                                   sizeof(queued), &queued, NULL));
         clReleaseEvent(evw);
     }
     if (drain_us)
-        *drain_us = evw && last > landed ? (double)(last - landed) * 1e-3 : -1.0;
+        *drain_us = raised && last > landed ? (double)(last - landed) * 1e-3 : -1.0;
+    if (resp_us)
+        *resp_us = raised ? (t_end - t_raise) * 1e6 : -1.0;
+    if (xfer_us)
+        *xfer_us = raised && landed > queued ? (double)(landed - queued) * 1e-3 : -1.0;
     return t;
 }
 
@@ -208,6 +289,7 @@ int main(int argc, char **argv)
     n = (uint32_t)atoi(argv[2]);
     const int reps = atoi(argv[3]), aborts = atoi(argv[4]);
     blocks = (n * n + WG - 1) / WG;
+    armed = !(getenv("RTM_DIAG_RAISE") && strcmp(getenv("RTM_DIAG_RAISE"), "write") == 0);
     const char *want = getenv("RTM_DIAG_PLATFORM") ? getenv("RTM_DIAG_PLATFORM") : "NVIDIA";
     cl_platform_id pl[8], p = NULL;
     cl_uint np = 0;
@@ -287,6 +369,8 @@ int main(int argc, char **argv)
         static char names[64][96];
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated", C);
         sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 1}, ns++;
+        snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated by callback", C);
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 2}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 1 queue, gated", C);
         sh[ns] = (shape_t){names[ns], kk[1], 0, C, 1, 1}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, all released", C);
@@ -302,7 +386,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < ns; i++) {
             if (sh[i].chunk)
                 make_subs(sh[i].chunk);
-            const double v = job(&sh[i], 0, NULL);
+            const double v = job(&sh[i], 0, NULL, NULL, NULL);
             if (r >= 0)
                 tt[i][r] = v;
         }
@@ -313,7 +397,7 @@ int main(int argc, char **argv)
             make_subs(sh[i].chunk);
         const float zf = 0.0f;
         CK(clEnqueueFillBuffer(q[2], c, &zf, 4, 0, mat, 0, NULL, NULL));
-        job(&sh[i], 0, NULL);
+        job(&sh[i], 0, NULL, NULL, NULL);
         const double sum = checksum();
         bd = count_done();
         if (i == 0)
@@ -330,18 +414,28 @@ int main(int argc, char **argv)
         /* the response: raises at random instants over the job's median time */
         int m = 0, late = 0;
         double blocks_sum = 0;
+        double *rs = calloc((size_t)aborts, sizeof(double)), *xs = calloc((size_t)aborts, sizeof(double));
         for (int r = 0; r < aborts; r++) {
             const double at = tt[i][reps / 2] * (0.02 + 0.96 * (double)rand() / RAND_MAX);
-            double d;
-            job(&sh[i], at, &d);
+            double d, rr, xx;
+            job(&sh[i], at, &d, &rr, &xx);
             if (d < 0) {
                 late++;
                 continue;
             }
+            rs[m] = rr, xs[m] = xx;
             t[m++] = d;
             blocks_sum += count_done();
         }
         qsort(t, (size_t)m, sizeof(double), cmpd);
+        qsort(rs, (size_t)m, sizeof(double), cmpd);
+        qsort(xs, (size_t)m, sizeof(double), cmpd);
+        if (m > 0)
+            printf("%-48s host response p50 %7.2f p99 %7.2f max %7.2f us; flag write %s->END p50 %7.2f p99 %7.2f us (%s raise)\n",
+                   "", rs[m / 2], rs[(int)floor(0.99 * (m - 1))], rs[m - 1], armed ? "START" : "QUEUED",
+                   xs[m / 2], xs[(int)floor(0.99 * (m - 1))], armed ? "armed" : "write");
+        free(rs);
+        free(xs);
         if (m > 0)
             printf("%-48s drain p50 %7.2f p99 %7.2f max %7.2f us over %d raises (%d after the end); "
                    "mean blocks completed %.0f\n",
