@@ -49,7 +49,6 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue q[3]; /* two for the chunks, one for the raise */
 static cl_mem flag, done, map, next[2], a, b, c;
-static cl_mem sub[MAXCH];
 static uint32_t n, blocks;
 
 static double now_s(void)
@@ -88,6 +87,7 @@ typedef struct shape {
     cl_kernel k;
     uint32_t groups, chunk, queues;
     int gated;
+    cl_mem *subs; /* the chunks' maps (make_subs), NULL for one launch */
 } shape_t;
 
 /* One job of shape s; raise_at > 0: the flag is raised that many seconds after the
@@ -123,7 +123,7 @@ static void release_next(void)
     const uint32_t j = gs_.released, per = gs_.per, nch = gs_.nch;
     const uint32_t nb = j + 1 < nch ? per : blocks - j * per;
     const cl_uint nmap = s->chunk ? 1u : 0u, doff = 0;
-    cl_mem m = s->chunk ? sub[j] : map, nx = next[j % 2];
+    cl_mem m = s->chunk ? s->subs[j] : map, nx = next[j % 2];
     CK(clSetKernelArg(s->k, 2, sizeof(cl_mem), &m));
     CK(clSetKernelArg(s->k, 3, sizeof(cl_uint), &nmap));
     CK(clSetKernelArg(s->k, 4, sizeof(cl_uint), &nb));
@@ -241,18 +241,21 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
     return t;
 }
 
-/* The map's sub-buffers for chunks of `per` block ids. */
-static void make_subs(uint32_t per)
+/* The map's sub-buffers for chunks of `per` block ids, made once per chunk size and
+ * never released while the diagnostic runs: NVIDIA's driver crashed (a segmentation
+ * fault) when sub-buffers were released and made again between jobs for the chunk sizes
+ * 8192 and 12288 in turn (board/h100/results/chunks-s63a-h100.txt's trailer). */
+static cl_mem *make_subs(uint32_t per)
 {
+    cl_mem *sub = calloc(MAXCH, sizeof(cl_mem));
     for (uint32_t j = 0; j * per < blocks; j++) {
-        if (sub[j])
-            clReleaseMemObject(sub[j]);
         const cl_buffer_region rg = {(size_t)j * per * 4,
                                      (size_t)((j + 1) * per <= blocks ? per : blocks - j * per) * 4};
         cl_int err;
         sub[j] = clCreateSubBuffer(map, 0, CL_BUFFER_CREATE_TYPE_REGION, &rg, &err);
         CK(err);
     }
+    return sub;
 }
 
 /* Blocks marked in done[]. */
@@ -357,9 +360,9 @@ int main(int argc, char **argv)
     }
     shape_t sh[64];
     int ns = 0;
-    sh[ns++] = (shape_t){"original, one launch", kk[0], 0, 0, 1, 0};
-    sh[ns++] = (shape_t){"polled plain, one launch", kk[1], 0, 0, 1, 0};
-    sh[ns++] = (shape_t){"persistent, CUs x 8 groups", kk[2], cus * 8, 0, 1, 0};
+    sh[ns++] = (shape_t){"original, one launch", kk[0], 0, 0, 1, 0, NULL};
+    sh[ns++] = (shape_t){"polled plain, one launch", kk[1], 0, 0, 1, 0, NULL};
+    sh[ns++] = (shape_t){"persistent, CUs x 8 groups", kk[2], cus * 8, 0, 1, 0, NULL};
     const uint32_t align = align_bits / 8 / 4; /* block ids per sub-buffer alignment */
     for (char *t = strtok(argv[8], ","); t && ns < 60; t = strtok(NULL, ",")) {
         uint32_t C = (uint32_t)atoi(t);
@@ -367,14 +370,15 @@ int main(int argc, char **argv)
         if ((blocks + C - 1) / C > MAXCH)
             continue;
         static char names[64][96];
+        cl_mem *subs = make_subs(C);
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated", C);
-        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 1}, ns++;
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 1, subs}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated by callback", C);
-        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 2}, ns++;
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 2, subs}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 1 queue, gated", C);
-        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 1, 1}, ns++;
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 1, 1, subs}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, all released", C);
-        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 0}, ns++;
+        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 0, subs}, ns++;
     }
     double ref = 0, orig_min = 0;
     uint32_t bd = 0;
@@ -384,8 +388,6 @@ int main(int argc, char **argv)
     double (*tt)[4096] = calloc((size_t)ns, sizeof(*tt));
     for (int r = -1; r < reps && r < 4096; r++)
         for (int i = 0; i < ns; i++) {
-            if (sh[i].chunk)
-                make_subs(sh[i].chunk);
             const double v = job(&sh[i], 0, NULL, NULL, NULL);
             if (r >= 0)
                 tt[i][r] = v;
@@ -393,8 +395,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < ns; i++) {
         /* every shape's output against the original's (the last job of each is checked
          * by running it once more) */
-        if (sh[i].chunk)
-            make_subs(sh[i].chunk);
         const float zf = 0.0f;
         CK(clEnqueueFillBuffer(q[2], c, &zf, 4, 0, mat, 0, NULL, NULL));
         job(&sh[i], 0, NULL, NULL, NULL);
