@@ -17,8 +17,12 @@
  * Per shape: min / median job ms over REPS (host clock: first enqueue to the last
  * chunk's end seen), the output compared with the original's; then, for ABORTS raises at
  * random instants, the drain (the flag write's END to the last released launch's END,
- * device clock) p50 / p99 / max us and the blocks completed. The platform: RTM_DIAG_PLATFORM
- * (a substring of its name; NVIDIA by default). */
+ * device clock) p50 / p99 / max us, the host's response (the raise call to every
+ * released launch seen ended: by its queue's end mark where the driver has
+ * cl_nv_create_buffer, else by its event) and the blocks completed. Environment:
+ * RTM_DIAG_PLATFORM (a substring of the platform's name; NVIDIA by default),
+ * RTM_DIAG_RAISE=write (the paper's raise; rtmgr's armed raise by default),
+ * RTM_DIAG_MARKS=0 (no end marks), RTM_DIAG_CALLBACK=0 (no callback-released shape). */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <math.h>
@@ -106,6 +110,41 @@ static struct {
 
 static void release_next(void);
 
+/* End marks (NVIDIA's cl_nv_create_buffer: host memory the kernel writes), one per
+ * queue, as rtmgr's kexec has one: the launch's last group to leave writes 1; the host
+ * clears a queue's mark before it releases a chunk there. NULL elsewhere (PoCL), or
+ * with RTM_DIAG_MARKS=0: then the events alone. */
+static cl_mem endb[2];
+static volatile cl_uint *endh[2];
+
+static void make_marks(cl_platform_id p)
+{
+    typedef cl_mem(CL_API_CALL * create_nv_t)(cl_context, cl_mem_flags, cl_bitfield, size_t,
+                                              void *, cl_int *);
+    const create_nv_t create =
+        (create_nv_t)clGetExtensionFunctionAddressForPlatform(p, "clCreateBufferNV");
+    if (!create || (getenv("RTM_DIAG_MARKS") && atoi(getenv("RTM_DIAG_MARKS")) == 0))
+        return;
+    for (int i = 0; i < 2; i++) {
+        cl_int err;
+        endb[i] = create(ctx, CL_MEM_READ_WRITE, 1u /* CL_MEM_LOCATION_HOST_NV */, 256, NULL, &err);
+        CK(err);
+        endh[i] = clEnqueueMapBuffer(q[2], endb[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 256, 0,
+                                     NULL, NULL, &err);
+        CK(err);
+        endh[i][0] = 0;
+    }
+}
+
+/* Has released chunk j ended, by its queue's end mark? (Only where chunk j is the
+ * latest on its queue: gated releases, or a single launch.) */
+static cl_kernel k_nomark; /* the original build writes no mark */
+
+static int mark_seen(uint32_t j, const struct shape *s)
+{
+    return endh[0] && endh[s->queues == 2 ? j % 2 : 0][0] != 0;
+}
+
 static void CL_CALLBACK chunk_ended(cl_event e, cl_int status, void *arg)
 {
     (void)e, (void)status, (void)arg;
@@ -129,6 +168,12 @@ static void release_next(void)
     CK(clSetKernelArg(s->k, 4, sizeof(cl_uint), &nb));
     CK(clSetKernelArg(s->k, 5, sizeof(cl_uint), &doff));
     CK(clSetKernelArg(s->k, 7, sizeof(cl_mem), &nx));
+    const int slot = s->queues == 2 ? (int)(j % 2) : 0;
+    if (endh[0]) {
+        endh[slot][0] = 0;
+        CK(clSetKernelArg(s->k, 8, sizeof(cl_mem),
+                          (s->gated == 1 && s->queues == 2) || nch == 1 ? &endb[slot] : NULL));
+    }
     const size_t gsz = (size_t)(s->groups && s->groups < nb ? s->groups : nb) * WG, ls = WG;
     cl_command_queue qq = q[s->queues == 2 ? j % 2 : 0];
     CK(clEnqueueNDRangeKernel(qq, s->k, 1, NULL, &gsz, &ls, 0, NULL, &gs_.ev[j]));
@@ -199,11 +244,16 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
             raised = 1;
         }
         const uint32_t released = __atomic_load_n(&gs_.released, __ATOMIC_ACQUIRE);
+        /* a queue's mark tells its latest chunk's end: host-gated chunks on two queues
+         * (one queue holds two chunks in flight), or a single launch */
+        const int marks = endh[0] && s->k != k_nomark &&
+                          ((s->gated == 1 && s->queues == 2) || nch == 1);
         cl_int st;
         while (ended < released &&
-               clGetEventInfo(ev[ended], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
-                              NULL) == CL_SUCCESS &&
-               st == CL_COMPLETE)
+               (marks ? mark_seen(ended, s)
+                      : clGetEventInfo(ev[ended], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st),
+                                       &st, NULL) == CL_SUCCESS &&
+                            st == CL_COMPLETE))
             ended++;
         if (ended == released && (released == nch || raised))
             break;
@@ -212,6 +262,7 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
     while (__atomic_load_n(&gs_.pending, __ATOMIC_ACQUIRE) > 0) /* callbacks still running */
         ;
     const uint32_t released = gs_.released;
+    CK(clWaitForEvents((cl_uint)released, ev)); /* the marks' events too */
     if (armed && !raised) { /* disarmed: the held write copies zeros */
         memset(src, 0, sizeof(src));
         CK(clSetUserEventStatus(gate, CL_COMPLETE));
@@ -319,6 +370,7 @@ int main(int argc, char **argv)
         q[i] = clCreateCommandQueueWithProperties(ctx, dev, prof, &err);
         CK(err);
     }
+    make_marks(p);
     const size_t mat = (size_t)n * n * sizeof(float);
     flag = clCreateBuffer(ctx, CL_MEM_READ_WRITE, COPIES * STRIDE * 4, NULL, &err);
     done = clCreateBuffer(ctx, CL_MEM_READ_WRITE, blocks, NULL, &err);
@@ -341,8 +393,8 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < blocks; i++)
         ids[i] = i;
     CK(clEnqueueWriteBuffer(q[2], map, CL_TRUE, 0, (size_t)blocks * 4, ids, 0, NULL, NULL));
-    printf("device %s, %u CUs, n %u, %u blocks of %d, reps %d, aborts %d\n", dname, cus, n, blocks,
-           WG, reps, aborts);
+    printf("device %s, %u CUs, n %u, %u blocks of %d, reps %d, aborts %d, end marks %s\n", dname, cus,
+           n, blocks, WG, reps, aborts, endh[0] ? "yes (host-gated shapes and single launches)" : "no");
 
     cl_kernel kk[3];
     for (int i = 0; i < 3; i++) {
@@ -358,6 +410,7 @@ int main(int argc, char **argv)
         CK(clSetKernelArg(kk[i], 8, sizeof(cl_mem), NULL));
         CK(clSetKernelArg(kk[i], 12, sizeof(cl_uint), &n));
     }
+    k_nomark = kk[0];
     shape_t sh[64];
     int ns = 0;
     sh[ns++] = (shape_t){"original, one launch", kk[0], 0, 0, 1, 0, NULL};
@@ -373,8 +426,10 @@ int main(int argc, char **argv)
         cl_mem *subs = make_subs(C);
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated", C);
         sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 1, subs}, ns++;
-        snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated by callback", C);
-        sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 2, subs}, ns++;
+        if (!getenv("RTM_DIAG_CALLBACK") || atoi(getenv("RTM_DIAG_CALLBACK")) != 0) {
+            snprintf(names[ns], 96, "polled chunks of %u, 2 queues, gated by callback", C);
+            sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 2, subs}, ns++;
+        }
         snprintf(names[ns], 96, "polled chunks of %u, 1 queue, gated", C);
         sh[ns] = (shape_t){names[ns], kk[1], 0, C, 1, 1, subs}, ns++;
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, all released", C);
