@@ -26,15 +26,15 @@
  * the driver's event callback; session 63's calls a-c ran it by default). */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "diag_file.h"
+#include "rtmgr/os.h"
+#include "rtmgr/stats.h"
 
 #define CK(x)                                                                              \
     do {                                                                                   \
@@ -55,19 +55,6 @@ static cl_device_id dev;
 static cl_command_queue q[3]; /* two for the chunks, one for the raise */
 static cl_mem flag, done, map, next[2], a, b, c;
 static uint32_t n, blocks;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *x, const void *y)
-{
-    const double u = *(const double *)x, v = *(const double *)y;
-    return u < v ? -1 : u > v;
-}
 
 static cl_kernel build(const char *src, const char *opts)
 {
@@ -95,10 +82,6 @@ typedef struct shape {
     cl_mem *subs; /* the chunks' maps (make_subs), NULL for one launch */
 } shape_t;
 
-/* One job of shape s; raise_at > 0: the flag is raised that many seconds after the
- * first release (and no chunk is released after). Returns the host-clock job time;
- * *drain_us: flag landed -> last released launch ended (device clock), -1 when the
- * job had ended first. */
 /* The job's chunk release: by the host loop (gated 1), by the driver's callback on
  * chunk j's end releasing chunk j + 2 (gated 2), or all at once (0). */
 static struct {
@@ -137,13 +120,20 @@ static void make_marks(cl_platform_id p)
     }
 }
 
-/* Has released chunk j ended, by its queue's end mark? (Only where chunk j is the
- * latest on its queue: gated releases, or a single launch.) */
 static cl_kernel k_nomark; /* the original build writes no mark */
 
+/* Does a job of s in nch launches end-mark them? Where a queue's mark tells its latest
+ * launch's end: host-gated chunks on two queues (one queue would hold two chunks in
+ * flight), or a single launch; and where the build writes one. */
+static int uses_marks(const struct shape *s, uint32_t nch)
+{
+    return endh[0] && s->k != k_nomark && ((s->gated == 1 && s->queues == 2) || nch == 1);
+}
+
+/* Has released launch j ended, by its queue's end mark (uses_marks)? */
 static int mark_seen(uint32_t j, const struct shape *s)
 {
-    return endh[0] && endh[s->queues == 2 ? j % 2 : 0][0] != 0;
+    return endh[s->queues == 2 ? j % 2 : 0][0] != 0;
 }
 
 static void CL_CALLBACK chunk_ended(cl_event e, cl_int status, void *arg)
@@ -172,8 +162,7 @@ static void release_next(void)
     const int slot = s->queues == 2 ? (int)(j % 2) : 0;
     if (endh[0]) {
         endh[slot][0] = 0;
-        CK(clSetKernelArg(s->k, 8, sizeof(cl_mem),
-                          (s->gated == 1 && s->queues == 2) || nch == 1 ? &endb[slot] : NULL));
+        CK(clSetKernelArg(s->k, 8, sizeof(cl_mem), uses_marks(s, nch) ? &endb[slot] : NULL));
     }
     const size_t gsz = (size_t)(s->groups && s->groups < nb ? s->groups : nb) * WG, ls = WG;
     cl_command_queue qq = q[s->queues == 2 ? j % 2 : 0];
@@ -188,6 +177,11 @@ static void release_next(void)
 
 static int armed = 1; /* RTM_DIAG_RAISE=write: the paper's enqueue + flush at the raise */
 
+/* One job of shape s; raise_at > 0: the flag is raised that many seconds after the
+ * first release (and no chunk is released after). Returns the host-clock job time;
+ * *drain_us: flag landed -> last released launch ended (device clock), -1 when the
+ * job had ended first; *resp_us: the raise call -> every released launch seen ended
+ * (host clock); *xfer_us: the flag write's START (armed) or QUEUED -> END. */
 static double job(const shape_t *s, double raise_at, double *drain_us, double *resp_us,
                   double *xfer_us)
 {
@@ -215,7 +209,7 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
     }
     gs_.s = s, gs_.per = per, gs_.nch = nch, gs_.ev = ev, gs_.released = 0, gs_.stop = 0;
     uint32_t ended = 0;
-    const double t0 = now_s();
+    const double t0 = rtm_os_now_s();
     double t_raise = 0;
     int raised = 0;
     pthread_mutex_lock(&gs_.mu);
@@ -230,8 +224,8 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
                 release_next();
             pthread_mutex_unlock(&gs_.mu);
         }
-        if (raise_at > 0 && !raised && now_s() - t0 >= raise_at) {
-            t_raise = now_s();
+        if (raise_at > 0 && !raised && rtm_os_now_s() - t0 >= raise_at) {
+            t_raise = rtm_os_now_s();
             if (armed) {
                 memcpy(src, ones, sizeof(src));
                 CK(clSetUserEventStatus(gate, CL_COMPLETE));
@@ -245,10 +239,7 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
             raised = 1;
         }
         const uint32_t released = __atomic_load_n(&gs_.released, __ATOMIC_ACQUIRE);
-        /* a queue's mark tells its latest chunk's end: host-gated chunks on two queues
-         * (one queue holds two chunks in flight), or a single launch */
-        const int marks = endh[0] && s->k != k_nomark &&
-                          ((s->gated == 1 && s->queues == 2) || nch == 1);
+        const int marks = uses_marks(s, nch);
         cl_int st;
         while (ended < released &&
                (marks ? mark_seen(ended, s)
@@ -259,7 +250,7 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
         if (ended == released && (released == nch || raised))
             break;
     }
-    const double t_end = now_s(), t = t_end - t0;
+    const double t_end = rtm_os_now_s(), t = t_end - t0;
     while (__atomic_load_n(&gs_.pending, __ATOMIC_ACQUIRE) > 0) /* callbacks still running */
         ;
     const uint32_t released = gs_.released;
@@ -342,7 +333,7 @@ int main(int argc, char **argv)
     if (!src)
         return 1;
     n = (uint32_t)atoi(argv[2]);
-    const int reps = atoi(argv[3]), aborts = atoi(argv[4]);
+    const int reps = atoi(argv[3]) < 4096 ? atoi(argv[3]) : 4096, aborts = atoi(argv[4]);
     blocks = (n * n + WG - 1) / WG;
     armed = !(getenv("RTM_DIAG_RAISE") && strcmp(getenv("RTM_DIAG_RAISE"), "write") == 0);
     const char *want = getenv("RTM_DIAG_PLATFORM") ? getenv("RTM_DIAG_PLATFORM") : "NVIDIA";
@@ -439,13 +430,12 @@ int main(int argc, char **argv)
         snprintf(names[ns], 96, "polled chunks of %u, 2 queues, all released", C);
         sh[ns] = (shape_t){names[ns], kk[1], 0, C, 2, 0, subs}, ns++;
     }
-    double ref = 0, orig_min = 0;
+    double ref = 0, orig_min = 0, orig_med = 0;
     uint32_t bd = 0;
-    double *t = calloc((size_t)(reps > aborts ? reps : aborts), sizeof(double));
     /* the times alternate over shapes, rep by rep, so that a drift of the clock or the
      * machine falls on every shape alike */
     double (*tt)[4096] = calloc((size_t)ns, sizeof(*tt));
-    for (int r = -1; r < reps && r < 4096; r++)
+    for (int r = -1; r < reps; r++)
         for (int i = 0; i < ns; i++) {
             const double v = job(&sh[i], 0, NULL, NULL, NULL);
             if (r >= 0)
@@ -461,21 +451,22 @@ int main(int argc, char **argv)
         bd = count_done();
         if (i == 0)
             ref = sum;
-        qsort(tt[i], (size_t)reps, sizeof(double), cmpd);
+        rtm_stats_sort(tt[i], (size_t)reps);
+        const double med = rtm_stats_percentile(tt[i], (size_t)reps, 50);
         if (i == 0)
-            orig_min = tt[i][0];
+            orig_min = tt[i][0], orig_med = med;
         printf("%-48s min %8.3f ms (%+6.2f %%) median %8.3f ms (%+6.2f %%) | checksum %s, done[] %u of %u\n",
-               sh[i].name, tt[i][0] * 1e3, (tt[i][0] / orig_min - 1) * 100, tt[i][reps / 2] * 1e3,
-               (tt[i][reps / 2] / tt[0][reps / 2] - 1) * 100, sum == ref ? "equal" : "DIFFERS", bd,
-               blocks);
+               sh[i].name, tt[i][0] * 1e3, (tt[i][0] / orig_min - 1) * 100, med * 1e3,
+               (med / orig_med - 1) * 100, sum == ref ? "equal" : "DIFFERS", bd, blocks);
         if (i == 0 || aborts <= 0)
             continue;
         /* the response: raises at random instants over the job's median time */
         int m = 0, late = 0;
         double blocks_sum = 0;
+        double *t = calloc((size_t)aborts, sizeof(double));
         double *rs = calloc((size_t)aborts, sizeof(double)), *xs = calloc((size_t)aborts, sizeof(double));
         for (int r = 0; r < aborts; r++) {
-            const double at = tt[i][reps / 2] * (0.02 + 0.96 * (double)rand() / RAND_MAX);
+            const double at = med * (0.02 + 0.96 * (double)rand() / RAND_MAX);
             double d, rr, xx;
             job(&sh[i], at, &d, &rr, &xx);
             if (d < 0) {
@@ -486,19 +477,19 @@ int main(int argc, char **argv)
             t[m++] = d;
             blocks_sum += count_done();
         }
-        qsort(t, (size_t)m, sizeof(double), cmpd);
-        qsort(rs, (size_t)m, sizeof(double), cmpd);
-        qsort(xs, (size_t)m, sizeof(double), cmpd);
+        const size_t k = (size_t)m;
+        rtm_stats_sort(t, k), rtm_stats_sort(rs, k), rtm_stats_sort(xs, k);
         if (m > 0)
-            printf("%-48s host response p50 %7.2f p99 %7.2f max %7.2f us; flag write %s->END p50 %7.2f p99 %7.2f us (%s raise)\n",
-                   "", rs[m / 2], rs[(int)floor(0.99 * (m - 1))], rs[m - 1], armed ? "START" : "QUEUED",
-                   xs[m / 2], xs[(int)floor(0.99 * (m - 1))], armed ? "armed" : "write");
-        free(rs);
-        free(xs);
-        if (m > 0)
-            printf("%-48s drain p50 %7.2f p99 %7.2f max %7.2f us over %d raises (%d after the end); "
+            printf("%-48s host response p50 %7.2f p99 %7.2f max %7.2f us; flag write %s->END p50 %7.2f "
+                   "p99 %7.2f us (%s raise)\n"
+                   "%-48s drain p50 %7.2f p99 %7.2f max %7.2f us over %d raises (%d after the end); "
                    "mean blocks completed %.0f\n",
-                   "", t[m / 2], t[(int)floor(0.99 * (m - 1))], t[m - 1], m, late, blocks_sum / m);
+                   "", rtm_stats_percentile(rs, k, 50), rtm_stats_percentile(rs, k, 99), rs[k - 1],
+                   armed ? "START" : "QUEUED", rtm_stats_percentile(xs, k, 50),
+                   rtm_stats_percentile(xs, k, 99), armed ? "armed" : "write", "",
+                   rtm_stats_percentile(t, k, 50), rtm_stats_percentile(t, k, 99), t[k - 1], m, late,
+                   blocks_sum / m);
+        free(t), free(rs), free(xs);
     }
     return 0;
 }

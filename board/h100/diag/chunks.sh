@@ -7,7 +7,9 @@
 #   bash board/h100/diag/chunks.sh [N [REPS [ABORTS [C1,C2,...]]]]
 set -u
 W=/tmp/rtm-chunks; mkdir -p $W
-gcc -O2 -o $W/chunks board/h100/diag/chunks.c -lOpenCL -lm -lpthread || exit 1
+# rtmgr's own clock and percentiles (rtmgr/os.c, rtmgr/stats.c: no other part of rtmgr)
+gcc -O2 -std=c11 -D_GNU_SOURCE -I. -Irtmgr -o $W/chunks board/h100/diag/chunks.c rtmgr/stats.c rtmgr/os.c \
+    -lOpenCL -lm -lpthread -lrt || exit 1
 COM="-I$PWD/kernels -DRTM_WG=256 -DRTM_VEC=1 -DRTM_POLL_LANES=1 -DRTM_COUNT_BLOCKS=0 -DRTM_HIDE_LATENCY=1 -DRTM_WG_CHECK=0 -DRTM_FLAG_COPIES=32"
 O_orig="$COM -DRTM_PERSIST=0 -DRTM_POLL_EVERY=16 -DRTM_NO_ABORT=1 -DRTM_NO_DONE=0 -DRTM_END_MARK=0"
 O_poll="$COM -DRTM_PERSIST=0 -DRTM_POLL_EVERY=16 -DRTM_NO_ABORT=0 -DRTM_NO_DONE=0 -DRTM_END_MARK=1 -DRTM_POLL_LD=1"
