@@ -1228,7 +1228,8 @@ static double run_aborted(bench_t *b, rjob_t *r, double whole, bool cpu, int *st
     rtm_preempt_job_reset(&r->job);
     const double t0 = rtm_os_now_s();
     rtm_status_t st = rtm_preempt_start(&r->job, &r->x);
-    rtm_os_sleep_until_s(t0 + whole / 2);
+    if (st == RTM_OK)
+        st = rtm_preempt_sleep_until_s(&r->job, t0 + whole / 2, 0.0);
     rtm_preempt_stop_t s;
     if (st == RTM_OK)
         st = rtm_preempt_abort(&r->job, cpu, &s);
@@ -1268,9 +1269,11 @@ static uint64_t reexec_check(bench_t *b, const rtm_kinst_t *proto, const rtm_kex
             rtm_status_t st = rtm_preempt_start(&r.job, &r.x);
             for (int again = 0; st == RTM_OK && again < 3 && r.job.state == RTM_PREEMPT_RUNNING;
                  again++) {
-                rtm_os_sleep_until_s(t0 + whole * (p + 1) / (points + 1) * (again + 1) / 2);
+                st = rtm_preempt_sleep_until_s(
+                    &r.job, t0 + whole * (p + 1) / (points + 1) * (again + 1) / 2, 0.0);
                 rtm_preempt_stop_t s;
-                st = rtm_preempt_abort(&r.job, cpu && p % 2, &s);
+                if (st == RTM_OK)
+                    st = rtm_preempt_abort(&r.job, cpu && p % 2, &s);
                 if (st == RTM_OK && !s.finished && (again < 2 || !(cpu && p % 2)))
                     st = rtm_preempt_resume_gpu(&r.job, &r.x);
             }

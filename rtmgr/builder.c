@@ -34,7 +34,8 @@ rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache)
                               .poll_every = j->poll_every,
                               .no_poll = j->no_poll,
                               .groups = j->groups,
-                              .fetch_store = j->fetch_store};
+                              .fetch_store = j->fetch_store,
+                              .chunk = j->chunk};
 }
 
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
@@ -45,15 +46,16 @@ void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o)
     j->no_poll = o->no_poll;
     j->groups = o->groups;
     j->fetch_store = o->fetch_store;
+    j->chunk = o->chunk;
 }
 
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD])
 {
     memset(rec, 0, RTM_BUILD_RECORD);
     const rtm_kinst_t *k = &j->k;
-    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d %u %d", k->kernel->name,
+    int n = snprintf(rec, RTM_BUILD_RECORD, "%s %u %u %d %d %u %d %u %d %u", k->kernel->name,
                      k->tune.wg, k->tune.vec, (int)j->variant, (int)j->transport, j->poll_every,
-                     j->no_poll ? 1 : 0, j->groups, j->fetch_store ? 1 : 0);
+                     j->no_poll ? 1 : 0, j->groups, j->fetch_store ? 1 : 0, j->chunk);
     for (uint32_t i = 0; i < k->kernel->n_keys && n > 0 && n < RTM_BUILD_RECORD; i++)
         n += snprintf(rec + n, RTM_BUILD_RECORD - (size_t)n, " %lld", (long long)k->size[i]);
     if (n <= 0 || n + 1 >= RTM_BUILD_RECORD)
@@ -83,12 +85,14 @@ bool rtm_build_parse(char *rec, rtm_build_job_t *j)
     if (!kern)
         return false;
     rtm_kinst_init(&j->k, kern);
-    long long wg, vec, variant, transport, poll, no_poll, groups, fetch;
+    long long wg, vec, variant, transport, poll, no_poll, groups, fetch, chunk;
     if (!field(&save, 0, UINT32_MAX, &wg) || !field(&save, 0, UINT32_MAX, &vec) ||
         !field(&save, 0, 64, &variant) || !field(&save, 0, 64, &transport) ||
         !field(&save, 0, UINT32_MAX, &poll) || !field(&save, 0, 1, &no_poll) ||
-        !field(&save, 0, UINT32_MAX, &groups) || !field(&save, 0, 1, &fetch))
+        !field(&save, 0, UINT32_MAX, &groups) || !field(&save, 0, 1, &fetch) ||
+        !field(&save, 0, UINT32_MAX, &chunk))
         return false;
+    j->chunk = (uint32_t)chunk;
     j->groups = (uint32_t)groups;
     j->fetch_store = fetch != 0;
     j->k.tune.wg = (uint32_t)wg;

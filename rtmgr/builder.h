@@ -53,15 +53,17 @@ typedef struct {
                       * grid, the executive's for long blocks) */
     bool fetch_store; /* rtm_kexec_opts_t.fetch_store (long blocks' persistent fetch:
                        * rtm_preempt_grid_for_block) */
+    uint32_t chunk;   /* rtm_kexec_opts_t.chunk (longer blocks' chunks: a plain grid) */
 } rtm_build_job_t;
 
 /* A job's kexec options with the program cache `cache` (transport_set). */
 rtm_kexec_opts_t rtm_build_job_opts(const rtm_build_job_t *j, const char *cache);
-/* Sets j's program options (variant, transport, polls, groups, fetch_store) from kexec
+/* Sets j's program options (variant, transport, polls, groups, fetch_store, chunk) from kexec
  * options o. */
 void rtm_build_job_set_opts(rtm_build_job_t *j, const rtm_kexec_opts_t *o);
 
-/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS FETCH KEY...\n",
+/* The record of j: "KERNEL WG VEC VARIANT TRANSPORT POLL NOPOLL GROUPS FETCH CHUNK
+ * KEY...\n",
  * NUL-padded.
  * False when it does not fit. */
 bool rtm_build_record(const rtm_build_job_t *j, char rec[RTM_BUILD_RECORD]);

@@ -731,10 +731,37 @@ static rtm_status_t marker(cl_command_queue q, cl_event *ev)
     return RTM_OK;
 }
 
+/* Waits for everything on the device's queues of kx (an error path). */
+static void ocl_settle(const rtm_kexec_t *kx)
+{
+    clFinish(kx->dev->exec);
+    clFinish(kx->dev->exec2);
+    clFinish(kx->dev->side);
+}
+
+/* A chunked run's pacing (rtm_preempt_pacing): polls the job, which releases its next
+ * chunks; once its outputs are enqueued, their last event becomes the run's end m1 with
+ * the completion callback, as ocl_begin gives every other run. Called unlocked. */
+static rtm_status_t ocl_pace(devrt_t *r, rtm_preempt_job_t *pj, ocl_run_t *run)
+{
+    bool fin = false;
+    rtm_status_t st = rtm_preempt_poll(pj, &fin);
+    if (st == RTM_OK && pj->out_ev && !run->m1) {
+        clRetainEvent(pj->out_ev);
+        run->m1 = pj->out_ev;
+        if (clSetEventCallback(run->m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS)
+            st = RTM_E_CL;
+    }
+    if (st != RTM_OK)
+        ocl_settle(pj->x);
+    return st;
+}
+
 /* Begins one run of a job on an OpenCL device, as a preemptible job: a fresh start
  * (inputs, every launch, outputs), or the resume of a preempted one (only its
  * unfinished blocks; its state uploaded first when it stopped on another device), then
- * the end marker and its callback. Returns once enqueued. Called unlocked. */
+ * the end marker and its callback (a chunked run: none yet, ocl_wait paces it). Returns
+ * once enqueued. Called unlocked. */
 static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
 {
     rtm_exec_t *x = r->x;
@@ -763,6 +790,10 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
      * (the reads are the last commands of their in-order queue; enqueued and flushed),
      * else a marker in order after the outputs, on their queue (on the H100's driver a
      * marker and a flush are 11 and 4 us of host time) */
+    if (st == RTM_OK && rtm_preempt_pacing(pj)) { /* chunks: ocl_wait paces it, then ends */
+        run->st = st;
+        return;
+    }
     const bool marked = st == RTM_OK && !pj->out_ev;
     if (st == RTM_OK && pj->out_ev) {
         clRetainEvent(pj->out_ev);
@@ -772,8 +803,7 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
     }
     run->st = st;
     if (st != RTM_OK || clSetEventCallback(run->m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
-        clFinish(kx->dev->exec); /* no callback: wait here (error path) */
-        clFinish(kx->dev->side);
+        ocl_settle(kx); /* no callback: wait here (error path) */
         run->waited = true;
     } else if (marked) {
         clFlush(kx->dev->exec);
@@ -822,8 +852,17 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     bool over = run->waited; /* the run's commands are complete */
     bool check = true;       /* ask the end marker (first, then after each callback) */
     uint64_t seen = 0;
+    int64_t pace_at = 0;     /* a chunked run without its end yet: next poll (ocl_pace) */
     while (!over) {
-        if (check || r->cb_fired != seen) {
+        if (!run->m1 && !aborted && rtm_os_now_ns() >= pace_at) {
+            pthread_mutex_unlock(&x->mu);
+            ast = ocl_pace(r, pj, run);
+            pace_at = rtm_os_now_ns() + (int64_t)(RTM_PREEMPT_CHUNK_POLL_S * 1e9);
+            pthread_mutex_lock(&x->mu);
+            if (ast != RTM_OK)
+                break;
+        }
+        if (run->m1 && (check || r->cb_fired != seen)) {
             seen = r->cb_fired;
             check = false;
             pthread_mutex_unlock(&x->mu);
@@ -848,6 +887,8 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             int64_t until = firm && !aborted ? j->deadline_ns : -1;
             if (!reads_in && !aborted && now < poll_from && (until < 0 || poll_from < until))
                 until = poll_from;
+            if (!run->m1 && !aborted && (until < 0 || pace_at < until))
+                until = pace_at;
             const bool timed_out = rtm_os_cond_wait_until(&r->cv, &x->mu, until);
             if (timed_out && firm && !aborted && r->cb_fired == seen &&
                 rtm_os_now_ns() >= j->deadline_ns)

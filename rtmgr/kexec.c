@@ -7,9 +7,12 @@
 #include "os.h"
 
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static void chunks_reset(rtm_kexec_t *x);
 
 static uint32_t auto_groups(const rtm_ocl_info_t *info, uint32_t wg)
 {
@@ -37,6 +40,31 @@ bool rtm_kexec_default_read_beside(const rtm_ocl_info_t *info, size_t out_bytes,
 {
     return !(info->type & CL_DEVICE_TYPE_CPU) && host_pinned && preemptible &&
            out_bytes > RTM_KEXEC_EAGER_READ_MAX;
+}
+
+/* The device's sub-buffer origin alignment in bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN). */
+static size_t base_align(const rtm_ocl_info_t *info)
+{
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(info->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(bits), &bits, NULL) !=
+        CL_SUCCESS)
+        bits = 0;
+    return bits >= 32 ? bits / 8 : 4;
+}
+
+/* x's blocks per chunk (opts.chunk rounded up to whole sub-buffer alignments of the
+ * map), or 0 where chunks do not act (kexec.h). */
+static uint32_t chunk_of(const rtm_kexec_t *x)
+{
+    const rtm_kexec_opts_t *o = &x->opts;
+    const rtm_ocl_info_t *info = &x->dev->info;
+    if (!o->chunk || ((info->type & CL_DEVICE_TYPE_CPU) && !o->chunk_cpu) ||
+        x->k->plan.launches != 1 ||
+        (o->variant != RTM_KEXEC_FULL && o->variant != RTM_KEXEC_FEEDBACK))
+        return 0;
+    const size_t per = base_align(info) / sizeof(cl_uint);
+    const size_t c = (o->chunk + per - 1) / per * per;
+    return c < x->k->plan.blocks_max ? (uint32_t)c : 0;
 }
 
 static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
@@ -74,6 +102,11 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
                  x->opts.variant != RTM_KEXEC_WG_CHECK &&
                  x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
                  !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
+    x->chunk = chunk_of(x);
+    if (x->chunk) { /* chunks are plain grids */
+        x->opts.groups = RTM_KEXEC_GROUPS_ALL;
+        x->persist = false;
+    }
     const size_t out_bytes = rtm_kinst_dir_bytes(x->k, RTM_BUF_OUT);
     x->read_beside = x->opts.read_late == 2 ||
                      (x->opts.read_late == 0 &&
@@ -104,8 +137,26 @@ static rtm_create_buffer_nv_t end_mark_call(const rtm_ocl_info_t *info,
                                                                             "clCreateBufferNV");
 }
 
-/* The end mark's buffer, mapped (rtm_kexec_end_mark); none where end_mark_call has no
- * call or the buffer cannot be had (the kernels then see NULL and write nothing). */
+/* Unmaps and releases the end marks' buffers. */
+static void release_end(rtm_kexec_t *x)
+{
+    cl_mem *const mem[2] = {&x->end, &x->end2};
+    volatile cl_uint **const host[2] = {&x->end_host, &x->end2_host};
+    for (int i = 0; i < 2; i++) {
+        if (*mem[i] && *host[i]) {
+            clEnqueueUnmapMemObject(x->dev->ctrl, *mem[i], (void *)*host[i], 0, NULL, NULL);
+            clFinish(x->dev->ctrl);
+        }
+        if (*mem[i])
+            clReleaseMemObject(*mem[i]);
+        *mem[i] = NULL;
+        *host[i] = NULL;
+    }
+}
+
+/* The end mark's buffer, mapped (rtm_kexec_end_mark), and a chunked x's second one for
+ * exec2; none where end_mark_call has no call or the buffers cannot be had (the kernels
+ * then see NULL and write nothing). */
 static rtm_status_t create_end(rtm_kexec_t *x)
 {
     const rtm_ocl_dev_t *d = x->dev;
@@ -113,17 +164,29 @@ static rtm_status_t create_end(rtm_kexec_t *x)
     if (!create)
         return RTM_OK;
     const size_t bytes = 256; /* the mark, and the watcher's raise word 128 bytes on */
-    cl_int err = CL_SUCCESS;
-    x->end = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
-    if (!x->end || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
-        x->end = NULL;
+    cl_mem *const mem[2] = {&x->end, &x->end2};
+    volatile cl_uint **const host[2] = {&x->end_host, &x->end2_host};
+    for (int i = 0; i < (x->chunk ? 2 : 1); i++) { /* exec2's chunks: a mark of their own */
+        cl_int err = CL_SUCCESS;
+        *mem[i] = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
+        if (!*mem[i] || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
+            if (*mem[i])
+                clReleaseMemObject(*mem[i]);
+            *mem[i] = NULL;
+            break;
+        }
+        void *p = clEnqueueMapBuffer(d->ctrl, *mem[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                     bytes, 0, NULL, NULL, &err);
+        RTM_CL_CHECK(err, "clEnqueueMapBuffer(end mark)");
+        *host[i] = p;
+        (*host[i])[0] = 0;
+    }
+    if (x->end && x->chunk && !x->end2) { /* marks on both queues or on none */
+        release_end(x);
         return RTM_OK;
     }
-    void *p = clEnqueueMapBuffer(d->ctrl, x->end, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
-                                 0, NULL, NULL, &err);
-    RTM_CL_CHECK(err, "clEnqueueMapBuffer(end mark)");
-    x->end_host = p;
-    x->end_host[0] = 0;
+    if (!x->end)
+        return RTM_OK;
     if (x->flag.transport == RTM_ABORT_WRITE) {
         x->flag.watch = &x->end_host[RTM_KEXEC_WATCH_WORD];
         *x->flag.watch = 0;
@@ -144,7 +207,8 @@ static cl_mem control_part(cl_mem ctl, size_t origin, size_t bytes, cl_int *err)
 
 /* The block control, `ndone` completed-block bytes, the leave counter and fetch
  * counters, and with `count` the completion counts, as sub-buffers of one buffer at
- * the device's base-address alignment, zero-filled: a run's clears are one fill. On
+ * the device's base-address alignment (and a chunked x's exec2 leave counter),
+ * zero-filled: a run's clears are one fill. On
  * the H100 each command of a job costs its host 10-15 us to enqueue, more than a fill
  * of up to 256 KiB takes on the device (6.5-7 us, board/h100/results/fill-s27-h100.txt),
  * and a persistent job's second fill, the fetch counters', cost it 13-20 us before
@@ -152,18 +216,17 @@ static cl_mem control_part(cl_mem ctl, size_t origin, size_t bytes, cl_int *err)
  * 15 626 blocks, 27-32 % under its model, which charges one clear command. */
 static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
 {
-    cl_uint bits = 0;
-    cl_int err = clGetDeviceInfo(x->dev->info.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(bits),
-                                 &bits, NULL);
-    if (err != CL_SUCCESS)
-        return err;
-    const size_t a = bits >= 32 ? bits / 8 : 4;
+    const size_t a = base_align(&x->dev->info);
     const size_t nnext = sizeof(cl_uint) + ndone / 16, ncount = ndone * sizeof(cl_uint);
-    const size_t o_next = align_up(ndone, a), o_count = align_up(o_next + nnext, a);
-    x->ctl_bytes = align_up(count ? o_count + ncount : o_next + nnext, sizeof(cl_uint));
+    const size_t o_next = align_up(ndone, a), o_next2 = align_up(o_next + nnext, a);
+    const size_t o_count = align_up(o_next2 + (x->chunk ? sizeof(cl_uint) : 0), a);
+    x->ctl_bytes = align_up(count ? o_count + ncount : o_count, sizeof(cl_uint));
+    cl_int err = CL_SUCCESS;
     x->ctl = clCreateBuffer(x->dev->ctx, CL_MEM_READ_WRITE, x->ctl_bytes, NULL, &err);
     x->done = control_part(x->ctl, 0, ndone, &err);
     x->next = control_part(x->ctl, o_next, nnext, &err);
+    if (x->chunk) /* exec2's chunks leave through their own counter */
+        x->next2 = control_part(x->ctl, o_next2, sizeof(cl_uint), &err);
     if (count)
         x->count = control_part(x->ctl, o_count, ncount, &err);
     if (err == CL_SUCCESS) { /* the leave counter starts at 0 and every launch restores it */
@@ -172,6 +235,31 @@ static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
                                   NULL, NULL);
         if (err == CL_SUCCESS)
             err = clFinish(x->dev->exec);
+    }
+    return err;
+}
+
+/* A chunked x's maps (kexec.h chunks): the identity, and chunk-sized sub-buffers of it
+ * and of the resume map, made once here (NVIDIA's driver faulted when sub-buffers were
+ * released and made again between jobs, session 63). */
+static cl_int create_chunk_maps(rtm_kexec_t *x)
+{
+    const uint32_t nb = x->k->plan.blocks_max, c = x->chunk;
+    x->chunks_max = (nb + c - 1) / c;
+    x->ck_map = calloc(2 * (size_t)x->chunks_max, sizeof(cl_mem));
+    uint32_t *ids = malloc((size_t)nb * sizeof(uint32_t));
+    cl_int err = x->ck_map && ids ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; ids && i < nb; i++)
+        ids[i] = i;
+    if (err == CL_SUCCESS)
+        x->ident = clCreateBuffer(x->dev->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  (size_t)nb * sizeof(cl_uint), ids, &err);
+    free(ids);
+    for (uint32_t i = 0; err == CL_SUCCESS && i < 2 * x->chunks_max; i++) {
+        const uint32_t j = i % x->chunks_max, lo = j * c, n = nb - lo < c ? nb - lo : c;
+        const cl_buffer_region r = {(size_t)lo * sizeof(cl_uint), (size_t)n * sizeof(cl_uint)};
+        x->ck_map[i] = clCreateSubBuffer(i < x->chunks_max ? x->ident : x->map, CL_MEM_READ_ONLY,
+                                         CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
     }
     return err;
 }
@@ -198,15 +286,27 @@ bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk)
     return nblk % cap != 0; /* a full last wave: the watcher would open one more */
 }
 
+/* Has queue q's latest chunk ended, by its end mark (x has marks)? */
+static bool chunk_marked(const rtm_kexec_t *x, int q)
+{
+    return (q ? x->end2_host : x->end_host)[0] != 0;
+}
+
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
 {
-    return x->end_host && x->end_host[0] >= launch * x->done_stride + 1u;
+    if (!x->end_host)
+        return false;
+    if (x->ck.n) /* a chunked run: each queue's latest chunk */
+        return (!x->ck.busy[0] || chunk_marked(x, 0)) && (!x->ck.busy[1] || chunk_marked(x, 1));
+    return x->end_host[0] >= launch * x->done_stride + 1u;
 }
 
 rtm_status_t rtm_kexec_arm(rtm_kexec_t *x)
 {
     if (x->end_host)
         x->end_host[0] = 0;
+    if (x->end2_host)
+        x->end2_host[0] = 0;
     return rtm_abortflag_clear(&x->flag);
 }
 
@@ -366,9 +466,13 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
         rtm_kexec_destroy(x);
         return RTM_E_NOMEM;
     }
+    if (err == CL_SUCCESS && x->chunk)
+        err = create_chunk_maps(x);
     if (err != CL_SUCCESS) {
         rtm_kexec_destroy(x);
-        return rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
+        return err == CL_OUT_OF_HOST_MEMORY
+                   ? RTM_E_NOMEM
+                   : rtm_ocl_fail("clCreateBuffer(block control)", err, __FILE__, __LINE__);
     }
     st = create_end(x);
     if (st != RTM_OK)
@@ -378,6 +482,14 @@ rtm_status_t rtm_kexec_create_ex(rtm_kexec_t *x, rtm_ocl_dev_t *d, const rtm_kin
 
 void rtm_kexec_destroy(rtm_kexec_t *x)
 {
+    chunks_reset(x);
+    for (uint32_t i = 0; x->ck_map && i < 2 * x->chunks_max; i++) /* before their parents */
+        if (x->ck_map[i])
+            clReleaseMemObject(x->ck_map[i]);
+    free(x->ck_map);
+    x->ck_map = NULL;
+    if (x->ident)
+        clReleaseMemObject(x->ident);
     for (uint32_t i = 0; i < RTM_KBUF_MAX; i++)
         if (x->buf[i])
             clReleaseMemObject(x->buf[i]);
@@ -390,22 +502,17 @@ void rtm_kexec_destroy(rtm_kexec_t *x)
         clReleaseMemObject(x->count);
     if (x->next)
         clReleaseMemObject(x->next);
+    if (x->next2)
+        clReleaseMemObject(x->next2);
     if (x->ctl) /* after its sub-buffers */
         clReleaseMemObject(x->ctl);
     x->flag.watch = NULL; /* in the end mark's buffer */
-    if (x->end) {
-        if (x->end_host) {
-            clEnqueueUnmapMemObject(x->dev->ctrl, x->end, (void *)x->end_host, 0, NULL, NULL);
-            clFinish(x->dev->ctrl);
-        }
-        clReleaseMemObject(x->end);
-    }
-    x->end_host = NULL;
+    release_end(x);
     free(x->fetch_dirty);
     x->fetch_dirty = NULL;
     rtm_program_release(&x->prog);
     memset(x->buf, 0, sizeof(x->buf));
-    x->abort_flag = x->ctl = x->done = x->map = x->count = x->next = x->end = NULL;
+    x->abort_flag = x->ctl = x->done = x->map = x->count = x->next = x->next2 = x->ident = NULL;
     x->ctl_bytes = 0;
 }
 
@@ -523,8 +630,15 @@ static bool karg_same(const rtm_karg_t *a, const rtm_karg_t *b)
  * what the kernel holds (x->args_set): on the H100's driver each clSetKernelArg is host
  * time in every launch of a multi-launch job, and the host's enqueueing paces short
  * launches. The cache is valid only once every argument is set. */
+/* Where a launch's blocks come from and where its groups leave: the block map (the
+ * resume map, or a chunk's sub-buffer), the leave counter and the end mark (exec's, or
+ * exec2's for its chunks). */
+typedef struct {
+    cl_mem map, next, end;
+} route_t;
+
 static rtm_status_t set_args(rtm_kexec_t *x, cl_kernel kern, uint32_t entry, uint32_t launch,
-                             cl_uint mapped, cl_uint nblk, cl_uint doff)
+                             const route_t *rt, cl_uint mapped, cl_uint nblk, cl_uint doff)
 {
     rtm_kexec_args_t *c = &x->args_set[entry];
     const bool all = !c->valid;
@@ -534,13 +648,17 @@ static rtm_status_t set_args(rtm_kexec_t *x, cl_kernel kern, uint32_t entry, uin
         if (st != RTM_OK)
             return st;
         RTM_CL_CHECK(clSetKernelArg(kern, 1, sizeof(cl_mem), &x->done), "clSetKernelArg(done)");
-        RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &x->map), "clSetKernelArg(map)");
         RTM_CL_CHECK(clSetKernelArg(kern, 6, sizeof(cl_mem), x->count ? &x->count : NULL),
                      "clSetKernelArg(count)");
-        RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &x->next), "clSetKernelArg(next)");
-        RTM_CL_CHECK(clSetKernelArg(kern, 8, sizeof(cl_mem), x->end ? &x->end : NULL),
-                     "clSetKernelArg(end)");
     }
+    if (all || c->map != rt->map)
+        RTM_CL_CHECK(clSetKernelArg(kern, 2, sizeof(cl_mem), &rt->map), "clSetKernelArg(map)");
+    if (all || c->next != rt->next)
+        RTM_CL_CHECK(clSetKernelArg(kern, 7, sizeof(cl_mem), &rt->next), "clSetKernelArg(next)");
+    if (all || c->end != rt->end)
+        RTM_CL_CHECK(clSetKernelArg(kern, 8, sizeof(cl_mem), rt->end ? &rt->end : NULL),
+                     "clSetKernelArg(end)");
+    c->map = rt->map, c->next = rt->next, c->end = rt->end;
     if (all || c->mapped != mapped)
         RTM_CL_CHECK(clSetKernelArg(kern, 3, sizeof(cl_uint), &mapped), "clSetKernelArg(nmap)");
     if (all || c->nblk != nblk)
@@ -603,7 +721,8 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
                                           (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL, NULL),
                      "clEnqueueWriteBuffer(map)");
     }
-    rtm_status_t st = set_args(x, kern, kl.entry, launch, mapped, nblk, doff);
+    const route_t rt = {x->map, x->next, x->end};
+    rtm_status_t st = set_args(x, kern, kl.entry, launch, &rt, mapped, nblk, doff);
     if (st != RTM_OK)
         return st;
     if (nblk == 0)
@@ -614,9 +733,161 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
     return RTM_OK;
 }
 
+bool rtm_kexec_chunked(const rtm_kexec_t *x) { return x->chunk != 0; }
+
+/* Releases the chunked run's events. */
+static void chunks_reset(rtm_kexec_t *x)
+{
+    rtm_kexec_chunks_t *ck = &x->ck;
+    cl_event *const evs[4] = {&ck->gate, &ck->ev[0], &ck->ev[1], &ck->first};
+    for (int i = 0; i < 4; i++) {
+        if (*evs[i])
+            clReleaseEvent(*evs[i]);
+        *evs[i] = NULL;
+    }
+    memset(ck, 0, sizeof(*ck));
+}
+
+/* Releases the run's next chunk on its queue: the queue's end mark cleared (its previous
+ * chunk has ended), exec2's first chunk behind the gate. */
+static rtm_status_t chunk_release(rtm_kexec_t *x)
+{
+    rtm_kexec_chunks_t *ck = &x->ck;
+    const uint32_t j = ck->rel, lo = j * x->chunk;
+    const cl_uint nb = ck->nblk - lo < x->chunk ? ck->nblk - lo : x->chunk;
+    const int q = (int)(j & 1u);
+    rtm_klaunch_t kl;
+    x->k->kernel->launch(x->k, 0, &kl);
+    if (kl.entry >= x->prog.n_kern)
+        return RTM_E_RANGE;
+    cl_kernel kern = x->prog.kern[kl.entry];
+    const route_t rt = {x->ck_map[(ck->mapped ? x->chunks_max : 0) + j], q ? x->next2 : x->next,
+                        q ? x->end2 : x->end};
+    rtm_status_t st = set_args(x, kern, kl.entry, 0, &rt, 1u, nb, 0);
+    if (st != RTM_OK)
+        return st;
+    volatile cl_uint *mark = q ? x->end2_host : x->end_host;
+    if (mark)
+        mark[0] = 0;
+    cl_command_queue qq = q ? x->dev->exec2 : x->dev->exec;
+    const bool gated = q && !ck->busy[1] && ck->gate;
+    const size_t local = x->k->tune.wg, global = (size_t)nb * local;
+    cl_event ev = NULL;
+    RTM_CL_CHECK(clEnqueueNDRangeKernel(qq, kern, 1, NULL, &global, &local, gated ? 1 : 0,
+                                        gated ? &ck->gate : NULL, &ev),
+                 "clEnqueueNDRangeKernel(chunk)");
+    if (!ck->first) {
+        clRetainEvent(ev);
+        ck->first = ev;
+    }
+    if (ck->ev[q])
+        clReleaseEvent(ck->ev[q]);
+    ck->ev[q] = ev;
+    ck->busy[q] = true;
+    ck->rel++;
+    RTM_CL_CHECK(clFlush(qq), "clFlush(chunk)");
+    return RTM_OK;
+}
+
+/* Has chunk j (in flight: the latest of its queue) ended? 1, 0, < 0 on error. */
+static int chunk_ended(const rtm_kexec_t *x, uint32_t j, rtm_status_t *st)
+{
+    const int q = (int)(j & 1u);
+    if (x->end_host)
+        return chunk_marked(x, q) ? 1 : 0;
+    return rtm_ocl_event_done(x->ck.ev[q], st);
+}
+
+rtm_status_t rtm_kexec_chunks_begin(rtm_kexec_t *x, const uint32_t *map_host, uint32_t nmap,
+                                    cl_event gate)
+{
+    if (!x->chunk || nmap > x->k->plan.blocks_max)
+        return RTM_E_ARG;
+    chunks_reset(x);
+    rtm_kexec_chunks_t *ck = &x->ck;
+    rtm_klaunch_t kl;
+    x->k->kernel->launch(x->k, 0, &kl);
+    ck->nblk = nmap ? nmap : kl.blocks;
+    ck->mapped = nmap && map_host;
+    if (ck->mapped) { /* the map, then the chunks: behind it on both queues */
+        RTM_CL_CHECK(clEnqueueWriteBuffer(x->dev->exec, x->map, CL_FALSE, 0,
+                                          (size_t)nmap * sizeof(cl_uint), map_host, 0, NULL,
+                                          &ck->gate),
+                     "clEnqueueWriteBuffer(map)");
+    } else if (gate) {
+        clRetainEvent(gate);
+        ck->gate = gate;
+    }
+    ck->n = (ck->nblk + x->chunk - 1) / x->chunk;
+    return rtm_kexec_chunks_advance(x, true, NULL);
+}
+
+rtm_status_t rtm_kexec_chunks_advance(rtm_kexec_t *x, bool release, bool *all)
+{
+    rtm_kexec_chunks_t *ck = &x->ck;
+    rtm_status_t st = RTM_OK;
+    while (ck->ended < ck->rel) {
+        const int s = chunk_ended(x, ck->ended, &st);
+        if (s < 0)
+            return st;
+        if (s == 0)
+            break;
+        ck->ended++;
+    }
+    while (release && ck->rel < ck->n && ck->rel < ck->ended + 2u) {
+        st = chunk_release(x);
+        if (st != RTM_OK)
+            return st;
+    }
+    if (all)
+        *all = ck->rel == ck->n;
+    return RTM_OK;
+}
+
+int rtm_kexec_chunks_done(const rtm_kexec_t *x, rtm_status_t *st)
+{
+    for (int q = 0; q < 2; q++) {
+        if (!x->ck.ev[q])
+            continue;
+        const int s = rtm_ocl_event_done(x->ck.ev[q], st);
+        if (s != 1)
+            return s;
+    }
+    return 1;
+}
+
+/* enqueue_all for a chunked x: the chunks released as a job releases them, behind the
+ * last command on exec; `last` a marker on exec behind both queues. */
+static rtm_status_t enqueue_chunks(rtm_kexec_t *x, uint32_t nmap, cl_event *first, cl_event *last)
+{
+    cl_event gate = NULL;
+    RTM_CL_CHECK(clEnqueueMarkerWithWaitList(x->dev->exec, 0, NULL, &gate),
+                 "clEnqueueMarkerWithWaitList");
+    rtm_status_t st = rtm_kexec_chunks_begin(x, NULL, nmap, gate);
+    clReleaseEvent(gate);
+    const bool cpu = (x->dev->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    bool all = false;
+    while (st == RTM_OK && !all) {
+        st = rtm_kexec_chunks_advance(x, true, &all);
+        if (cpu && st == RTM_OK && !all) /* the kernels need the cores */
+            sched_yield();
+    }
+    if (st != RTM_OK)
+        return st;
+    clRetainEvent(x->ck.first);
+    *first = x->ck.first;
+    const bool two = x->ck.ev[1] != NULL;
+    RTM_CL_CHECK(clEnqueueMarkerWithWaitList(x->dev->exec, two ? 1 : 0, two ? &x->ck.ev[1] : NULL,
+                                             last),
+                 "clEnqueueMarkerWithWaitList");
+    return RTM_OK;
+}
+
 rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *first, cl_event *last)
 {
     *first = *last = NULL;
+    if (x->chunk)
+        return enqueue_chunks(x, nmap, first, last);
     const uint32_t n = x->launches;
     for (uint32_t l = 0; l < n; l++) {
         cl_event ev = NULL;
@@ -637,11 +908,11 @@ rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *firs
 
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last)
 {
-    return rtm_kexec_read_outputs_on(x, x->dev->exec, NULL, first, last);
+    return rtm_kexec_read_outputs_on(x, x->dev->exec, 0, NULL, first, last);
 }
 
-rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_event after,
-                                       cl_event *first, cl_event *last)
+rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_uint n_after,
+                                       const cl_event *after, cl_event *first, cl_event *last)
 {
     const rtm_kinst_t *k = x->k;
     uint32_t n_out = rtm_kinst_bufs(k, RTM_BUF_OUT);
@@ -650,7 +921,7 @@ rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_ev
             continue;
         cl_event ev = NULL;
         RTM_CL_CHECK(clEnqueueReadBuffer(q, x->buf[i], CL_FALSE, 0, k->plan.buf[i].bytes,
-                                         k->host[i], after ? 1 : 0, after ? &after : NULL,
+                                         k->host[i], n_after, n_after ? after : NULL,
                                          want_event(&ev, --n_out == 0, first, last)),
                      "clEnqueueReadBuffer");
         keep(&ev, first, last);

@@ -105,9 +105,48 @@ typedef struct {
     int wait_end;         /* how an abort waits for the kernels' end (rtmgr/preempt.c):
                            * 1 = clWaitForEvents, -1 = polls the event's status, 0 = auto
                            * (polling; CPU devices yield between polls) */
+    uint32_t chunk;       /* blocks per chunk (see "Chunks" below); 0 = whole launches.
+                           * Rounded up to the map's sub-buffer alignment; acts on GPUs
+                           * (and on CPU devices with chunk_cpu) for one-launch kernels of
+                           * full or feedback builds with more blocks than one chunk, on a
+                           * plain grid (persistent groups off) */
+    bool chunk_cpu;       /* chunks on a CPU device too (tests, benchmarks) */
     const char *cl_extra; /* more build options, appended (benchmarks: rtm_block.h's
                            * experiment switches such as -DRTM_POLL_NOLOAD=1); NULL = none */
 } rtm_kexec_opts_t;
+
+/* Chunks: a launch run as plain launches of `chunk` blocks each, alternating over the
+ * device's exec and exec2 queues, each chunk's blocks through a sub-buffer of the block
+ * map (the identity for a whole launch, the resumed blocks' list for a resume), its
+ * queue's own leave counter and end mark. Chunk j + 2 is released by the host once
+ * chunk j has ended (rtm_kexec_chunks_advance), so an abort finds at most two chunks'
+ * blocks left to start and drain, where a plain grid of 62 500 blocks drained for
+ * 39-52 us (p99) and persistent groups, which drain in 5 us, cost matrix_mul 6.5-8.2 %
+ * in its polled block loop. On the H100, matrix_mul at n = 4000 in chunks of 4 096 on
+ * two queues cost -1.0 to -0.1 % against the original with a drain p99 of 7.5 us; on one
+ * queue each chunk's last wave idles the SMs (+4.5-12.6 %), all chunks released at once
+ * drain like a plain grid (41-61 us), and releases from the driver's event callback came
+ * milliseconds late (+66-298 %) (board/h100/diag/chunks.c, session 63). The executive's
+ * rule: chunks of RTM_KEXEC_CHUNK_BLOCKS for blocks longer than RTM_PREEMPT_CHUNK_BLOCK_S
+ * (preempt.h rtm_preempt_grid_for_block). */
+#define RTM_KEXEC_CHUNK_BLOCKS 4096u
+
+/* The chunked run in progress on a kexec (one run at a time: its job owns the
+ * instance). Chunk j runs blocks [j * chunk, min(nblk, (j + 1) * chunk)) of the run on
+ * queue j % 2 (exec, exec2); at most chunks `ended` and `ended + 1` are in flight, each
+ * the latest of its queue. */
+typedef struct {
+    uint32_t n;        /* chunks of the run (0: no chunked run) */
+    uint32_t nblk;     /* blocks of the run */
+    uint32_t rel;      /* chunks released */
+    uint32_t ended;    /* chunks seen ended (in order) */
+    bool mapped;       /* through the resume map's sub-buffers, else the identity's */
+    bool busy[2];      /* a chunk of the run went on queue q */
+    cl_event gate;     /* the run's last command before its chunks (inputs, clears, map):
+                        * exec2's first chunk waits for it */
+    cl_event ev[2];    /* each queue's latest chunk */
+    cl_event first;    /* the run's first chunk */
+} rtm_kexec_chunks_t;
 
 typedef struct {
     double in_s;     /* host -> device transfers, event-profiled */
@@ -129,6 +168,7 @@ typedef struct {
  * (grid_path's ping-pong, sort's pass). */
 typedef struct {
     bool valid;            /* every argument below is set on the kernel */
+    cl_mem map, next, end; /* arguments 2, 7, 8 (a chunk's differ by queue and chunk) */
     cl_uint mapped, nblk, doff;
     uint32_t n;            /* kernel-specific arguments in arg[] */
     rtm_karg_t arg[RTM_KARG_MAX];
@@ -163,6 +203,14 @@ typedef struct {
     bool read_late;        /* opts.read_late resolved */
     bool read_beside;      /* opts.read_late resolved: outputs on dev->side */
     rtm_kexec_args_t args_set[RTM_KENTRY_MAX]; /* per entry point (rtm_kexec_enqueue) */
+    uint32_t chunk;        /* blocks per chunk (opts.chunk where it acts), 0: none */
+    uint32_t chunks_max;   /* chunks of blocks_max */
+    cl_mem ident;          /* uint[blocks_max]: 0, 1, 2, …, the map of a whole launch */
+    cl_mem *ck_map;        /* [2 * chunks_max]: sub-buffers of ident, then of map */
+    cl_mem next2;          /* exec2's leave counter (a word of ctl) */
+    cl_mem end2;           /* exec2's end mark, or NULL (as `end`) */
+    volatile cl_uint *end2_host;
+    rtm_kexec_chunks_t ck; /* the chunked run in progress */
 } rtm_kexec_t;
 
 /* The end mark: a word in host memory that the last work-group of every launch sets to
@@ -289,14 +337,33 @@ rtm_status_t rtm_kexec_enqueue(rtm_kexec_t *x, uint32_t launch, const uint32_t *
  * (a marker's when that launch has no blocks; NULL for a one-launch job). On the H100's
  * driver an event costs the host 6-8 us a launch, and the host's enqueueing paces the
  * device: grid_path's 128 launches took 20.7 us each with an event apiece, 12.6 us with
- * two (board/h100/results/probe-launch-s12a-h100.txt). Real-time safe. */
+ * two (board/h100/results/probe-launch-s12a-h100.txt). A chunked x releases its chunks
+ * as a job does (two ahead) and returns once the last is released, `last` a marker on
+ * exec behind both queues (so that clFinish(exec) waits for the whole launch). Real-time
+ * safe (a chunked x blocks, spinning on GPUs, while its chunks run). */
 rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *first, cl_event *last);
+/* Chunks (see above). rtm_kexec_chunked: x runs its launches in chunks.
+ * rtm_kexec_chunks_begin: a chunked run of launch 0 begins: with nmap > 0 the blocks
+ * listed in map_host (written first, non-blocking, as rtm_kexec_enqueue), with map_host
+ * NULL the launch's first nmap blocks, with nmap 0 the whole launch; `gate` (may be NULL,
+ * retained) is the run's last command on exec before its chunks. Releases chunks 0 and
+ * 1. rtm_kexec_chunks_advance: notes the chunks that have ended (end marks where x has
+ * them, else events) and, with `release`, releases chunks up to two past the first still
+ * running; *all (may be NULL) = every chunk released. rtm_kexec_chunks_done: every
+ * released chunk has ended (1), not yet (0), an error (< 0, *st set). Real-time safe. */
+bool rtm_kexec_chunked(const rtm_kexec_t *x);
+rtm_status_t rtm_kexec_chunks_begin(rtm_kexec_t *x, const uint32_t *map_host, uint32_t nmap,
+                                    cl_event gate);
+rtm_status_t rtm_kexec_chunks_advance(rtm_kexec_t *x, bool release, bool *all);
+int rtm_kexec_chunks_done(const rtm_kexec_t *x, rtm_status_t *st);
+
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
-/* The same on queue q (of x's device), each transfer after `after` (may be NULL): the
- * outputs of a job whose kernels have ended, read beside what its exec queue runs next. */
-rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_event after,
-                                       cl_event *first, cl_event *last);
+/* The same on queue q (of x's device), each transfer after the n_after events `after`
+ * (n_after 0: none): the outputs of a job whose kernels have ended, read beside what its
+ * exec queue runs next, or behind a chunked run's two queues. */
+rtm_status_t rtm_kexec_read_outputs_on(rtm_kexec_t *x, cl_command_queue q, cl_uint n_after,
+                                       const cl_event *after, cl_event *first, cl_event *last);
 
 /* Launches each entry point once with the abort flag raised (every work-group exits at
  * its entry check; no output, no completed block), so that a device compiler working

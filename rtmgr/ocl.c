@@ -196,26 +196,25 @@ rtm_status_t rtm_ocl_open(rtm_ocl_dev_t *d, const rtm_ocl_info_t *info)
     d->ctx = clCreateContext(props, 1, &info->id, NULL, NULL, &err);
     RTM_CL_CHECK(err, "clCreateContext");
     const cl_queue_properties qprof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    d->exec = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
-    if (err != CL_SUCCESS) {
-        rtm_ocl_close(d);
-        return rtm_ocl_fail("clCreateCommandQueueWithProperties(exec)", err, __FILE__, __LINE__);
-    }
-    d->ctrl = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
-    if (err != CL_SUCCESS) {
-        rtm_ocl_close(d);
-        return rtm_ocl_fail("clCreateCommandQueueWithProperties(ctrl)", err, __FILE__, __LINE__);
-    }
-    d->side = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
-    if (err != CL_SUCCESS) {
-        rtm_ocl_close(d);
-        return rtm_ocl_fail("clCreateCommandQueueWithProperties(side)", err, __FILE__, __LINE__);
+    cl_command_queue *const qs[] = {&d->exec, &d->ctrl, &d->side, &d->exec2};
+    static const char *const names[] = {"clCreateCommandQueueWithProperties(exec)",
+                                        "clCreateCommandQueueWithProperties(ctrl)",
+                                        "clCreateCommandQueueWithProperties(side)",
+                                        "clCreateCommandQueueWithProperties(exec2)"};
+    for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+        *qs[i] = clCreateCommandQueueWithProperties(d->ctx, info->id, qprof, &err);
+        if (err != CL_SUCCESS) {
+            rtm_ocl_close(d);
+            return rtm_ocl_fail(names[i], err, __FILE__, __LINE__);
+        }
     }
     return RTM_OK;
 }
 
 void rtm_ocl_close(rtm_ocl_dev_t *d)
 {
+    if (d->exec2)
+        clReleaseCommandQueue(d->exec2);
     if (d->side)
         clReleaseCommandQueue(d->side);
     if (d->ctrl)
@@ -224,7 +223,7 @@ void rtm_ocl_close(rtm_ocl_dev_t *d)
         clReleaseCommandQueue(d->exec);
     if (d->ctx)
         clReleaseContext(d->ctx);
-    d->side = d->ctrl = d->exec = NULL;
+    d->exec2 = d->side = d->ctrl = d->exec = NULL;
     d->ctx = NULL;
 }
 

@@ -50,6 +50,8 @@ typedef struct {
     cl_command_queue ctrl; /* abort-flag traffic, checkpoint reads after an abort */
     cl_command_queue side; /* output reads beside exec, each behind its job's last kernel
                             * (preemptible jobs: kexec read_beside), profiling enabled */
+    cl_command_queue exec2; /* a chunked job's odd chunks beside exec's even ones (kexec.h
+                             * chunks), profiling enabled */
 } rtm_ocl_dev_t;
 
 /* Prints "rtmgr: CALL failed: CL_NAME (code) at FILE:LINE" to stderr and returns

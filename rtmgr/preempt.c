@@ -85,6 +85,13 @@ rtm_status_t rtm_preempt_job_init(rtm_preempt_job_t *job, const rtm_kinst_t *k, 
     return RTM_OK;
 }
 
+static void put_event(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
 static void release_events(rtm_preempt_job_t *job)
 {
     for (uint32_t i = 0; i < job->ring_n; i++) {
@@ -93,13 +100,47 @@ static void release_events(rtm_preempt_job_t *job)
         job->ring[j] = NULL;
     }
     job->ring_head = job->ring_n = 0;
-    if (job->last_ev)
-        clReleaseEvent(job->last_ev);
-    if (job->first_ev)
-        clReleaseEvent(job->first_ev);
-    if (job->out_ev)
-        clReleaseEvent(job->out_ev);
-    job->last_ev = job->first_ev = job->out_ev = NULL;
+    put_event(&job->last_ev);
+    put_event(&job->last2_ev);
+    put_event(&job->first_ev);
+    put_event(&job->out_ev);
+}
+
+/* The job's view of its chunked run's events (kexec's, retained): the first chunk, the
+ * latest released and the other queue's latest; every chunk released: its one launch
+ * is enqueued (next). */
+static void sync_chunks(rtm_preempt_job_t *job, bool all)
+{
+    const rtm_kexec_chunks_t *ck = &job->x->ck;
+    if (!job->first_ev && ck->first) {
+        clRetainEvent(ck->first);
+        job->first_ev = ck->first;
+    }
+    const cl_event a = ck->rel ? ck->ev[(ck->rel - 1u) & 1u] : NULL, b = ck->ev[ck->rel & 1u];
+    cl_event *const dst[2] = {&job->last_ev, &job->last2_ev};
+    const cl_event src[2] = {a, b == a ? NULL : b};
+    for (int i = 0; i < 2; i++) {
+        if (*dst[i] == src[i])
+            continue;
+        put_event(dst[i]);
+        if (src[i])
+            clRetainEvent(src[i]);
+        *dst[i] = src[i];
+    }
+    if (all)
+        job->next = job->launches;
+}
+
+/* Of a run's last kernels (b may be NULL), the one that ended later by the device
+ * clock (a when unknown). */
+static cl_event later_end(cl_event a, cl_event b)
+{
+    cl_ulong ea = 0, eb = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(ea), &ea, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(eb), &eb, NULL) != CL_SUCCESS)
+        return a;
+    return eb > ea ? b : a;
 }
 
 static void release_end(rtm_preempt_job_t *job)
@@ -118,8 +159,10 @@ static rtm_status_t settle_side(rtm_preempt_job_t *job)
 void rtm_preempt_job_release(rtm_preempt_job_t *job)
 {
     (void)settle_side(job);
-    if (job->x && job->state == RTM_PREEMPT_RUNNING)
+    if (job->x && job->state == RTM_PREEMPT_RUNNING) {
         clFinish(job->x->dev->exec);
+        clFinish(job->x->dev->exec2);
+    }
     release_events(job);
     release_end(job);
 }
@@ -195,7 +238,15 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
         job->ring_n--;
     }
     bool more = false;
-    while (job->next < job->launches && (job->window == 0 || job->ring_n < job->window)) {
+    if (job->chunked && job->next < job->launches) { /* chunks two ahead, none once raised */
+        bool all = false;
+        st = rtm_kexec_chunks_advance(job->x, !job->raised, &all);
+        if (st != RTM_OK)
+            return st;
+        sync_chunks(job, all);
+    }
+    while (!job->chunked && job->next < job->launches &&
+           (job->window == 0 || job->ring_n < job->window)) {
         st = enqueue_launch(job, job->next, 0);
         if (st != RTM_OK)
             return st;
@@ -204,18 +255,20 @@ static rtm_status_t topup(rtm_preempt_job_t *job)
     }
     int ended = 1; /* the last kernel has ended (read_late: outputs only after it) */
     if (job->next == job->launches && !job->out_ev && job->x->read_late && job->last_ev) {
-        ended = rtm_ocl_event_done(job->last_ev, &st);
+        ended = job->chunked ? rtm_kexec_chunks_done(job->x, &st)
+                             : rtm_ocl_event_done(job->last_ev, &st);
         if (ended < 0)
             return st;
     }
     if (job->next == job->launches && !job->out_ev && ended) {
-        /* the outputs: the last read is the job's end (one in-order queue); a marker
-         * only for a job without output buffers (a command the device waits 10-25 us
-         * for on the H100, in every job's time) */
+        /* the outputs: the last read is the job's end (one in-order queue, behind the
+         * other queue's last chunk too); a marker only for a job without output buffers
+         * (a command the device waits 10-25 us for on the H100, in every job's time) */
         const bool beside = job->x->read_beside && job->last_ev;
-        st = beside ? rtm_kexec_read_outputs_on(job->x, job->x->dev->side, job->last_ev, NULL,
-                                                &job->out_ev)
-                    : rtm_kexec_read_outputs(job->x, NULL, &job->out_ev);
+        const cl_event after[2] = {job->last_ev, job->last2_ev};
+        const cl_uint n_after = beside || job->chunked ? (job->last2_ev ? 2u : 1u) : 0u;
+        st = rtm_kexec_read_outputs_on(job->x, beside ? job->x->dev->side : job->x->dev->exec,
+                                       n_after, after, NULL, &job->out_ev);
         if (st != RTM_OK)
             return st;
         if (!job->out_ev)
@@ -274,8 +327,8 @@ static void record_timing(rtm_preempt_job_t *job)
             CL_SUCCESS ||
         clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL) !=
             CL_SUCCESS ||
-        clGetEventProfilingInfo(job->last_ev, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL) !=
-            CL_SUCCESS)
+        clGetEventProfilingInfo(later_end(job->last_ev, job->last2_ev), CL_PROFILING_COMMAND_END,
+                                sizeof(e), &e, NULL) != CL_SUCCESS)
         return;
     job->run_latency_s = s > q ? (double)(s - q) * 1e-9 : 0.0;
     job->run_kernel_s = e > s ? (double)(e - s) * 1e-9 : 0.0;
@@ -309,7 +362,13 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
         (job->count != NULL) != (x->count != NULL))
         return RTM_E_ARG;
     job->x = x;
-    rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, first, last) : rtm_kexec_clear(x, first, last);
+    job->chunked = rtm_kexec_chunked(x);
+    cl_event own = NULL; /* a chunked run's gate: the last clear or input */
+    cl_event *lastp = last ? last : job->chunked ? &own : NULL;
+    rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, first, lastp) : rtm_kexec_clear(x, first, lastp);
+    if (st == RTM_OK && job->chunked)
+        st = rtm_kexec_chunks_begin(x, NULL, 0, *lastp);
+    put_event(&own);
     if (st != RTM_OK)
         return st;
     job->launch = job->next = 0;
@@ -321,6 +380,12 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
     if (st != RTM_OK)
         job->state = RTM_PREEMPT_STOPPED;
     return st;
+}
+
+bool rtm_preempt_pacing(const rtm_preempt_job_t *job)
+{
+    return job->state == RTM_PREEMPT_RUNNING && job->chunked && job->next < job->launches &&
+           !job->raised;
 }
 
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished)
@@ -355,8 +420,11 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
          * the outputs, leaving the cores to the kernel */
         if (!(job->x->dev->info.type & CL_DEVICE_TYPE_CPU))
             continue;
+        const rtm_kexec_chunks_t *ck = &job->x->ck;
         cl_event ev = job->ring_n ? job->ring[job->ring_head]
-                      : job->out_ev ? job->out_ev : job->last_ev;
+                      : job->out_ev ? job->out_ev
+                      : job->chunked && ck->ended < ck->rel ? ck->ev[ck->ended & 1u]
+                                                            : job->last_ev;
         if (ev)
             RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
     }
@@ -369,18 +437,19 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
 #define MARK_ASK_S 20e-6
 
 /* Busy-waits (clGetEventInfo, no clWaitForEvents: a driver may sleep in it) for ev (the
- * last kernel) to complete; returns the time it was seen. While waiting it also watches
+ * last kernel) and ev2 (may be NULL: a chunked run's other queue) to complete; returns the time it was seen. While waiting it also watches
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed, and the end mark of launch `launch` of mx (NULL: none; false where mx has no
  * mark) and stamps when it was seen in *marked. On a CPU device the waiting thread
  * yields, since it shares the cores with the kernel. */
-static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block, double t0,
-                             double *seen, double *landed, const rtm_kexec_t *mx,
+static rtm_status_t wait_end(cl_event ev, cl_event ev2, cl_event raise, bool yield, bool block,
+                             double t0, double *seen, double *landed, const rtm_kexec_t *mx,
                              uint32_t launch, double *marked)
 {
     rtm_status_t st = RTM_OK;
+    const cl_event both[2] = {ev, ev2};
     if (block) { /* the driver's own wait; the flag's landing is then known only after */
-        RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
+        RTM_CL_CHECK(clWaitForEvents(ev2 ? 2 : 1, both), "clWaitForEvents");
         *seen = rtm_os_now_s();
         if (raise && *landed < 0.0 && rtm_ocl_event_done(raise, &st) == 1)
             *landed = *seen;
@@ -404,7 +473,9 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
             if (r == 1)
                 *landed = rtm_os_now_s();
         }
-        const int s = rtm_ocl_event_done(ev, &st);
+        int s = rtm_ocl_event_done(ev, &st);
+        if (s == 1 && ev2)
+            s = rtm_ocl_event_done(ev2, &st);
         if (s < 0)
             return st;
         if (s == 1)
@@ -412,7 +483,7 @@ static rtm_status_t wait_end(cl_event ev, cl_event raise, bool yield, bool block
         if (yield)
             sched_yield();
         if (rtm_os_now_s() - t0 > SPIN_LIMIT_S) {
-            RTM_CL_CHECK(clWaitForEvents(1, &ev), "clWaitForEvents");
+            RTM_CL_CHECK(clWaitForEvents(ev2 ? 2 : 1, both), "clWaitForEvents");
             break;
         }
     }
@@ -534,9 +605,10 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     out->raise_call_s = x->flag.raise_call_s;
     if (x->flag.raise_mode == RTM_RAISE_BLOCKING || x->flag.transport == RTM_ABORT_MAPPED)
         landed = t0 + x->flag.raise_call_s; /* done when the call returned */
-    if (job->last_ev) { /* the last kernel enqueued: launch next - 1's */
-        st = wait_end(job->last_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0, &t1, &landed,
-                      x, job->next - 1, &marked);
+    if (job->last_ev) { /* the last kernel enqueued: launch next - 1's (both queues' last
+                         * chunks) */
+        st = wait_end(job->last_ev, job->last2_ev, x->flag.raise_ev, cpu, x->opts.wait_end > 0, t0,
+                      &t1, &landed, x, job->next ? job->next - 1 : 0, &marked);
         if (st != RTM_OK)
             return st;
     }
@@ -549,8 +621,8 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     const bool beside = job->out_ev && x->read_beside;
     if (job->out_ev && !beside) {
         double seen = 0.0, none = 0.0;
-        st = wait_end(job->out_ev, NULL, cpu, x->opts.wait_end > 0, t1, &seen, &none, NULL, 0,
-                      &none);
+        st = wait_end(job->out_ev, NULL, NULL, cpu, x->opts.wait_end > 0, t1, &seen, &none, NULL,
+                      0, &none);
         if (st != RTM_OK)
             return st;
     }
@@ -559,8 +631,8 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
         landed = rtm_os_now_s();
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
-    breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev, job->last_ev,
-              out);
+    breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev,
+              later_end(job->last_ev, job->last2_ev), out);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -578,7 +650,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
      * queue after the run's end */
     cl_command_queue q = x->dev->ctrl;
     cl_event after = job->end_ev;
-    const uint32_t lo = job->launch, hi = job->next;
+    const uint32_t lo = job->launch, hi = job->chunked ? job->launches : job->next;
     if (hi > lo) {
         const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
         RTM_CL_CHECK(clEnqueueReadBuffer(q, x->done, CL_TRUE, off, n, job->done + off,
@@ -604,7 +676,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
         }
         if (st == RTM_OK && !outputs_read) {
             cl_event last = NULL; /* the last read: the run's end */
-            st = rtm_kexec_read_outputs_on(x, q, after, NULL, &last);
+            st = rtm_kexec_read_outputs_on(x, q, after ? 1 : 0, &after, NULL, &last);
             if (last) {
                 release_end(job);
                 job->end_ev = last;
@@ -685,13 +757,19 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     job->dev_fresh = true;
     job->host_fresh = false;
     job->blocks_gpu_resumed += nmap;
-    st = enqueue_launch(job, l, nmap == all ? 0 : nmap);
-    if (st == RTM_OK) {
+    job->chunked = rtm_kexec_chunked(x);
+    if (job->chunked) { /* always through the map: its write, on exec, gates exec2 */
+        job->next = l;
+        st = rtm_kexec_chunks_begin(x, job->map, nmap, NULL);
+    } else {
+        st = enqueue_launch(job, l, nmap == all ? 0 : nmap);
         job->next = l + 1;
-        st = topup(job);
     }
+    if (st == RTM_OK)
+        st = topup(job);
     if (st != RTM_OK) {
         clFinish(x->dev->exec);
+        clFinish(x->dev->exec2);
         release_events(job);
         job->state = RTM_PREEMPT_STOPPED;
     }
@@ -865,6 +943,22 @@ static rtm_status_t poke_write(rtm_preempt_job_t *job, cl_mem scratch)
     return RTM_OK;
 }
 
+rtm_status_t rtm_preempt_sleep_until_s(rtm_preempt_job_t *job, double t, double prewake_s)
+{
+    while (rtm_preempt_pacing(job)) {
+        const double step = rtm_os_now_s() + RTM_PREEMPT_CHUNK_POLL_S;
+        if (step >= t - prewake_s)
+            break;
+        rtm_os_sleep_spin_until_s(step, 0.0);
+        bool fin = false;
+        const rtm_status_t st = rtm_preempt_poll(job, &fin);
+        if (st != RTM_OK)
+            return st;
+    }
+    rtm_os_sleep_spin_until_s(t, prewake_s);
+    return RTM_OK;
+}
+
 /* Sleeps until t - wake->prewake_s (writing to the device every keepalive_s on the way),
  * then spins until t, poking as wake->poke says. */
 static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
@@ -879,11 +973,11 @@ static rtm_status_t wake_until(rtm_preempt_job_t *job, cl_mem scratch, double t,
                 return st;
         }
     }
-    if (wake->poke == RTM_PREEMPT_POKE_NONE) {
-        rtm_os_sleep_spin_until_s(t, wake->prewake_s);
-        return RTM_OK;
-    }
-    rtm_os_sleep_spin_until_s(t - wake->prewake_s, 0.0);
+    if (wake->poke == RTM_PREEMPT_POKE_NONE)
+        return rtm_preempt_sleep_until_s(job, t, wake->prewake_s);
+    const rtm_status_t sst = rtm_preempt_sleep_until_s(job, t - wake->prewake_s, 0.0);
+    if (sst != RTM_OK)
+        return sst;
     double next = 0.0;
     for (;;) {
         const double now = rtm_os_now_s();
@@ -1193,6 +1287,8 @@ void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o)
 {
     if (block_s > RTM_PREEMPT_LONG_BLOCK_S && o)
         o->fetch_store = true;
+    if (block_s > RTM_PREEMPT_CHUNK_BLOCK_S && o)
+        o->chunk = RTM_KEXEC_CHUNK_BLOCKS;
 }
 
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,

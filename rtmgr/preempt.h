@@ -94,7 +94,11 @@ typedef struct {
     cl_event ring[RTM_PREEMPT_WINDOW_MAX]; /* events of launches in flight (windowed) */
     uint32_t ring_head, ring_n;
     cl_event first_ev;         /* the first kernel enqueued by this start or resume */
-    cl_event last_ev;          /* the last enqueued kernel */
+    cl_event last_ev;          /* the last enqueued kernel (a chunked run: its latest chunk) */
+    cl_event last2_ev;         /* a chunked run: the other queue's latest chunk, or NULL */
+    bool chunked;              /* the run in progress goes in chunks (kexec.h): its chunks
+                                * are released as it is polled, two ahead of the first
+                                * still running, none once the flag is raised */
     cl_event out_ev;           /* a finishing job's end: its last output transfer, or a
                                 * marker when it has no output buffer */
     cl_event side_ev;          /* STOPPED (read_beside): the aborted run's output reads on
@@ -137,7 +141,15 @@ rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
  * for the job's profiled transfer time; the caller releases them. */
 rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs,
                                   cl_event *first, cl_event *last);
-/* Non-blocking progress of a RUNNING job: keeps the launch window full, enqueues the
+/* Does the RUNNING job have chunks still to release (kexec.h chunks)? Then someone must
+ * poll it (rtm_preempt_poll) about every RTM_PREEMPT_CHUNK_POLL_S, or its device idles
+ * once two chunks have run. Safe anywhere. */
+bool rtm_preempt_pacing(const rtm_preempt_job_t *job);
+/* Sleeps until t (host monotonic seconds), spinning the last prewake_s; a job with chunks
+ * to release is polled every RTM_PREEMPT_CHUNK_POLL_S on the way. Real-time safe. */
+rtm_status_t rtm_preempt_sleep_until_s(rtm_preempt_job_t *job, double t, double prewake_s);
+/* Non-blocking progress of a RUNNING job: releases a chunked run's chunks (two ahead of
+ * the first still running), keeps the launch window full, enqueues the
  * output reads once the last kernel has ended (x->read_late; else the start call or the
  * last launch's enqueue did), and when the outputs have arrived sets *finished and the
  * state DONE. Real-time safe. */
@@ -380,13 +392,24 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
  * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks run plain either way (kexec's automatic shape). */
 #define RTM_PREEMPT_LONG_BLOCK_S 10e-6
 
+/* Blocks longer than this run in chunks of RTM_KEXEC_CHUNK_BLOCKS (kexec.h chunks): a
+ * plain grid cut into launches the host releases two ahead, which cost matrix_mul at
+ * n = 4000 (blocks of 440 us) -1.0 to -0.1 % on the H100 where its persistent groups cost
+ * 6.5-8.2 % (session 63). The host must release a chunk before the other queue's chunk
+ * reaches its last wave, about half a chunk after the one before it ended: chunks of
+ * 4 096 blocks of 200 us last 0.78 ms on the H100 (1 056 groups of 256 at once), and a
+ * job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has chunks to release. */
+#define RTM_PREEMPT_CHUNK_BLOCK_S 200e-6
+#define RTM_PREEMPT_CHUNK_POLL_S 200e-6
+
 /* A block's predicted duration (seconds) of instance k on device bd when its kernels
  * take kernel_s in all: kernel_s over the waves of blocks the device holds at once
  * (units / wg work-groups; one wave at least). 0 when unknown. Safe anywhere. */
 double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s);
 
 /* Sets o's launch shape from a block's duration: o->fetch_store for blocks longer than
- * RTM_PREEMPT_LONG_BLOCK_S, else leaves o as it is (the groups stay kexec's automatic
+ * RTM_PREEMPT_LONG_BLOCK_S, and o->chunk = RTM_KEXEC_CHUNK_BLOCKS for blocks longer than
+ * RTM_PREEMPT_CHUNK_BLOCK_S (kexec lets them act on GPUs only), else leaves o as it is (the groups stay kexec's automatic
  * choice, or o's). Safe anywhere. */
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 

@@ -53,6 +53,7 @@ static void test_record_round_trip(void **state)
     /* long blocks' fetch build (rtm_preempt_grid_for_block): a worker that built without
      * it cached another program, and the H100's loop kernels compiled theirs on the path */
     a.fetch_store = true;
+    a.chunk = RTM_KEXEC_CHUNK_BLOCKS; /* longer blocks' chunks: a plain grid's program */
     char rec[RTM_BUILD_RECORD + 1];
     assert_true(rtm_build_record(&a, rec));
     rec[RTM_BUILD_RECORD] = '\0';
@@ -68,14 +69,18 @@ static void test_record_round_trip(void **state)
     assert_false(b.no_poll);
     assert_int_equal(b.groups, RTM_KEXEC_GROUPS_ALL);
     assert_true(b.fetch_store);
+    assert_int_equal(b.chunk, RTM_KEXEC_CHUNK_BLOCKS);
     const rtm_kexec_opts_t o = rtm_build_job_opts(&b, NULL);
     assert_int_equal(o.groups, RTM_KEXEC_GROUPS_ALL);
     assert_true(o.fetch_store);
+    assert_int_equal(o.chunk, RTM_KEXEC_CHUNK_BLOCKS);
     /* and back: a job made from those options carries them */
     rtm_build_job_t c = a;
     c.fetch_store = false;
+    c.chunk = 0;
     rtm_build_job_set_opts(&c, &o);
     assert_true(c.fetch_store);
+    assert_int_equal(c.chunk, RTM_KEXEC_CHUNK_BLOCKS);
     assert_int_equal(c.groups, RTM_KEXEC_GROUPS_ALL);
     for (uint32_t i = 0; i < a.k.kernel->n_keys; i++)
         assert_int_equal(b.k.size[i], a.k.size[i]);

@@ -96,6 +96,89 @@ static void test_gpu_full_strips(void **state)
     }
 }
 
+/* Chunks (kexec.h: a plain grid cut into launches of `chunk` blocks on the exec and exec2
+ * queues, released two ahead as the job is polled) of the three seed-000 loop kernels
+ * and matrix_add: the build is the plain grid's; a whole job and kexec's own run (every
+ * chunk released before it returns) give the uninterrupted result; aborts at many points
+ * (the job paced by rtm_preempt_sleep_until_s) and right after the start (two chunks
+ * released) stop it with a consistent checkpoint; resumes run the unfinished blocks in
+ * chunks of the resume map, on the device (twice for one job) and on the CPU; every block
+ * completes exactly once. */
+static void test_chunks(void **state)
+{
+    (void)state;
+    const char *names[] = {"matrix_mul", "matrix_mov", "matrix_loop_add", "matrix_add"};
+    for (int n = 0; n < 4; n++) {
+        const rtm_kexec_opts_t o = {.hide_latency = 1, .poll_every = 16, .chunk = 64,
+                                    .chunk_cpu = true, .groups = 3};
+        fixture_t f;
+        fixture_open_ex(&f, rtm_kernel_find(names[n]), 0, &o, 0, 7, true);
+        assert_true(rtm_kexec_chunked(&f.x));
+        assert_int_equal(f.x.chunk % 64, 0);
+        assert_true(f.x.chunks_max >= 4);
+        assert_int_equal(f.x.opts.groups, RTM_KEXEC_GROUPS_ALL); /* a plain grid's build */
+        assert_false(f.x.persist);
+        char text[1024];
+        rtm_kexec_program_options(f.x.dev, &f.k, &o, text, sizeof(text));
+        assert_non_null(strstr(text, "-DRTM_PERSIST=0"));
+        /* chunks act only where asked on a CPU device, and never for the original build */
+        rtm_kexec_opts_t off = o;
+        off.chunk_cpu = false;
+        rtm_kexec_t x2;
+        off.count_blocks = true;
+        assert_int_equal(rtm_kexec_create_ex(&x2, &dev, &f.k, &off), RTM_OK);
+        assert_false(rtm_kexec_chunked(&x2));
+        rtm_kexec_destroy(&x2);
+        const double t = run_whole(&f);
+        assert_true(f.job.chunked);
+        assert_true(f.job.run_kernel_s > 0.0);
+        /* kexec's own whole run (calibration's): every chunk, outputs read behind both */
+        memset(f.k.host[f.k.plan.n_bufs - 1], 0, f.k.plan.buf[f.k.plan.n_bufs - 1].bytes);
+        rtm_kexec_timing_t kt;
+        assert_int_equal(rtm_kexec_run(&f.x, &kt), RTM_OK);
+        assert_true(kt.kernel_s > 0.0);
+        assert_same_result(&f);
+        uint32_t stopped = 0;
+        for (int p = 0; p <= 5; p++) {
+            fixture_reset(&f);
+            const double t0 = now_s();
+            assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+            assert_int_equal(f.x.ck.rel, 2); /* two chunks ahead */
+            assert_true(rtm_preempt_pacing(&f.job));
+            /* p 0: at once; then spread over the run, the job paced on the way */
+            assert_int_equal(rtm_preempt_sleep_until_s(&f.job, t0 + t * p / 6, 0.0), RTM_OK);
+            rtm_preempt_stop_t s;
+            assert_int_equal(rtm_preempt_abort(&f.job, p == 5, &s), RTM_OK);
+            assert_consistent(&f.job);
+            assert_false(rtm_preempt_pacing(&f.job));
+            stopped += !s.finished;
+            if (!s.finished && p % 2 == 0) { /* twice on the device */
+                const uint32_t left = rtm_preempt_remaining(&f.job, 0, NULL, 0);
+                assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+                assert_true(f.job.chunked && f.x.ck.mapped);
+                assert_int_equal(f.x.ck.nblk, left);
+                assert_int_equal(rtm_preempt_sleep_until_s(&f.job, now_s() + t / 8, 0.0),
+                                 RTM_OK);
+                assert_int_equal(rtm_preempt_abort(&f.job, false, &s), RTM_OK);
+                assert_consistent(&f.job);
+                if (!s.finished)
+                    assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
+                if (f.job.state == RTM_PREEMPT_RUNNING)
+                    assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+            } else if (!s.finished) { /* on the CPU */
+                assert_int_equal(rtm_preempt_resume_cpu(&f.job), RTM_OK);
+            }
+            assert_same_result(&f);
+            assert_once(&f.job);
+        }
+        print_message("%s: %u blocks in chunks of %u, %u of 6 aborts stopped the job (whole "
+                      "run %.1f ms)\n",
+                      names[n], f.k.plan.blocks_max, f.x.chunk, stopped, t * 1e3);
+        assert_true(stopped >= 1);
+        fixture_close(&f);
+    }
+}
+
 /* The H100 bug (board/h100/results/preempt-quick-h100-iter2.txt: every abort of spin on
  * 65 536 blocks "missed"): the start call enqueued the job's output reads behind its
  * kernels, and NVIDIA's driver blocks the enqueue of a large read into pageable memory
@@ -680,6 +763,13 @@ static void test_grid_opts(void **state)
     rtm_preempt_grid_opts(&bd, &k, 25e-3, &o);
     assert_int_equal(o.groups, 0);
     assert_true(o.fetch_store);
+    assert_int_equal(o.chunk, RTM_KEXEC_CHUNK_BLOCKS); /* 2 ms blocks: chunks */
+    o.fetch_store = false;
+    o.chunk = 0;
+    /* 100 us blocks: long, but not long enough for chunks */
+    assert_true(fabs(rtm_preempt_grid_opts(&bd, &k, 1.25e-3, &o) - 100e-6) < 1e-12);
+    assert_true(o.fetch_store);
+    assert_int_equal(o.chunk, 0);
     o.fetch_store = false;
     assert_true(fabs(rtm_preempt_grid_opts(&bd, &k, 25e-6, &o) - 2e-6) < 1e-15);
     assert_int_equal(o.groups, 0);
@@ -728,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_resume_on_pool),
         cmocka_unit_test(test_gpu_path_on_spin),
         cmocka_unit_test(test_gpu_full_strips),
+        cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_read_late),
         cmocka_unit_test(test_missed_abort_stamps),
         cmocka_unit_test(test_repeated_preemption),
