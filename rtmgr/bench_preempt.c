@@ -310,14 +310,20 @@ enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_PERSIST, V_POLL, V_PROD, V_COUNT };
 static const char *const vname[V_COUNT] = {"original", "paper check", "check", "+done[]",
                                            "+persist", "+poll", "production"};
 
-/* Min kernel time of each variant over `runs` interleaved runs; verifies every variant. */
+/* overhead_one's *groups for a production build in chunks: this bit | blocks per chunk */
+#define CHUNKED 0x80000000u
+
+/* Min kernel time of each variant over `runs` interleaved runs; verifies every variant;
+ * *groups: production's work-groups where persistent, CHUNKED | its chunk where in
+ * chunks, else 0 (a plain grid). */
 static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_opts_t *prod,
                         int runs, double best[V_COUNT], uint32_t *groups)
 {
     rtm_kexec_opts_t o[V_COUNT];
-    for (int v = 0; v < V_COUNT; v++) {
+    for (int v = 0; v < V_COUNT; v++) { /* plain grids, but production's own shape */
         o[v] = *prod;
         o[v].groups = RTM_KEXEC_GROUPS_ALL;
+        o[v].chunk = 0;
     }
     o[V_POLL].no_poll = false; /* the poll's cost, even where production leaves it out */
     o[V_ORIG].variant = RTM_KEXEC_ORIGINAL;
@@ -330,6 +336,7 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
                            * persistent loop's own cost (= +done[] for smaller grids) */
     o[V_PERSIST].no_poll = true;
     o[V_PERSIST].groups = b->o.groups;
+    o[V_PERSIST].chunk = 0;
     inst_t in, ref;
     int r = inst_make(&in, proto, 1) | inst_make(&ref, proto, 1);
     rtm_kexec_t x[V_COUNT];
@@ -338,7 +345,9 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
         if (rtm_kexec_create_ex(&x[v], &b->dev, &in.k, &o[v]) != RTM_OK)
             r = fail(b, "cannot build variant", proto->kernel->name, vname[v]);
     if (r == 0)
-        *groups = x[V_PROD].persist ? rtm_kexec_groups(&x[V_PROD], in.k.plan.blocks_max) : 0;
+        *groups = x[V_PROD].persist ? rtm_kexec_groups(&x[V_PROD], in.k.plan.blocks_max)
+                  : x[V_PROD].chunk ? CHUNKED | x[V_PROD].chunk
+                                    : 0;
     const bool refill = has_inout(&in.k);
     for (int v = 0; v < V_COUNT; v++)
         best[v] = 1e30;
@@ -498,6 +507,7 @@ static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, boo
     double steps = 1.0;
     const double bs = block_time(b, proto, t, &steps);
     rtm_preempt_grid_for_block(bs, &pr);
+    rtm_preempt_chunk_for(proto, t, &pr);
     if (!b->o.poll) /* the launch shape set: the periods are compared on it */
         pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, bs / steps)
                              : rtm_preempt_poll_k(bs / steps);
@@ -559,7 +569,9 @@ static void section_overhead(bench_t *b)
             b->worst_paper = pct[V_PAPER];
         if (!b->o.json) {
             char sz[128], gs[16] = "plain";
-            if (groups)
+            if (groups & CHUNKED)
+                snprintf(gs, sizeof(gs), "c%u", groups & ~CHUNKED);
+            else if (groups)
                 snprintf(gs, sizeof(gs), "%u", groups);
             printf("%-12s %-30.30s %9.3f", kernel->name, size_text(&proto, sz, sizeof(sz)),
                    best[V_ORIG] * 1e3);
@@ -580,8 +592,9 @@ static void section_overhead(bench_t *b)
                "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of %u blocks or more, storing each fetched block id at once where blocks "
-               "last over %.0f us: 'persist' = groups, 'plain' = one "
-               "per block); * = under "
+               "last over %.0f us, in chunks of %u blocks on two queues released two ahead "
+               "where such a chunk lasts %.2f ms or more: 'persist' = groups, 'cN' = chunks of N, "
+               "'plain' = one per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
                "the same in the original and every variant; '-' = the kernel's own), plain up "
@@ -589,7 +602,8 @@ static void section_overhead(bench_t *b)
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
                "the poll's cost either way); K: in-loop poll period, the largest whose steps last at most %.0f us)\n",
                RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
-               RTM_PREEMPT_LONG_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
+               RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_KEXEC_CHUNK_BLOCKS,
+               RTM_PREEMPT_CHUNK_MIN_S * 1e3, COARSE_ELEMS, COARSE_PLAIN_MAX,
                RTM_PREEMPT_POLL_BLOCK_S * 1e6, RTM_PREEMPT_POLL_PERIOD_S * 1e6);
     if (!b->o.json && b->o.wg)
         printf("(every kernel that takes it ran work-groups of %u work-items, --wg; the "
@@ -938,15 +952,17 @@ static void section_response(bench_t *b)
  * spin on 65 536 blocks of 5 to 40 us in that shape (prod: pooled into the summary,
  * counted against the target), with the polls the other way (other), and for long blocks
  * on a plain grid with production's polls (plain: the shape until session 39, whose
- * blocks not yet started drain through their entry checks after a raise); the last two
- * not pooled. GPUs only: a block's length is set from the device's resident groups (2048
+ * blocks not yet started drain through their entry checks after a raise); and 65 536
+ * blocks of 400 us, which production runs in chunks (rtm_preempt_chunk_for), with
+ * persistent groups instead (persist: production's shape until session 64); the
+ * alternatives not pooled. GPUs only: a block's length is set from the device's resident groups (2048
  * work-items a unit). */
 static void section_shape(bench_t *b)
 {
-    static const double blocks_full[] = {5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6};
-    static const double blocks_quick[] = {5e-6, 20e-6};
+    static const double blocks_full[] = {5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6, 400e-6};
+    static const double blocks_quick[] = {5e-6, 20e-6, 400e-6};
     const double *blk = b->o.quick ? blocks_quick : blocks_full;
-    const size_t nb = b->o.quick ? 2 : 6;
+    const size_t nb = b->o.quick ? N_OF(blocks_quick) : N_OF(blocks_full);
     const uint32_t grid = 65536, aborts = b->o.quick ? 100 : 300;
     if (!(b->dev.info.type & CL_DEVICE_TYPE_GPU)) {
         if (!b->o.json)
@@ -956,9 +972,12 @@ static void section_shape(bench_t *b)
     if (!b->o.json)
         printf("\n4b. the executive's launch shape on %u blocks of spin (persistent groups, the "
                "fetched block id stored at once for blocks over %.0f us, in-loop polls for "
-               "blocks over %.0f us; prod = that build, other = its polls the other way, plain = "
-               "a plain grid with production's polls)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
+               "blocks over %.0f us, chunks of %u blocks on two queues released two ahead where "
+               "they last %.2f ms or more; prod = that build, other = its polls the other way, plain = "
+               "a plain grid with production's polls, persist = persistent groups instead of "
+               "chunks)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
                grid, RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
+               RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3,
                "blk us", "build", "polls", "K", "len ms", "launched", "n", "missed", "p50 us",
                "p99 us", "max us", "marked", "drain");
     double *samples = malloc(aborts * sizeof(double));
@@ -968,14 +987,18 @@ static void section_shape(bench_t *b)
     rtm_kinst_init(&sk, rtm_kernel_find("spin"));
     sk.size[0] = grid;
     const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
-    static const char *const build[3] = {"prod", "other", "plain"};
+    static const char *const build[4] = {"prod", "other", "plain", "persist"};
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
-        for (int alt = 0; alt < 3; alt++) {
-            if (alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S))
+        for (int alt = 0; alt < 4; alt++) {
+            if ((alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S)) ||
+                (alt == 3 && !rtm_preempt_chunk_for(&sk, blk[i] * waves, NULL)))
                 break;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
+            rtm_preempt_chunk_for(&sk, blk[i] * waves, &pr);
+            if (alt >= 2) /* a plain grid, or persistent groups, without chunks */
+                pr.chunk = 0;
             if (alt == 2)
                 pr.groups = RTM_KEXEC_GROUPS_ALL;
             const bool polls = alt == 1 ? !prod_polls : prod_polls;

@@ -127,8 +127,8 @@ typedef struct {
  * queue each chunk's last wave idles the SMs (+4.5-12.6 %), all chunks released at once
  * drain like a plain grid (41-61 us), and releases from the driver's event callback came
  * milliseconds late (+66-298 %) (board/h100/diag/chunks.c, session 63). The executive's
- * rule: chunks of RTM_KEXEC_CHUNK_BLOCKS for blocks longer than RTM_PREEMPT_CHUNK_BLOCK_S
- * (preempt.h rtm_preempt_grid_for_block). */
+ * rule: chunks of RTM_KEXEC_CHUNK_BLOCKS where such a chunk lasts RTM_PREEMPT_CHUNK_MIN_S
+ * or more (preempt.h rtm_preempt_chunk_for). */
 #define RTM_KEXEC_CHUNK_BLOCKS 4096u
 
 /* The chunked run in progress on a kexec (one run at a time: its job owns the

@@ -1287,8 +1287,17 @@ void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o)
 {
     if (block_s > RTM_PREEMPT_LONG_BLOCK_S && o)
         o->fetch_store = true;
-    if (block_s > RTM_PREEMPT_CHUNK_BLOCK_S && o)
+}
+
+bool rtm_preempt_chunk_for(const rtm_kinst_t *k, double kernel_s, rtm_kexec_opts_t *o)
+{
+    const uint64_t blocks = k && k->kernel && k->plan.launches == 1 ? rtm_kinst_blocks(k) : 0;
+    if (blocks <= RTM_KEXEC_CHUNK_BLOCKS ||
+        !(kernel_s / (double)blocks * RTM_KEXEC_CHUNK_BLOCKS >= RTM_PREEMPT_CHUNK_MIN_S))
+        return false;
+    if (o)
         o->chunk = RTM_KEXEC_CHUNK_BLOCKS;
+    return true;
 }
 
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
@@ -1296,6 +1305,8 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
 {
     const double t = rtm_preempt_block_s(bd, k, kernel_s);
     rtm_preempt_grid_for_block(t, o);
+    if (t > 0.0)
+        rtm_preempt_chunk_for(k, kernel_s, o);
     return t;
 }
 

@@ -392,15 +392,25 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
  * RTM_KEXEC_PERSIST_MIN_BLOCKS blocks run plain either way (kexec's automatic shape). */
 #define RTM_PREEMPT_LONG_BLOCK_S 10e-6
 
-/* Blocks longer than this run in chunks of RTM_KEXEC_CHUNK_BLOCKS (kexec.h chunks): a
+/* Launches whose chunks of RTM_KEXEC_CHUNK_BLOCKS would last this long or more (the
+ * kernel's time over its blocks, times the chunk) run in chunks (kexec.h chunks): a
  * plain grid cut into launches the host releases two ahead, which cost matrix_mul at
- * n = 4000 (blocks of 440 us) -1.0 to -0.1 % on the H100 where its persistent groups cost
- * 6.5-8.2 % (session 63). The host must release a chunk before the other queue's chunk
- * reaches its last wave, about half a chunk after the one before it ended: chunks of
- * 4 096 blocks of 200 us last 0.78 ms on the H100 (1 056 groups of 256 at once), and a
- * job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has chunks to release. */
-#define RTM_PREEMPT_CHUNK_BLOCK_S 200e-6
+ * n = 4000 (62 500 blocks in 27.9 ms: chunks of 1.8 ms) -1.0 to -0.1 % on the H100
+ * where its persistent groups cost 6.5-8.2 % (session 63). The host must release a chunk
+ * before the other queue's chunk reaches its last wave, about half a chunk after the one
+ * before it ended; a job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has chunks to
+ * release, so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter chunks stay
+ * persistent groups or a plain grid: spin's 65 536 blocks of 15 us would be chunks of
+ * 57 us. */
+#define RTM_PREEMPT_CHUNK_MIN_S 0.75e-3
 #define RTM_PREEMPT_CHUNK_POLL_S 200e-6
+
+/* Sets o->chunk = RTM_KEXEC_CHUNK_BLOCKS where a launch of instance k whose kernels take
+ * kernel_s would run in chunks of at least RTM_PREEMPT_CHUNK_MIN_S (one launch of more
+ * blocks than a chunk; kexec lets chunks act on GPUs only), else leaves o as it is.
+ * Returns whether the launch runs in chunks (o may be NULL: the rule alone). Safe
+ * anywhere. */
+bool rtm_preempt_chunk_for(const rtm_kinst_t *k, double kernel_s, rtm_kexec_opts_t *o);
 
 /* A block's predicted duration (seconds) of instance k on device bd when its kernels
  * take kernel_s in all: kernel_s over the waves of blocks the device holds at once
@@ -408,13 +418,12 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
 double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s);
 
 /* Sets o's launch shape from a block's duration: o->fetch_store for blocks longer than
- * RTM_PREEMPT_LONG_BLOCK_S, and o->chunk = RTM_KEXEC_CHUNK_BLOCKS for blocks longer than
- * RTM_PREEMPT_CHUNK_BLOCK_S (kexec lets them act on GPUs only), else leaves o as it is (the groups stay kexec's automatic
+ * RTM_PREEMPT_LONG_BLOCK_S, else leaves o as it is (the groups stay kexec's automatic
  * choice, or o's). Safe anywhere. */
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 
 /* rtm_preempt_grid_for_block with the block time predicted from the model
- * (rtm_preempt_block_s). Returns the block time used (0 when unknown: o left as it
+ * (rtm_preempt_block_s), and rtm_preempt_chunk_for. Returns the block time used (0 when unknown: o left as it
  * is). Safe anywhere. */
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o);

@@ -64,6 +64,9 @@ static void make_inst(tk_t *t, rtm_kinst_t *k, void **mem, const int64_t *size, 
     k->kernel->fill(k, 7);
 }
 
+/* make_task's executors run in chunks of this many blocks (kexec.h), 0: whole launches */
+static uint32_t chunk_next;
+
 /* make_task leaves the reference unrun (the caller computes it from the picture its
  * job handed; a manoeuvre search's twin takes seconds under the sanitizers). */
 static bool no_reference;
@@ -98,7 +101,8 @@ static void make_task(tk_t *t, const char *name, const char *kernel, const int64
             memcpy(t->init[d][b], k->host[b], k->plan.buf[b].bytes);
         }
     }
-    const rtm_kexec_opts_t o = {.count_blocks = true};
+    const rtm_kexec_opts_t o = {.count_blocks = true, .chunk = chunk_next,
+                                .chunk_cpu = chunk_next != 0};
     for (int d = 1; d < NDEV; d++) {
         assert_int_equal(rtm_kexec_create_ex(&t->kx[d], &ocl[d - 1], &t->inst[d], &o), RTM_OK);
         assert_int_equal(rtm_kexec_warm(&t->kx[d]), RTM_OK);
@@ -447,6 +451,45 @@ static void same_device_twice(bool wait)
         free_task(&t[i]);
 }
 
+/* A long job in chunks (kexec.h: launches of 512 blocks on two queues, released two
+ * ahead): matrix_mul at n = 640 (6 400 blocks of 64 work-items) on ocl0, preempted by the
+ * hard job and resumed there in chunks of its unfinished blocks. The executive paces it
+ * (a chunked run has no end event until its last chunk is released: without the pacing
+ * it would stop after two chunks and never finish); output equal to an uninterrupted
+ * run's, no block run twice. */
+static void test_resume_chunked(void **state)
+{
+    (void)state;
+    static tk_t t[2];
+    const int64_t size[1] = {640};
+    chunk_next = 512;
+    make_task(&t[0], "long", "matrix_mul", size, 64, 10000, 5000, 0, RTM_CRIT_SOFT,
+              RTM_PLACE_GPU, true);
+    chunk_next = 0;
+    assert_true(rtm_kexec_chunked(&t[0].kx[1]));
+    rtm_kexec_timing_t tm;
+    assert_int_equal(rtm_kexec_run(&t[0].kx[1], &tm), RTM_OK);
+    printf("long: matrix_mul n 640 in %u chunks of %u, %.1f ms per uninterrupted run on ocl0\n",
+           t[0].kx[1].chunks_max, t[0].kx[1].chunk, tm.kernel_s * 1e3);
+    t[0].inst[1].kernel->fill(&t[0].inst[1], 7);
+    make_urgent(&t[1], 120, 40, 50);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], (const int64_t[NDEV]){-1, 800, -1});
+    fill_exec_task(&et[1], &t[1], (const int64_t[NDEV]){-1, 1, -1});
+    rtm_exec_t *x = run_exec(et, 2, NULL, 2500);
+    seen_t s;
+    scan(&s);
+    SKIP_UNLESS_PREEMPTED(s);
+    check_long(s.lr, &t[0], 1, x, t[0].inst[1].plan.blocks_max);
+    assert_int_equal(s.lr->resume_reason, RTM_REASON_ONLY_DEVICE);
+    assert_true(s.urgent_done == s.urgent && s.urgent >= 2);
+    check_urgent(&t[1]);
+    rtm_exec_destroy(x);
+    free(x);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+}
+
 static void test_resume_same_device_twice(void **state)
 {
     (void)state;
@@ -595,6 +638,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_same_device_twice),
         cmocka_unit_test(test_resume_same_device_wait),
+        cmocka_unit_test(test_resume_chunked),
         cmocka_unit_test(test_resume_on_cpu),
         cmocka_unit_test(test_resume_other_device),
         cmocka_unit_test(test_resume_hands_own_picture),
