@@ -250,6 +250,8 @@ rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
     }
     if (f->watch) /* no launch runs: the last one ended before a clear */
         __atomic_store_n(f->watch, 0u, __ATOMIC_RELEASE);
+    if (f->watch2)
+        __atomic_store_n(f->watch2, 0u, __ATOMIC_RELEASE);
     rtm_status_t st = disarm(f); /* a held write not raised: goes by as a no-op */
     if (st != RTM_OK)
         return st;
@@ -276,6 +278,8 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
     f->up = true;
     if (f->watch) /* a watched launch's watcher sees it within 2 us (rtm_block.h) */
         __atomic_store_n(f->watch, 1u, __ATOMIC_RELEASE);
+    if (f->watch2)
+        __atomic_store_n(f->watch2, 1u, __ATOMIC_RELEASE);
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
         return RTM_OK;
     const size_t n = flag_ints(f);

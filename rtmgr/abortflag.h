@@ -76,6 +76,8 @@ typedef struct {
                               * launch's watcher reads (kernels/rtm_block.h), or NULL;
                               * set by its kexec. Raise stores 1 there before the
                               * transfer, clear stores 0 */
+    volatile cl_uint *watch2; /* a second raise word (a chunked kexec's exec2 watchers),
+                               * or NULL */
 } rtm_abortflag_t;
 
 /* Name of a raise mode ("pinned", "host", "blocking", "fill", "armed"). Safe anywhere. */

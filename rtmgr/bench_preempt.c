@@ -57,6 +57,7 @@ typedef struct {
     bool quick, json, sweep, no_sweep; /* no_sweep: --no-sweep, section 3 skipped */
     int device;
     uint32_t poll, lanes, groups, copies;
+    bool chunk;          /* --chunk: long-block kernels' production build in chunks */
     uint32_t wg;    /* --wg: work-items per block of every kernel that takes it (0: its own) */
     bool copies_set;
     bool static_fetch;
@@ -507,7 +508,8 @@ static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, boo
     double steps = 1.0;
     const double bs = block_time(b, proto, t, &steps);
     rtm_preempt_grid_for_block(bs, &pr);
-    rtm_preempt_chunk_for(proto, t, &pr);
+    if (b->o.chunk) /* chunks (kexec.h) where they would last long enough */
+        rtm_preempt_chunk_for(proto, t, &pr);
     if (!b->o.poll) /* the launch shape set: the periods are compared on it */
         pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, bs / steps)
                              : rtm_preempt_poll_k(bs / steps);
@@ -592,8 +594,7 @@ static void section_overhead(bench_t *b)
                "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of %u blocks or more, storing each fetched block id at once where blocks "
-               "last over %.0f us, in chunks of %u blocks on two queues released two ahead "
-               "where such a chunk lasts %.2f ms or more: 'persist' = groups, 'cN' = chunks of N, "
+               "last over %.0f us: 'persist' = groups, 'cN' = chunks of N (--chunk), "
                "'plain' = one per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
@@ -602,8 +603,7 @@ static void section_overhead(bench_t *b)
                "production polls in loops only where a block outlasts %.0f us ('+poll' shows "
                "the poll's cost either way); K: in-loop poll period, the largest whose steps last at most %.0f us)\n",
                RTM_KEXEC_PERSIST_MIN_BLOCKS, RTM_KEXEC_PERSIST_MIN_BLOCKS,
-               RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_KEXEC_CHUNK_BLOCKS,
-               RTM_PREEMPT_CHUNK_MIN_S * 1e3, COARSE_ELEMS, COARSE_PLAIN_MAX,
+               RTM_PREEMPT_LONG_BLOCK_S * 1e6, COARSE_ELEMS, COARSE_PLAIN_MAX,
                RTM_PREEMPT_POLL_BLOCK_S * 1e6, RTM_PREEMPT_POLL_PERIOD_S * 1e6);
     if (!b->o.json && b->o.wg)
         printf("(every kernel that takes it ran work-groups of %u work-items, --wg; the "
@@ -953,9 +953,8 @@ static void section_response(bench_t *b)
  * counted against the target), with the polls the other way (other), and for long blocks
  * on a plain grid with production's polls (plain: the shape until session 39, whose
  * blocks not yet started drain through their entry checks after a raise); and 65 536
- * blocks of 400 us, which production runs in chunks (rtm_preempt_chunk_for), with
- * persistent groups instead (persist: production's shape until session 64); the
- * alternatives not pooled. GPUs only: a block's length is set from the device's resident groups (2048
+ * blocks of 400 us, also in chunks (kexec.h; rtm_preempt_chunk_for) with production's
+ * polls (chunks); the alternatives not pooled. GPUs only: a block's length is set from the device's resident groups (2048
  * work-items a unit). */
 static void section_shape(bench_t *b)
 {
@@ -972,10 +971,9 @@ static void section_shape(bench_t *b)
     if (!b->o.json)
         printf("\n4b. the executive's launch shape on %u blocks of spin (persistent groups, the "
                "fetched block id stored at once for blocks over %.0f us, in-loop polls for "
-               "blocks over %.0f us, chunks of %u blocks on two queues released two ahead where "
-               "they last %.2f ms or more; prod = that build, other = its polls the other way, plain = "
-               "a plain grid with production's polls, persist = persistent groups instead of "
-               "chunks)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
+               "blocks over %.0f us; prod = that build, other = its polls the other way, plain = "
+               "a plain grid with production's polls, chunks = chunks of %u blocks on two "
+               "queues released two ahead, where they last %.2f ms or more)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
                grid, RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
                RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3,
                "blk us", "build", "polls", "K", "len ms", "launched", "n", "missed", "p50 us",
@@ -987,7 +985,7 @@ static void section_shape(bench_t *b)
     rtm_kinst_init(&sk, rtm_kernel_find("spin"));
     sk.size[0] = grid;
     const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
-    static const char *const build[4] = {"prod", "other", "plain", "persist"};
+    static const char *const build[4] = {"prod", "other", "plain", "chunks"};
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
         for (int alt = 0; alt < 4; alt++) {
@@ -996,9 +994,8 @@ static void section_shape(bench_t *b)
                 break;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
-            rtm_preempt_chunk_for(&sk, blk[i] * waves, &pr);
-            if (alt >= 2) /* a plain grid, or persistent groups, without chunks */
-                pr.chunk = 0;
+            if (alt == 3) /* production's polls, in chunks */
+                rtm_preempt_chunk_for(&sk, blk[i] * waves, &pr);
             if (alt == 2)
                 pr.groups = RTM_KEXEC_GROUPS_ALL;
             const bool polls = alt == 1 ? !prod_polls : prod_polls;
@@ -1515,7 +1512,7 @@ static int usage(void)
             "                           [--read eager|late|beside] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
             "                           [--prewake US] [--poke none|poll|write] [--keepalive US]\n"
-            "                           [--watch auto|on|off]\n"
+            "                           [--watch auto|on|off] [--chunk]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (sections 4, 4b), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1528,6 +1525,9 @@ static int usage(void)
             "  --poke       what that spin does besides: nothing (none, the default), ask\n"
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
+            "  --chunk  sections 2 and 5: production's build of a kernel whose chunks of %u\n"
+            "               blocks would last %g ms or more runs in chunks (kexec.h), as\n"
+            "               the executive does not\n"
             "  --watch  the in-kernel watcher of the host's raise word (kexec.h): on, off, or\n"
             "               auto (default: kernels of %g ms or more, as `rtmgr run`)\n"
             "  --keepalive  the response part's thread sleeps until the prewake window in\n"
@@ -1546,7 +1546,7 @@ static int usage(void)
             "  --size  size keys fixed for every kernel that has them (e.g. height=2048); the\n"
             "          key a kernel is sized by to the part's target time, when named, is not\n"
             "          sized (every kernel named in --kernels must have every key)\n",
-            RTM_KEXEC_WATCH_MIN_S * 1e3);
+            RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3, RTM_KEXEC_WATCH_MIN_S * 1e3);
     return RTM_EXIT_USAGE;
 }
 
@@ -1618,6 +1618,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.sizes = v;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
+        else if (strcmp(a, "--chunk") == 0)
+            b.o.chunk = true;
         else if (strcmp(a, "--wg") == 0 && parse_u32(v, &u) && u >= 1 && ++i)
             b.o.wg = u;
         else if (strcmp(a, "--copies") == 0 && parse_u32(v, &u) && u >= 1 &&

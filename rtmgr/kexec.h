@@ -126,9 +126,12 @@ typedef struct {
  * two queues cost -1.0 to -0.1 % against the original with a drain p99 of 7.5 us; on one
  * queue each chunk's last wave idles the SMs (+4.5-12.6 %), all chunks released at once
  * drain like a plain grid (41-61 us), and releases from the driver's event callback came
- * milliseconds late (+66-298 %) (board/h100/diag/chunks.c, session 63). The executive's
- * rule: chunks of RTM_KEXEC_CHUNK_BLOCKS where such a chunk lasts RTM_PREEMPT_CHUNK_MIN_S
- * or more (preempt.h rtm_preempt_chunk_for). */
+ * milliseconds late (+66-298 %) (board/h100/diag/chunks.c, session 63). Built into
+ * kexec (session 64), the same shape cost +8.0 to +11.4 % on the H100 by its chunks' own
+ * events, worse than persistent groups, so production does not ask for chunks (preempt.h
+ * RTM_PREEMPT_CHUNK_MIN_S); tests and `bench preempt --chunk` do. Chunks get a watcher
+ * each (group 0) where the run asked for one (rtm_kexec_set_watch): abort response p99
+ * 15.3 us for matrix_mul at n = 4000 against 18.9 us on persistent groups. */
 #define RTM_KEXEC_CHUNK_BLOCKS 4096u
 
 /* The chunked run in progress on a kexec (one run at a time: its job owns the

@@ -241,6 +241,16 @@ static int64_t prof_interval_ns(cl_event a, cl_profiling_info at, cl_event b,
     return t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }
 
+cl_event rtm_ocl_later_end(cl_event a, cl_event b)
+{
+    cl_ulong ea = 0, eb = 0;
+    if (!a || !b ||
+        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(ea), &ea, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(eb), &eb, NULL) != CL_SUCCESS)
+        return a;
+    return eb > ea ? b : a;
+}
+
 int64_t rtm_ocl_span_ns(cl_event a, cl_event b)
 {
     return prof_interval_ns(a, CL_PROFILING_COMMAND_START, b, CL_PROFILING_COMMAND_END);

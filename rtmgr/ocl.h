@@ -89,6 +89,9 @@ void rtm_ocl_close(rtm_ocl_dev_t *d);
 
 /* Profiled duration of a finished event (END - START), seconds; 0 on failure. */
 double rtm_ocl_event_seconds(cl_event ev);
+/* Of two completed, profiled commands of one device (b may be NULL), the one that ended
+ * later by the device clock (a when either is unknown). */
+cl_event rtm_ocl_later_end(cl_event a, cl_event b);
 /* Nanoseconds from a's START to b's END (finished, profiled events); 0 when either is
  * NULL, not profiled, or b ends before a starts. Real-time safe. */
 int64_t rtm_ocl_span_ns(cl_event a, cl_event b);

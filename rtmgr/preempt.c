@@ -131,17 +131,7 @@ static void sync_chunks(rtm_preempt_job_t *job, bool all)
         job->next = job->launches;
 }
 
-/* Of a run's last kernels (b may be NULL), the one that ended later by the device
- * clock (a when unknown). */
-static cl_event later_end(cl_event a, cl_event b)
-{
-    cl_ulong ea = 0, eb = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(ea), &ea, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(eb), &eb, NULL) != CL_SUCCESS)
-        return a;
-    return eb > ea ? b : a;
-}
+
 
 static void release_end(rtm_preempt_job_t *job)
 {
@@ -327,7 +317,7 @@ static void record_timing(rtm_preempt_job_t *job)
             CL_SUCCESS ||
         clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL) !=
             CL_SUCCESS ||
-        clGetEventProfilingInfo(later_end(job->last_ev, job->last2_ev), CL_PROFILING_COMMAND_END,
+        clGetEventProfilingInfo(rtm_ocl_later_end(job->last_ev, job->last2_ev), CL_PROFILING_COMMAND_END,
                                 sizeof(e), &e, NULL) != CL_SUCCESS)
         return;
     job->run_latency_s = s > q ? (double)(s - q) * 1e-9 : 0.0;
@@ -632,7 +622,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
     breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev,
-              later_end(job->last_ev, job->last2_ev), out);
+              rtm_ocl_later_end(job->last_ev, job->last2_ev), out);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -1305,8 +1295,6 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
 {
     const double t = rtm_preempt_block_s(bd, k, kernel_s);
     rtm_preempt_grid_for_block(t, o);
-    if (t > 0.0)
-        rtm_preempt_chunk_for(k, kernel_s, o);
     return t;
 }
 

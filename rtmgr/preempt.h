@@ -393,15 +393,18 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
 #define RTM_PREEMPT_LONG_BLOCK_S 10e-6
 
 /* Launches whose chunks of RTM_KEXEC_CHUNK_BLOCKS would last this long or more (the
- * kernel's time over its blocks, times the chunk) run in chunks (kexec.h chunks): a
- * plain grid cut into launches the host releases two ahead, which cost matrix_mul at
- * n = 4000 (62 500 blocks in 27.9 ms: chunks of 1.8 ms) -1.0 to -0.1 % on the H100
- * where its persistent groups cost 6.5-8.2 % (session 63). The host must release a chunk
- * before the other queue's chunk reaches its last wave, about half a chunk after the one
- * before it ended; a job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has chunks to
- * release, so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter chunks stay
- * persistent groups or a plain grid: spin's 65 536 blocks of 15 us would be chunks of
- * 57 us. */
+ * kernel's time over its blocks, times the chunk) can run in chunks (kexec.h chunks): a
+ * plain grid cut into launches the host releases two ahead. The host must release a
+ * chunk before the other queue's chunk reaches its last wave, about half a chunk after
+ * the one before it ended; a job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has
+ * chunks to release, so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter
+ * chunks would not do: spin's 65 536 blocks of 15 us would be chunks of 57 us.
+ * Production does not ask for chunks (rtm_preempt_grid_opts leaves o->chunk alone): in
+ * rtmgr, chunks of matrix_mul at n = 4000 on the H100 took +8.0 to +11.4 % over the
+ * original by their own events (median of 20 about +13 %) where persistent groups took
+ * +6.4 to +9.1 % (session 64 calls b-e, board/h100/results/chunks-s64-h100.txt), though
+ * session 63's standalone diagnostic of the same shape measured -1.0 to -0.1 %; their
+ * abort response with a watcher per chunk was p99 15.3 us against 18.9 us. */
 #define RTM_PREEMPT_CHUNK_MIN_S 0.75e-3
 #define RTM_PREEMPT_CHUNK_POLL_S 200e-6
 
@@ -423,7 +426,7 @@ double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, doub
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 
 /* rtm_preempt_grid_for_block with the block time predicted from the model
- * (rtm_preempt_block_s), and rtm_preempt_chunk_for. Returns the block time used (0 when unknown: o left as it
+ * (rtm_preempt_block_s). Returns the block time used (0 when unknown: o left as it
  * is). Safe anywhere. */
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o);

@@ -121,11 +121,17 @@ static void test_chunks(void **state)
         char text[1024];
         rtm_kexec_program_options(f.x.dev, &f.k, &o, text, sizeof(text));
         assert_non_null(strstr(text, "-DRTM_PERSIST=0"));
-        /* chunks act only where asked on a CPU device, and never for the original build */
+        /* chunks act on GPUs, on a CPU device only where asked, and never for the
+         * original build */
+        const bool cpu = (dev.info.type & CL_DEVICE_TYPE_CPU) != 0;
         rtm_kexec_opts_t off = o;
         off.chunk_cpu = false;
-        rtm_kexec_t x2;
         off.count_blocks = true;
+        rtm_kexec_t x2;
+        assert_int_equal(rtm_kexec_create_ex(&x2, &dev, &f.k, &off), RTM_OK);
+        assert_int_equal(rtm_kexec_chunked(&x2), !cpu);
+        rtm_kexec_destroy(&x2);
+        off.variant = RTM_KEXEC_ORIGINAL;
         assert_int_equal(rtm_kexec_create_ex(&x2, &dev, &f.k, &off), RTM_OK);
         assert_false(rtm_kexec_chunked(&x2));
         rtm_kexec_destroy(&x2);
@@ -773,14 +779,17 @@ static void test_grid_opts(void **state)
     assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
     assert_true(fabs(rtm_preempt_block_s(&bd, &k, 5e-6) - 5e-6) < 1e-15);
     /* chunks where a chunk of RTM_KEXEC_CHUNK_BLOCKS lasts RTM_PREEMPT_CHUNK_MIN_S: 40 000
-     * blocks in 25 ms (2.56 ms chunks), not in 5 ms (0.51 ms chunks) */
+     * blocks in 25 ms (2.56 ms chunks), not in 5 ms (0.51 ms chunks); production's
+     * options never ask for them (preempt.h) */
     k.size[0] = 40000;
     assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
     o.chunk = 0;
-    rtm_preempt_grid_opts(&bd, &k, 25e-3, &o);
+    rtm_preempt_grid_opts(&bd, &k, 25e-3, &o); /* production asks for none */
+    assert_int_equal(o.chunk, 0);
+    assert_true(rtm_preempt_chunk_for(&k, 25e-3, &o));
     assert_int_equal(o.chunk, RTM_KEXEC_CHUNK_BLOCKS);
     o.chunk = 0;
-    rtm_preempt_grid_opts(&bd, &k, 5e-3, &o);
+    assert_false(rtm_preempt_chunk_for(&k, 5e-3, &o));
     assert_int_equal(o.chunk, 0);
     assert_true(rtm_preempt_chunk_for(&k, 7.4e-3, NULL));
     assert_false(rtm_preempt_chunk_for(&k, 7.2e-3, NULL));
