@@ -140,17 +140,17 @@ static rtm_create_buffer_nv_t end_mark_call(const rtm_ocl_info_t *info,
 /* Unmaps and releases the end marks' buffers. */
 static void release_end(rtm_kexec_t *x)
 {
-    cl_mem *const mem[2] = {&x->end, &x->end2};
-    volatile cl_uint **const host[2] = {&x->end_host, &x->end2_host};
+    cl_mem *const bufs[2] = {&x->end, &x->end2};
+    volatile cl_uint **const views[2] = {&x->end_host, &x->end2_host};
     for (int i = 0; i < 2; i++) {
-        if (*mem[i] && *host[i]) {
-            clEnqueueUnmapMemObject(x->dev->ctrl, *mem[i], (void *)*host[i], 0, NULL, NULL);
+        if (*bufs[i] && *views[i]) {
+            clEnqueueUnmapMemObject(x->dev->ctrl, *bufs[i], (void *)*views[i], 0, NULL, NULL);
             clFinish(x->dev->ctrl);
         }
-        if (*mem[i])
-            clReleaseMemObject(*mem[i]);
-        *mem[i] = NULL;
-        *host[i] = NULL;
+        if (*bufs[i])
+            (void)clReleaseMemObject(*bufs[i]);
+        *bufs[i] = NULL;
+        *views[i] = NULL;
     }
 }
 
@@ -164,22 +164,22 @@ static rtm_status_t create_end(rtm_kexec_t *x)
     if (!create)
         return RTM_OK;
     const size_t bytes = 256; /* the mark, and the watcher's raise word 128 bytes on */
-    cl_mem *const mem[2] = {&x->end, &x->end2};
-    volatile cl_uint **const host[2] = {&x->end_host, &x->end2_host};
+    cl_mem *const bufs[2] = {&x->end, &x->end2};
+    volatile cl_uint **const views[2] = {&x->end_host, &x->end2_host};
     for (int i = 0; i < (x->chunk ? 2 : 1); i++) { /* exec2's chunks: a mark of their own */
         cl_int err = CL_SUCCESS;
-        *mem[i] = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
-        if (!*mem[i] || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
-            if (*mem[i])
-                clReleaseMemObject(*mem[i]);
-            *mem[i] = NULL;
+        *bufs[i] = create(d->ctx, CL_MEM_READ_WRITE, RTM_MEM_LOCATION_HOST_NV, bytes, NULL, &err);
+        if (!*bufs[i] || err != CL_SUCCESS) { /* no end mark: the driver's events alone */
+            if (*bufs[i])
+                (void)clReleaseMemObject(*bufs[i]);
+            *bufs[i] = NULL;
             break;
         }
-        void *p = clEnqueueMapBuffer(d->ctrl, *mem[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+        void *p = clEnqueueMapBuffer(d->ctrl, *bufs[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                      bytes, 0, NULL, NULL, &err);
         RTM_CL_CHECK(err, "clEnqueueMapBuffer(end mark)");
-        *host[i] = p;
-        (*host[i])[0] = 0;
+        *views[i] = p;
+        (*views[i])[0] = 0;
     }
     if (x->end && x->chunk && !x->end2) { /* marks on both queues or on none */
         release_end(x);
@@ -249,7 +249,10 @@ static cl_int create_control(rtm_kexec_t *x, size_t ndone, bool count)
 static cl_int create_chunk_maps(rtm_kexec_t *x)
 {
     const uint32_t nb = x->k->plan.blocks_max, c = x->chunk;
-    x->chunks_max = (nb + c - 1) / c;
+    if (c == 0 || nb <= c) /* chunk_of gives chunks only to launches of more blocks */
+        return CL_INVALID_VALUE;
+    const uint32_t m = (uint32_t)(((uint64_t)nb + c - 1u) / c);
+    x->chunks_max = m;
     x->ck_map = calloc(2 * (size_t)x->chunks_max, sizeof(cl_mem));
     uint32_t *ids = malloc((size_t)nb * sizeof(uint32_t));
     cl_int err = x->ck_map && ids ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
@@ -259,10 +262,10 @@ static cl_int create_chunk_maps(rtm_kexec_t *x)
         x->ident = clCreateBuffer(x->dev->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                   (size_t)nb * sizeof(cl_uint), ids, &err);
     free(ids);
-    for (uint32_t i = 0; err == CL_SUCCESS && i < 2 * x->chunks_max; i++) {
-        const uint32_t j = i % x->chunks_max, lo = j * c, n = nb - lo < c ? nb - lo : c;
+    for (uint32_t i = 0; err == CL_SUCCESS && i < 2 * m; i++) {
+        const uint32_t j = i < m ? i : i - m, lo = j * c, n = nb - lo < c ? nb - lo : c;
         const cl_buffer_region r = {(size_t)lo * sizeof(cl_uint), (size_t)n * sizeof(cl_uint)};
-        x->ck_map[i] = clCreateSubBuffer(i < x->chunks_max ? x->ident : x->map, CL_MEM_READ_ONLY,
+        x->ck_map[i] = clCreateSubBuffer(i < m ? x->ident : x->map, CL_MEM_READ_ONLY,
                                          CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
     }
     return err;
@@ -743,11 +746,11 @@ bool rtm_kexec_chunked(const rtm_kexec_t *x) { return x->chunk != 0; }
 static void chunks_reset(rtm_kexec_t *x)
 {
     rtm_kexec_chunks_t *ck = &x->ck;
-    cl_event *const evs[4] = {&ck->gate, &ck->ev[0], &ck->ev[1], &ck->first};
+    cl_event *const held[4] = {&ck->gate, &ck->ev[0], &ck->ev[1], &ck->first};
     for (int i = 0; i < 4; i++) {
-        if (*evs[i])
-            clReleaseEvent(*evs[i]);
-        *evs[i] = NULL;
+        if (*held[i])
+            (void)clReleaseEvent(*held[i]);
+        *held[i] = NULL;
     }
     memset(ck, 0, sizeof(*ck));
 }
