@@ -1,0 +1,142 @@
+/* kchunks.c — diagnostic (session 64; NVIDIA's OpenCL): rtmgr's own kexec of a seed-000
+ * kernel (matrix_mul by default) at n x n, wg 256, poll period 16, in four shapes:
+ * the original build, the polled plain grid, chunks of 4 096 (kexec.h chunks) and
+ * persistent groups; REPS interleaved whole runs (kernel span by kexec's events, the
+ * chunks' span by their own events, host wall), the chunks also begun without the
+ * cross-queue gate and paced here; then ABORTS aborts of each polled shape through
+ * rtm_preempt_abort_series_ex, the watcher on. Built and run by kchunks.sh:
+ *   bash board/h100/diag/kchunks.sh [N [REPS [ABORTS [KERNEL [FEW]]]]]
+ * FEW 1: only the original and the chunks are built; 2: and the chunks only ungated.
+ * Results: board/h100/results/chunks-s64-h100.txt. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels/kernels.h"
+#include "rtmgr/os.h"
+#include "rtmgr/preempt.h"
+#include "rtmgr/stats.h"
+
+#define NS 4
+static double med(double *v, int n) { rtm_stats_sort(v, (uint32_t)n); return v[n / 2]; }
+
+int main(int argc, char **argv)
+{
+    const int n = argc > 1 ? atoi(argv[1]) : 4000, reps = argc > 2 ? atoi(argv[2]) : 20;
+    const uint32_t aborts = argc > 3 ? (uint32_t)atoi(argv[3]) : 300;
+    const char *kname = argc > 4 ? argv[4] : "matrix_mul";
+    const int few = argc > 5 ? atoi(argv[5]) : 0; /* 1: only original and chunks built;
+                                                     * 2: and the chunks only ungated */
+    rtm_ocl_info_t infos[8];
+    uint32_t nd = 0;
+    if (rtm_ocl_discover(infos, 8, &nd) != RTM_OK || !nd) return 1;
+    rtm_ocl_dev_t dev;
+    if (rtm_ocl_open(&dev, &infos[0]) != RTM_OK) return 1;
+    printf("device %s; %s n %d\n", infos[0].name, kname, n);
+    rtm_kinst_t k;
+    rtm_kinst_init(&k, rtm_kernel_find(kname));
+    k.size[0] = n;
+    k.tune.wg = 256;
+    k.tune.vec = 1;
+    if (rtm_kinst_plan(&k) != RTM_OK) return 1;
+    const size_t bytes = rtm_kinst_bytes(&k);
+    void *arena = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    rtm_kinst_bind(&k, arena, bytes);
+    k.kernel->fill(&k, 5);
+    const char *names[NS] = {"original", "plain", "chunks", "persist"};
+    rtm_kexec_t x[NS];
+    memset(x, 0, sizeof(x));
+    for (int s = 0; s < NS; s++) {
+        if (few && (s == 1 || s == 3))
+            continue;
+        rtm_kexec_opts_t o = {.transport = RTM_ABORT_WRITE, .transport_set = true,
+                              .poll_every = 16, .fetch_store = true};
+        o.variant = s == 0 ? RTM_KEXEC_ORIGINAL : RTM_KEXEC_FULL;
+        o.groups = s == 3 ? 0 : RTM_KEXEC_GROUPS_ALL;
+        o.chunk = s == 2 ? RTM_KEXEC_CHUNK_BLOCKS : 0;
+        o.chunk_cpu = true;
+        if (rtm_kexec_create_ex(&x[s], &dev, &k, &o) != RTM_OK) { printf("create %s failed\n", names[s]); return 1; }
+        rtm_kexec_warm(&x[s]);
+        rtm_kexec_write_inputs(&x[s], NULL, NULL);
+        clFinish(dev.exec);
+        printf("%-9s chunk %u persist %d groups %u\n", names[s], x[s].chunk, x[s].persist,
+               rtm_kexec_groups(&x[s], k.plan.blocks_max));
+    }
+    double span[NS][256], wall[NS][256], evspan[256], ngwall[256], ngspan[256];
+    int r2 = reps > 256 ? 256 : reps;
+    memset(span, 0, sizeof(span));
+    memset(wall, 0, sizeof(wall));
+    for (int r = 0; r < r2; r++) {
+        { /* chunks without the gate: begun and paced here */
+            rtm_kexec_clear(&x[2], NULL, NULL);
+            clFinish(dev.exec);
+            const double t0 = rtm_os_now_s();
+            rtm_kexec_chunks_begin(&x[2], NULL, 0, NULL);
+            bool all = false;
+            while (!all)
+                rtm_kexec_chunks_advance(&x[2], true, &all);
+            clFinish(dev.exec);
+            clFinish(dev.exec2);
+            ngwall[r] = rtm_os_now_s() - t0;
+            const rtm_kexec_chunks_t *ck = &x[2].ck;
+            ngspan[r] = (double)rtm_ocl_span_ns(ck->first, rtm_ocl_later_end(ck->ev[0], ck->ev[1])) * 1e-9;
+        }
+        for (int s = 0; s < NS; s++) {
+            if (!x[s].dev || (few == 2 && s == 2))
+                continue;
+            cl_event k0 = NULL, k1 = NULL;
+            rtm_kexec_clear(&x[s], NULL, NULL);
+            clFinish(dev.exec);
+            const double t0 = rtm_os_now_s();
+            rtm_kexec_enqueue_all(&x[s], 0, &k0, &k1);
+            clFinish(dev.exec);
+            clFinish(dev.exec2);
+            wall[s][r] = rtm_os_now_s() - t0;
+            span[s][r] = (double)rtm_ocl_span_ns(k0, k1 ? k1 : k0) * 1e-9;
+            if (s == 2) {
+                const rtm_kexec_chunks_t *ck = &x[2].ck;
+                const int64_t a = rtm_ocl_span_ns(ck->first, ck->ev[0]);
+                const int64_t b = rtm_ocl_span_ns(ck->first, ck->ev[1]);
+                evspan[r] = (double)(a > b ? a : b) * 1e-9;
+            }
+            if (k0) clReleaseEvent(k0);
+            if (k1) clReleaseEvent(k1);
+        }
+    }
+    printf("%-9s %10s %10s %10s %10s  (ms; vs original by min)\n", "shape", "span min", "span med", "wall min", "wall med");
+    double omin = 1e9, owmin = 1e9;
+    for (int s = 0; s < NS; s++) {
+        if (!x[s].dev || (few == 2 && s == 2))
+            continue;
+        double mn = 1e9, wmn = 1e9;
+        for (int r = 0; r < r2; r++) { mn = span[s][r] < mn ? span[s][r] : mn; wmn = wall[s][r] < wmn ? wall[s][r] : wmn; }
+        if (s == 0) { omin = mn; owmin = wmn; }
+        printf("%-9s %10.3f %10.3f %10.3f %10.3f  span %+6.2f %%  wall %+6.2f %%\n", names[s], mn * 1e3, med(span[s], r2) * 1e3,
+               wmn * 1e3, med(wall[s], r2) * 1e3, 100 * (mn / omin - 1), 100 * (wmn / owmin - 1));
+    }
+    double emn = 1e9;
+    for (int r = 0; r < r2; r++) emn = evspan[r] < emn ? evspan[r] : emn;
+    printf("chunks by their own events (first START -> later queue END): min %.3f med %.3f ms (%+.2f %%)\n", emn * 1e3, med(evspan, r2) * 1e3, 100 * (emn / omin - 1));
+    double ng = 1e9, ngw = 1e9;
+    for (int r = 0; r < r2; r++) { ng = ngspan[r] < ng ? ngspan[r] : ng; ngw = ngwall[r] < ngw ? ngwall[r] : ngw; }
+    printf("chunks without the gate, by their events: min %.3f med %.3f ms (%+.2f %%); wall min %.3f (%+.2f %%)\n", ng * 1e3, med(ngspan, r2) * 1e3, 100 * (ng / omin - 1), ngw * 1e3, 100 * (ngw / owmin - 1));
+    if (aborts == 0) return 0;
+    double *samp = calloc(aborts, sizeof(double));
+    rtm_preempt_stop_t *stops = calloc(aborts, sizeof(*stops));
+    const rtm_preempt_wake_t wake = {RTM_OS_SPIN_S, RTM_PREEMPT_POKE_NONE, 0.0};
+    for (int s = 1; s < NS; s++) {
+        if (!x[s].dev)
+            continue;
+        uint32_t nn = 0, missed = 0; double ks = 0;
+        rtm_kexec_set_watch(&x[s], rtm_kexec_watch_worth(0.02));
+        rtm_status_t st = rtm_preempt_abort_series_ex(&x[s], aborts, 11, samp, stops, &nn, &missed, &ks, &wake);
+        uint32_t marked = 0; double dr[4096]; uint32_t ndr = 0;
+        for (uint32_t i = 0; i < nn; i++) { marked += stops[i].marked; if (stops[i].dev_drain_s >= 0 && ndr < 4096) dr[ndr++] = stops[i].dev_drain_s; }
+        rtm_stats_sort(samp, nn);
+        rtm_stats_sort(dr, ndr);
+        printf("%-9s aborts %u (missed %u, marked %u, st %d) kernel %.2f ms: response p50 %.1f p99 %.1f max %.1f us; drain p50 %.1f p99 %.1f us\n",
+               names[s], nn, missed, marked, (int)st, ks * 1e3, rtm_stats_percentile(samp, nn, 50) * 1e6,
+               rtm_stats_percentile(samp, nn, 99) * 1e6, nn ? samp[nn - 1] * 1e6 : 0.0,
+               ndr ? rtm_stats_percentile(dr, ndr, 50) * 1e6 : -1, ndr ? rtm_stats_percentile(dr, ndr, 99) * 1e6 : -1);
+    }
+    return 0;
+}
