@@ -242,16 +242,22 @@ rtm_status_t rtm_abortflag_set_arg(const rtm_abortflag_t *f, cl_kernel kern, cl_
     return RTM_OK;
 }
 
+/* Stores v in the raise words the watchers read (watch, watch2; those set). */
+static void set_watch(rtm_abortflag_t *f, cl_uint v)
+{
+    volatile cl_uint *const w[2] = {f->watch, f->watch2};
+    for (int i = 0; i < 2; i++)
+        if (w[i])
+            __atomic_store_n(w[i], v, __ATOMIC_RELEASE);
+}
+
 rtm_status_t rtm_abortflag_clear(rtm_abortflag_t *f)
 {
     if (f->transport == RTM_ABORT_MAPPED) {
         store_all(f->host, f->copies, 0);
         return RTM_OK;
     }
-    if (f->watch) /* no launch runs: the last one ended before a clear */
-        __atomic_store_n(f->watch, 0u, __ATOMIC_RELEASE);
-    if (f->watch2)
-        __atomic_store_n(f->watch2, 0u, __ATOMIC_RELEASE);
+    set_watch(f, 0u); /* no launch runs: the last one ended before a clear */
     rtm_status_t st = disarm(f); /* a held write not raised: goes by as a no-op */
     if (st != RTM_OK)
         return st;
@@ -276,10 +282,7 @@ rtm_status_t rtm_abortflag_raise(rtm_abortflag_t *f)
         return RTM_OK;
     }
     f->up = true;
-    if (f->watch) /* a watched launch's watcher sees it within 2 us (rtm_block.h) */
-        __atomic_store_n(f->watch, 1u, __ATOMIC_RELEASE);
-    if (f->watch2)
-        __atomic_store_n(f->watch2, 1u, __ATOMIC_RELEASE);
+    set_watch(f, 1u); /* a watched launch's watcher sees it within 2 us (rtm_block.h) */
     if (f->raise_ev) /* a previous raise not yet settled: it carries the same value */
         return RTM_OK;
     const size_t n = flag_ints(f);

@@ -954,8 +954,8 @@ static void section_response(bench_t *b)
  * on a plain grid with production's polls (plain: the shape until session 39, whose
  * blocks not yet started drain through their entry checks after a raise); and 65 536
  * blocks of 400 us, also in chunks (kexec.h; rtm_preempt_chunk_for) with production's
- * polls (chunks); the alternatives not pooled. GPUs only: a block's length is set from the device's resident groups (2048
- * work-items a unit). */
+ * polls (chunks); the alternatives not pooled. GPUs only: a block's length is set from
+ * the device's resident groups (2048 work-items a unit). */
 static void section_shape(bench_t *b)
 {
     static const double blocks_full[] = {5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6, 400e-6};
@@ -988,14 +988,14 @@ static void section_shape(bench_t *b)
     static const char *const build[4] = {"prod", "other", "plain", "chunks"};
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
+        const bool chunks = rtm_preempt_chunk_for(&sk, blk[i] * waves, NULL);
         for (int alt = 0; alt < 4; alt++) {
-            if ((alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S)) ||
-                (alt == 3 && !rtm_preempt_chunk_for(&sk, blk[i] * waves, NULL)))
+            if ((alt == 2 && !(blk[i] > RTM_PREEMPT_LONG_BLOCK_S)) || (alt == 3 && !chunks))
                 break;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
             if (alt == 3) /* production's polls, in chunks */
-                rtm_preempt_chunk_for(&sk, blk[i] * waves, &pr);
+                pr.chunk = RTM_KEXEC_CHUNK_BLOCKS;
             if (alt == 2)
                 pr.groups = RTM_KEXEC_GROUPS_ALL;
             const bool polls = alt == 1 ? !prod_polls : prod_polls;

@@ -139,13 +139,6 @@ static const rtm_kernel_t xfer_kernel = {
 
 static double span_s(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }
 
-static void release_ev(cl_event *e)
-{
-    if (*e)
-        clReleaseEvent(*e);
-    *e = NULL;
-}
-
 /* What the device writes into a transfer job's outputs before they are read back. */
 #define XFER_OUT_BYTE 0xA5u
 
@@ -221,7 +214,7 @@ static rtm_status_t xfer_job(devcal_t *x, size_t bytes, uint32_t m, double *in_s
         }
         si[r] = span_s(a, b);
         so[r] = span_s(c, d);
-        release_ev(&a), release_ev(&b), release_ev(&c), release_ev(&d);
+        rtm_ocl_put(&a), rtm_ocl_put(&b), rtm_ocl_put(&c), rtm_ocl_put(&d);
     }
     rtm_kexec_destroy(&ex);
     rtm_calib_inst_free(&in);
@@ -251,7 +244,7 @@ static rtm_status_t xfer_raw(devcal_t *x, cl_mem buf, void *host, size_t bytes, 
             err = clWaitForEvents(1, &e2);
         sw[r] = e1 ? rtm_ocl_event_seconds(e1) : 0.0;
         sr[r] = e2 ? rtm_ocl_event_seconds(e2) : 0.0;
-        release_ev(&e1), release_ev(&e2);
+        rtm_ocl_put(&e1), rtm_ocl_put(&e2);
     }
     if (err != CL_SUCCESS)
         return rtm_ocl_fail("clEnqueueWriteBuffer/ReadBuffer", err, __FILE__, __LINE__);

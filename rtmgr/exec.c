@@ -718,13 +718,6 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
 /* ns between a's START and b's END (0 when unknown). */
 static int64_t span_ns(cl_event a, cl_event b) { return rtm_ocl_span_ns(a, b); }
 
-static void put_event(cl_event *e)
-{
-    if (*e)
-        clReleaseEvent(*e);
-    *e = NULL;
-}
-
 static rtm_status_t marker(cl_command_queue q, cl_event *ev)
 {
     RTM_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, ev), "clEnqueueMarkerWithWaitList");
@@ -734,8 +727,7 @@ static rtm_status_t marker(cl_command_queue q, cl_event *ev)
 /* Waits for everything on the device's queues of kx (an error path). */
 static void ocl_settle(const rtm_kexec_t *kx)
 {
-    clFinish(kx->dev->exec);
-    clFinish(kx->dev->exec2);
+    rtm_ocl_finish_exec(kx->dev);
     clFinish(kx->dev->side);
 }
 
@@ -927,7 +919,7 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
      * completed job's last output transfer; not the callback's marker behind it) */
     const int64_t all = span_ns(fresh ? run->in0 : run->m0,
                                 pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : run->m1);
-    put_event(&run->in0), put_event(&run->in1), put_event(&run->m0), put_event(&run->m1);
+    rtm_ocl_put(&run->in0), rtm_ocl_put(&run->in1), rtm_ocl_put(&run->m0), rtm_ocl_put(&run->m1);
     res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {
         res->outcome = RTM_JOB_FAILED;

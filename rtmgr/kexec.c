@@ -293,11 +293,14 @@ bool rtm_kexec_watched(const rtm_kexec_t *x, uint32_t nblk)
     return nblk % cap != 0; /* a full last wave: the watcher would open one more */
 }
 
-/* Has queue q's latest chunk ended, by its end mark (x has marks)? */
-static bool chunk_marked(const rtm_kexec_t *x, int q)
+/* Chunk queue q's end mark (0: exec's, 1: exec2's), NULL without marks. */
+static volatile cl_uint *mark_of(const rtm_kexec_t *x, int q)
 {
-    return (q ? x->end2_host : x->end_host)[0] != 0;
+    return q ? x->end2_host : x->end_host;
 }
+
+/* Has queue q's latest chunk ended, by its end mark (x has marks)? */
+static bool chunk_marked(const rtm_kexec_t *x, int q) { return mark_of(x, q)[0] != 0; }
 
 bool rtm_kexec_end_seen(const rtm_kexec_t *x, uint32_t launch)
 {
@@ -633,10 +636,6 @@ static bool karg_same(const rtm_karg_t *a, const rtm_karg_t *b)
     return false;
 }
 
-/* Sets launch `launch`'s arguments on entry `entry`'s kernel, those that differ from
- * what the kernel holds (x->args_set): on the H100's driver each clSetKernelArg is host
- * time in every launch of a multi-launch job, and the host's enqueueing paces short
- * launches. The cache is valid only once every argument is set. */
 /* Where a launch's blocks come from and where its groups leave: the block map (the
  * resume map, or a chunk's sub-buffer), the leave counter and the end mark (exec's, or
  * exec2's for its chunks). */
@@ -644,6 +643,10 @@ typedef struct {
     cl_mem map, next, end;
 } route_t;
 
+/* Sets launch `launch`'s arguments on entry `entry`'s kernel, those that differ from
+ * what the kernel holds (x->args_set): on the H100's driver each clSetKernelArg is host
+ * time in every launch of a multi-launch job, and the host's enqueueing paces short
+ * launches. The cache is valid only once every argument is set. */
 static rtm_status_t set_args(rtm_kexec_t *x, cl_kernel kern, uint32_t entry, uint32_t launch,
                              const route_t *rt, cl_uint mapped, cl_uint nblk, cl_uint doff)
 {
@@ -746,12 +749,8 @@ bool rtm_kexec_chunked(const rtm_kexec_t *x) { return x->chunk != 0; }
 static void chunks_reset(rtm_kexec_t *x)
 {
     rtm_kexec_chunks_t *ck = &x->ck;
-    cl_event *const held[4] = {&ck->gate, &ck->ev[0], &ck->ev[1], &ck->first};
-    for (int i = 0; i < 4; i++) {
-        if (*held[i])
-            (void)clReleaseEvent(*held[i]);
-        *held[i] = NULL;
-    }
+    rtm_ocl_put(&ck->gate), rtm_ocl_put(&ck->ev[0]), rtm_ocl_put(&ck->ev[1]);
+    rtm_ocl_put(&ck->first);
     memset(ck, 0, sizeof(*ck));
 }
 
@@ -776,7 +775,7 @@ static rtm_status_t chunk_release(rtm_kexec_t *x)
     rtm_status_t st = set_args(x, kern, kl.entry, 0, &rt, watched ? 3u : 1u, nb, 0);
     if (st != RTM_OK)
         return st;
-    volatile cl_uint *mark = q ? x->end2_host : x->end_host;
+    volatile cl_uint *mark = mark_of(x, q);
     if (mark)
         mark[0] = 0;
     cl_command_queue qq = q ? x->dev->exec2 : x->dev->exec;
@@ -972,13 +971,6 @@ rtm_status_t rtm_kexec_warm(rtm_kexec_t *x)
 
 static double span(cl_event a, cl_event b) { return (double)rtm_ocl_span_ns(a, b) * 1e-9; }
 
-static void release(cl_event *e)
-{
-    if (*e)
-        clReleaseEvent(*e);
-    *e = NULL;
-}
-
 /* The kernels' last event of a run whose launches gave `last`: a chunked run's chunk that
  * ended later by the device clock (the closing marker's END stamp, on the H100, came
  * 2.4 ms before the chunks on exec2 ended: session 64 call b), else `last`. */
@@ -986,13 +978,6 @@ static cl_event kernels_end(const rtm_kexec_t *x, cl_event last)
 {
     const rtm_kexec_chunks_t *ck = &x->ck;
     return x->chunk && ck->n && ck->ev[0] ? rtm_ocl_later_end(ck->ev[0], ck->ev[1]) : last;
-}
-
-/* Waits for x's queues: exec, and exec2 where x runs chunks. */
-static cl_int finish(const rtm_kexec_t *x)
-{
-    const cl_int err = clFinish(x->dev->exec);
-    return err == CL_SUCCESS && x->chunk ? clFinish(x->dev->exec2) : err;
 }
 
 rtm_status_t rtm_kexec_run_kernels(rtm_kexec_t *x, uint32_t nmap, double *kernel_s, double *enq_s)
@@ -1004,12 +989,12 @@ rtm_status_t rtm_kexec_run_kernels(rtm_kexec_t *x, uint32_t nmap, double *kernel
         st = rtm_kexec_enqueue_all(x, nmap, &k0, &k1);
     if (enq_s)
         *enq_s = rtm_os_now_s() - h0;
-    const cl_int err = finish(x);
+    const cl_int err = rtm_ocl_finish_exec(x->dev);
     if (st == RTM_OK && err != CL_SUCCESS)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
     *kernel_s = st == RTM_OK ? span(k0, kernels_end(x, k1 ? k1 : k0)) : 0.0;
-    release(&k0);
-    release(&k1);
+    rtm_ocl_put(&k0);
+    rtm_ocl_put(&k1);
     return st;
 }
 
@@ -1023,7 +1008,7 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
         st = rtm_kexec_enqueue_all(x, 0, &k0, &k1);
     if (st == RTM_OK)
         st = rtm_kexec_read_outputs(x, &out0, &out1);
-    const cl_int err = finish(x);
+    const cl_int err = rtm_ocl_finish_exec(x->dev);
     t->wall_s = rtm_os_now_s() - w0;
     if (st == RTM_OK && err != CL_SUCCESS)
         st = rtm_ocl_fail("clFinish", err, __FILE__, __LINE__);
@@ -1036,6 +1021,6 @@ rtm_status_t rtm_kexec_run(rtm_kexec_t *x, rtm_kexec_timing_t *t)
         t->gap_kernel_s = (double)rtm_ocl_gap_ns(in1 ? in1 : in0, k0) * 1e-9;
         t->gap_out_s = (double)rtm_ocl_gap_ns(kend, out0) * 1e-9;
     }
-    release(&in0), release(&in1), release(&k0), release(&k1), release(&out0), release(&out1);
+    rtm_ocl_put(&in0), rtm_ocl_put(&in1), rtm_ocl_put(&k0), rtm_ocl_put(&k1), rtm_ocl_put(&out0), rtm_ocl_put(&out1);
     return st;
 }

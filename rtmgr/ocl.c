@@ -277,6 +277,20 @@ int rtm_ocl_event_done(cl_event ev, rtm_status_t *st)
     return s == CL_COMPLETE;
 }
 
+void rtm_ocl_put(cl_event *ev)
+{
+    if (*ev)
+        clReleaseEvent(*ev);
+    *ev = NULL;
+}
+
+cl_int rtm_ocl_finish_exec(const rtm_ocl_dev_t *d)
+{
+    const cl_int err = clFinish(d->exec);
+    const cl_int err2 = clFinish(d->exec2);
+    return err != CL_SUCCESS ? err : err2;
+}
+
 rtm_status_t rtm_ocl_settle(cl_event *ev, const char *what)
 {
     if (!*ev)

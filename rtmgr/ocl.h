@@ -104,5 +104,10 @@ int rtm_ocl_event_done(cl_event ev, rtm_status_t *st);
 /* Waits for *ev (if any), releases it and sets it NULL; `what` names the wait in the
  * error report. Real-time safe (blocks until the command ends). */
 rtm_status_t rtm_ocl_settle(cl_event *ev, const char *what);
+/* Releases *ev (if any) without waiting and sets it NULL. Real-time safe. */
+void rtm_ocl_put(cl_event *ev);
+/* Waits for the device's execution queues, exec then exec2 (kexec chunks); the first
+ * error. Real-time safe (blocks until their commands end). */
+cl_int rtm_ocl_finish_exec(const rtm_ocl_dev_t *d);
 
 #endif

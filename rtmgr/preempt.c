@@ -85,13 +85,6 @@ rtm_status_t rtm_preempt_job_init(rtm_preempt_job_t *job, const rtm_kinst_t *k, 
     return RTM_OK;
 }
 
-static void put_event(cl_event *e)
-{
-    if (*e)
-        clReleaseEvent(*e);
-    *e = NULL;
-}
-
 static void release_events(rtm_preempt_job_t *job)
 {
     for (uint32_t i = 0; i < job->ring_n; i++) {
@@ -100,10 +93,10 @@ static void release_events(rtm_preempt_job_t *job)
         job->ring[j] = NULL;
     }
     job->ring_head = job->ring_n = 0;
-    put_event(&job->last_ev);
-    put_event(&job->last2_ev);
-    put_event(&job->first_ev);
-    put_event(&job->out_ev);
+    rtm_ocl_put(&job->last_ev);
+    rtm_ocl_put(&job->last2_ev);
+    rtm_ocl_put(&job->first_ev);
+    rtm_ocl_put(&job->out_ev);
 }
 
 /* The job's view of its chunked run's events (kexec's, retained): the first chunk, the
@@ -122,7 +115,7 @@ static void sync_chunks(rtm_preempt_job_t *job, bool all)
     for (int i = 0; i < 2; i++) {
         if (*dst[i] == src[i])
             continue;
-        put_event(dst[i]);
+        rtm_ocl_put(dst[i]);
         if (src[i])
             clRetainEvent(src[i]);
         *dst[i] = src[i];
@@ -131,14 +124,7 @@ static void sync_chunks(rtm_preempt_job_t *job, bool all)
         job->next = job->launches;
 }
 
-
-
-static void release_end(rtm_preempt_job_t *job)
-{
-    if (job->end_ev)
-        clReleaseEvent(job->end_ev);
-    job->end_ev = NULL;
-}
+static void release_end(rtm_preempt_job_t *job) { rtm_ocl_put(&job->end_ev); }
 
 /* Waits for the aborted run's output reads still on the side queue (read_beside). */
 static rtm_status_t settle_side(rtm_preempt_job_t *job)
@@ -149,10 +135,8 @@ static rtm_status_t settle_side(rtm_preempt_job_t *job)
 void rtm_preempt_job_release(rtm_preempt_job_t *job)
 {
     (void)settle_side(job);
-    if (job->x && job->state == RTM_PREEMPT_RUNNING) {
-        clFinish(job->x->dev->exec);
-        clFinish(job->x->dev->exec2);
-    }
+    if (job->x && job->state == RTM_PREEMPT_RUNNING)
+        rtm_ocl_finish_exec(job->x->dev);
     release_events(job);
     release_end(job);
 }
@@ -358,7 +342,7 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
     rtm_status_t st = inputs ? rtm_kexec_write_inputs(x, first, lastp) : rtm_kexec_clear(x, first, lastp);
     if (st == RTM_OK && job->chunked)
         st = rtm_kexec_chunks_begin(x, NULL, 0, *lastp);
-    put_event(&own);
+    rtm_ocl_put(&own);
     if (st != RTM_OK)
         return st;
     job->launch = job->next = 0;
@@ -427,7 +411,8 @@ rtm_status_t rtm_preempt_wait(rtm_preempt_job_t *job)
 #define MARK_ASK_S 20e-6
 
 /* Busy-waits (clGetEventInfo, no clWaitForEvents: a driver may sleep in it) for ev (the
- * last kernel) and ev2 (may be NULL: a chunked run's other queue) to complete; returns the time it was seen. While waiting it also watches
+ * last kernel) and ev2 (may be NULL: a chunked run's other queue) to complete; returns
+ * the time it was seen. While waiting it also watches
  * `raise` (the flag transfer, may be NULL) and stamps when it was seen complete in
  * *landed, and the end mark of launch `launch` of mx (NULL: none; false where mx has no
  * mark) and stamps when it was seen in *marked. On a CPU device the waiting thread
@@ -758,8 +743,7 @@ rtm_status_t rtm_preempt_resume_gpu(rtm_preempt_job_t *job, rtm_kexec_t *x)
     if (st == RTM_OK)
         st = topup(job);
     if (st != RTM_OK) {
-        clFinish(x->dev->exec);
-        clFinish(x->dev->exec2);
+        rtm_ocl_finish_exec(x->dev);
         release_events(job);
         job->state = RTM_PREEMPT_STOPPED;
     }
