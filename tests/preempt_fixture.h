@@ -21,21 +21,13 @@
 #include "rtmgr/preempt.h"
 #include "rtmgr/rng.h"
 #include "tests/ocl_fixture.h"
+#include "tests/sanitized.h"
 
 static rtm_ocl_dev_t dev;
 
-/* Under the sanitizers the CPU twins (references and CPU resumes) run unoptimised and
- * instrumented: fewer abort points, and the persistent pass on representative kernels. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+/* Under the sanitizers (SANITIZED) the CPU twins (references and CPU resumes) run
+ * unoptimised and instrumented: fewer abort points, and the persistent pass on
+ * representative kernels. */
 
 /* Kernels that between them cover the header's paths: simple; barrier loop with
  * RTM_POLL (grid_path, cpa_pairs); multi-launch with local memory (sort, radix_sort);

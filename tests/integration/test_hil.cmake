@@ -1,13 +1,8 @@
 # Tests that load both cores of a CI machine (the HIL replay, the input floods, the fuzz
-# smoke runs, the navigation kernels at full size, the preemption module's chunked runs)
-# and tests that measure scheduling (the executive, rtmgr run) or host time (calibration's
-# point selection stops at a job whose set-up and runs take over 8x the largest target:
-# under the sanitizers beside test_preempt, test_knee_points_cache lost its point between
-# 43 and 60 MiB, session 64's CI) take one lock, so that `ctest -j` never runs them side
-# by side: a timing test then fails only for its own reasons. The others still run in
-# parallel with them.
-foreach(t test_hil test_input fuzz_nmea_smoke fuzz_config_smoke test_nav test_exec test_run
-        test_preempt test_calib)
+# smoke runs, the navigation kernels at full size) and tests that measure scheduling (the executive, rtmgr run) take one lock,
+# so that `ctest -j` never runs them side by side: a timing test then fails only for its
+# own reasons. The others still run in parallel with them.
+foreach(t test_hil test_input fuzz_nmea_smoke fuzz_config_smoke test_nav test_exec test_run)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES RESOURCE_LOCK cpu_timing)
   endif()

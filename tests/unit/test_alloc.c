@@ -25,6 +25,7 @@
 #include "rtmgr/config.h"
 #include "rtmgr/pool.h"
 #include "rtmgr/units.h"
+#include "tests/sanitized.h"
 
 #define SRC RTM_TEST_SOURCE_DIR
 
@@ -68,16 +69,8 @@ void __wrap_free(void *p)
     __real_free(p);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
-
 static atomic_uint hooked_calls; /* every allocation in the process (ASan build only) */
-#ifdef TEST_ASAN
+#if SANITIZED
 #include <sanitizer/allocator_interface.h>
 static void malloc_hook(const volatile void *p, size_t n)
 {
@@ -113,7 +106,7 @@ static void test_wrappers_count(void **state)
     f(p);
     count_stop();
     assert_int_equal(atomic_load(&wrapped_calls), 2);
-#ifdef TEST_ASAN
+#if SANITIZED
     assert_int_equal(atomic_load(&hooked_calls), 2);
     /* The hooks see allocations the wrappers cannot: libyaml's, during a load. */
     static rtm_config_t scratch;
@@ -218,7 +211,7 @@ static void test_no_allocation_after_start(void **state)
 
 int main(void)
 {
-#ifdef TEST_ASAN
+#if SANITIZED
     __sanitizer_install_malloc_and_free_hooks(malloc_hook, free_hook);
 #endif
     const struct CMUnitTest tests[] = {
