@@ -57,7 +57,9 @@ typedef struct {
     bool quick, json, sweep, no_sweep; /* no_sweep: --no-sweep, section 3 skipped */
     int device;
     uint32_t poll, lanes, groups, copies;
-    bool chunk;          /* --chunk: long-block kernels' production build in chunks */
+    bool no_chunk;       /* --no-chunk: production's long grids on persistent groups */
+    double idle;         /* --idle: section 2 leaves the device idle this many times a
+                          * run's kernel time before it (-1: auto, IDLE_GPU on GPUs) */
     uint32_t wg;    /* --wg: work-items per block of every kernel that takes it (0: its own) */
     bool copies_set;
     bool static_fetch;
@@ -311,6 +313,33 @@ enum { V_ORIG, V_PAPER, V_CHECK, V_DONE, V_PERSIST, V_POLL, V_PROD, V_COUNT };
 static const char *const vname[V_COUNT] = {"original", "paper check", "check", "+done[]",
                                            "+persist", "+poll", "production"};
 
+/* Section 2's idle time before each run on GPUs, in the variant's last kernel times
+ * (--idle; CPU devices: none): the H100 at 700 W held its SM clock at 1 980 MHz for the
+ * first 2-3 back-to-back runs of matrix_mul at n = 4 000 (28 ms each), then its power cap
+ * brought it down to 1 305-1 800 MHz and the runs to 31-40 ms (nvidia-smi's
+ * clocks_event_reasons 0x4, SW power cap; session 65 calls d-e, board/h100/results/
+ * powercap-s65-h100.txt). A variant's minimum then told which variant happened to run
+ * before the cap, not what it cost: 8 kexecs of one build ranged 27.6-33.0 ms. Idle for
+ * 3 kernel times before each run (at most a third of the time busy), every run kept the
+ * full clock (27.2-27.9 ms). */
+#define IDLE_GPU 3.0
+#define IDLE_MAX_S 0.5
+
+/* Section 2's idle factor (--idle, else by the device's type). */
+static double idle_factor(const bench_t *b)
+{
+    return b->o.idle >= 0.0 ? b->o.idle
+           : (b->dev.info.type & CL_DEVICE_TYPE_CPU) ? 0.0
+                                                     : IDLE_GPU;
+}
+
+/* The idle time before a run whose variant's last kernel took last_s (0: none yet). */
+static double idle_s(const bench_t *b, double last_s)
+{
+    const double t = idle_factor(b) * last_s;
+    return t < IDLE_MAX_S ? t : IDLE_MAX_S;
+}
+
 /* overhead_one's *groups for a production build in chunks: this bit | blocks per chunk */
 #define CHUNKED 0x80000000u
 
@@ -350,18 +379,23 @@ static int overhead_one(bench_t *b, const rtm_kinst_t *proto, const rtm_kexec_op
                   : x[V_PROD].chunk ? CHUNKED | x[V_PROD].chunk
                                     : 0;
     const bool refill = has_inout(&in.k);
+    double last[V_COUNT] = {0};
     for (int v = 0; v < V_COUNT; v++)
         best[v] = 1e30;
     for (int i = 0; r == 0 && i <= runs; i++) {
         for (int v = 0; r == 0 && v < V_COUNT; v++) {
             if (refill)
                 in.k.kernel->fill(&in.k, 1);
+            const double idle = idle_s(b, last[v]);
+            if (idle > 0.0)
+                rtm_os_sleep_until_s(rtm_os_now_s() + idle);
             rtm_kexec_timing_t t;
             const rtm_status_t st = rtm_kexec_run(&x[v], &t);
             if (st != RTM_OK) {
                 r = fail(b, "run failed", proto->kernel->name, rtm_strerror(st));
                 break;
             }
+            last[v] = t.kernel_s;
             if (i == 0 && v == V_ORIG) {
                 inst_copy(&ref, &in);
                 rtm_kexec_set_watch(&x[V_PROD], watch_for(b, t.kernel_s));
@@ -508,7 +542,7 @@ static rtm_kexec_opts_t exec_shape(bench_t *b, rtm_kinst_t *proto, double t, boo
     double steps = 1.0;
     const double bs = block_time(b, proto, t, &steps);
     rtm_preempt_grid_for_block(bs, &pr);
-    if (b->o.chunk) /* chunks (kexec.h) where they would last long enough */
+    if (!b->o.no_chunk) /* chunks (kexec.h) where they would last long enough */
         rtm_preempt_chunk_for(proto, t, &pr);
     if (!b->o.poll) /* the launch shape set: the periods are compared on it */
         pr.poll_every = tune ? prod_poll_k(b, proto, &pr, t, bs / steps)
@@ -529,10 +563,12 @@ static void section_overhead(bench_t *b)
     const double target = b->o.quick ? 1e-3 : 10e-3;
     const rtm_kexec_opts_t prod = prod_opts(b);
     if (!b->o.json)
-        printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, in-loop poll "
-               "period per kernel (K; sweep's %u), %u flag copies, 1 for one-flag kernels)\n"
+        printf("\n2. overhead vs the original kernel (min of %d event-profiled runs, each after "
+               "the device idled %g times its last kernel time, at most %g ms (--idle); in-loop "
+               "poll period per kernel (K; sweep's %u), %u flag copies, 1 for one-flag kernels)\n"
                "%-12s %-30s %9s %15s %15s %15s %15s %15s %15s %7s %5s %7s %5s %6s\n",
-               runs, prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
+               runs, idle_factor(b), IDLE_MAX_S * 1e3,
+               prod.poll_every ? prod.poll_every : RTM_KEXEC_POLL_DEFAULT,
                copies_of(b, &prod), "kernel", "size", "orig ms", "paper check %", "check %",
                "+done[] %", "+persist %", "+poll %", "production %", "persist", "items",
                "blk us", "polls", "K");
@@ -594,7 +630,7 @@ static void section_overhead(bench_t *b)
                "+poll: + in-loop polls (plain grid); "
                "production: the build jobs run (flag copies, persistent groups only for grids "
                "of %u blocks or more, storing each fetched block id at once where blocks "
-               "last over %.0f us: 'persist' = groups, 'cN' = chunks of N (--chunk), "
+               "last over %.0f us: 'persist' = groups, 'cN' = chunks of N, "
                "'plain' = one per block); * = under "
                "1 ms or without buffers, left out of the summary's worst case; items: "
                "memory-bound kernels run with coarse blocks of >= %u elements (rtm_kinst_t.items, "
@@ -971,9 +1007,10 @@ static void section_shape(bench_t *b)
     if (!b->o.json)
         printf("\n4b. the executive's launch shape on %u blocks of spin (persistent groups, the "
                "fetched block id stored at once for blocks over %.0f us, in-loop polls for "
-               "blocks over %.0f us; prod = that build, other = its polls the other way, plain = "
-               "a plain grid with production's polls, chunks = chunks of %u blocks on two "
-               "queues released two ahead, where they last %.2f ms or more)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
+               "blocks over %.0f us, chunks of %u blocks on two queues released two ahead where "
+               "they last %.2f ms or more; prod = that build, other = its polls the other way, "
+               "plain = a plain grid with production's polls, persist = persistent groups "
+               "instead of chunks, chunks = chunks instead of persistent groups, --no-chunk)\n%8s %6s %5s %6s %8s %10s %6s %6s %10s %10s %10s %6s %7s\n",
                grid, RTM_PREEMPT_LONG_BLOCK_S * 1e6, RTM_PREEMPT_POLL_BLOCK_S * 1e6,
                RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3,
                "blk us", "build", "polls", "K", "len ms", "launched", "n", "missed", "p50 us",
@@ -985,7 +1022,9 @@ static void section_shape(bench_t *b)
     rtm_kinst_init(&sk, rtm_kernel_find("spin"));
     sk.size[0] = grid;
     const double waves = rtm_kinst_plan(&sk) == RTM_OK ? block_waves(b, &sk, NULL) : 0.0;
-    static const char *const build[4] = {"prod", "other", "plain", "chunks"};
+    /* alt 3: the long grid's other shape, persistent groups where production runs it in
+     * chunks (chunks under --no-chunk) */
+    const char *const build[4] = {"prod", "other", "plain", b->o.no_chunk ? "chunks" : "persist"};
     for (size_t i = 0; samples && waves > 0 && i < nb; i++) {
         const bool prod_polls = rtm_preempt_block_polls(blk[i]);
         const bool chunks = rtm_preempt_chunk_for(&sk, blk[i] * waves, NULL);
@@ -994,7 +1033,7 @@ static void section_shape(bench_t *b)
                 break;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
-            if (alt == 3) /* production's polls, in chunks */
+            if (chunks && alt != 2 && (alt == 3) == b->o.no_chunk) /* in chunks */
                 pr.chunk = RTM_KEXEC_CHUNK_BLOCKS;
             if (alt == 2)
                 pr.groups = RTM_KEXEC_GROUPS_ALL;
@@ -1512,7 +1551,7 @@ static int usage(void)
             "                           [--read eager|late|beside] [--wait poll|block]\n"
             "                           [--kernels NAME,...] [--cpu-latency US|off]\n"
             "                           [--prewake US] [--poke none|poll|write] [--keepalive US]\n"
-            "                           [--watch auto|on|off] [--chunk]\n"
+            "                           [--watch auto|on|off] [--no-chunk] [--idle F]\n"
             "  --part  one part only (each fits one call on the GPU machine): overhead\n"
             "          (poll sweep + section 2), response (sections 4, 4b), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
@@ -1525,9 +1564,13 @@ static int usage(void)
             "  --poke       what that spin does besides: nothing (none, the default), ask\n"
             "               the driver for the job's status (poll), or write 4 bytes to\n"
             "               the device every 20 us (write: traffic on the link)\n"
-            "  --chunk  sections 2 and 5: production's build of a kernel whose chunks of %u\n"
-            "               blocks would last %g ms or more runs in chunks (kexec.h), as\n"
-            "               the executive does not\n"
+            "  --no-chunk sections 2 and 5: production's build of a kernel whose chunks of\n"
+            "               %u blocks would last %g ms or more runs on persistent groups\n"
+            "               (the shape until session 65) instead of chunks (kexec.h) as\n"
+            "               the executive runs it\n"
+            "  --idle   section 2: the device idles F times a variant's last kernel time\n"
+            "               before each run (at most %g ms), so that a power cap does not\n"
+            "               slow the later runs (default %g on GPUs, 0 on CPU devices)\n"
             "  --watch  the in-kernel watcher of the host's raise word (kexec.h): on, off, or\n"
             "               auto (default: kernels of %g ms or more, as `rtmgr run`)\n"
             "  --keepalive  the response part's thread sleeps until the prewake window in\n"
@@ -1546,7 +1589,8 @@ static int usage(void)
             "  --size  size keys fixed for every kernel that has them (e.g. height=2048); the\n"
             "          key a kernel is sized by to the part's target time, when named, is not\n"
             "          sized (every kernel named in --kernels must have every key)\n",
-            RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3, RTM_KEXEC_WATCH_MIN_S * 1e3);
+            RTM_KEXEC_CHUNK_BLOCKS, RTM_PREEMPT_CHUNK_MIN_S * 1e3, IDLE_MAX_S * 1e3, IDLE_GPU,
+            RTM_KEXEC_WATCH_MIN_S * 1e3);
     return RTM_EXIT_USAGE;
 }
 
@@ -1567,6 +1611,7 @@ int rtm_bench_preempt(int argc, char **argv)
     b.o.transport = -1;
     b.o.raise = -1;
     b.o.parts = PART_ALL;
+    b.o.idle = -1.0;
     b.o.prewake_us = (int)(RTM_OS_SPIN_S * 1e6 + 0.5);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1618,8 +1663,16 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.sizes = v;
         else if (strcmp(a, "--groups") == 0 && parse_u32(v, &u) && ++i)
             b.o.groups = u;
-        else if (strcmp(a, "--chunk") == 0)
-            b.o.chunk = true;
+        else if (strcmp(a, "--no-chunk") == 0)
+            b.o.no_chunk = true;
+        else if (strcmp(a, "--chunk") == 0) /* the default since session 65 */
+            b.o.no_chunk = false;
+        else if (strcmp(a, "--idle") == 0 && v && ++i) {
+            char *end = NULL;
+            b.o.idle = strtod(v, &end);
+            if (!*v || *end || !(b.o.idle >= 0.0 && b.o.idle <= 100.0))
+                return usage();
+        }
         else if (strcmp(a, "--wg") == 0 && parse_u32(v, &u) && u >= 1 && ++i)
             b.o.wg = u;
         else if (strcmp(a, "--copies") == 0 && parse_u32(v, &u) && u >= 1 &&

@@ -754,6 +754,15 @@ static void chunks_reset(rtm_kexec_t *x)
     memset(ck, 0, sizeof(*ck));
 }
 
+#ifdef RTM_CHUNK_TRACE /* diagnostic builds only: each chunk's event and the host's
+                        * release and end-seen times while rtm_ck_trace_on
+                        * (board/h100/diag/kchunks.c prints the timeline) */
+cl_event rtm_ck_trace_ev[256];
+double rtm_ck_trace_rel[256], rtm_ck_trace_seen[256];
+uint32_t rtm_ck_trace_n;
+int rtm_ck_trace_on;
+#endif
+
 /* Releases the run's next chunk on its queue: the queue's end mark cleared (its previous
  * chunk has ended), exec2's first chunk behind the gate. */
 static rtm_status_t chunk_release(rtm_kexec_t *x)
@@ -793,6 +802,13 @@ static rtm_status_t chunk_release(rtm_kexec_t *x)
         clReleaseEvent(ck->ev[q]);
     ck->ev[q] = ev;
     ck->busy[q] = true;
+#ifdef RTM_CHUNK_TRACE
+    if (rtm_ck_trace_on && rtm_ck_trace_n < 256) {
+        clRetainEvent(ev);
+        rtm_ck_trace_rel[rtm_ck_trace_n] = rtm_os_now_s();
+        rtm_ck_trace_ev[rtm_ck_trace_n++] = ev;
+    }
+#endif
     ck->rel++;
     RTM_CL_CHECK(clFlush(qq), "clFlush(chunk)");
     return RTM_OK;
@@ -841,6 +857,10 @@ rtm_status_t rtm_kexec_chunks_advance(rtm_kexec_t *x, bool release, bool *all)
             return st;
         if (s == 0)
             break;
+#ifdef RTM_CHUNK_TRACE
+        if (ck->ended < 256)
+            rtm_ck_trace_seen[ck->ended] = rtm_os_now_s();
+#endif
         ck->ended++;
     }
     while (release && ck->rel < ck->n && ck->rel < ck->ended + 2u) {

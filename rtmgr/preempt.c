@@ -1279,6 +1279,8 @@ double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, do
 {
     const double t = rtm_preempt_block_s(bd, k, kernel_s);
     rtm_preempt_grid_for_block(t, o);
+    if (t > 0.0) /* the device known */
+        rtm_preempt_chunk_for(k, kernel_s, o);
     return t;
 }
 

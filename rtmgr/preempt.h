@@ -399,12 +399,14 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
  * the one before it ended; a job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has
  * chunks to release, so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter
  * chunks would not do: spin's 65 536 blocks of 15 us would be chunks of 57 us.
- * Production does not ask for chunks (rtm_preempt_grid_opts leaves o->chunk alone): in
- * rtmgr, chunks of matrix_mul at n = 4000 on the H100 took +8.0 to +11.4 % over the
- * original by their own events (median of 20 about +13 %) where persistent groups took
- * +6.4 to +9.1 % (session 64 calls b-e, board/h100/results/chunks-s64-h100.txt), though
- * session 63's standalone diagnostic of the same shape measured -1.0 to -0.1 %; their
- * abort response with a watcher per chunk was p99 15.3 us against 18.9 us. */
+ * Production runs such launches in chunks (rtm_preempt_grid_opts) since session 65: on
+ * the H100 with the device idle before each run (its clock off the power cap), chunks of
+ * matrix_mul at n = 4 000 took -0.3 % against the original, persistent groups +5.5 %
+ * (matrix_loop_add -13.5 % against -8.6 %, matrix_mov -1.9 % against -0.5 %; `rtmgr bench
+ * preempt --part overhead`, board/h100/results/preempt-overhead-idle-s65f-h100.txt), and
+ * their abort response with a watcher per chunk was p99 15.3 us against 18.9 us (session
+ * 64). Session 64's +8 to +11 % for chunks came from back-to-back runs at 700 W, whose
+ * power cap lowered the SM clock after the first few (powercap-s65-h100.txt). */
 #define RTM_PREEMPT_CHUNK_MIN_S 0.75e-3
 #define RTM_PREEMPT_CHUNK_POLL_S 200e-6
 
@@ -426,8 +428,8 @@ double rtm_preempt_block_s(const rtm_board_dev_t *bd, const rtm_kinst_t *k, doub
 void rtm_preempt_grid_for_block(double block_s, rtm_kexec_opts_t *o);
 
 /* rtm_preempt_grid_for_block with the block time predicted from the model
- * (rtm_preempt_block_s). Returns the block time used (0 when unknown: o left as it
- * is). Safe anywhere. */
+ * (rtm_preempt_block_s), and chunks where rtm_preempt_chunk_for gives them for kernel_s.
+ * Returns the block time used (0 when unknown: o left as it is). Safe anywhere. */
 double rtm_preempt_grid_opts(const rtm_board_dev_t *bd, const rtm_kinst_t *k, double kernel_s,
                              rtm_kexec_opts_t *o);
 

@@ -779,12 +779,15 @@ static void test_grid_opts(void **state)
     assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
     assert_true(fabs(rtm_preempt_block_s(&bd, &k, 5e-6) - 5e-6) < 1e-15);
     /* chunks where a chunk of RTM_KEXEC_CHUNK_BLOCKS lasts RTM_PREEMPT_CHUNK_MIN_S: 40 000
-     * blocks in 25 ms (2.56 ms chunks), not in 5 ms (0.51 ms chunks); production's
-     * options never ask for them (preempt.h) */
+     * blocks in 25 ms (2.56 ms chunks), not in 5 ms (0.51 ms chunks); production asks for
+     * them (preempt.h) */
     k.size[0] = 40000;
     assert_int_equal(rtm_kinst_plan(&k), RTM_OK);
     o.chunk = 0;
-    rtm_preempt_grid_opts(&bd, &k, 25e-3, &o); /* production asks for none */
+    rtm_preempt_grid_opts(&bd, &k, 25e-3, &o);
+    assert_int_equal(o.chunk, RTM_KEXEC_CHUNK_BLOCKS);
+    o.chunk = 0;
+    rtm_preempt_grid_opts(&bd, &k, 5e-3, &o);
     assert_int_equal(o.chunk, 0);
     assert_true(rtm_preempt_chunk_for(&k, 25e-3, &o));
     assert_int_equal(o.chunk, RTM_KEXEC_CHUNK_BLOCKS);

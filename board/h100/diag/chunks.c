@@ -175,6 +175,7 @@ static void release_next(void)
     __atomic_store_n(&gs_.released, j + 1, __ATOMIC_RELEASE);
 }
 
+static int trace_left; /* RTM_DIAG_TRACE=N: N gated two-queue jobs' timelines printed */
 static int armed = 1; /* RTM_DIAG_RAISE=write: the paper's enqueue + flush at the raise */
 
 /* One job of shape s; raise_at > 0: the flag is raised that many seconds after the
@@ -262,6 +263,22 @@ static double job(const shape_t *s, double raise_at, double *drain_us, double *r
     if (gate)
         clReleaseEvent(gate);
     cl_ulong last = 0, landed = 0, queued = 0;
+    if (trace_left > 0 && s->chunk && s->gated == 1 && s->queues == 2 && !raised) {
+        trace_left--;
+        cl_ulong s0 = 0, pe[2] = {0, 0};
+        CK(clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof(s0), &s0, NULL));
+        printf("trace %s: %u chunks, wall %.3f ms\n  j q   start_us     end_us   len_us  gap_vs_prev_same_q\n",
+               s->name, released, t * 1e3);
+        for (uint32_t j = 0; j < released; j++) {
+            cl_ulong st, en;
+            CK(clGetEventProfilingInfo(ev[j], CL_PROFILING_COMMAND_START, sizeof(st), &st, NULL));
+            CK(clGetEventProfilingInfo(ev[j], CL_PROFILING_COMMAND_END, sizeof(en), &en, NULL));
+            printf("  %2u %u %10.1f %10.1f %8.1f %8.1f\n", j, j & 1u, (double)(int64_t)(st - s0) * 1e-3,
+                   (double)(int64_t)(en - s0) * 1e-3, (double)(en - st) * 1e-3,
+                   pe[j & 1u] ? (double)(int64_t)(st - pe[j & 1u]) * 1e-3 : 0.0);
+            pe[j & 1u] = en;
+        }
+    }
     for (uint32_t j = 0; j < released; j++) {
         cl_ulong e;
         CK(clGetEventProfilingInfo(ev[j], CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL));
@@ -335,6 +352,7 @@ int main(int argc, char **argv)
     n = (uint32_t)atoi(argv[2]);
     const int reps = atoi(argv[3]) < 4096 ? atoi(argv[3]) : 4096, aborts = atoi(argv[4]);
     blocks = (n * n + WG - 1) / WG;
+    trace_left = getenv("RTM_DIAG_TRACE") ? atoi(getenv("RTM_DIAG_TRACE")) : 0;
     armed = !(getenv("RTM_DIAG_RAISE") && strcmp(getenv("RTM_DIAG_RAISE"), "write") == 0);
     const char *want = getenv("RTM_DIAG_PLATFORM") ? getenv("RTM_DIAG_PLATFORM") : "NVIDIA";
     cl_platform_id pl[8], p = NULL;
