@@ -708,7 +708,8 @@ bool rtm_calib_prebuild_on(void);
 /* The kexec options calibration runs instance k with on x's device: calibration's build
  * (rtm_kexec_calib_opts, the build the model's terms are fitted on) on the launch shape
  * the executive gives such a job (rtm_preempt_grid_opts: the fetched block id stored at
- * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S), from the profile's terms as they
+ * once where blocks outlast RTM_PREEMPT_LONG_BLOCK_S, chunks where they last
+ * RTM_PREEMPT_CHUNK_MIN_S), from the profile's terms as they
  * stand (a kernel's own once fitted, before that the device's generic ones). */
 rtm_kexec_opts_t rtm_calib_point_opts(const devcal_t *x, const rtm_kinst_t *k);
 /* Does x's device search kern's in-loop poll period before its points (a GPU, a kernel

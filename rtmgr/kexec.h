@@ -127,9 +127,10 @@ typedef struct {
  * queue each chunk's last wave idles the SMs (+4.5-12.6 %), all chunks released at once
  * drain like a plain grid (41-61 us), and releases from the driver's event callback came
  * milliseconds late (+66-298 %) (board/h100/diag/chunks.c, session 63). Built into
- * kexec (session 64), the same shape cost +8.0 to +11.4 % on the H100 by its chunks' own
- * events, worse than persistent groups, so production does not ask for chunks (preempt.h
- * RTM_PREEMPT_CHUNK_MIN_S); tests and `bench preempt --chunk` do. Chunks get a watcher
+ * kexec (session 64), the same shape measured +8.0 to +11.4 %, but from back-to-back
+ * runs the H100's power cap slowed; with the device idle before each run it cost -0.3 %
+ * against persistent groups' +5.5 % (session 65), and production asks for chunks
+ * (preempt.h RTM_PREEMPT_CHUNK_MIN_S, rtm_preempt_grid_opts). Chunks get a watcher
  * each (group 0) where the run asked for one (rtm_kexec_set_watch): abort response p99
  * 15.3 us for matrix_mul at n = 4000 against 18.9 us on persistent groups. */
 #define RTM_KEXEC_CHUNK_BLOCKS 4096u

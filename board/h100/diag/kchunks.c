@@ -55,6 +55,40 @@ static void trace_print(const char *what, double t0)
 #endif
 static double med(double *v, int n) { rtm_stats_sort(v, (uint32_t)n); return v[n / 2]; }
 
+/* x's control cleared, the GPU then idle `gap` seconds (its clock back from the power
+ * cap: session 65 call d); returns the host clock when the run may start. */
+static double run_prepare(rtm_kexec_t *x, double gap)
+{
+    rtm_kexec_clear(x, NULL, NULL);
+    clFinish(x->dev->exec);
+    if (gap > 0)
+        rtm_os_sleep_until_s(rtm_os_now_s() + gap);
+    return rtm_os_now_s();
+}
+
+/* One whole run through rtm_kexec_enqueue_all (a chunked x: gated, paced by kexec);
+ * host wall seconds; *k0 / *k1 its first and last events. */
+static double run_gated(rtm_kexec_t *x, double gap, cl_event *k0, cl_event *k1)
+{
+    const double t0 = run_prepare(x, gap);
+    rtm_kexec_enqueue_all(x, 0, k0, k1);
+    rtm_ocl_finish_exec(x->dev);
+    return rtm_os_now_s() - t0;
+}
+
+/* One run of chunked x begun without the cross-queue gate and paced here; host wall
+ * seconds. */
+static double run_ungated(rtm_kexec_t *x, double gap)
+{
+    const double t0 = run_prepare(x, gap);
+    rtm_kexec_chunks_begin(x, NULL, 0, NULL);
+    bool all = false;
+    while (!all)
+        rtm_kexec_chunks_advance(x, true, &all);
+    rtm_ocl_finish_exec(x->dev);
+    return rtm_os_now_s() - t0;
+}
+
 int main(int argc, char **argv)
 {
     const int n = argc > 1 ? atoi(argv[1]) : 4000, reps = argc > 2 ? atoi(argv[2]) : 20;
@@ -123,18 +157,7 @@ int main(int argc, char **argv)
     memset(wall, 0, sizeof(wall));
     for (int r = 0; r < r2; r++) {
         { /* chunks without the gate: begun and paced here */
-            rtm_kexec_clear(&x[2], NULL, NULL);
-            clFinish(dev.exec);
-            if (gap > 0)
-                rtm_os_sleep_until_s(rtm_os_now_s() + gap);
-            const double t0 = rtm_os_now_s();
-            rtm_kexec_chunks_begin(&x[2], NULL, 0, NULL);
-            bool all = false;
-            while (!all)
-                rtm_kexec_chunks_advance(&x[2], true, &all);
-            clFinish(dev.exec);
-            clFinish(dev.exec2);
-            ngwall[r] = rtm_os_now_s() - t0;
+            ngwall[r] = run_ungated(&x[2], gap);
             const rtm_kexec_chunks_t *ck = &x[2].ck;
             ngspan[r] = (double)rtm_ocl_span_ns(ck->first, rtm_ocl_later_end(ck->ev[0], ck->ev[1])) * 1e-9;
         }
@@ -142,15 +165,7 @@ int main(int argc, char **argv)
             if (!x[s].dev || (few == 2 && s == 2))
                 continue;
             cl_event k0 = NULL, k1 = NULL;
-            rtm_kexec_clear(&x[s], NULL, NULL);
-            clFinish(dev.exec);
-            if (gap > 0)
-                rtm_os_sleep_until_s(rtm_os_now_s() + gap);
-            const double t0 = rtm_os_now_s();
-            rtm_kexec_enqueue_all(&x[s], 0, &k0, &k1);
-            clFinish(dev.exec);
-            clFinish(dev.exec2);
-            wall[s][r] = rtm_os_now_s() - t0;
+            wall[s][r] = run_gated(&x[s], gap, &k0, &k1);
             span[s][r] = (double)rtm_ocl_span_ns(k0, k1 ? k1 : k0) * 1e-9;
             if (s == 2) {
                 const rtm_kexec_chunks_t *ck = &x[2].ck;
@@ -181,26 +196,14 @@ int main(int argc, char **argv)
     for (int t = 0; t < 3; t++) { /* three gated runs, three ungated, traced */
         rtm_ck_trace_n = 0;
         cl_event k0 = NULL, k1 = NULL;
-        rtm_kexec_clear(&x[2], NULL, NULL);
-        clFinish(dev.exec);
-        double t0 = rtm_os_now_s();
-        rtm_kexec_enqueue_all(&x[2], 0, &k0, &k1);
-        clFinish(dev.exec);
-        clFinish(dev.exec2);
-        printf("gated run %d wall %.3f ms\n", t, (rtm_os_now_s() - t0) * 1e3);
+        double w = run_gated(&x[2], 0.0, &k0, &k1), t0 = rtm_os_now_s() - w;
+        printf("gated run %d wall %.3f ms\n", t, w * 1e3);
         trace_print("gated", t0);
         if (k0) clReleaseEvent(k0);
         if (k1) clReleaseEvent(k1);
-        rtm_kexec_clear(&x[2], NULL, NULL);
-        clFinish(dev.exec);
-        t0 = rtm_os_now_s();
-        rtm_kexec_chunks_begin(&x[2], NULL, 0, NULL);
-        bool all = false;
-        while (!all)
-            rtm_kexec_chunks_advance(&x[2], true, &all);
-        clFinish(dev.exec);
-        clFinish(dev.exec2);
-        printf("ungated run %d wall %.3f ms\n", t, (rtm_os_now_s() - t0) * 1e3);
+        w = run_ungated(&x[2], 0.0);
+        t0 = rtm_os_now_s() - w;
+        printf("ungated run %d wall %.3f ms\n", t, w * 1e3);
         trace_print("ungated", t0);
     }
     rtm_ck_trace_on = 0;
