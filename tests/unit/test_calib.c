@@ -455,11 +455,7 @@ static void test_busy_passes_measured_again(void **state)
     load(path, &b);
     /* (the injected passes alone are busy, whatever the host's load; the note's reading
      * removes the file) */
-    const unsigned passes = busy_note(path, &first, &dropped);
-    /* the pass at once runs only while the CPU section's time lasts: under the
-     * sanitizers, beside CI's other tests, it ran out once at 3 passes (session 65) */
-    if (!(SANITIZED && passes == 3))
-        assert_int_equal(passes, 4);
+    assert_int_equal(busy_note(path, &first, &dropped), 4);
     assert_int_equal(first, 0);
     assert_true(dropped > 0);
     assert_null(strstr(err, "after the devices"));
