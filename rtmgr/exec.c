@@ -620,7 +620,10 @@ static void *release_main(void *arg)
 typedef struct {
     rtm_job_outcome_t outcome;
     bool preempted;   /* stopped by a preemption before completion: re-place it */
-    int64_t abort_ns, release_ns; /* preempted: flag raised -> stopped / -> device free */
+    int64_t abort_ns, release_ns; /* preempted: flag raised -> stopped and its checkpoint
+                                   * read / -> device free */
+    int64_t stop_ns;              /* preempted: flag raised -> its kernels ended (the
+                                   * device's stamp on the host clock; < 0: not known) */
     int64_t behind_ns;            /* aborted: raised -> the next job enqueued (0: none) */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
     uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
@@ -896,6 +899,7 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             if (ast == RTM_OK)
                 ast = rtm_preempt_stopped(pj, false, &stop);
             res->abort_ns = rtm_os_now_ns() - raised_ns;
+            res->stop_ns = stop.stop_s >= 0.0 ? (int64_t)(stop.stop_s * 1e9) : -1;
             /* stopped: its kernels have ended and the checkpoint is read; the end marker
              * (behind them, or behind the side reads) and its callback are not waited
              * for, since the callback only wakes the dispatcher */
@@ -1167,6 +1171,7 @@ static void *dispatch_main(void *arg)
 
         run_result_t res;
         memset(&res, 0, sizeof(res));
+        res.stop_ns = -1;
         if (cpu && resume)
             run_cpu_resume(r, &snapshot, &res);
         else if (cpu)
@@ -1198,6 +1203,8 @@ static void *dispatch_main(void *arg)
                 ts->abort_max_ns = res.abort_ns;
             if (res.release_ns > ts->release_max_ns)
                 ts->release_max_ns = res.release_ns;
+            if (res.stop_ns >= 0)
+                rtm_hist_add(&ts->stop, res.stop_ns);
             if (res.behind_ns > 0) {
                 ts->behind++;
                 ts->behind_sum_ns += res.behind_ns;

@@ -201,7 +201,12 @@ typedef struct {
     uint64_t preemptions;     /* times a job of this task was preempted */
     uint64_t resumed[RTM_MAX_DEVICES]; /* resumptions of preempted jobs, by device */
     uint64_t moved;           /* resumptions on another device than the one it stopped on */
-    int64_t abort_max_ns, abort_sum_ns;     /* preemptions: flag raised -> kernel stopped */
+    int64_t abort_max_ns, abort_sum_ns;     /* preemptions: flag raised -> the job stopped
+                                               and its checkpoint read (the dispatcher's
+                                               time; the next job is enqueued between) */
+    rtm_hist_t stop;          /* preemptions: flag raised -> the aborted kernels ended (the
+                                 device's end stamp on the host clock: rtm_preempt_stop_t
+                                 .stop_s; the preemptions where it is known) */
     int64_t release_max_ns, release_sum_ns; /* flag raised -> the device free for the next job */
     uint64_t behind;          /* preemptions after which the device's next job was
                                  enqueued right behind the raise (not wait_abort) */

@@ -991,9 +991,16 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
         if (a->preemptions == 0)
             continue;
         const double n = (double)a->preemptions;
-        fprintf(f, "preempted %s %llu times: flag raised -> kernel stopped mean %.1f us, max %.1f "
-                   "us; -> device free for the next job mean %.1f us, max %.1f us\n",
-                m->cfg.task[t].name, (unsigned long long)a->preemptions,
+        fprintf(f, "preempted %s %llu times:", m->cfg.task[t].name,
+                (unsigned long long)a->preemptions);
+        if (a->stop.count)
+            fprintf(f, " flag raised -> kernels stopped p50 %.1f us, p99 %.1f us, max %.1f us "
+                       "(device end stamps, %llu known);",
+                    (double)rtm_hist_quantile(&a->stop, 0.5) / 1e3,
+                    (double)rtm_hist_quantile(&a->stop, 0.99) / 1e3, (double)a->stop.max / 1e3,
+                    (unsigned long long)a->stop.count);
+        fprintf(f, " -> stopped with its checkpoint read mean %.1f us, max %.1f us; -> device "
+                   "free for the next job mean %.1f us, max %.1f us\n",
                 (double)a->abort_sum_ns / n / 1e3, (double)a->abort_max_ns / 1e3,
                 (double)a->release_sum_ns / n / 1e3, (double)a->release_max_ns / 1e3);
         if (a->behind)

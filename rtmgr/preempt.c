@@ -502,6 +502,20 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
     out->notice_s = out->event_s - ((double)k - (double)q) * 1e-9;
 }
 
+/* rtm_preempt_stop_t.stop_s: flag raised (t0, host clock) -> the device time k (the
+ * run's last kernel's END stamp), through `rd`, a command enqueued at host time hq: its
+ * QUEUED stamp is the device's clock then. -1 when a stamp is missing. */
+static double stop_on_host(cl_event rd, double hq, cl_ulong k, double t0)
+{
+    cl_ulong q = 0;
+    if (!rd || k == 0 ||
+        clGetEventProfilingInfo(rd, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) != CL_SUCCESS ||
+        q == 0)
+        return -1.0;
+    const double s = hq + ((double)k - (double)q) * 1e-9 - t0;
+    return s > 0.0 ? s : 0.0;
+}
+
 /* Keeps ev (retained) as the job's end: the last command of its run. */
 static void keep_end(rtm_preempt_job_t *job, cl_event ev)
 {
@@ -565,6 +579,7 @@ rtm_status_t rtm_preempt_abort(rtm_preempt_job_t *job, bool readback, rtm_preemp
 rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_preempt_stop_t *out)
 {
     memset(out, 0, sizeof(*out));
+    out->stop_s = -1.0;
     if (job->state != RTM_PREEMPT_RUNNING) {
         describe(job, out);
         return RTM_OK;
@@ -606,8 +621,12 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
         landed = rtm_os_now_s();
     }
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
-    breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev,
-              rtm_ocl_later_end(job->last_ev, job->last2_ev), out);
+    const cl_event kend = rtm_ocl_later_end(job->last_ev, job->last2_ev);
+    breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev, kend, out);
+    cl_ulong kend_ns = 0; /* the last kernel's END stamp (0: not known) */
+    if (!kend || clGetEventProfilingInfo(kend, CL_PROFILING_COMMAND_END, sizeof(kend_ns),
+                                         &kend_ns, NULL) != CL_SUCCESS)
+        kend_ns = 0;
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -626,11 +645,16 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     cl_command_queue q = x->dev->ctrl;
     cl_event after = job->end_ev;
     const uint32_t lo = job->launch, hi = job->chunked ? job->launches : job->next;
+    out->stop_s = -1.0;
     if (hi > lo) {
         const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
+        cl_event rd = NULL;
+        const double hq = rtm_os_now_s(); /* the read's QUEUED stamp, on the host clock */
         RTM_CL_CHECK(clEnqueueReadBuffer(q, x->done, CL_TRUE, off, n, job->done + off,
-                                         after ? 1 : 0, after ? &after : NULL, NULL),
+                                         after ? 1 : 0, after ? &after : NULL, &rd),
                      "clEnqueueReadBuffer(done)");
+        out->stop_s = stop_on_host(rd, hq, kend_ns, t0);
+        rtm_ocl_put(&rd);
         st = drain_counts(job, lo, hi, q, after);
         if (st != RTM_OK)
             return st;

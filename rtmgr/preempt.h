@@ -75,6 +75,14 @@ typedef struct {
      * start_call_s        the start call's duration;
      * raise_at_s          start call entered -> flag raised */
     double dev_kernel_s, dev_raise_queued_s, dev_raise_end_s, start_call_s, raise_at_s;
+    /* flag raised -> the last kernel ended, on the host clock, whenever the host looked:
+     * the kernel's END stamp carried onto the host clock through the checkpoint read's
+     * QUEUED stamp (the device's clock when that read was enqueued, against the host's
+     * just before; a few us of error). A caller that enqueues other work between raise
+     * and stopped (the executive's next job) still gets the kernel's own stop from it.
+     * 0 when the kernels ended before the raise; -1 = not known (no checkpoint read, or
+     * no stamps) */
+    double stop_s;
 } rtm_preempt_stop_t;
 
 typedef struct {

@@ -402,6 +402,10 @@ static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, co
            (unsigned long long)st.task[0].moved, (unsigned long long)st.task[0].blocks_rerun);
     assert_int_equal(st.task[0].preemptions, lr->preemptions);
     assert_int_equal(st.task[0].blocks_rerun, 0);
+    /* every preemption on the device read a checkpoint: the kernels' stop is known, and
+     * it came before the dispatcher had stopped the job and read that checkpoint */
+    assert_int_equal(st.task[0].stop.count, lr->preemptions);
+    assert_true(st.task[0].stop.max <= st.task[0].abort_max_ns + 1000000);
 }
 
 /* The urgent job's outputs on ocl0 equal the reference (it ran behind aborts). */
