@@ -325,8 +325,15 @@ uint32_t rtm_kexec_groups(const rtm_kexec_t *x, uint32_t blocks);
  * launch), fetch counters and completion counters. `first`/`last` get the first and last
  * commands' events (each may be NULL). Real-time safe. */
 rtm_status_t rtm_kexec_clear(rtm_kexec_t *x, cl_event *first, cl_event *last);
-/* rtm_kexec_clear, then the input transfers (RTM_BUF_IN / INOUT). Real-time safe. */
+/* rtm_kexec_clear, then the input transfers (RTM_BUF_IN / INOUT), where x's runs need
+ * the clear (rtm_kexec_clears). Real-time safe. */
 rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *last);
+/* Does rtm_kexec_write_inputs clear x's block control before the inputs? Not for a job
+ * nothing aborts (opts.never_aborted) on a plain grid in one piece without completion
+ * counts and with inputs: nothing reads its completed-block array, its leave counter is
+ * put back by each launch's last group, it has no fetch counters (the model then leaves
+ * the clear out: rtm_model_job_t.no_clear). Safe anywhere. */
+bool rtm_kexec_clears(const rtm_kexec_t *x);
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
  * map is written first, non-blocking: map_host must stay unchanged until the launch has
  * started), or with map_host NULL the launch's first nmap blocks, unmapped (a partial

@@ -323,7 +323,7 @@ static int64_t warm_time(const rtm_model_pred_t *p)
  * of the full picture's build (its poll_cost, rtm_model_job_t): m->live_on[t][d] when it
  * differs from the full picture's. */
 static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_kinst_t *k,
-                          double poll_cost)
+                          const rtm_model_job_t *full)
 {
     m->live_on[t][d] = false;
     if (!k->kernel->load_traffic || k->kernel->n_keys == 0 || k->size[0] <= 0 ||
@@ -334,7 +334,8 @@ static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_ki
     rtm_model_job_t je;
     if (rtm_model_job_make(&e, &je) != RTM_OK)
         return;
-    je.poll_cost = poll_cost; /* the full picture's build */
+    je.poll_cost = full->poll_cost; /* the full picture's build and run */
+    je.no_clear = full->no_clear;
     if (predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
         return;
     m->live_on[t][d] = warm_time(&m->pred_empty[t][d]) != warm_time(&m->pred[t][d]);
@@ -395,7 +396,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
         m->live_on[t][d] = false;
     } else {
-        predict_empty(m, t, d, k, mj.poll_cost);
+        predict_empty(m, t, d, k, &mj);
     }
     if (bd) {
         const int64_t tb = now_ns();
@@ -409,6 +410,12 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
             return st;
         }
         m->kx_ok[t][d] = true;
+        if (ms == RTM_OK && !rtm_kexec_clears(&m->kx[t][d])) { /* its runs clear nothing */
+            mj.no_clear = true;
+            ms = rtm_model_predict_dev(&mj, bd, bd->model, RTM_MODEL_F_IDLE, &m->pred[t][d]);
+            if (ms == RTM_OK)
+                predict_empty(m, t, d, k, &mj);
+        }
     }
     const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
     const bool model_ok = ms == RTM_OK && u->status == RTM_OK;

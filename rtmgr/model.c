@@ -32,7 +32,10 @@
  *       one, less what the command before it covers of the host's enqueueing (its
  *       bytes' time, the mean x / n; session 27); without ws_next (wr_next) every
  *       command costs ws_fixed (wr_fixed). A job without inputs still clears its block
- *       control before its kernel: ws' = ws_clear when calibrated (else 0). On the
+ *       control before its kernel: ws' = ws_clear when calibrated (else 0); a job
+ *       whose run clears none (rtm_model_job_t.no_clear: nothing aborts it) has its
+ *       inputs' ws' less ws_clear (the first command was calibrated with the clears
+ *       before it). On the
  *       H100, pageable memory: the second read-back command waits about 15 us for the
  *       first one's copy out of the driver's staging buffer; the first costs 1.6 us
  *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
@@ -680,6 +683,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double xin = xfer_in(&p, w->bytes_in); /* before the kernels' gap below */
     if (w->bytes_in > 0.0) {
         ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next, xin) + xin;
+        if (j->no_clear && d->have[RTM_DEV_P_ws_clear]) /* calibrated with the clears first */
+            ws = max2(0.0, ws - param(&p, RTM_DEV_P_ws_clear, false));
     } else if (d->have[RTM_DEV_P_ws_clear]) {
         ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */
     }

@@ -38,6 +38,10 @@ typedef struct {
                        * the job polls at the profile's period: rtm_preempt_predict_dev);
                        * 0 = that build (rtm_model_job_make). RTM_E_ARG outside
                        * (RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX) */
+    bool no_clear;    /* devices, extended model: the job's run clears no block control
+                       * before its inputs (a job nothing aborts: rtm_kexec_clears), so
+                       * its input span is the calibrated one less ws_clear; false =
+                       * calibration's jobs, which clear (rtm_model_job_make) */
 } rtm_model_job_t;
 
 /* Prediction flags. */

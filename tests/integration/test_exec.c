@@ -337,11 +337,13 @@ static void test_one_clear_per_job(void **state)
 }
 
 /* The commands a job costs on the device with the paper's flag transport (write): a
- * hard task that nothing aborts (opts.never_aborted, as the manager sets it) costs one
- * fill (its completed-block array), its two input writes, no flag write, no user event
- * and no marker (its run ends on its output read); a preemptible one holds one armed
- * flag write a job (a user event and a write), and its flag, never raised, is never
- * cleared. Every result equals the CPU twin's. */
+ * hard task that nothing aborts (opts.never_aborted, as the manager sets it) costs its
+ * two input writes and nothing else before its kernel: no clear of its block control
+ * (nothing reads its completed-block array; the fill was 29 us of the H100 host's time
+ * a job, kexec.c needs_clear), no flag write, no user event and no marker (its run ends
+ * on its output read); a preemptible one clears its block control (one fill) and holds
+ * one armed flag write a job (a user event and a write), and its flag, never raised, is
+ * never cleared. Every result equals the CPU twin's. */
 static void test_commands_per_job(void **state)
 {
     (void)state;
@@ -369,7 +371,7 @@ static void test_commands_per_job(void **state)
                t.cfg.name, ran, atomic_load(&calls[C_FILL]), atomic_load(&calls[C_WRITE]),
                atomic_load(&calls[C_MARKER]), atomic_load(&calls[C_USER]));
         assert_true(ran >= 5);
-        assert_int_equal(atomic_load(&calls[C_FILL]), ran);
+        assert_int_equal(atomic_load(&calls[C_FILL]), abortable ? ran : 0);
         assert_int_equal(atomic_load(&calls[C_WRITE]), (abortable ? 3 : 2) * ran);
         assert_int_equal(atomic_load(&calls[C_MARKER]), 0);
         assert_int_equal(atomic_load(&calls[C_USER]), abortable ? ran : 0);

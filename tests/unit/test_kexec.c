@@ -273,6 +273,46 @@ static void test_clear_one_command(void **state)
     kc_free(&p);
 }
 
+/* A run of a job that is never aborted (a task neither preemptible nor firm) leaves the
+ * block control alone: nothing reads its completed-block array, and its clear was the
+ * costliest call of the job's start (kexec.c needs_clear); its results are the twin's job
+ * after job. An abortable job's run clears it. Seen through a value the kernel never
+ * writes, in the completed-block array's padding past the launch's blocks. */
+static void test_never_aborted_no_clear(void **state)
+{
+    (void)state;
+    for (int never = 0; never < 2; never++) {
+        kc_pair_t p;
+        pair_make(&p, 31);
+        rtm_kexec_t x;
+        const rtm_kexec_opts_t o = {.never_aborted = never == 1};
+        assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
+        const uint32_t nb = (uint32_t)rtm_kinst_blocks(&p.gpu);
+        assert_true(nb < x.done_stride); /* padding to look at */
+        for (int run = 0; run < 2; run++) {
+            const cl_uchar mark = 7;
+            assert_int_equal(clEnqueueFillBuffer(kc_dev()->exec, x.done, &mark, 1, 0, x.done_stride,
+                                                 0, NULL, NULL),
+                             CL_SUCCESS);
+            rtm_kexec_timing_t t;
+            assert_int_equal(rtm_kexec_run(&x, &t), RTM_OK);
+            char why[256] = "";
+            assert_int_equal(p.gpu.kernel->compare(&p.gpu, &p.cpu, why, sizeof(why)), 0);
+            unsigned char done[1024];
+            assert_true(x.done_stride <= sizeof(done));
+            assert_int_equal(clEnqueueReadBuffer(kc_dev()->exec, x.done, CL_TRUE, 0, x.done_stride,
+                                                 done, 0, NULL, NULL),
+                             CL_SUCCESS);
+            for (uint32_t b = 0; b < nb; b++)
+                assert_int_equal(done[b], 1);
+            for (uint32_t b = nb; b < x.done_stride; b++)
+                assert_int_equal(done[b], never ? mark : 0);
+        }
+        rtm_kexec_destroy(&x);
+        kc_free(&p);
+    }
+}
+
 /* A launch sets only the arguments that changed since its entry point's last launch
  * (rtm_kexec_args_t): sort's passes (several entry points, a pass value each) and
  * grid_path's ping-pong give the twin's results job after job, and after a mapped
@@ -437,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_end_mark),
         cmocka_unit_test(test_enqueue_all_events),
         cmocka_unit_test(test_clear_one_command),
+        cmocka_unit_test(test_never_aborted_no_clear),
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
         cmocka_unit_test(test_default_read_late),

@@ -386,6 +386,28 @@ static void test_gpu_extended_transfer_commands(void **state)
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.in_ns, 16000);
     assert_ns(p.paper.in_ns, 0);
+    /* a job nothing aborts clears no block control: its inputs cost ws_clear less (the
+     * first command was calibrated with the clears before it), never below 0; without
+     * inputs it still clears (rtm_kexec_clears), and the paper model knows no clears */
+    j.no_clear = true;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 16000);
+    j.cost.bytes_in = 20000;
+    j.n_in = 2;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    const int64_t cleared = (int64_t)p.ext.in_ns;
+    j.no_clear = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 10000 + 2000 + 2000);
+    assert_int_equal(cleared, 0); /* 14 us - 16 us */
+    dev_set(&d, RTM_DEV_P_ws_clear, 4e-6);
+    j.no_clear = true;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.in_ns, 10000 + 2000 + 2000 - 4000);
+    const int64_t paper = (int64_t)p.paper.in_ns;
+    j.no_clear = false;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_int_equal((int64_t)p.paper.in_ns, paper);
 }
 
 /* The gaps between a job's phases: charged to the outputs, one before the kernels and
