@@ -1038,8 +1038,8 @@ static void section_shape(bench_t *b)
                 break;
             rtm_kexec_opts_t pr = prod;
             rtm_preempt_grid_for_block(blk[i], &pr); /* --groups sets the groups */
-            if (chunks && alt != 2 && (alt == 3) == b->o.no_chunk) /* in chunks */
-                pr.chunk = RTM_KEXEC_CHUNK_BLOCKS;
+            if (alt != 2 && (alt == 3) == b->o.no_chunk) /* in chunks, where they apply */
+                rtm_preempt_chunk_for(&sk, blk[i] * waves, &pr);
             if (alt == 2)
                 pr.groups = RTM_KEXEC_GROUPS_ALL;
             const bool polls = alt == 1 ? !prod_polls : prod_polls;

@@ -576,36 +576,30 @@ static cl_event *want_event(cl_event *ev, bool final, const cl_event *first, con
     return (first && !*first) || (final && last) ? ev : NULL;
 }
 
-/* Does a run of x need its block control cleared? Not when its jobs are never aborted
- * (opts.never_aborted) on a plain grid in one piece without completion counts: nothing
- * then reads its completed-block array (a checkpoint is read only after an abort), the
- * leave counter is put back to 0 by each launch's last group, and there are no fetch
- * counters. The fill was the costliest call of such a job's start: 29 us of host time
- * on the H100's driver (board/h100/results/cltime-preempt-s18-h100.txt), 61 us on PoCL
- * (board/cltime/jobcalls.sh with a hard matrix_add alone, session 66). */
-static bool needs_clear(const rtm_kexec_t *x)
-{
-    return !x->opts.never_aborted || fetches(x) || x->count || rtm_kexec_chunked(x);
-}
-
+/* A job nothing aborts (opts.never_aborted) on a plain grid in one piece without
+ * completion counts need not clear its block control: nothing reads its completed-block
+ * array (a checkpoint is read only after an abort), each launch's last group puts the
+ * leave counter back to 0, and there are no fetch counters. A job without inputs still
+ * clears (the fill gives its sequence its events). The fill was the costliest call of
+ * such a job's start: 29 us of host time on the H100's driver
+ * (board/h100/results/cltime-preempt-s18-h100.txt), 61 us on PoCL (board/cltime/
+ * jobcalls.sh with a hard matrix_add alone, session 66). */
 bool rtm_kexec_clears(const rtm_kexec_t *x)
 {
-    return needs_clear(x) || rtm_kinst_bufs(x->k, RTM_BUF_IN) == 0;
+    return !x->opts.never_aborted || fetches(x) || x->count || rtm_kexec_chunked(x) ||
+           rtm_kinst_bufs(x->k, RTM_BUF_IN) == 0;
 }
 
 /* The block-control clears of a run: the completed-block array, the leave counter, the
  * fetch counters and the completion counts (counting builds), one fill of the buffer
- * that holds them all, on the execution queue, where the run needs it (needs_clear);
- * `more`: commands follow in the caller's sequence (then the fill is not the sequence's
- * last, and may be left out: the sequence's events come from the commands that follow). */
+ * that holds them all, on the execution queue; `more`: commands follow in the caller's
+ * sequence (then the fill is not the sequence's last). */
 static rtm_status_t clear_control(rtm_kexec_t *x, bool more, cl_event *first, cl_event *last)
 {
     const cl_uint zero = 0;
     rtm_status_t st = rtm_kexec_arm(x);
     if (st != RTM_OK)
         return st;
-    if (more && !needs_clear(x))
-        return RTM_OK;
     cl_event ev = NULL;
     RTM_CL_CHECK(clEnqueueFillBuffer(x->dev->exec, x->ctl, &zero, sizeof(zero), 0, x->ctl_bytes,
                                      0, NULL, want_event(&ev, !more, first, last)),
@@ -624,7 +618,8 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
 {
     const rtm_kinst_t *k = x->k;
     uint32_t n_in = rtm_kinst_bufs(k, RTM_BUF_IN);
-    const rtm_status_t st = clear_control(x, n_in > 0, first, last);
+    const rtm_status_t st = rtm_kexec_clears(x) ? clear_control(x, n_in > 0, first, last)
+                                                : rtm_kexec_arm(x);
     if (st != RTM_OK)
         return st;
     for (uint32_t i = 0; i < k->plan.n_bufs; i++) {

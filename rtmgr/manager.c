@@ -395,8 +395,6 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
         m->pred[t][d].paper.status = m->pred[t][d].ext.status = ms;
         m->live_on[t][d] = false;
-    } else {
-        predict_empty(m, t, d, k, &mj);
     }
     if (bd) {
         const int64_t tb = now_ns();
@@ -413,10 +411,10 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
         if (ms == RTM_OK && !rtm_kexec_clears(&m->kx[t][d])) { /* its runs clear nothing */
             mj.no_clear = true;
             ms = rtm_model_predict_dev(&mj, bd, bd->model, RTM_MODEL_F_IDLE, &m->pred[t][d]);
-            if (ms == RTM_OK)
-                predict_empty(m, t, d, k, &mj);
         }
     }
+    if (ms == RTM_OK)
+        predict_empty(m, t, d, k, &mj);
     const rtm_model_time_t *u = rtm_model_used(&m->pred[t][d]);
     const bool model_ok = ms == RTM_OK && u->status == RTM_OK;
     int64_t w = -1;

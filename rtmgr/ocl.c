@@ -231,24 +231,26 @@ double rtm_ocl_event_seconds(cl_event ev) { return (double)rtm_ocl_span_ns(ev, e
 
 /* Nanoseconds from event a's profiling time `at` to b's `bt`; 0 when either is NULL,
  * not profiled, or b's comes first. */
+cl_ulong rtm_ocl_stamp(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    if (!ev || clGetEventProfilingInfo(ev, what, sizeof(t), &t, NULL) != CL_SUCCESS)
+        return 0;
+    return t;
+}
+
 static int64_t prof_interval_ns(cl_event a, cl_profiling_info at, cl_event b,
                                 cl_profiling_info bt)
 {
-    cl_ulong t0 = 0, t1 = 0;
-    if (!a || !b || clGetEventProfilingInfo(a, at, sizeof(t0), &t0, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, bt, sizeof(t1), &t1, NULL) != CL_SUCCESS)
-        return 0;
-    return t1 > t0 ? (int64_t)(t1 - t0) : 0;
+    const cl_ulong t0 = rtm_ocl_stamp(a, at), t1 = rtm_ocl_stamp(b, bt);
+    return t0 && t1 > t0 ? (int64_t)(t1 - t0) : 0;
 }
 
 cl_event rtm_ocl_later_end(cl_event a, cl_event b)
 {
-    cl_ulong ea = 0, eb = 0;
-    if (!a || !b ||
-        clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof(ea), &ea, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof(eb), &eb, NULL) != CL_SUCCESS)
-        return a;
-    return eb > ea ? b : a;
+    const cl_ulong ea = rtm_ocl_stamp(a, CL_PROFILING_COMMAND_END);
+    const cl_ulong eb = rtm_ocl_stamp(b, CL_PROFILING_COMMAND_END);
+    return ea && eb > ea ? b : a;
 }
 
 int64_t rtm_ocl_span_ns(cl_event a, cl_event b)

@@ -104,6 +104,9 @@ int rtm_ocl_event_done(cl_event ev, rtm_status_t *st);
 /* Waits for *ev (if any), releases it and sets it NULL; `what` names the wait in the
  * error report. Real-time safe (blocks until the command ends). */
 rtm_status_t rtm_ocl_settle(cl_event *ev, const char *what);
+/* ev's profiling stamp `what` (CL_PROFILING_COMMAND_QUEUED, _START, _END), device clock,
+ * ns; 0 when ev is NULL or the stamp is not there. Real-time safe. */
+cl_ulong rtm_ocl_stamp(cl_event ev, cl_profiling_info what);
 /* Releases *ev (if any) without waiting and sets it NULL. Real-time safe. */
 void rtm_ocl_put(cl_event *ev);
 /* Waits for the device's execution queues, exec then exec2 (kexec chunks); the first

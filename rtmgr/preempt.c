@@ -477,21 +477,14 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
 {
     out->dev_xfer_s = out->dev_drain_s = out->notice_s = -1.0;
     out->dev_kernel_s = out->dev_raise_queued_s = out->dev_raise_end_s = -1.0;
-    cl_ulong q = 0, e = 0, k = 0, ks = 0;
-    if (first && last &&
-        clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(ks), &ks, NULL) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(k), &k, NULL) ==
-            CL_SUCCESS)
+    const cl_ulong ks = rtm_ocl_stamp(first, CL_PROFILING_COMMAND_START);
+    const cl_ulong k = rtm_ocl_stamp(last, CL_PROFILING_COMMAND_END);
+    if (ks && k)
         out->dev_kernel_s = ((double)k - (double)ks) * 1e-9;
-    if (!raise || !last ||
-        clGetEventProfilingInfo(raise, armed ? CL_PROFILING_COMMAND_START : CL_PROFILING_COMMAND_QUEUED,
-                                sizeof(q), &q, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(raise, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(k), &k, NULL) !=
-            CL_SUCCESS)
+    const cl_ulong q =
+        rtm_ocl_stamp(raise, armed ? CL_PROFILING_COMMAND_START : CL_PROFILING_COMMAND_QUEUED);
+    const cl_ulong e = rtm_ocl_stamp(raise, CL_PROFILING_COMMAND_END);
+    if (!q || !e || !k)
         return;
     out->dev_xfer_s = e > q ? (double)(e - q) * 1e-9 : 0.0;
     if (out->dev_kernel_s >= 0.0) { /* both queues of one device: one device clock */
@@ -507,10 +500,8 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
  * QUEUED stamp is the device's clock then. -1 when a stamp is missing. */
 static double stop_on_host(cl_event rd, double hq, cl_ulong k, double t0)
 {
-    cl_ulong q = 0;
-    if (!rd || k == 0 ||
-        clGetEventProfilingInfo(rd, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) != CL_SUCCESS ||
-        q == 0)
+    const cl_ulong q = rtm_ocl_stamp(rd, CL_PROFILING_COMMAND_QUEUED);
+    if (k == 0 || q == 0)
         return -1.0;
     const double s = hq + ((double)k - (double)q) * 1e-9 - t0;
     return s > 0.0 ? s : 0.0;
@@ -623,10 +614,8 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     out->landed_s = landed >= 0.0 ? landed - t0 : -1.0;
     const cl_event kend = rtm_ocl_later_end(job->last_ev, job->last2_ev);
     breakdown(x->flag.raise_ev, x->flag.raise_mode == RTM_RAISE_ARMED, job->first_ev, kend, out);
-    cl_ulong kend_ns = 0; /* the last kernel's END stamp (0: not known) */
-    if (!kend || clGetEventProfilingInfo(kend, CL_PROFILING_COMMAND_END, sizeof(kend_ns),
-                                         &kend_ns, NULL) != CL_SUCCESS)
-        kend_ns = 0;
+    /* the last kernel's END stamp (0: not known), for stop_s once its events are gone */
+    const cl_ulong kend_ns = rtm_ocl_stamp(kend, CL_PROFILING_COMMAND_END);
     st = rtm_abortflag_settle(&x->flag);
     if (st != RTM_OK)
         return st;
@@ -645,7 +634,6 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     cl_command_queue q = x->dev->ctrl;
     cl_event after = job->end_ev;
     const uint32_t lo = job->launch, hi = job->chunked ? job->launches : job->next;
-    out->stop_s = -1.0;
     if (hi > lo) {
         const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
         cl_event rd = NULL;

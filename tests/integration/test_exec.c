@@ -340,7 +340,7 @@ static void test_one_clear_per_job(void **state)
  * hard task that nothing aborts (opts.never_aborted, as the manager sets it) costs its
  * two input writes and nothing else before its kernel: no clear of its block control
  * (nothing reads its completed-block array; the fill was 29 us of the H100 host's time
- * a job, kexec.c needs_clear), no flag write, no user event and no marker (its run ends
+ * a job, rtm_kexec_clears), no flag write, no user event and no marker (its run ends
  * on its output read); a preemptible one clears its block control (one fill) and holds
  * one armed flag write a job (a user event and a write), and its flag, never raised, is
  * never cleared. Every result equals the CPU twin's. */

@@ -275,7 +275,7 @@ static void test_clear_one_command(void **state)
 
 /* A run of a job that is never aborted (a task neither preemptible nor firm) leaves the
  * block control alone: nothing reads its completed-block array, and its clear was the
- * costliest call of the job's start (kexec.c needs_clear); its results are the twin's job
+ * costliest call of the job's start (rtm_kexec_clears); its results are the twin's job
  * after job. An abortable job's run clears it. Seen through a value the kernel never
  * writes, in the completed-block array's padding past the launch's blocks. */
 static void test_never_aborted_no_clear(void **state)
