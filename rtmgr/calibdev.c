@@ -1311,13 +1311,14 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     }
     /* the same job after the device idled IDLE_S, as the running system's periodic jobs
      * find it */
-    double in_i[IDLE_REPS], out_i[IDLE_REPS];
+    double in_i[IDLE_REPS], out_i[IDLE_REPS], k_i[IDLE_REPS];
     for (int r = 0; r < IDLE_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_os_sleep_until_s(rtm_os_now_s() + IDLE_S);
         rtm_kexec_timing_t t;
         st = rtm_calib_inst_run(&ex, &in, &t);
         in_i[r] = t.in_s;
         out_i[r] = t.span_s - t.in_s - t.kernel_s;
+        k_i[r] = t.kernel_s;
     }
     dev_kexec_end(x, &ex);
     rtm_calib_fig_t nc_f[2]; /* back to back, after idle */
@@ -1389,6 +1390,17 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     }
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
+    /* kernel_idle: what idling adds to the job's kernel span (the device's clocks), the
+     * medians' difference, never below 0 */
+    const double k_idle = rtm_calib_summary(k_i, IDLE_REPS, &fig);
+    fig.median = fmax(0.0, k_idle - in_job);
+    dev_param(x->bd, RTM_DEV_P_kernel_idle, fig.median);
+    *dfig(x, RTM_DEV_P_kernel_idle) = fig;
+    cal_note(x->c, "%s: kernel_idle %.4gus: the job's kernel %.4gus after %gms idle (median of "
+                   "%d), back to back %.4gus",
+             x->bd->name, x->bd->param[RTM_DEV_P_kernel_idle] * 1e6, k_idle * 1e6, IDLE_S * 1e3,
+             IDLE_REPS, in_job * 1e6);
+    (void)rtm_calib_summary(kspan + 1, GAP_REPS, &fig); /* kernel_fixed's figure below */
     if (in_job > 0.0 && in_job < alone) { /* dev_launch measured `alone` */
         dev_param(x->bd, RTM_DEV_P_kernel_fixed, in_job);
         *dfig(x, RTM_DEV_P_kernel_fixed) = fig;

@@ -728,9 +728,12 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                          (as > 0.0 ? 1.0 + rtm_model_dev_alias_share(&j->cost, d) * (as - 1.0)
                                    : 1.0);
     const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
-    const double kernel =
-        tf + launches_span(&p, w->launches, w->launches_busy,
-                           (compute + w->bytes_dev * rb) * build, tn, lead);
+    double kernel = tf + launches_span(&p, w->launches, w->launches_busy,
+                                       (compute + w->bytes_dev * rb) * build, tn, lead);
+    /* a device woken by the job runs its kernels slower at first (the H100's clocks
+     * after 20 ms idle: a hard matrix_add n = 256 took 11-17 us where back to back 6.4) */
+    if (w->idle && d->have[RTM_DEV_P_kernel_idle])
+        kernel += param(&p, RTM_DEV_P_kernel_idle, false);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);

@@ -272,6 +272,14 @@ static void test_gpu_extended_idle(void **state)
     assert_ns(q.ext.in_ns, p.ext.in_ns + 40000);
     assert_ns(q.ext.out_ns, p.ext.out_ns + 15000);
     assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
+    /* kernel_idle: the kernels of a job that woke the device, idle only */
+    dev_set(&d, RTM_DEV_P_kernel_idle, 7e-6);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
+                     RTM_OK);
+    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns + 7000);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
+    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
+    d.have[RTM_DEV_P_kernel_idle] = false;
     assert_ns(q.paper.total_ns, p.paper.total_ns); /* the paper's eq. 4 as published */
     /* no outputs: no wr_idle */
     j.cost.bytes_out = 0;
