@@ -54,9 +54,6 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(gap_host_o, "gap_host_o", TIME, "host: a job's kernel started on the device -> its outputs, ext.") \
     X(ws_idle, "ws_idle", TIME, "a job's inputs after 20 ms idle: more than back to back, ext.") \
     X(wr_idle, "wr_idle", TIME, "a job's outputs after 20 ms idle: more than back to back, ext.") \
-    X(ws_clear_in, "ws_clear_in", TIME, "what the clears add to a job's inputs: less for a job that clears none, ext.") \
-    X(ws_idle_nc, "ws_idle_nc", TIME, "ws_idle of a job that clears none, ext.") \
-    X(kernel_idle, "kernel_idle", TIME, "a job's kernels after 20 ms idle: more than back to back, ext.") \
     X(pace, "pace", TIME, "host: enqueueing per launch of the pace probe: the host-paced terms' pace (GPUs), ext.") \
     X(l1d, "l1d", BYTES, "CPU-type devices: a core's L1 data cache: where strided walks alias, ext.") \
     X(l1d_ways, "l1d_ways", COUNT, "its ways (associativity), ext.")             \

@@ -1151,14 +1151,14 @@ static void dev_kexec_end(devcal_t *x, rtm_kexec_t *ex)
     x->run_s += rtm_calib_now();
 }
 
-/* The kexec of instance `in` with options o, the build or cache load counted;
- * RTM_E_RANGE when the program cannot run the instance's work-group. Every kexec it
- * makes ends in dev_kexec_end. */
-static rtm_status_t dev_kexec_as(devcal_t *x, rtm_calib_inst_t *in, const rtm_kexec_opts_t *o,
-                                 rtm_kexec_t *ex)
+/* The kexec of instance `in` for dev_measure / dev_measure_part / dev_pace, with the
+ * build or cache load counted; RTM_E_RANGE when the program cannot run the instance's
+ * work-group. Every kexec it makes ends in dev_kexec_end. */
+static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
 {
     const double t0 = rtm_calib_now();
-    rtm_status_t st = rtm_kexec_create_ex(ex, x->d, &in->k, o);
+    const rtm_kexec_opts_t o = rtm_calib_point_opts(x, &in->k);
+    rtm_status_t st = rtm_kexec_create_ex(ex, x->d, &in->k, &o);
     if (st != RTM_OK)
         return st;
     if (ex->prog.from_cache) {
@@ -1174,14 +1174,6 @@ static rtm_status_t dev_kexec_as(devcal_t *x, rtm_calib_inst_t *in, const rtm_ke
         return RTM_E_RANGE;
     }
     return RTM_OK;
-}
-
-/* The kexec of instance `in` for dev_measure / dev_measure_part / dev_pace: the
- * executive's build of the point (rtm_calib_point_opts). */
-static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex)
-{
-    const rtm_kexec_opts_t o = rtm_calib_point_opts(x, &in->k);
-    return dev_kexec_as(x, in, &o, ex);
 }
 
 /* The device's idle time between a job's phases (block-control clears and inputs ->
@@ -1224,47 +1216,6 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
 #define IDLE_S 20e-3
 #define IDLE_REPS 9
 #define BUSY_S 300e-6
-
-/* ws_clear_in, ws_idle_nc: the phase-gap job built as the executive builds a hard task's
- * (opts.never_aborted: a task neither preemptible nor firm, whose runs clear no block
- * control, rtm_kexec_clears), its input spans back to back (GAP_REPS after a warm-up)
- * and after IDLE_S (IDLE_REPS), summaries into *back and *idle; *measured false where
- * its runs clear after all (a device whose build of it fetches: nothing to measure).
- * The model charged such a job's inputs the cleared job's less ws_clear, the clears of a
- * job without inputs alone (7.9 us on the H100), and its idle inputs ws_idle (24 us):
- * the executive's hard `last` on gpu0 came out at 22 us against 50 predicted (session
- * 66); the fill delays the first write by more than its own span, and a device woken
- * by a write alone starts sooner. */
-static rtm_status_t noclear_spans(devcal_t *x, rtm_calib_inst_t *in, rtm_calib_fig_t *back,
-                                  rtm_calib_fig_t *idle, bool *measured)
-{
-    rtm_kexec_opts_t o = rtm_calib_point_opts(x, &in->k);
-    o.never_aborted = true;
-    rtm_kexec_t ex;
-    rtm_status_t st = dev_kexec_as(x, in, &o, &ex);
-    if (st != RTM_OK)
-        return st;
-    *measured = !rtm_kexec_clears(&ex);
-    double b[GAP_REPS + 1], i[IDLE_REPS];
-    for (int r = 0; *measured && r <= GAP_REPS && st == RTM_OK; r++) {
-        rtm_kexec_timing_t t;
-        st = rtm_calib_inst_run(&ex, in, &t);
-        b[r] = t.in_s;
-    }
-    for (int r = 0; *measured && r < IDLE_REPS && st == RTM_OK; r++) {
-        rtm_os_sleep_until_s(rtm_os_now_s() + IDLE_S);
-        rtm_kexec_timing_t t;
-        st = rtm_calib_inst_run(&ex, in, &t);
-        i[r] = t.in_s;
-    }
-    dev_kexec_end(x, &ex);
-    if (st == RTM_OK && *measured) {
-        (void)rtm_calib_summary(b + 1, GAP_REPS, back);
-        (void)rtm_calib_summary(i, IDLE_REPS, idle);
-    }
-    return st;
-}
-
 static rtm_status_t dev_phase_gap(devcal_t *x)
 {
     const rtm_kernel_t *kern = rtm_kernel_find("matrix_add");
@@ -1311,21 +1262,15 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
     }
     /* the same job after the device idled IDLE_S, as the running system's periodic jobs
      * find it */
-    double in_i[IDLE_REPS], out_i[IDLE_REPS], k_i[IDLE_REPS];
+    double in_i[IDLE_REPS], out_i[IDLE_REPS];
     for (int r = 0; r < IDLE_REPS && st == RTM_OK && err == CL_SUCCESS; r++) {
         rtm_os_sleep_until_s(rtm_os_now_s() + IDLE_S);
         rtm_kexec_timing_t t;
         st = rtm_calib_inst_run(&ex, &in, &t);
         in_i[r] = t.in_s;
         out_i[r] = t.span_s - t.in_s - t.kernel_s;
-        k_i[r] = t.kernel_s;
     }
     dev_kexec_end(x, &ex);
-    rtm_calib_fig_t nc_f[2]; /* back to back, after idle */
-    memset(nc_f, 0, sizeof(nc_f));
-    bool nc = false;
-    if (st == RTM_OK && err == CL_SUCCESS)
-        st = noclear_spans(x, &in, &nc_f[0], &nc_f[1], &nc);
     rtm_calib_inst_free(&in);
     rtm_calib_release_mem(scratch);
     if (st == RTM_OK && err != CL_SUCCESS)
@@ -1367,40 +1312,8 @@ static rtm_status_t dev_phase_gap(devcal_t *x)
              x->bd->name, x->bd->param[RTM_DEV_P_ws_idle] * 1e6,
              x->bd->param[RTM_DEV_P_wr_idle] * 1e6, med_i[0] * 1e6, med_i[1] * 1e6,
              IDLE_S * 1e3, IDLE_REPS, med_b[0] * 1e6, med_b[1] * 1e6);
-    if (nc) {
-        /* each a difference of medians, never below 0 */
-        const double nc_back = nc_f[0].median, nc_idle = nc_f[1].median;
-        const double nc_v[2] = {fmax(0.0, med_b[0] - nc_back), fmax(0.0, nc_idle - nc_back)};
-        const int nc_ids[2] = {RTM_DEV_P_ws_clear_in, RTM_DEV_P_ws_idle_nc};
-        for (int i = 0; i < 2; i++) {
-            dev_param(x->bd, nc_ids[i], nc_v[i]);
-            nc_f[i].median = x->bd->param[nc_ids[i]];
-            *dfig(x, nc_ids[i]) = nc_f[i];
-        }
-        cal_note(x->c, "%s: ws_clear_in %.4gus, ws_idle_nc %.4gus: the job built as a hard "
-                       "task's (runs that clear nothing): its inputs %.4gus back to back "
-                       "(cleared: %.4gus), %.4gus after %gms idle (cleared: %.4gus)",
-                 x->bd->name, x->bd->param[RTM_DEV_P_ws_clear_in] * 1e6,
-                 x->bd->param[RTM_DEV_P_ws_idle_nc] * 1e6, nc_back * 1e6, med_b[0] * 1e6,
-                 nc_idle * 1e6, IDLE_S * 1e3, med_i[0] * 1e6);
-    } else {
-        cal_note(x->c, "%s: ws_clear_in, ws_idle_nc not measured: the job built as a hard "
-                       "task's still clears its block control on this device",
-                 x->bd->name);
-    }
     const double alone = x->bd->param[RTM_DEV_P_kernel_fixed];
     const double in_job = rtm_calib_summary(kspan + 1, GAP_REPS, &fig);
-    /* kernel_idle: what idling adds to the job's kernel span (the device's clocks), the
-     * medians' difference, never below 0 */
-    const double k_idle = rtm_calib_summary(k_i, IDLE_REPS, &fig);
-    fig.median = fmax(0.0, k_idle - in_job);
-    dev_param(x->bd, RTM_DEV_P_kernel_idle, fig.median);
-    *dfig(x, RTM_DEV_P_kernel_idle) = fig;
-    cal_note(x->c, "%s: kernel_idle %.4gus: the job's kernel %.4gus after %gms idle (median of "
-                   "%d), back to back %.4gus",
-             x->bd->name, x->bd->param[RTM_DEV_P_kernel_idle] * 1e6, k_idle * 1e6, IDLE_S * 1e3,
-             IDLE_REPS, in_job * 1e6);
-    (void)rtm_calib_summary(kspan + 1, GAP_REPS, &fig); /* kernel_fixed's figure below */
     if (in_job > 0.0 && in_job < alone) { /* dev_launch measured `alone` */
         dev_param(x->bd, RTM_DEV_P_kernel_fixed, in_job);
         *dfig(x, RTM_DEV_P_kernel_fixed) = fig;

@@ -34,11 +34,8 @@
  *       command costs ws_fixed (wr_fixed). A job without inputs still clears its block
  *       control before its kernel: ws' = ws_clear when calibrated (else 0); a job
  *       whose run clears none (rtm_model_job_t.no_clear: nothing aborts it) has its
- *       inputs' ws' less ws_clear_in, what the clears added to calibration's small job
- *       (the first command was calibrated with the clears before it; an older profile
- *       without it: less ws_clear, the clears alone, which left the H100's hard jobs'
- *       inputs predicted at twice their time), and after idle ws_idle_nc for ws_idle.
- *       On the
+ *       inputs' ws' less ws_clear (the first command was calibrated with the clears
+ *       before it). On the
  *       H100, pageable memory: the second read-back command waits about 15 us for the
  *       first one's copy out of the driver's staging buffer; the first costs 1.6 us
  *       xfer(b) = b / rate for b <= knee, knee / rate + (b - knee) / rate_big beyond:
@@ -686,12 +683,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double xin = xfer_in(&p, w->bytes_in); /* before the kernels' gap below */
     if (w->bytes_in > 0.0) {
         ws = commands(&p, j->n_in, RTM_DEV_P_ws_fixed, RTM_DEV_P_ws_next, xin) + xin;
-        /* calibrated with the clears first: what they add to a job's inputs, else (an
-         * older profile) the clears alone */
-        const int less = d->have[RTM_DEV_P_ws_clear_in] ? RTM_DEV_P_ws_clear_in
-                                                        : RTM_DEV_P_ws_clear;
-        if (j->no_clear && d->have[less])
-            ws = max2(0.0, ws - param(&p, less, false));
+        if (j->no_clear && d->have[RTM_DEV_P_ws_clear]) /* calibrated with the clears first */
+            ws = max2(0.0, ws - param(&p, RTM_DEV_P_ws_clear, false));
     } else if (d->have[RTM_DEV_P_ws_clear]) {
         ws = param(&p, RTM_DEV_P_ws_clear, false); /* the clears alone */
     }
@@ -703,11 +696,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     }
     /* a device the job finds idle (the running system's periodic jobs) starts its
      * inputs, and its outputs, later than calibration's back-to-back jobs */
-    const int idle_in = j->no_clear && w->bytes_in > 0.0 && d->have[RTM_DEV_P_ws_idle_nc]
-                            ? RTM_DEV_P_ws_idle_nc
-                            : RTM_DEV_P_ws_idle;
-    if (w->idle && d->have[idle_in])
-        ws += param(&p, idle_in, false);
+    if (w->idle && d->have[RTM_DEV_P_ws_idle])
+        ws += param(&p, RTM_DEV_P_ws_idle, false);
     if (w->idle && w->bytes_out > 0.0 && d->have[RTM_DEV_P_wr_idle])
         wr += param(&p, RTM_DEV_P_wr_idle, false);
     if (flags & RTM_MODEL_F_COLD)
@@ -728,12 +718,9 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                          (as > 0.0 ? 1.0 + rtm_model_dev_alias_share(&j->cost, d) * (as - 1.0)
                                    : 1.0);
     const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
-    double kernel = tf + launches_span(&p, w->launches, w->launches_busy,
-                                       (compute + w->bytes_dev * rb) * build, tn, lead);
-    /* a device woken by the job runs its kernels slower at first (the H100's clocks
-     * after 20 ms idle: a hard matrix_add n = 256 took 11-17 us where back to back 6.4) */
-    if (w->idle && d->have[RTM_DEV_P_kernel_idle])
-        kernel += param(&p, RTM_DEV_P_kernel_idle, false);
+    const double kernel =
+        tf + launches_span(&p, w->launches, w->launches_busy,
+                           (compute + w->bytes_dev * rb) * build, tn, lead);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);

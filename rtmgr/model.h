@@ -40,9 +40,8 @@ typedef struct {
                        * (RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX) */
     bool no_clear;    /* devices, extended model: the job's run clears no block control
                        * before its inputs (a job nothing aborts: rtm_kexec_clears), so
-                       * its input span is the calibrated one less ws_clear_in (older
-                       * profiles: ws_clear), after idle plus ws_idle_nc (ws_idle); false
-                       * = calibration's jobs, which clear (rtm_model_job_make) */
+                       * its input span is the calibrated one less ws_clear; false =
+                       * calibration's jobs, which clear (rtm_model_job_make) */
 } rtm_model_job_t;
 
 /* Prediction flags. */

@@ -272,58 +272,12 @@ static void test_gpu_extended_idle(void **state)
     assert_ns(q.ext.in_ns, p.ext.in_ns + 40000);
     assert_ns(q.ext.out_ns, p.ext.out_ns + 15000);
     assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
-    /* kernel_idle: the kernels of a job that woke the device, idle only */
-    dev_set(&d, RTM_DEV_P_kernel_idle, 7e-6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
-                     RTM_OK);
-    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns + 7000);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
-    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
-    d.have[RTM_DEV_P_kernel_idle] = false;
     assert_ns(q.paper.total_ns, p.paper.total_ns); /* the paper's eq. 4 as published */
     /* no outputs: no wr_idle */
     j.cost.bytes_out = 0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
                      RTM_OK);
     assert_ns(q.ext.out_ns, 0);
-}
-
-/* A job whose runs clear nothing (no_clear: a hard task's) where the profile measured
- * such a job (ws_clear_in, ws_idle_nc): its inputs less ws_clear_in, not ws_clear, and
- * after idle ws_idle_nc in place of ws_idle; a job without inputs clears all the same
- * (rtm_kexec_clears) and keeps ws_clear and ws_idle. */
-static void test_gpu_extended_no_clear_measured(void **state)
-{
-    (void)state;
-    rtm_board_dev_t d;
-    rtm_model_job_t j;
-    rtm_model_pred_t p, q;
-    gpu_board(&d);
-    job_make(&j);
-    j.cost.bytes_in = 20000; /* 2 us; ws_fixed 10 us, two commands of 10 us each */
-    dev_set(&d, RTM_DEV_P_ws_clear, 4e-6);
-    dev_set(&d, RTM_DEV_P_ws_idle, 24e-6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
-    const double cleared = p.ext.in_ns;
-    j.no_clear = true;
-    dev_set(&d, RTM_DEV_P_ws_clear_in, 9e-6);
-    dev_set(&d, RTM_DEV_P_ws_idle_nc, 3e-6);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
-    assert_ns(q.ext.in_ns, cleared - 9000);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
-                     RTM_OK);
-    assert_ns(q.ext.in_ns, cleared - 9000 + 3000);
-    assert_ns(q.paper.in_ns, p.paper.in_ns); /* the paper's eq. 4 knows no clears */
-    /* measured 0 (PoCL back to back): nothing taken off */
-    dev_set(&d, RTM_DEV_P_ws_clear_in, 0.0);
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &q), RTM_OK);
-    assert_ns(q.ext.in_ns, cleared);
-    /* no inputs: the clears alone, and the cleared job's idle term */
-    j.cost.bytes_in = 0;
-    j.n_in = 0;
-    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
-                     RTM_OK);
-    assert_ns(q.ext.in_ns, 4000 + 24000);
 }
 
 /* The extended model's input transfer of job j on d: predicted, `ns` long. */
@@ -1404,7 +1358,6 @@ int main(void)
         cmocka_unit_test(test_gpu_extended_busy_launches),
         cmocka_unit_test(test_gpu_extended_poll_cost),
         cmocka_unit_test(test_gpu_extended_idle),
-        cmocka_unit_test(test_gpu_extended_no_clear_measured),
         cmocka_unit_test(test_gpu_extended_aligned),
         cmocka_unit_test(test_gpu_extended_transfer_knee),
         cmocka_unit_test(test_gpu_extended_transfer_commands),
