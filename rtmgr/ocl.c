@@ -229,8 +229,6 @@ void rtm_ocl_close(rtm_ocl_dev_t *d)
 
 double rtm_ocl_event_seconds(cl_event ev) { return (double)rtm_ocl_span_ns(ev, ev) * 1e-9; }
 
-/* Nanoseconds from event a's profiling time `at` to b's `bt`; 0 when either is NULL,
- * not profiled, or b's comes first. */
 cl_ulong rtm_ocl_stamp(cl_event ev, cl_profiling_info what)
 {
     cl_ulong t = 0;
@@ -239,6 +237,8 @@ cl_ulong rtm_ocl_stamp(cl_event ev, cl_profiling_info what)
     return t;
 }
 
+/* Nanoseconds from event a's profiling time `at` to b's `bt`; 0 when either is NULL,
+ * not profiled, or b's comes first. */
 static int64_t prof_interval_ns(cl_event a, cl_profiling_info at, cl_event b,
                                 cl_profiling_info bt)
 {
