@@ -74,6 +74,7 @@ typedef struct {
     rtm_edfq_t q;
     int32_t running;    /* job slot, -1 when idle */
     int64_t run_start_ns, run_pred_ns;
+    int64_t idle_from_ns; /* when its last job ended (0: none yet): the wake's test */
     int32_t preempt_job; /* slot whose abort placement asked for, -1 none */
     /* Completion callbacks count here and wake the dispatcher, which then asks its run's
      * end marker itself: a callback may come late (~10-20 ms seen on the H100), and an
@@ -576,6 +577,38 @@ static void release_one(rtm_exec_t *x, uint32_t t, int64_t release_ns)
     pthread_cond_signal(&r->cv);
 }
 
+/* The wakes ahead of the releases due at `next` (wake.h): every device with a wake that
+ * is idle (nothing running, begun or queued) since RTM_WAKE_IDLE_NS or more, and on which
+ * a task due then may run, gets the empty kernel now. The enqueues go outside the lock.
+ * Release thread. */
+static void wake_devices(rtm_exec_t *x, int64_t next)
+{
+    uint32_t due[RTM_MAX_DEVICES], n = 0;
+    const int64_t now = rtm_os_now_ns();
+    pthread_mutex_lock(&x->mu);
+    for (uint32_t d = 0; d < x->n_devs; d++) {
+        const devrt_t *r = &x->drt[d];
+        if (!x->dev[d].wake || r->running >= 0 || r->pend_slot >= 0 ||
+            rtm_edfq_count(&r->q) > 0 || now - r->idle_from_ns < RTM_WAKE_IDLE_NS)
+            continue;
+        for (uint32_t t = 0; t < x->n_tasks; t++)
+            if (x->next_release[t] <= next && x->task[t].kx[d] && x->task[t].predict_ns[d] >= 0) {
+                due[n++] = d;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&x->mu);
+    if (n == 0)
+        return;
+    uint32_t sent[RTM_MAX_DEVICES];
+    for (uint32_t i = 0; i < n; i++)
+        sent[i] = rtm_wake_kick(x->dev[due[i]].wake) == RTM_OK;
+    pthread_mutex_lock(&x->mu);
+    for (uint32_t i = 0; i < n; i++)
+        x->st.dev_wakes[due[i]] += sent[i];
+    pthread_mutex_unlock(&x->mu);
+}
+
 static void *release_main(void *arg)
 {
     rtm_exec_t *x = arg;
@@ -585,11 +618,20 @@ static void *release_main(void *arg)
         for (uint32_t t = 0; t < x->n_tasks; t++)
             if (x->next_release[t] < next)
                 next = x->next_release[t];
+        /* with wakes: first to wake_lead_ns before the release (a release that comes
+         * sooner than that is woken for at once) */
+        bool woken = x->p.wake_lead_ns <= 0 || next == INT64_MAX;
         for (;;) {
             const int64_t now = rtm_os_now_ns();
             if (now >= next || atomic_load(&x->stop_release))
                 break;
-            rtm_os_sleep_until(next - now > SLEEP_CHUNK_NS ? now + SLEEP_CHUNK_NS : next);
+            const int64_t wake_at = woken ? next : next - x->p.wake_lead_ns;
+            if (now >= wake_at) {
+                wake_devices(x, next);
+                woken = true;
+                continue;
+            }
+            rtm_os_sleep_until(wake_at - now > SLEEP_CHUNK_NS ? now + SLEEP_CHUNK_NS : wake_at);
         }
         if (atomic_load(&x->stop_release))
             break;
@@ -1189,6 +1231,7 @@ static void *dispatch_main(void *arg)
         if (r->pend_slot < 0) { /* else the job begun behind the abort runs already */
             r->running = -1;
             r->preempt_job = -1;
+            r->idle_from_ns = rtm_os_now_ns();
         }
         r->wd_deadline = -1;
         r->cpu_pj = NULL;
@@ -1400,6 +1443,7 @@ void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out)
     memcpy(out, &x->st, offsetof(rtm_exec_stats_t, task));
     memcpy(out->dev_jobs, x->st.dev_jobs, sizeof(out->dev_jobs));
     memcpy(out->dev_busy_ns, x->st.dev_busy_ns, sizeof(out->dev_busy_ns));
+    memcpy(out->dev_wakes, x->st.dev_wakes, sizeof(out->dev_wakes));
     out->now_ns = rtm_os_now_ns();
     pthread_mutex_unlock(&x->mu);
     for (uint32_t t = 0; t < x->n_tasks; t++) {

@@ -3,7 +3,9 @@
  *
  * Threads (created by rtm_exec_start, joined by rtm_exec_stop):
  *   - one release thread: sleeps on absolute CLOCK_MONOTONIC times
- *     (clock_nanosleep TIMER_ABSTIME) until the next release of any task, measures its
+ *     (clock_nanosleep TIMER_ABSTIME) until the next release of any task (with
+ *     wake_lead_ns, first until that long before it, to wake the idle GPUs the due tasks
+ *     may run on: wake.h), measures its
  *     wake-up jitter (actual - intended), advances the input (synthetic scenario), and
  *     for every due task takes a job slot, places the job (place.h) on the device with
  *     the earliest predicted finish that meets the deadline, queues it EDF on that
@@ -58,6 +60,7 @@
 #include "pool.h"
 #include "preempt.h"
 #include "traffic.h"
+#include "wake.h"
 
 /* How a job ended. */
 typedef enum {
@@ -135,6 +138,7 @@ typedef struct {
     rtm_ocl_dev_t *ocl;      /* NULL for the host CPU */
     bool can_abort;          /* jobs here can be aborted through the abort flag */
     int64_t abort_ns;        /* predicted abort response */
+    rtm_wake_t *wake;        /* OpenCL GPUs: the device wake (wake.h), NULL: none */
 } rtm_exec_dev_t;
 
 /* One task: its configuration and, per device, its instance and prediction. */
@@ -173,6 +177,9 @@ typedef struct {
                                  only once the host has seen the abort end (the behaviour
                                  before session 17, for comparison); false: the next job
                                  is enqueued right behind the raise */
+    int64_t wake_lead_ns;     /* > 0: the release thread wakes each idle device that has a
+                                 wake (rtm_exec_dev_t.wake) this long before a release of a
+                                 task that may run there (wake.h); 0: never */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;
@@ -237,6 +244,7 @@ typedef struct {
     rtm_exec_task_stats_t task[RTM_MAX_TASKS];
     uint64_t dev_jobs[RTM_MAX_DEVICES];
     int64_t dev_busy_ns[RTM_MAX_DEVICES];
+    uint64_t dev_wakes[RTM_MAX_DEVICES]; /* wakes sent ahead of releases (wake.h) */
 } rtm_exec_stats_t;
 
 typedef struct rtm_exec rtm_exec_t;

@@ -30,6 +30,7 @@
 #include "program.h"
 #include "scenario.h"
 #include "shmstat.h"
+#include "wake.h"
 
 #define LOG_SLOTS 8192u           /* model-error log ring (power of two) */
 #define PUBLISH_NS 100000000LL    /* status segment refresh */
@@ -53,6 +54,7 @@ struct rtm_manager {
     rtm_arena_t arena;
     rtm_pinned_t pin[RTM_MAX_DEVICES];      /* pin[d].host set: pin_arena[d] in use */
     rtm_arena_t pin_arena[RTM_MAX_DEVICES];
+    rtm_wake_t wake[RTM_MAX_DEVICES];       /* GPUs' wakes (wake.h); zeroed: none */
     /* per task and device */
     rtm_kinst_t inst[RTM_MAX_TASKS][RTM_MAX_DEVICES];
     bool have[RTM_MAX_TASKS][RTM_MAX_DEVICES];
@@ -108,6 +110,7 @@ void rtm_manager_defaults(rtm_manager_opts_t *o)
     o->rt = true;
     o->margin = 0.1;
     o->adapt = 0.2;
+    o->wake_lead_ns = RTM_WAKE_LEAD_NS_DEFAULT;
 }
 
 rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
@@ -617,6 +620,21 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         return st;
     m->log_ok = true;
 
+    /* the GPUs' wakes ahead of releases (wake.h) */
+    for (uint32_t d = 1; d < m->n_devs && m->o.wake_lead_ns > 0; d++) {
+        if (!rtm_wake_wanted(&m->ocl[d].info))
+            continue;
+        if (rtm_wake_init(&m->wake[d], &m->ocl[d]) != RTM_OK) {
+            fprintf(stderr, "rtmgr: warning: %s: no wake kernel; its jobs after idle run "
+                            "without it\n", m->dev[d].name);
+            continue;
+        }
+        m->dev[d].wake = &m->wake[d];
+        if (!m->o.quiet)
+            fprintf(stderr, "rtmgr: %s: woken %.0f us before a release when idle (wake.h; "
+                            "--wake 0: never)\n",
+                    m->dev[d].name, (double)m->o.wake_lead_ns / 1e3);
+    }
     m->x = calloc(1, rtm_exec_size());
     if (!m->x)
         return RTM_E_NOMEM;
@@ -628,6 +646,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .margin = m->o.margin,
         .adapt = m->o.adapt,
         .wait_abort = m->o.preempt_wait,
+        .wake_lead_ns = m->o.wake_lead_ns,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,
@@ -983,6 +1002,11 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                 (double)a->worst_exec_ns / 1e6, (unsigned long long)a->missed,
                 (unsigned long long)a->hard_alarms, (unsigned long long)a->preemptions, mape);
     }
+    for (uint32_t d = 1; d < m->n_devs; d++)
+        if (m->dev[d].wake)
+            fprintf(f, "%s: woken %llu times %.0f us before a release (idle since %.0f ms or more)\n",
+                    m->dev[d].name, (unsigned long long)s->dev_wakes[d],
+                    (double)m->o.wake_lead_ns / 1e3, RTM_WAKE_IDLE_NS / 1e6);
     uint64_t launches = 0, joins = 0;
     if (m->pool.started)
         rtm_pool_joins(&m->pool, &launches, &joins);
@@ -1114,6 +1138,7 @@ void rtm_manager_destroy(rtm_manager_t *m)
     for (uint32_t d = 1; d < m->n_devs; d++) {
         rtm_arena_destroy(&m->pin_arena[d]); /* zeroed when unused: a no-op */
         rtm_pinned_destroy(&m->pin[d]);
+        rtm_wake_destroy(&m->wake[d]); /* zeroed when unused: a no-op */
         rtm_ocl_close(&m->ocl[d]);
     }
     rtm_arena_destroy(&m->arena);

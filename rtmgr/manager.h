@@ -47,11 +47,14 @@ typedef struct {
                                 start-up; the first job on a device may compile) */
     bool preempt_wait;       /* after an abort, start the device's next job only once the
                                 host saw the abort end (rtm_exec_params_t.wait_abort) */
+    int64_t wake_lead_ns;    /* wake idle GPUs this long before a release of a task that may
+                                run there (wake.h; rtm_exec_params_t.wake_lead_ns); 0: never.
+                                Default RTM_WAKE_LEAD_NS_DEFAULT */
 } rtm_manager_opts_t;
 
 typedef struct rtm_manager rtm_manager_t;
 
-/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2. */
+/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2, wakes 300 us ahead. */
 void rtm_manager_defaults(rtm_manager_opts_t *o);
 
 /* Allocates an empty manager (init only; the one heap allocation of the manager

@@ -1,7 +1,8 @@
 /* test_exec.c — the executive on real OpenCL (PoCL here): periodic tasks placed on the
  * CPU and the OpenCL device, one record per released job, results equal to the CPU
  * twin, firm jobs aborted at their deadline, and a preemption of a long GPU job by an
- * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c). The tight time
+ * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c), the device wakes
+ * ahead of releases (wake.h). The tight time
  * bounds allow what the machine itself stalled inside the job (stallprobe.h): on a
  * shared VM the hypervisor holds a CPU for tens of ms. */
 #include <math.h>
@@ -626,6 +627,65 @@ static void test_cpu_watchdog(void **state)
         free_task(&t[i]);
 }
 
+/* The device wake (wake.h; built here on PoCL's device, where the manager would not
+ * build one): with a lead, every release of the task that may run on the device, found
+ * idle, wakes it once; the releases of a task that may not run there never do, nor does
+ * anything without a lead. Every job still equals its CPU twin. */
+static void test_wakes(void **state)
+{
+    (void)state;
+    rtm_wake_t w;
+    assert_int_equal(rtm_wake_init(&w, &ocl), RTM_OK);
+    for (int with = 1; with >= 0; with--) {
+        static tk_t t[2];
+        make_task(&t[0], "gpu-only", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+        make_task(&t[1], "cpu-only", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
+        rtm_exec_task_t et[2];
+        fill_exec_task(&et[0], &t[0], -1, 1 * MS);
+        fill_exec_task(&et[1], &t[1], 1 * MS, -1);
+        et[1].kx[1] = NULL;
+        et[1].inst[1] = NULL;
+        rtm_exec_dev_t d[2];
+        devices(d);
+        d[1].wake = &w;
+        const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
+                                     .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
+                                     .sink = sink, .wake_lead_ns = with ? 2 * MS : 0};
+        rtm_exec_t *x = calloc(1, rtm_exec_size());
+        assert_non_null(x);
+        n_recs = 0;
+        assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
+        assert_int_equal(rtm_exec_start(x), RTM_OK);
+        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+        rtm_exec_stop(x);
+        static rtm_exec_stats_t st;
+        rtm_exec_stats(x, &st);
+        uint32_t ran = 0;
+        for (uint32_t i = 0; i < n_recs; i++)
+            ran += recs[i].ran && recs[i].device == 1;
+        printf("lead %s: %u jobs on the device, %llu wakes; %llu releases of the task that may "
+               "run there, %llu of the CPU-only task\n", with ? "2 ms" : "none", ran,
+               (unsigned long long)st.dev_wakes[1], (unsigned long long)st.task[0].released,
+               (unsigned long long)st.task[1].released);
+        assert_true(ran >= 5);
+        assert_true(st.task[1].released > st.task[0].released);
+        assert_int_equal(st.dev_wakes[0], 0);
+        if (with) { /* one a release of the GPU task (a job still running then: none) */
+            assert_true(st.dev_wakes[1] >= 1);
+            assert_true(st.dev_wakes[1] <= st.task[0].released);
+        } else {
+            assert_int_equal(st.dev_wakes[1], 0);
+        }
+        char why[160] = "";
+        assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
+        rtm_exec_destroy(x);
+        free(x);
+        for (int i = 0; i < 2; i++)
+            free_task(&t[i]);
+    }
+    rtm_wake_destroy(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -636,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_live_prediction),
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
+        cmocka_unit_test(test_wakes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
