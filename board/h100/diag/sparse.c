@@ -13,10 +13,13 @@
  * woken ahead of a release the host knows, as a periodic task's. WAKE=3: the host wakes
  * LEAD_US early and sleeps again, enqueueing nothing (WAKE=2's host side alone).
  * "job" = the first input's START to the output's END (the job on the device); "host" =
- * the release to clFinish's return (what a deadline sees). */
+ * the release to the host's notice of the end (what a deadline sees). WAIT: how the host
+ * notices: 0 clFinish, 1 spins on the output event's status, 2 the event's completion
+ * callback signals a condition variable the host thread waits on (rtmgr's executive). */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,19 @@
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int fired;
+
+static void CL_CALLBACK on_done(cl_event ev, cl_int st, void *arg)
+{
+    (void)ev, (void)st, (void)arg;
+    pthread_mutex_lock(&mu);
+    fired = 1;
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+}
 
 static const char *src = "__kernel void add(__global const float *a, __global const float *b,"
                          " __global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }"
@@ -98,6 +114,7 @@ int main(int argc, char **argv)
     cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, props, &e);
     CK(e);
     const int wake = getenv("WAKE") ? atoi(getenv("WAKE")) : 0;
+    const int wait = getenv("WAIT") ? atoi(getenv("WAIT")) : 0;
     const long lead_ns = 1000L * (getenv("LEAD_US") ? atol(getenv("LEAD_US")) : 100);
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
     CK(e);
@@ -128,7 +145,8 @@ int main(int argc, char **argv)
     CK(clSetKernelArg(k, 0, sizeof a, &a));
     CK(clSetKernelArg(k, 1, sizeof b, &b));
     CK(clSetKernelArg(k, 2, sizeof c, &c));
-    printf("device %s, n %zu, %.1f s a phase, pinned %d, wake %d\n", dname, n, secs, pin, wake);
+    printf("device %s, n %zu, %.1f s a phase, pinned %d, wake %d, wait %d\n", dname, n, secs, pin,
+           wake, wait);
     printf("%9s %6s | %22s | %22s | %22s | %22s | %22s\n", "period_ms", "jobs", "in us p50/p90",
            "kernel us p50/p90/max", "out us p50/p90", "job us p50/p90", "host us p50/p90");
     const int cap = 200000;
@@ -167,8 +185,24 @@ int main(int argc, char **argv)
             size_t gs = n, ls = 256;
             CK(clEnqueueNDRangeKernel(qu, k, 1, NULL, &gs, &ls, 0, NULL, &ev[2]));
             CK(clEnqueueReadBuffer(qu, c, CL_FALSE, 0, bytes, hc, 0, NULL, &ev[3]));
-            CK(clFinish(qu));
+            if (wait == 1) {
+                CK(clFlush(qu));
+                cl_int es = CL_QUEUED;
+                while (es != CL_COMPLETE && es >= 0)
+                    CK(clGetEventInfo(ev[3], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL));
+            } else if (wait == 2) {
+                fired = 0;
+                CK(clSetEventCallback(ev[3], CL_COMPLETE, on_done, NULL));
+                CK(clFlush(qu));
+                pthread_mutex_lock(&mu);
+                while (!fired)
+                    pthread_cond_wait(&cv, &mu);
+                pthread_mutex_unlock(&mu);
+            } else {
+                CK(clFinish(qu));
+            }
             vh[j] = 1e6 * (now_s() - h0);
+            CK(clFinish(qu));
             vin[j] = span_us(ev[0]) + span_us(ev[1]);
             vk[j] = span_us(ev[2]);
             vout[j] = span_us(ev[3]);
