@@ -27,7 +27,6 @@
 #include "model.h"
 
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
-#define SPIN_SLICE_NS 20000LL     /* a polling dispatcher takes the lock this often */
 
 typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING } slot_state_t;
 
@@ -886,11 +885,6 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     const int64_t poll_until =
         poll_from < INT64_MAX ? res->start_ns + 2 * j->predicted_ns : INT64_MAX;
     bool reads_in = poll_from == INT64_MAX;
-    /* a short job on a GPU: its end polled up to spin_until (exec.h spin_max_ns) */
-    const int64_t spin_until = x->dev[d].spin && x->p.spin_max_ns > 0 && j->predicted_ns > 0 &&
-                                       j->predicted_ns <= x->p.spin_max_ns
-                                   ? res->start_ns + 2 * j->predicted_ns + RTM_EXEC_SPIN_EXTRA_NS
-                                   : 0;
     pthread_mutex_lock(&x->mu);
     bool over = run->waited; /* the run's commands are complete */
     bool check = true;       /* ask the end marker (first, then after each callback) */
@@ -926,20 +920,6 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             bool fin = false;
             reads_in = rtm_preempt_poll(pj, &fin) != RTM_OK || fin || pj->out_ev != NULL;
             pthread_mutex_lock(&x->mu);
-        } else if (run->m1 && reads_in && !aborted && now < spin_until) {
-            /* polled in slices; between them the lock, to see a preemption request or
-             * a firm deadline */
-            pthread_mutex_unlock(&x->mu);
-            int64_t slice = now + SPIN_SLICE_NS < spin_until ? now + SPIN_SLICE_NS : spin_until;
-            if (firm && j->deadline_ns < slice)
-                slice = j->deadline_ns;
-            int ended;
-            do
-                ended = rtm_ocl_event_done(run->m1, &ast); /* < 0: failed, reported */
-            while (ended == 0 && rtm_os_now_ns() < slice);
-            pthread_mutex_lock(&x->mu);
-            if (ended != 0)
-                break;
         } else {
             int64_t until = firm && !aborted ? j->deadline_ns : -1;
             if (!reads_in && !aborted && now < poll_from && (until < 0 || poll_from < until))

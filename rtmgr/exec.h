@@ -14,8 +14,7 @@
  *   - one dispatcher per OpenCL device: pops its EDF queue, copies a consistent traffic
  *     snapshot into the instance (load_traffic, when the kernel has one), enqueues the
  *     job as a preemptible job (preempt.h: inputs, launches, outputs) and waits for
- *     its completion callback (a short job on a GPU: polls its end, spin_max_ns); a firm
- *     job still running at its deadline is aborted
+ *     its completion callback; a firm job still running at its deadline is aborted
  *     through the abort flag (the transport its rtm_kexec_t was created with: the board
  *     profile's);
  *   - one CPU dispatcher: the same for the host CPU, running the CPU twin's blocks
@@ -140,8 +139,6 @@ typedef struct {
     bool can_abort;          /* jobs here can be aborted through the abort flag */
     int64_t abort_ns;        /* predicted abort response */
     rtm_wake_t *wake;        /* OpenCL GPUs: the device wake (wake.h), NULL: none */
-    bool spin;               /* the dispatcher may poll its short jobs' ends (spin_max_ns):
-                                not a CPU-type device, whose kernels use the host's cores */
 } rtm_exec_dev_t;
 
 /* One task: its configuration and, per device, its instance and prediction. */
@@ -183,12 +180,6 @@ typedef struct {
     int64_t wake_lead_ns;     /* > 0: the release thread wakes each idle device that has a
                                  wake (rtm_exec_dev_t.wake) this long before a release of a
                                  task that may run there (wake.h); 0: never */
-    int64_t spin_max_ns;      /* > 0: on a device with `spin`, a job predicted at most this
-                                 long is awaited by polling its end event (until twice its
-                                 prediction + RTM_EXEC_SPIN_EXTRA_NS, then the callback), not
-                                 by the driver's completion callback, which reached the
-                                 dispatcher 130-150 us after the end on the H100 (session
-                                 68); 0: always the callback */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;
@@ -205,11 +196,6 @@ typedef struct {
     void (*result)(void *ctx, uint32_t task, const rtm_kinst_t *k, const rtm_traffic_t *snap);
     void *result_ctx;
 } rtm_exec_params_t;
-
-/* A polled job's end is awaited that much past twice its prediction (host enqueueing). */
-#define RTM_EXEC_SPIN_EXTRA_NS 200000
-/* Default spin_max_ns (`rtmgr run --spin US`). */
-#define RTM_EXEC_SPIN_MAX_NS_DEFAULT 1000000
 
 /* Bytes of a task's latest-result text (kernel summary hook), with the NUL. */
 #define RTM_EXEC_RESULT_MAX 512

@@ -111,7 +111,6 @@ void rtm_manager_defaults(rtm_manager_opts_t *o)
     o->margin = 0.1;
     o->adapt = 0.2;
     o->wake_lead_ns = RTM_WAKE_LEAD_NS_DEFAULT;
-    o->spin_max_ns = RTM_EXEC_SPIN_MAX_NS_DEFAULT;
 }
 
 rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
@@ -263,7 +262,6 @@ static void open_devices(rtm_manager_t *m)
         e->kind = bd->kind == RTM_DEV_CPU ? RTM_DEV_ACCEL : bd->kind;
         e->ocl = &m->ocl[d];
         e->can_abort = true;
-        e->spin = !(info.type & CL_DEVICE_TYPE_CPU); /* its kernels leave the host's cores */
         e->abort_ns = bd->have[RTM_DEV_P_abort_response]
                           ? (int64_t)(bd->param[RTM_DEV_P_abort_response] * 1e9)
                           : ABORT_DEFAULT_NS;
@@ -649,7 +647,6 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .adapt = m->o.adapt,
         .wait_abort = m->o.preempt_wait,
         .wake_lead_ns = m->o.wake_lead_ns,
-        .spin_max_ns = m->o.spin_max_ns,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,

@@ -50,15 +50,11 @@ typedef struct {
     int64_t wake_lead_ns;    /* wake idle GPUs this long before a release of a task that may
                                 run there (wake.h; rtm_exec_params_t.wake_lead_ns); 0: never.
                                 Default RTM_WAKE_LEAD_NS_DEFAULT */
-    int64_t spin_max_ns;     /* GPU jobs predicted at most this long are awaited by polling
-                                (rtm_exec_params_t.spin_max_ns); 0: the driver's callback.
-                                Default RTM_EXEC_SPIN_MAX_NS_DEFAULT */
 } rtm_manager_opts_t;
 
 typedef struct rtm_manager rtm_manager_t;
 
-/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2, wakes 300 us ahead,
- * jobs of up to 1 ms polled. */
+/* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2, wakes 300 us ahead. */
 void rtm_manager_defaults(rtm_manager_opts_t *o);
 
 /* Allocates an empty manager (init only; the one heap allocation of the manager

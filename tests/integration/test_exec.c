@@ -2,7 +2,7 @@
  * CPU and the OpenCL device, one record per released job, results equal to the CPU
  * twin, firm jobs aborted at their deadline, and a preemption of a long GPU job by an
  * urgent one (issue 6 resumes: tests/integration/test_exec_preempt.c), the device wakes
- * ahead of releases (wake.h) and polled job ends (spin_max_ns). The tight time
+ * ahead of releases (wake.h). The tight time
  * bounds allow what the machine itself stalled inside the job (stallprobe.h): on a
  * shared VM the hypervisor holds a CPU for tens of ms. */
 #include <math.h>
@@ -686,55 +686,6 @@ static void test_wakes(void **state)
     rtm_wake_destroy(&w);
 }
 
-/* Polled ends (exec.h spin_max_ns; allowed here on PoCL's device, where the manager would
- * not): a short hard job's end is polled and it completes equal to its CPU twin; a firm
- * job predicted short but running long is still aborted at its deadline from inside the
- * polling (its slices end there). Nothing fails. */
-static void test_spin(void **state)
-{
-    (void)state;
-    static tk_t t[2];
-    make_task(&t[0], "hard-short", 64, 10, 10, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
-    make_task(&t[1], "firm-long", 2048, 50, 1, 5, RTM_CRIT_FIRM, RTM_PLACE_GPU, true);
-    rtm_exec_task_t et[2];
-    fill_exec_task(&et[0], &t[0], -1, 1 * MS);
-    fill_exec_task(&et[1], &t[1], -1, MS / 2); /* predicted 0.5 ms: polled, runs ~5 ms */
-    rtm_exec_dev_t d[2];
-    devices(d);
-    d[1].spin = true;
-    const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
-                                 .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
-                                 .sink = sink, .spin_max_ns = 2 * MS};
-    rtm_exec_t *x = calloc(1, rtm_exec_size());
-    assert_non_null(x);
-    n_recs = 0;
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
-    assert_int_equal(rtm_exec_start(x), RTM_OK);
-    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    rtm_exec_stop(x);
-    uint32_t hard = 0, aborted = 0, firm_done = 0;
-    for (uint32_t i = 0; i < n_recs; i++) {
-        const rtm_exec_rec_t *r = &recs[i];
-        assert_int_not_equal(r->outcome, RTM_JOB_FAILED);
-        if (r->task == 0)
-            hard += r->ran && (r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE);
-        else {
-            aborted += r->outcome == RTM_JOB_ABORTED;
-            firm_done += r->outcome == RTM_JOB_MET;
-        }
-    }
-    printf("polled: %u hard jobs completed; firm: %u aborted at the deadline, %u met\n", hard,
-           aborted, firm_done);
-    assert_true(hard >= 5);
-    assert_true(aborted + firm_done >= 1);
-    char why[160] = "";
-    assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
-    rtm_exec_destroy(x);
-    free(x);
-    for (int i = 0; i < 2; i++)
-        free_task(&t[i]);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -746,7 +697,6 @@ int main(void)
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
         cmocka_unit_test(test_wakes),
-        cmocka_unit_test(test_spin),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
