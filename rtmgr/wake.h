@@ -11,7 +11,9 @@
  * 84-97 us. The host waking early without enqueueing anything did not help (the cost is
  * the device's), nor did the empty kernel enqueued together with the job (the job then
  * waits for it). A job whose inputs are pageable is enqueued slowly enough (the driver's
- * staging copy) that its kernel finds the device awake anyway.
+ * staging copy) that its kernel finds the device awake anyway. In `rtmgr run` (the urgent
+ * task of config/preempt-h100.yaml alone) the response p50 fell 6-25 % at a 20 ms period
+ * (6 paired rounds) and 29 % at 100 ms; every job met its deadline either way.
  *
  * Owns, per device: a queue without profiling, the one-kernel program and its kernel.
  * CPU-type devices (PoCL) get none: their "device" is the host's own cores.
