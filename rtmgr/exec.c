@@ -591,8 +591,8 @@ static void wake_devices(rtm_exec_t *x, int64_t next)
         if (!x->dev[d].wake || r->running >= 0 || r->pend_slot >= 0 ||
             rtm_edfq_count(&r->q) > 0 || now - r->idle_from_ns < RTM_WAKE_IDLE_NS)
             continue;
-        for (uint32_t t = 0; t < x->n_tasks; t++)
-            if (x->next_release[t] <= next && x->task[t].kx[d] && x->task[t].predict_ns[d] >= 0) {
+        for (uint32_t t = 0; t < x->n_tasks; t++) /* may run there: predicted there */
+            if (x->next_release[t] <= next && x->task[t].predict_ns[d] >= 0) {
                 due[n++] = d;
                 break;
             }

@@ -621,8 +621,8 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     m->log_ok = true;
 
     /* the GPUs' wakes ahead of releases (wake.h) */
-    for (uint32_t d = 1; d < m->n_devs && m->o.wake_lead_ns > 0; d++) {
-        if (!rtm_wake_wanted(&m->ocl[d].info))
+    for (uint32_t d = 1; d < m->n_devs; d++) {
+        if (m->o.wake_lead_ns <= 0 || !rtm_wake_wanted(&m->ocl[d].info))
             continue;
         if (rtm_wake_init(&m->wake[d], &m->ocl[d]) != RTM_OK) {
             fprintf(stderr, "rtmgr: warning: %s: no wake kernel; its jobs after idle run "

@@ -16,7 +16,8 @@
  * (6 paired rounds) and 29 % at 100 ms; every job met its deadline either way.
  *
  * Owns, per device: a queue without profiling, the one-kernel program and its kernel.
- * CPU-type devices (PoCL) get none: their "device" is the host's own cores.
+ * CPU-type devices (PoCL) get none: their "device" is the host's own cores; nor do
+ * integrated devices that share the host's memory (host_unified), which were not measured.
  * Lifecycle: rtm_wake_init at allocate time (builds the program: init only),
  * rtm_wake_kick on the real-time path (an enqueue and a flush, nothing allocated by
  * rtmgr), rtm_wake_destroy at stop. */
@@ -41,7 +42,8 @@ typedef struct {
     cl_kernel k;
 } rtm_wake_t;
 
-/* Does device d get a wake (a GPU or accelerator, not a CPU-type device)? Safe anywhere. */
+/* Does device d get a wake (a GPU or accelerator with its own memory, not a CPU-type or
+ * integrated device)? Safe anywhere. */
 bool rtm_wake_wanted(const rtm_ocl_info_t *info);
 
 /* Creates the queue and builds the empty kernel on d. On failure `w` is left zeroed and

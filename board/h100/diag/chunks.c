@@ -32,18 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag_cl.h"
 #include "diag_file.h"
 #include "rtmgr/os.h"
 #include "rtmgr/stats.h"
-
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cl_int e_ = (x);                                                                   \
-        if (e_ != CL_SUCCESS) {                                                            \
-            fprintf(stderr, "%s:%d %s: %d\n", __FILE__, __LINE__, #x, e_);                 \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 #define WG 256
 #define COPIES 32 /* the flag's copies (RTM_FLAG_COPIES), RTM_FLAG_STRIDE ints apart */

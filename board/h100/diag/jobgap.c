@@ -19,43 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "board.h"
 #include "kernel.h"
 #include "kexec.h"
 #include "model.h"
 #include "ocl.h"
+#include "os.h"
 #include "preempt.h"
 #include "pinned.h"
 #include "program.h"
+#include "stats.h"
 
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* Nearest-rank quantile p (0 < p <= 1) of v[0..n), sorted in place. */
 static double q(double *v, int n, double p)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[(int)(p * (n - 1))];
-}
-
-static void sleep_ms(double ms)
-{
-    if (ms <= 0)
-        return;
-    struct timespec t = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
-    nanosleep(&t, NULL);
-}
-
-static double ev_span_us(cl_event a, cl_event b, cl_profiling_info ia, cl_profiling_info ib)
-{
-    cl_ulong s = 0, e = 0;
-    if (!a || !b || clGetEventProfilingInfo(a, ia, sizeof s, &s, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(b, ib, sizeof e, &e, NULL) != CL_SUCCESS)
-        return -1;
-    return 1e-3 * ((double)e - (double)s);
+    rtm_stats_sort(v, (size_t)n);
+    return rtm_stats_percentile(v, (size_t)n, 100.0 * p);
 }
 
 int main(int argc, char **argv)
@@ -132,7 +111,8 @@ int main(int argc, char **argv)
     static const char *ways[] = {"kexec_run", "preempt_spin", "preempt_fin", "kexec_run"};
     for (int w = 0; w < 4; w++) {
         for (int j = -3; j < jobs; j++) {
-            sleep_ms(gap);
+            if (gap > 0)
+                rtm_os_sleep_until(rtm_os_now_ns() + (int64_t)(gap * 1e6));
             double in = 0, ks = 0, g = 0;
             if (w == 0 || w == 3) {
                 rtm_kexec_timing_t t;
@@ -148,7 +128,7 @@ int main(int argc, char **argv)
                     clFinish(dev.exec);
                 if (rtm_preempt_wait(&pj) != RTM_OK)
                     return 12;
-                in = ev_span_us(i0, i1, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+                in = 1e-3 * (double)rtm_ocl_span_ns(i0, i1);
                 ks = 1e6 * pj.run_kernel_s;
                 g = 1e6 * pj.run_latency_s; /* first launch queued -> started */
                 rtm_ocl_put(&i0), rtm_ocl_put(&i1);

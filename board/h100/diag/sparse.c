@@ -4,6 +4,8 @@
  * between releases (absolute clock_nanosleep), each SECONDS long; per phase the median
  * and p90 of inputs, kernel and output, and the host's release-to-finish time.
  * Usage: sparse [N [SECONDS [PERIOD_MS...]]]   (defaults 65536, 4, 0 1 5 20 100 500)
+ * Build: gcc -O2 -std=c11 -D_GNU_SOURCE -I. -Irtmgr board/h100/diag/sparse.c rtmgr/stats.c
+ *        rtmgr/os.c -lOpenCL -lpthread -lm -o /tmp/sparse
  * Platform by RTM_PLATFORM (substring), first GPU else first device. PIN=1: the host
  * arrays in pinned memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer, as rtmgr's). WAKE=1: an
  * empty kernel on a second queue, enqueued and flushed before the inputs (no dependency
@@ -16,7 +18,6 @@
  * the release to the host's notice of the end (what a deadline sees). WAIT: how the host
  * notices: 0 clFinish, 1 spins on the output event's status, 2 the event's completion
  * callback signals a condition variable the host thread waits on (rtmgr's executive). */
-#define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <pthread.h>
@@ -25,14 +26,9 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cl_int e_ = (x);                                                                   \
-        if (e_ != CL_SUCCESS) {                                                            \
-            fprintf(stderr, "%s:%d %s: %d\n", __FILE__, __LINE__, #x, e_);                 \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "diag_cl.h"
+#include "rtmgr/os.h"
+#include "rtmgr/stats.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -51,13 +47,6 @@ static const char *src = "__kernel void add(__global const float *a, __global co
                          " __global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }"
                          "__kernel void nop(void) { }";
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static double span_us(cl_event e)
 {
     cl_ulong s = 0, f = 0;
@@ -66,16 +55,11 @@ static double span_us(cl_event e)
     return 1e-3 * (double)(f - s);
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* Nearest-rank quantile p (0 < p <= 1) of v[0..n), sorted in place. */
 static double q(double *v, int n, double p)
 {
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return v[(int)(p * (n - 1))];
+    rtm_stats_sort(v, (size_t)n);
+    return rtm_stats_percentile(v, (size_t)n, 100.0 * p);
 }
 
 int main(int argc, char **argv)
@@ -157,9 +141,9 @@ int main(int argc, char **argv)
         const double per = periods[ph] * 1e-3;
         struct timespec next;
         clock_gettime(CLOCK_MONOTONIC, &next);
-        const double t_end = now_s() + secs;
+        const double t_end = rtm_os_now_s() + secs;
         int j = 0;
-        while (now_s() < t_end && j < cap) {
+        while (rtm_os_now_s() < t_end && j < cap) {
             if (wake >= 2 && per > 0) { /* next is the release: wake the device lead_ns before */
                 struct timespec w = next;
                 w.tv_nsec -= lead_ns;
@@ -173,7 +157,7 @@ int main(int argc, char **argv)
                 }
                 clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
             }
-            const double h0 = now_s();
+            const double h0 = rtm_os_now_s();
             cl_event ev[4];
             if (wake == 1) {
                 size_t one = 32;
@@ -201,7 +185,7 @@ int main(int argc, char **argv)
             } else {
                 CK(clFinish(qu));
             }
-            vh[j] = 1e6 * (now_s() - h0);
+            vh[j] = 1e6 * (rtm_os_now_s() - h0);
             CK(clFinish(qu));
             vin[j] = span_us(ev[0]) + span_us(ev[1]);
             vk[j] = span_us(ev[2]);
