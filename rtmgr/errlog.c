@@ -51,7 +51,8 @@ static const char header[] =
     "release_ms,task,job,device,model,predicted_ms,predicted_paper_ms,predicted_ext_ms,"
     "predicted_in_ms,predicted_kernel_ms,predicted_out_ms,measured_in_ms,"
     "measured_kernel_ms,measured_out_ms,measured_ms,response_ms,rel_error,deadline_ms,met,"
-    "lateness_ms,preempted,resumed,blocks_done,blocks_total,reason";
+    "lateness_ms,preempted,resumed,blocks_done,blocks_total,reason,dispatch_ms,submit_ms,"
+    "notice_ms";
 
 const char *rtm_errlog_header(void) { return header; }
 
@@ -77,6 +78,7 @@ void rtm_errlog_row_init(rtm_errlog_row_t *row, const char *task, uint64_t job,
     row->predicted_in_ns = row->predicted_kernel_ns = row->predicted_out_ns = -1;
     row->measured_in_ns = row->measured_kernel_ns = row->measured_out_ns = -1;
     row->measured_ns = row->response_ns = -1;
+    row->dispatch_ns = row->submit_ns = row->notice_ns = -1;
     row->deadline_ns = deadline_ns;
 }
 
@@ -216,6 +218,9 @@ static size_t format_row(const rtm_errlog_row_t *r, char *buf, size_t cap)
     add(&l, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, r->preempted, r->resumed,
         r->blocks_done, r->blocks_total);
     add_text(&l, r->reason, sizeof(r->reason));
+    add_ms(&l, r->dispatch_ns, r->dispatch_ns < 0);
+    add_ms(&l, r->submit_ns, r->submit_ns < 0);
+    add_ms(&l, r->notice_ns, r->notice_ns < 0);
     add(&l, "\n");
     return l.n;
 }

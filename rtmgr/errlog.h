@@ -53,6 +53,11 @@ typedef struct {
     uint32_t blocks_done;       /* blocks completed (all of them when it finished) */
     uint32_t blocks_total;
     char reason[RTM_ERRLOG_REASON_MAX]; /* placement reason ("earliest-finish"…) */
+    /* where the response went (-1 unknown); for a completed job never preempted,
+     * response = dispatch + submit + measured + notice */
+    int64_t dispatch_ns; /* release -> its dispatcher began it (queueing, hand-off) */
+    int64_t submit_ns;   /* -> the device started its first command (0 on the CPU pool) */
+    int64_t notice_ns;   /* the device ended its last command -> the host completed it */
 } rtm_errlog_row_t;
 
 /* One ring slot; the caller provides `capacity` of them (static array or arena). */

@@ -50,6 +50,7 @@ typedef struct {
     rtm_place_reason_t resume_reason;
     uint64_t ckpt_blocks;
     int64_t first_start_ns;
+    int64_t dev_start_ns, dev_end_ns; /* its device span on the host clock (run_result_t) */
     int64_t acc_exec_ns, acc_in_ns, acc_kernel_ns, acc_out_ns;
 } job_t;
 
@@ -62,6 +63,7 @@ typedef struct {
     bool fresh;
     rtm_status_t st;
     int64_t start_ns;
+    int64_t hq_ns; /* host clock just before its first command (in0 or m0) was enqueued */
     const rtm_traffic_t *snap; /* the picture a fresh start loaded, or NULL */
 } ocl_run_t;
 
@@ -363,6 +365,8 @@ static void rec_init(const rtm_exec_t *x, const job_t *j, rtm_exec_rec_t *r)
     /* what its runs so far measured (a preempted job's earlier parts) */
     r->ran = j->preemptions > 0;
     r->start_ns = j->first_start_ns;
+    r->dev_start_ns = j->dev_start_ns;
+    r->dev_end_ns = j->dev_end_ns;
     r->exec_ns = j->acc_exec_ns;
     r->in_ns = j->acc_in_ns;
     r->kernel_ns = j->acc_kernel_ns;
@@ -668,6 +672,8 @@ typedef struct {
                                    * device's stamp on the host clock; < 0: not known) */
     int64_t behind_ns;            /* aborted: raised -> the next job enqueued (0: none) */
     int64_t start_ns, end_ns, exec_ns, in_ns, kernel_ns, out_ns;
+    int64_t dev_start_ns, dev_end_ns; /* OpenCL, completed: its first command's START and
+                                       * last command's END on the host clock (0: unknown) */
     uint64_t remaining, total; /* stopped: unfinished and all blocks over all launches */
     const rtm_kinst_t *k; /* completed: the instance holding the outputs */
     const rtm_traffic_t *snap; /* the picture its inputs came from (NULL: none / unknown) */
@@ -763,6 +769,23 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
 /* ns between a's START and b's END (0 when unknown). */
 static int64_t span_ns(cl_event a, cl_event b) { return rtm_ocl_span_ns(a, b); }
 
+/* The device's span [first's START, last's END] on the host clock: first's QUEUED stamp
+ * is the device's clock when the host enqueued it, just after hq (host clock), so a
+ * device time t is at hq + (t - QUEUED) on the host (early by the few us between hq and
+ * that enqueue; the clocks' drift over one job is well under 1 us). 0, 0 when a stamp
+ * is missing or out of order. */
+static void span_on_host(cl_event first, cl_event last, int64_t hq, int64_t *s, int64_t *e)
+{
+    const cl_ulong q = rtm_ocl_stamp(first, CL_PROFILING_COMMAND_QUEUED);
+    const cl_ulong a = rtm_ocl_stamp(first, CL_PROFILING_COMMAND_START);
+    const cl_ulong b = rtm_ocl_stamp(last, CL_PROFILING_COMMAND_END);
+    *s = *e = 0;
+    if (hq <= 0 || q == 0 || a < q || b < a)
+        return;
+    *s = hq + (int64_t)(a - q);
+    *e = hq + (int64_t)(b - q);
+}
+
 static rtm_status_t marker(cl_command_queue q, cl_event *ev)
 {
     RTM_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, ev), "clEnqueueMarkerWithWaitList");
@@ -815,10 +838,12 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
     if (run->fresh) {
         run->snap = load_inputs(r, j, x->task[t].inst[d]);
         st = rtm_preempt_job_reset(pj);
+        run->hq_ns = rtm_os_now_ns();
         if (st == RTM_OK) /* block-control clears and inputs, with their events, then the job */
             st = rtm_preempt_start_ex(pj, kx, true, &run->in0, &run->in1);
     } else {
         run->snap = x->pj_pic[t][j->home];
+        run->hq_ns = rtm_os_now_ns();
         st = marker(kx->dev->exec, &run->m0);
         if (st == RTM_OK)
             st = rtm_preempt_resume_gpu(pj, kx);
@@ -963,8 +988,11 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     res->in_ns = span_ns(run->in0, run->in1);
     /* the device's span of the run: its first command's start to its last's end (a
      * completed job's last output transfer; not the callback's marker behind it) */
-    const int64_t all = span_ns(fresh ? run->in0 : run->m0,
-                                pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : run->m1);
+    cl_event first = fresh ? run->in0 : run->m0;
+    cl_event last = pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : run->m1;
+    const int64_t all = span_ns(first, last);
+    if (pj->state == RTM_PREEMPT_DONE)
+        span_on_host(first, last, run->hq_ns, &res->dev_start_ns, &res->dev_end_ns);
     rtm_ocl_put(&run->in0), rtm_ocl_put(&run->in1), rtm_ocl_put(&run->m0), rtm_ocl_put(&run->m1);
     res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {
@@ -1041,8 +1069,11 @@ static int32_t pick(rtm_exec_t *x, devrt_t *r, int64_t skip)
 /* Adds a run's measurements to the job (under x->mu). */
 static void account_run(job_t *j, const run_result_t *res)
 {
-    if (j->first_start_ns == 0)
+    if (j->first_start_ns == 0) {
         j->first_start_ns = res->start_ns;
+        j->dev_start_ns = res->dev_start_ns;
+    }
+    j->dev_end_ns = res->dev_end_ns;
     j->acc_exec_ns += res->exec_ns;
     j->acc_in_ns += res->in_ns;
     j->acc_kernel_ns += res->kernel_ns;

@@ -92,6 +92,10 @@ typedef struct {
     uint64_t ckpt_blocks;     /* blocks completed when it was last aborted (0: never) */
     int64_t release_ns, deadline_ns; /* intended release, absolute deadline */
     int64_t start_ns, end_ns; /* first execution start, completion (0 when not run) */
+    int64_t dev_start_ns, dev_end_ns; /* OpenCL: its first run's first command START, its
+                                 last run's last command END, on the host clock (through
+                                 the first command's QUEUED stamp); 0 when unknown, on the
+                                 CPU pool, or a run that did not complete */
     int64_t predicted_ns;     /* model time on the chosen device (raw, uncorrected) */
     int64_t live;             /* targets in the picture at release, capped at the task's
                                  slots; -1 when its prediction does not follow the picture */

@@ -700,6 +700,27 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
 
 /* ---- the sink: one model-error log row per job (real-time, under the exec lock) ---- */
 
+/* Where a job's response went (docs/log.md): release -> dispatched -> the device began
+ * -> the device ended -> completed. The last three only for a completed job never
+ * preempted (a preempted one's measured time sums parts with gaps between them): on the
+ * CPU pool its measured time is the dispatcher's own (submit and notice 0); on an
+ * OpenCL device its span on the host clock, when the profiling stamps are there. */
+static void response_parts(const rtm_exec_rec_t *r, rtm_errlog_row_t *row)
+{
+    if (!r->ran || r->start_ns <= 0)
+        return;
+    row->dispatch_ns = r->start_ns - r->release_ns;
+    const bool completed = r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE;
+    if (!completed || r->preemptions > 0)
+        return;
+    if (r->device == 0) {
+        row->submit_ns = row->notice_ns = 0;
+    } else if (r->dev_start_ns > 0 && r->dev_end_ns >= r->dev_start_ns) {
+        row->submit_ns = r->dev_start_ns - r->start_ns;
+        row->notice_ns = r->end_ns - r->dev_end_ns;
+    }
+}
+
 static void sink(void *ctx, const rtm_exec_rec_t *r)
 {
     rtm_manager_t *m = ctx;
@@ -766,6 +787,7 @@ static void sink(void *ctx, const rtm_exec_rec_t *r)
         row.measured_out_ns = r->out_ns;
         row.measured_ns = row.measured_in_ns + row.measured_kernel_ns + row.measured_out_ns;
     }
+    response_parts(r, &row);
     if (placed && r->ran) /* a job that never ran (cancelled in the queue) left the
                              instance as the last one that ran there */
         atomic_store(&m->last_ok[r->task][r->device], completed ? 1 : 0);

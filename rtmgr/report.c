@@ -30,11 +30,27 @@
 
 /* Columns read; the first REQUIRED of them must be present. */
 enum { C_TASK, C_JOB, C_DEVICE, C_PRED, C_MEAS, C_DEADLINE, C_MET, REQUIRED,
-       C_PAPER = REQUIRED, C_EXT, C_MODEL, C_PREEMPTED, C_RELEASE, C_RESPONSE, N_COLS };
+       C_PAPER = REQUIRED, C_EXT, C_MODEL, C_PREEMPTED, C_RELEASE, C_RESPONSE, C_DISPATCH,
+       C_SUBMIT, C_NOTICE, N_COLS };
 static const char *const col_name[N_COLS] = {
     "task", "job", "device", "predicted_ms", "measured_ms", "deadline_ms", "met",
     "predicted_paper_ms", "predicted_ext_ms", "model", "preempted", "release_ms", "response_ms",
+    "dispatch_ms", "submit_ms", "notice_ms",
 };
+
+const char *const rtm_report_part_name[RTM_REPORT_PARTS] = {"response", "dispatch", "submit",
+                                                            "measured", "notice"};
+
+/* A row's response parts (rtm_report_part_name's order) into v; false when one is
+ * unknown (the log's older format, a job not completed or preempted). */
+static bool row_parts(const rtm_report_row_t *w, double v[RTM_REPORT_PARTS])
+{
+    v[0] = w->response, v[1] = w->dispatch, v[2] = w->submit, v[3] = w->meas, v[4] = w->notice;
+    for (int i = 0; i < RTM_REPORT_PARTS; i++)
+        if (v[i] < 0.0)
+            return false;
+    return !w->preempted;
+}
 
 /* Fills the diagnostic (`diag` and `name` in scope) and gives RTM_E_PARSE. */
 #define FAIL(line_, ...)                                                            \
@@ -102,6 +118,7 @@ static double ape_of(double pred, double meas) { return 100.0 * fabs(pred - meas
 /* Per-group accumulation while scanning rows. */
 typedef struct {
     double *ape; /* scored APEs, sorted at the end */
+    double *part[RTM_REPORT_PARTS]; /* the rows' response parts (row_parts) */
     double sum_ape, sum_pe, sum_corr, sum_paper, sum_ext;
     int model; /* -1 none yet, 0 paper, 1 extended, 2 mixed */
 } acc_t;
@@ -128,6 +145,12 @@ static void group_add(rtm_report_group_t *g, acc_t *a, const rtm_report_row_t *r
         g->n_ext++;
         a->sum_ext += ape_of(r->ext, r->meas);
     }
+    double v[RTM_REPORT_PARTS];
+    if (row_parts(r, v)) {
+        for (int i = 0; i < RTM_REPORT_PARTS; i++)
+            a->part[i][g->n_parts] = v[i];
+        g->n_parts++;
+    }
 }
 
 static void group_finish(rtm_report_group_t *g, acc_t *a)
@@ -143,6 +166,11 @@ static void group_finish(rtm_report_group_t *g, acc_t *a)
         g->median_ape = n % 2 ? a->ape[n / 2] : (a->ape[n / 2 - 1] + a->ape[n / 2]) / 2.0;
         g->p99_ape = rtm_stats_percentile(a->ape, n, 99.0);
         g->max_ape = a->ape[n - 1];
+    }
+    for (int i = 0; g->n_parts && i < RTM_REPORT_PARTS; i++) {
+        qsort(a->part[i], g->n_parts, sizeof(double), cmp_double);
+        g->part_p50[i] = rtm_stats_percentile(a->part[i], g->n_parts, 50.0);
+        g->part_p99[i] = rtm_stats_percentile(a->part[i], g->n_parts, 99.0);
     }
     if (g->n_paper)
         g->mape_paper = a->sum_paper / g->n_paper;
@@ -205,19 +233,26 @@ static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
             G->ewma_factor = t == nt ? -1.0 : ewma[d * nt + t];
             acc[g].model = -1;
         }
-    /* count scored rows per group, then fill */
-    uint32_t *cnt = st == RTM_OK ? calloc(ng, sizeof(uint32_t)) : NULL;
+    /* count scored rows and rows with parts per group, then fill */
+    uint32_t *cnt = st == RTM_OK ? calloc(2 * ng, sizeof(uint32_t)) : NULL;
     if (st == RTM_OK && !cnt)
         st = RTM_E_NOMEM;
-    for (size_t i = 0; st == RTM_OK && i < r->n_rows; i++)
-        if (r->row[i].scored) {
-            const rtm_report_row_t *w = &r->row[i];
-            cnt[gi[w->dev * (nt + 1) + w->task]]++;
-            cnt[gi[w->dev * (nt + 1) + nt]]++;
+    for (size_t i = 0; st == RTM_OK && i < r->n_rows; i++) {
+        const rtm_report_row_t *w = &r->row[i];
+        double v[RTM_REPORT_PARTS];
+        const uint32_t add = (uint32_t)w->scored | (uint32_t)row_parts(w, v) << 1;
+        for (int k = 0; k < 2; k++) {
+            cnt[k * ng + gi[w->dev * (nt + 1) + w->task]] += (add >> k) & 1u;
+            cnt[k * ng + gi[w->dev * (nt + 1) + nt]] += (add >> k) & 1u;
         }
-    for (size_t g = 0; st == RTM_OK && g < ng; g++)
+    }
+    for (size_t g = 0; st == RTM_OK && g < ng; g++) {
         if (!(acc[g].ape = malloc((cnt[g] ? cnt[g] : 1) * sizeof(double))))
             st = RTM_E_NOMEM;
+        for (int i = 0; st == RTM_OK && i < RTM_REPORT_PARTS; i++)
+            if (!(acc[g].part[i] = malloc((cnt[ng + g] ? cnt[ng + g] : 1) * sizeof(double))))
+                st = RTM_E_NOMEM;
+    }
     for (size_t i = 0; st == RTM_OK && i < r->n_rows; i++) {
         const rtm_report_row_t *w = &r->row[i];
         const size_t g1 = gi[w->dev * (nt + 1) + w->task], g2 = gi[w->dev * (nt + 1) + nt];
@@ -226,8 +261,11 @@ static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
     }
     for (size_t g = 0; st == RTM_OK && g < ng; g++)
         group_finish(&r->group[g], &acc[g]);
-    for (size_t g = 0; acc && g < ng; g++)
+    for (size_t g = 0; acc && g < ng; g++) {
         free(acc[g].ape);
+        for (int i = 0; i < RTM_REPORT_PARTS; i++)
+            free(acc[g].part[i]);
+    }
     free(acc);
     free(cnt);
     free(gi);
@@ -316,8 +354,11 @@ rtm_status_t rtm_report_read(FILE *f, const char *name, rtm_report_t *r, rtm_dia
             {C_MET, false, &met},         {C_PAPER, true, &w->paper},
             {C_EXT, true, &w->ext},       {C_PREEMPTED, false, &preempted},
             {C_RELEASE, true, &w->release}, {C_RESPONSE, true, &w->response},
+            {C_DISPATCH, true, &w->dispatch}, {C_SUBMIT, true, &w->submit},
+            {C_NOTICE, true, &w->notice},
         };
         w->paper = w->ext = w->release = w->response = -1.0;
+        w->dispatch = w->submit = w->notice = -1.0;
         for (size_t i = 0; st == RTM_OK && i < sizeof(num) / sizeof(num[0]); i++) {
             if (col[num[i].c] < 0)
                 continue;
@@ -407,6 +448,34 @@ static void cell(FILE *out, bool have, double v, const char *fmt)
         fprintf(out, "%9s", "-");
 }
 
+/* The second table: where the response went, per group with such rows. */
+static void print_parts(const rtm_report_t *r, FILE *out)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->n_groups; i++)
+        any |= r->group[i].n_parts > 0;
+    if (!any)
+        return;
+    fprintf(out, "\nwhere the response went (ms, p50 / p99; jobs completed and never "
+                 "preempted: response = dispatch + submit + measured + notice)\n\n");
+    fprintf(out, "%-20s %-10s %6s", "task", "device", "jobs");
+    for (int k = 0; k < RTM_REPORT_PARTS; k++)
+        fprintf(out, " %19s", rtm_report_part_name[k]);
+    fputc('\n', out);
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const rtm_report_group_t *g = &r->group[i];
+        if (!g->n_parts)
+            continue;
+        fprintf(out, "%-20s %-10s %6u", g->task, g->device, g->n_parts);
+        for (int k = 0; k < RTM_REPORT_PARTS; k++)
+            fprintf(out, " %9.3f /%8.3f", g->part_p50[k], g->part_p99[k]);
+        fputc('\n', out);
+    }
+    fprintf(out, "\ndispatch: release -> its dispatcher began it; submit: -> the device "
+                 "started it (0 on the CPU pool);\nmeasured: the device's span; notice: "
+                 "its end -> the host completed the job.\n");
+}
+
 void rtm_report_print(const rtm_report_t *r, FILE *out)
 {
     fprintf(out, "model error: %s (%zu jobs; APE = |predicted - measured| / measured, %%)\n\n",
@@ -434,6 +503,7 @@ void rtm_report_print(const rtm_report_t *r, FILE *out)
                  "paper/extended: each model's MAPE;\nEWMA: MAPE after online correction "
                  "(factor = EWMA of measured/predicted per task and device, alpha %.2f).\n",
             RTM_REPORT_EWMA_ALPHA);
+    print_parts(r, out);
 }
 
 static void json_str(FILE *out, const char *key, const char *s)
@@ -481,6 +551,14 @@ void rtm_report_print_json(const rtm_report_t *r, FILE *out)
         json_num(out, "mape_ext", g->n_ext, g->mape_ext);
         json_num(out, "mape_ewma", g->scored, g->mape_ewma);
         json_num(out, "ewma_factor", !g->all_tasks && g->scored, g->ewma_factor);
+        fprintf(out, ",\"parts_jobs\":%u", g->n_parts);
+        for (int k = 0; k < RTM_REPORT_PARTS; k++) {
+            char key[32];
+            snprintf(key, sizeof(key), "%s_p50_ms", rtm_report_part_name[k]);
+            json_num(out, key, g->n_parts, g->part_p50[k]);
+            snprintf(key, sizeof(key), "%s_p99_ms", rtm_report_part_name[k]);
+            json_num(out, key, g->n_parts, g->part_p99[k]);
+        }
         fputs("}\n", out);
     }
 }

@@ -17,6 +17,10 @@
 #include "limits.h"
 #include "status.h"
 
+/* The response's parts: response, dispatch, submit, measured, notice (docs/log.md). */
+#define RTM_REPORT_PARTS 5
+extern const char *const rtm_report_part_name[RTM_REPORT_PARTS];
+
 /* Weight of the newest ratio in the online correction factor. */
 #define RTM_REPORT_EWMA_ALPHA 0.2
 
@@ -28,6 +32,7 @@ typedef struct {
     double paper, ext;  /* predicted_paper_ms, predicted_ext_ms (or -1) */
     double deadline;    /* deadline_ms */
     double release, response; /* release_ms, response_ms (-1 when absent or empty) */
+    double dispatch, submit, notice; /* dispatch_ms, submit_ms, notice_ms (-1: the same) */
     bool met;
     bool preempted;  /* preempted > 0 */
     /* derived: `scored` = pred >= 0, meas > 0 and not preempted; then: */
@@ -54,6 +59,11 @@ typedef struct {
     /* each model's own error (scored rows where that model predicted) */
     uint32_t n_paper, n_ext;
     double mape_paper, mape_ext;
+    /* where the response went: over the rows whose response, dispatch, submit, measured
+     * and notice are all known (jobs completed, never preempted), each part's median
+     * and p99 in ms, in the order of rtm_report_part_name */
+    uint32_t n_parts;
+    double part_p50[RTM_REPORT_PARTS], part_p99[RTM_REPORT_PARTS];
 } rtm_report_group_t;
 
 typedef struct {

@@ -5,6 +5,7 @@
  * equal the CPU twins'. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -26,6 +27,7 @@ extern char **environ;
 
 #include "rtmgr/manager.h"
 #include "rtmgr/os.h"
+#include "rtmgr/report.h"
 #include "rtmgr/shmstat.h"
 
 /* ---- allocation counting (see test_run.cmake) ---- */
@@ -225,6 +227,37 @@ static rtm_manager_t *manager_for_cfg(rtm_policy_t policy)
     return m;
 }
 
+/* Where each completed job's response went (docs/log.md): every job completed and never
+ * preempted has its dispatch, submit and notice, none negative, and they add up with its
+ * measured time to its response; on the CPU pool submit and notice are 0. Both devices
+ * (cpu, ocl0) must have such jobs. */
+static void check_parts(const char *path)
+{
+    rtm_report_t rep;
+    rtm_diag_t dg;
+    assert_int_equal(rtm_report_load(path, &rep, &dg), RTM_OK);
+    uint32_t with[2] = {0, 0};
+    for (size_t i = 0; i < rep.n_rows; i++) {
+        const rtm_report_row_t *w = &rep.row[i];
+        if (w->response < 0.0 || w->preempted)
+            continue;
+        const bool cpu = strcmp(rep.dev[w->dev], "cpu") == 0;
+        if (w->dispatch < 0.0 || w->submit < 0.0 || w->notice < 0.0)
+            fail_msg("row %zu (%s on %s): dispatch %.6f submit %.6f notice %.6f ms", i + 1,
+                     rep.task[w->task], rep.dev[w->dev], w->dispatch, w->submit, w->notice);
+        const double sum = w->dispatch + w->submit + w->meas + w->notice;
+        if (fabs(sum - w->response) > 1e-5)
+            fail_msg("row %zu: parts %.6f ms, response %.6f ms", i + 1, sum, w->response);
+        if (cpu)
+            assert_true(w->submit == 0.0 && w->notice == 0.0);
+        with[!cpu]++;
+    }
+    printf("response parts: %u jobs on the CPU pool, %u on OpenCL, each adding up\n", with[0],
+           with[1]);
+    assert_true(with[0] > 0 && with[1] > 0);
+    rtm_report_free(&rep);
+}
+
 /* The log and status names of this process, and the task set of make_config. */
 static void name_and_config(void)
 {
@@ -335,6 +368,7 @@ static void test_run_sigterm(void **state)
     const size_t rows = count_rows(log_path, &bad);
     printf("log %s: %zu rows for %llu released jobs\n", log_path, rows, (unsigned long long)released);
     assert_int_equal(rows, released);
+    check_parts(log_path);
     /* device results equal the CPU twins */
     uint32_t checked = 0, expect = 0, unsure = 0;
     for (uint32_t t = 0; t < n; t++) { /* every gpu task's device instance */

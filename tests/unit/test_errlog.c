@@ -156,6 +156,9 @@ static void test_row_format(void **state)
     r.resumed = 1;
     r.blocks_done = r.blocks_total = 100;
     rtm_errlog_row_reason(&r, "earliest-finish");
+    r.dispatch_ns = 120000;
+    r.submit_ns = 30000;
+    r.notice_ns = 800000;
     assert_int_equal(rtm_errlog_push(&log, &r), RTM_OK);
 
     /* never measured (e.g. skipped): empty times, met 0, no lateness */
@@ -172,17 +175,18 @@ static void test_row_format(void **state)
     char *text, **lines;
     assert_int_equal(read_lines(path, &text, &lines), 4);
     assert_string_equal(lines[0], rtm_errlog_header());
-    assert_int_equal(count_fields(lines[0]), 25);
+    assert_int_equal(count_fields(lines[0]), 28);
     assert_string_equal(lines[1],
                         "1.500000,nav_cpa,7,gpu0,extended,2.150000,202.000000,2.150000,"
                         "0.100000,2.000000,0.050000,0.110000,1.900000,0.040000,2.050000,"
-                        "3.000000,0.048780,2.500000,0,0.500000,1,1,100,100,earliest-finish");
+                        "3.000000,0.048780,2.500000,0,0.500000,1,1,100,100,earliest-finish,"
+                        "0.120000,0.030000,0.800000");
     assert_string_equal(lines[2], "2.000000,route,8,cpu,paper,,,,,,,,,,,,,1.000000,0,,0,0,0,0,"
-                                  "a reason that is much longer than the forty-sev");
+                                  "a reason that is much longer than the forty-sev,,,");
     assert_string_equal(lines[3], "0.000000,img,0,cpu,paper,,,,,,,,0.250000,,0.250000,0.400000,"
-                                  ",1.000000,1,-0.600000,0,0,0,0,");
+                                  ",1.000000,1,-0.600000,0,0,0,0,,,,");
     for (int i = 1; i < 4; i++)
-        assert_int_equal(count_fields(lines[i]), 25);
+        assert_int_equal(count_fields(lines[i]), 28);
     free(lines);
     free(text);
     free(slots);
@@ -228,7 +232,7 @@ static size_t check_rows(char **lines, size_t n, unsigned tasks, unsigned rows, 
     char f[64];
     memset(seen, 0, (size_t)tasks * rows);
     for (size_t i = 1; i < n; i++) {
-        assert_int_equal(count_fields(lines[i]), 25);
+        assert_int_equal(count_fields(lines[i]), 28);
         unsigned task = 0, job = 0;
         assert_int_equal(sscanf(field(lines[i], 1, f, sizeof(f)), "t%u", &task), 1);
         job = (unsigned)strtoul(field(lines[i], 2, f, sizeof(f)), NULL, 10);

@@ -48,7 +48,7 @@ static const char *path_in(const char *name)
     return buf[k];
 }
 
-/* One row in the errlog format (25 columns); negative times are written empty. */
+/* One row in the errlog format (28 columns); negative times are written empty. */
 static void row(FILE *f, const char *task, unsigned job, const char *dev, double pred,
                 double paper, double meas, int met)
 {
@@ -59,7 +59,7 @@ static void row(FILE *f, const char *task, unsigned job, const char *dev, double
         snprintf(pp, sizeof(pp), "%.6f", paper);
     if (meas >= 0)
         snprintf(m, sizeof(m), "%.6f", meas);
-    fprintf(f, "%u.000000,%s,%u,%s,extended,%s,%s,%s,,,,,%s,,%s,,,%s,%d,,0,0,1,1,test\n", job,
+    fprintf(f, "%u.000000,%s,%u,%s,extended,%s,%s,%s,,,,,%s,,%s,,,%s,%d,,0,0,1,1,test,,,\n", job,
             task, job, dev, p, pp, p, m, m, "200.000000", met);
 }
 
@@ -74,7 +74,7 @@ static const char *write_known(void)
         row(f, "a", k, "gpu0", 100.0 + 10.0 * k, 200.0, 100.0, k == 4 ? 0 : 1);
     /* ... and one preempted job (counted, missed, not scored) */
     fprintf(f, "9.000000,a,9,gpu0,extended,100.000000,200.000000,100.000000,,,,,,,"
-               "300.000000,,,200.000000,0,,1,1,10,10,preempted\n");
+               "300.000000,,,200.000000,0,,1,1,10,10,preempted,0.1,0.1,0.1\n");
     /* b on gpu0: APE 1..100 (under-prediction) */
     for (unsigned k = 1; k <= 100; k++)
         row(f, "b", k, "gpu0", 100.0 - k, -1, 100.0, 1);
@@ -371,6 +371,82 @@ static void test_command(void **state)
     }
 }
 
+/* Where the response went: each part's p50 and p99 over the rows that have every part
+ * (completed, never preempted); the others are left out; a log of the format before
+ * these columns reads with none. Rows written by errlog, read back. */
+static void test_parts(void **state)
+{
+    (void)state;
+    const char *path = path_in("parts.csv");
+    static rtm_errlog_slot_t slots[256];
+    static rtm_errlog_t log;
+    assert_int_equal(rtm_errlog_init(&log, path, slots, 256, 0), RTM_OK);
+    for (unsigned j = 0; j < 100; j++) { /* gpu0: dispatch j+1 us, submit 20, meas 50, notice 30 */
+        rtm_errlog_row_t w;
+        rtm_errlog_row_init(&w, "hard", j, "gpu0", j * 1000000, 3000000);
+        w.dispatch_ns = (int64_t)(j + 1) * 1000;
+        w.submit_ns = 20000;
+        w.measured_ns = 50000;
+        w.notice_ns = 30000;
+        w.response_ns = w.dispatch_ns + w.submit_ns + w.measured_ns + w.notice_ns;
+        assert_int_equal(rtm_errlog_push(&log, &w), RTM_OK);
+    }
+    rtm_errlog_row_t w; /* preempted: left out, whatever its parts */
+    rtm_errlog_row_init(&w, "hard", 100, "gpu0", 0, 3000000);
+    w.dispatch_ns = w.submit_ns = w.notice_ns = 1000000000;
+    w.measured_ns = w.response_ns = 1000000000;
+    w.preempted = 1;
+    assert_int_equal(rtm_errlog_push(&log, &w), RTM_OK);
+    rtm_errlog_row_init(&w, "hard", 101, "gpu0", 0, 3000000); /* never completed */
+    w.dispatch_ns = 5000;
+    assert_int_equal(rtm_errlog_push(&log, &w), RTM_OK);
+    assert_int_equal(rtm_errlog_stop(&log), RTM_OK);
+
+    rtm_report_t r;
+    rtm_diag_t diag;
+    assert_int_equal(rtm_report_load(path, &r, &diag), RTM_OK);
+    const rtm_report_group_t *g = group(&r, "hard", "gpu0");
+    assert_int_equal(g->jobs, 102);
+    assert_int_equal(g->n_parts, 100);
+    assert_string_equal(rtm_report_part_name[1], "dispatch");
+    assert_near(g->part_p50[1], 0.050);  /* nearest rank: the 50th of 1..100 us */
+    assert_near(g->part_p99[1], 0.099);
+    assert_near(g->part_p50[2], 0.020);
+    assert_near(g->part_p50[3], 0.050);
+    assert_near(g->part_p99[4], 0.030);
+    assert_near(g->part_p50[0], 0.150);  /* response: 101..200 us */
+    assert_near(g->part_p99[0], 0.199);
+    const char *out = path_in("parts.txt"), *js = path_in("parts.json");
+    FILE *f = fopen(out, "w");
+    rtm_report_print(&r, f);
+    fclose(f);
+    f = fopen(js, "w");
+    rtm_report_print_json(&r, f);
+    fclose(f);
+    rtm_report_free(&r);
+    char text[8192];
+    f = fopen(out, "r");
+    text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+    fclose(f);
+    assert_non_null(strstr(text, "where the response went"));
+    assert_non_null(strstr(text, "    0.050 /   0.099")); /* dispatch p50 / p99 */
+    f = fopen(js, "r");
+    text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+    fclose(f);
+    assert_non_null(strstr(text, "\"parts_jobs\":100,\"response_p50_ms\":0.15,"
+                                 "\"response_p99_ms\":0.199,\"dispatch_p50_ms\":0.05"));
+
+    /* the format before the parts columns: read, no parts */
+    const char *old = path_in("old.csv");
+    f = fopen(old, "w");
+    fprintf(f, "task,job,device,predicted_ms,measured_ms,deadline_ms,met,response_ms\n"
+               "a,0,gpu0,1.0,1.0,10.0,1,2.0\n");
+    fclose(f);
+    assert_int_equal(rtm_report_load(old, &r, &diag), RTM_OK);
+    assert_int_equal(group(&r, "a", "gpu0")->n_parts, 0);
+    rtm_report_free(&r);
+}
+
 static void test_errlog_roundtrip(void **state)
 {
     (void)state;
@@ -414,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_errlog_roundtrip),
+        cmocka_unit_test(test_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
