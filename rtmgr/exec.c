@@ -27,6 +27,10 @@
 #include "model.h"
 
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
+/* An OpenCL run's end, asked for from its predicted end on (ocl_wait): first interval,
+ * and the most, which is also at most an eighth of the prediction */
+#define ASK_FIRST_NS 20000LL
+#define ASK_MAX_NS 1000000LL
 
 typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING } slot_state_t;
 
@@ -786,6 +790,12 @@ static void span_on_host(cl_event first, cl_event last, int64_t hq, int64_t *s, 
     *e = hq + (int64_t)(b - q);
 }
 
+/* The run's end m1 wakes r's dispatcher through on_complete (none with no_callbacks). */
+static cl_int set_callback(devrt_t *r, cl_event m1)
+{
+    return r->x->p.no_callbacks ? CL_SUCCESS : clSetEventCallback(m1, CL_COMPLETE, on_complete, r);
+}
+
 static rtm_status_t marker(cl_command_queue q, cl_event *ev)
 {
     RTM_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, ev), "clEnqueueMarkerWithWaitList");
@@ -809,7 +819,7 @@ static rtm_status_t ocl_pace(devrt_t *r, rtm_preempt_job_t *pj, ocl_run_t *run)
     if (st == RTM_OK && pj->out_ev && !run->m1) {
         clRetainEvent(pj->out_ev);
         run->m1 = pj->out_ev;
-        if (clSetEventCallback(run->m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS)
+        if (set_callback(r, run->m1) != CL_SUCCESS)
             st = RTM_E_CL;
     }
     if (st != RTM_OK)
@@ -864,7 +874,7 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
         st = marker(kx->read_beside ? kx->dev->side : kx->dev->exec, &run->m1);
     }
     run->st = st;
-    if (st != RTM_OK || clSetEventCallback(run->m1, CL_COMPLETE, on_complete, r) != CL_SUCCESS) {
+    if (st != RTM_OK || set_callback(r, run->m1) != CL_SUCCESS) {
         ocl_settle(kx); /* no callback: wait here (error path) */
         run->waited = true;
     } else if (marked) {
@@ -910,6 +920,15 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     const int64_t poll_until =
         poll_from < INT64_MAX ? res->start_ns + 2 * j->predicted_ns : INT64_MAX;
     bool reads_in = poll_from == INT64_MAX;
+    /* The end is also asked for, not only told: NVIDIA's driver called the completion
+     * callback of preemptible jobs (beside reads) ~20 ms after their last command ended
+     * (session 69), and the device waited for its next job that long. From 3/4 of the
+     * run's prediction on, the dispatcher asks m1 itself, again ASK_FIRST_NS later, then
+     * at doubling intervals up to ask_cap, until it has ended or the callback came. */
+    const int64_t pred = j->predicted_ns > 0 ? j->predicted_ns : ASK_MAX_NS;
+    int64_t ask_at = res->start_ns + pred / 4 * 3, ask_step = ASK_FIRST_NS;
+    const int64_t ask_cap = pred / 8 < ASK_FIRST_NS ? ASK_FIRST_NS
+                            : pred / 8 > ASK_MAX_NS ? ASK_MAX_NS : pred / 8;
     pthread_mutex_lock(&x->mu);
     bool over = run->waited; /* the run's commands are complete */
     bool check = true;       /* ask the end marker (first, then after each callback) */
@@ -924,12 +943,20 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             if (ast != RTM_OK)
                 break;
         }
-        if (run->m1 && (check || r->cb_fired != seen)) {
+        const bool told = r->cb_fired != seen;
+        if (run->m1 && (check || told || (!aborted && rtm_os_now_ns() >= ask_at))) {
+            const bool asked = !check && !told;
+            if (asked) {
+                ask_at = rtm_os_now_ns() + ask_step;
+                ask_step = 2 * ask_step < ask_cap ? 2 * ask_step : ask_cap;
+            }
             seen = r->cb_fired;
             check = false;
             pthread_mutex_unlock(&x->mu);
             const int ended = rtm_ocl_event_done(run->m1, &ast); /* < 0: failed, reported */
             pthread_mutex_lock(&x->mu);
+            if (ended > 0 && asked && r->cb_fired == seen)
+                x->st.dev_asked[d]++; /* seen before the driver told */
             if (ended != 0)
                 break;
             continue;
@@ -951,6 +978,8 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
                 until = poll_from;
             if (!run->m1 && !aborted && (until < 0 || pace_at < until))
                 until = pace_at;
+            if (run->m1 && !aborted && (until < 0 || ask_at < until))
+                until = ask_at;
             const bool timed_out = rtm_os_cond_wait_until(&r->cv, &x->mu, until);
             if (timed_out && firm && !aborted && r->cb_fired == seen &&
                 rtm_os_now_ns() >= j->deadline_ns)
@@ -1475,6 +1504,7 @@ void rtm_exec_stats(rtm_exec_t *x, rtm_exec_stats_t *out)
     memcpy(out->dev_jobs, x->st.dev_jobs, sizeof(out->dev_jobs));
     memcpy(out->dev_busy_ns, x->st.dev_busy_ns, sizeof(out->dev_busy_ns));
     memcpy(out->dev_wakes, x->st.dev_wakes, sizeof(out->dev_wakes));
+    memcpy(out->dev_asked, x->st.dev_asked, sizeof(out->dev_asked));
     out->now_ns = rtm_os_now_ns();
     pthread_mutex_unlock(&x->mu);
     for (uint32_t t = 0; t < x->n_tasks; t++) {

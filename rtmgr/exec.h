@@ -184,6 +184,9 @@ typedef struct {
     int64_t wake_lead_ns;     /* > 0: the release thread wakes each idle device that has a
                                  wake (rtm_exec_dev_t.wake) this long before a release of a
                                  task that may run there (wake.h); 0: never */
+    bool no_callbacks;        /* fault injection (tests): no completion callback is set, as
+                                 from a driver that never calls back; dispatchers see their
+                                 runs' ends only by asking (ocl_wait) */
     rtm_exec_sink_t sink;
     void *sink_ctx;
     rtm_exec_input_t input;
@@ -249,6 +252,8 @@ typedef struct {
     uint64_t dev_jobs[RTM_MAX_DEVICES];
     int64_t dev_busy_ns[RTM_MAX_DEVICES];
     uint64_t dev_wakes[RTM_MAX_DEVICES]; /* wakes sent ahead of releases (wake.h) */
+    uint64_t dev_asked[RTM_MAX_DEVICES]; /* OpenCL runs whose end the dispatcher found by
+                                          * asking, before the driver's callback told */
 } rtm_exec_stats_t;
 
 typedef struct rtm_exec rtm_exec_t;

@@ -1029,6 +1029,12 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
             fprintf(f, "%s: woken %llu times %.0f us before a release (idle since %.0f ms or more)\n",
                     m->dev[d].name, (unsigned long long)s->dev_wakes[d],
                     (double)m->o.wake_lead_ns / 1e3, RTM_WAKE_IDLE_NS / 1e6);
+    for (uint32_t d = 1; d < m->n_devs; d++)
+        if (s->dev_asked[d])
+            fprintf(f, "%s: %llu of %llu job ends seen by asking before the driver's callback "
+                       "(from the predicted end on)\n",
+                    m->dev[d].name, (unsigned long long)s->dev_asked[d],
+                    (unsigned long long)s->dev_jobs[d]);
     uint64_t launches = 0, joins = 0;
     if (m->pool.started)
         rtm_pool_joins(&m->pool, &launches, &joins);

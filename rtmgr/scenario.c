@@ -69,6 +69,10 @@ rtm_status_t rtm_scenario_init(rtm_scenario_t *s, uint32_t targets, uint64_t see
             s->kind[i] = RTM_SCN_STRAIGHT;
         }
     }
+    for (uint32_t i = 0; i < targets; i++) { /* the course's terms rtm_scenario_at needs */
+        s->sin0[i] = sin((double)s->cog0[i]);
+        s->cos0[i] = cos((double)s->cog0[i]);
+    }
     atomic_store(&s->t_ns, t0_ns);
     return RTM_OK;
 }
@@ -84,12 +88,17 @@ void rtm_scenario_advance(rtm_scenario_t *s, int64_t now_ns)
     atomic_store_explicit(&s->lock, l + 2, memory_order_release);
 }
 
+/* v folded into [-half, half). fmod only where v + half lies outside [0, w): inside,
+ * fmod returns its argument exactly, so the result is the same either way. */
 static double fold(double v, double half)
 {
     const double w = 2.0 * half;
-    double m = fmod(v + half, w);
-    if (m < 0.0)
-        m += w;
+    double m = v + half;
+    if (m < 0.0 || m >= w) {
+        m = fmod(m, w);
+        if (m < 0.0)
+            m += w;
+    }
     return m - half;
 }
 
@@ -106,22 +115,27 @@ void rtm_scenario_at(const rtm_scenario_t *s, int64_t t_ns, uint64_t seq, rtm_tr
     out->own_cog = s->own_cog;
     out->own_rot = 0.0f;
     out->n = s->n;
+    /* sin and cos of the initial course come from init (the same values); a turning
+     * target needs those of its course now, the others none; fmod only outside its
+     * range (fold). 16 384 targets took 1.7 ms of every navigation job's start on the
+     * H100 host with every term computed here (session 69). */
     for (uint32_t i = 0; i < s->n; i++) {
         const double sp = s->sog[i], h0 = s->cog0[i], w = s->rot[i];
         double x, y, h = h0;
         if (w != 0.0f) {
             h = h0 + w * t;
-            x = s->x0[i] + sp / w * (cos(h0) - cos(h));
-            y = s->y0[i] + sp / w * (sin(h) - sin(h0));
+            x = s->x0[i] + sp / w * (s->cos0[i] - cos(h));
+            y = s->y0[i] + sp / w * (sin(h) - s->sin0[i]);
         } else {
-            x = s->x0[i] + sp * sin(h0) * t;
-            y = s->y0[i] + sp * cos(h0) * t;
+            x = s->x0[i] + sp * s->sin0[i] * t;
+            y = s->y0[i] + sp * s->cos0[i] * t;
         }
         out->id[i] = i;
         out->x[i] = (float)fold(x - ox, half);
         out->y[i] = (float)fold(y - oy, half);
         out->sog[i] = (float)sp;
-        h = fmod(h, TWO_PI);
+        if (h < 0.0 || h >= TWO_PI)
+            h = fmod(h, TWO_PI);
         out->cog[i] = (float)(h < 0.0 ? h + TWO_PI : h);
         out->rot[i] = (float)w;
     }

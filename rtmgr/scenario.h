@@ -39,6 +39,7 @@ typedef struct {
     float own_sog, own_cog;
     double x0[RTM_MAX_TARGETS], y0[RTM_MAX_TARGETS]; /* at t0, absolute plane at t0 */
     float sog[RTM_MAX_TARGETS], cog0[RTM_MAX_TARGETS], rot[RTM_MAX_TARGETS];
+    double sin0[RTM_MAX_TARGETS], cos0[RTM_MAX_TARGETS]; /* of cog0 */
     uint8_t kind[RTM_MAX_TARGETS];
     float t_cpa[RTM_MAX_TARGETS];  /* collision targets: seconds to reach own ship */
     _Alignas(64) _Atomic uint64_t lock; /* odd while the writer updates */

@@ -686,6 +686,51 @@ static void test_wakes(void **state)
     rtm_wake_destroy(&w);
 }
 
+/* A driver that never calls back (fault injection: no_callbacks): the dispatcher finds
+ * every run's end by asking from 3/4 of its prediction on (ocl_wait), so every job still
+ * completes, equal to its CPU twin, and the ends it found are counted (dev_asked). */
+static void test_asked_ends(void **state)
+{
+    (void)state;
+    static tk_t t[1];
+    make_task(&t[0], "gpu-only", 64, 10, 10, 0, RTM_CRIT_SOFT, RTM_PLACE_GPU, false);
+    rtm_exec_task_t et[1];
+    fill_exec_task(&et[0], &t[0], -1, 1 * MS);
+    rtm_exec_dev_t d[2];
+    devices(d);
+    const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
+                                 .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
+                                 .sink = sink, .no_callbacks = true};
+    rtm_exec_t *x = calloc(1, rtm_exec_size());
+    assert_non_null(x);
+    n_recs = 0;
+    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 1), RTM_OK);
+    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_os_sleep_until(rtm_os_now_ns() + 200 * MS);
+    rtm_exec_stop(x);
+    static rtm_exec_stats_t st;
+    rtm_exec_stats(x, &st);
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < n_recs; i++) {
+        const rtm_exec_rec_t *r = &recs[i];
+        if (r->outcome == RTM_JOB_CANCELLED)
+            continue; /* released as the executive stopped */
+        assert_int_equal(r->device, 1);
+        assert_true(r->outcome == RTM_JOB_MET || r->outcome == RTM_JOB_LATE);
+        done++;
+    }
+    printf("no callbacks: %u jobs completed on the device, %llu ends found by asking\n", done,
+           (unsigned long long)st.dev_asked[1]);
+    assert_true(done >= 5);
+    /* (an end already there at the run's first look, right after its enqueue, is not counted) */
+    assert_true(st.dev_asked[1] >= done / 2 && st.dev_asked[1] <= done);
+    char why[160] = "";
+    assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
+    rtm_exec_destroy(x);
+    free(x);
+    free_task(&t[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -697,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_cpu_watchdog),
         cmocka_unit_test(test_wakes),
+        cmocka_unit_test(test_asked_ends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
