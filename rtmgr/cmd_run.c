@@ -1,5 +1,5 @@
 /* cmd_run.c — `rtmgr run [-c FILE] [--duration S] [--policy P] [--log PATH]
- * [--status-name NAME] [--margin F] [--adapt W] [--wake US] [--no-rt] [--no-warmup]
+ * [--status-name NAME] [--margin F] [--adapt W] [--wake US] [--spin-lead US] [--no-rt] [--no-warmup]
  * [--preempt-wait] [--verify] [--quiet] [--nmea-in A] [--nmea-out A]`: the manager's
  * lifecycle (manager.h) from the command line. Without -c it runs config/default.yaml.
  * Exit: 0 after a clean stop (duration over, SIGINT or SIGTERM), 1 usage, 2 invalid
@@ -18,6 +18,7 @@ static int usage(FILE *f)
 {
     fprintf(f, "usage: rtmgr run [-c FILE] [--duration S] [--policy model|cpu-only|gpu-only|greedy]\n"
                "                 [--log PATH] [--status-name NAME] [--margin F] [--adapt W] [--wake US]\n"
+               "                 [--spin-lead US]\n"
                "                 [--no-rt] [--no-warmup] [--preempt-wait] [--verify] [--quiet]\n"
                "                 [--nmea-in HOST:PORT] [--nmea-out HOST:PORT]\n"
                "  -c FILE            task set (default " DEFAULT_CONFIG ")\n"
@@ -30,6 +31,9 @@ static int usage(FILE *f)
                "                     ratio, weight W per job (default 0.2; 0: the model as is)\n"
                "  --wake US          wake an idle GPU US microseconds before a release of a task\n"
                "                     that may run there (default 300; 0: never)\n"
+               "  --spin-lead US     idle dispatchers spin from US microseconds before a hard\n"
+               "                     release that may come to them to US after it (default 100\n"
+               "                     on computers of 4 or more CPUs, else 0; 0: never)\n"
                "  --no-rt            do not ask for SCHED_FIFO, affinity, mlockall\n"
                "  --no-warmup        no warm-up job where the model predicts (faster start-up)\n"
                "  --preempt-wait     after a GPU abort, start the next job only once the host saw\n"
@@ -81,6 +85,11 @@ int rtm_cmd_run(int argc, char **argv)
             if (!end || *end || !(us >= 0.0 && us <= 1e6))
                 return usage(stderr);
             o.wake_lead_ns = (int64_t)(us * 1e3);
+        } else if (strcmp(a, "--spin-lead") == 0 && more) {
+            const double us = strtod(argv[++i], &end);
+            if (!end || *end || !(us >= 0.0 && us <= 1e5))
+                return usage(stderr);
+            o.spin_lead_ns = (int64_t)(us * 1e3);
         } else if (strcmp(a, "--no-rt") == 0) {
             o.rt = false;
         } else if (strcmp(a, "--no-warmup") == 0) {

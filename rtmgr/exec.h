@@ -184,6 +184,10 @@ typedef struct {
     int64_t wake_lead_ns;     /* > 0: the release thread wakes each idle device that has a
                                  wake (rtm_exec_dev_t.wake) this long before a release of a
                                  task that may run there (wake.h); 0: never */
+    int64_t spin_lead_ns;     /* > 0: an idle dispatcher spins from this long before the next
+                                 release of a hard task that may run on its device to this
+                                 long after it, instead of sleeping (idle() in exec.c); 0:
+                                 it sleeps until kicked */
     bool no_callbacks;        /* fault injection (tests): no completion callback is set, as
                                  from a driver that never calls back; dispatchers see their
                                  runs' ends only by asking (ocl_wait) */
@@ -254,6 +258,8 @@ typedef struct {
     uint64_t dev_wakes[RTM_MAX_DEVICES]; /* wakes sent ahead of releases (wake.h) */
     uint64_t dev_asked[RTM_MAX_DEVICES]; /* OpenCL runs whose end the dispatcher found by
                                           * asking, before the driver's callback told */
+    uint64_t dev_spins[RTM_MAX_DEVICES];      /* idle dispatcher spun ahead of a hard release */
+    uint64_t dev_spin_kicks[RTM_MAX_DEVICES]; /* ... and was kicked while spinning */
 } rtm_exec_stats_t;
 
 typedef struct rtm_exec rtm_exec_t;

@@ -111,6 +111,7 @@ void rtm_manager_defaults(rtm_manager_opts_t *o)
     o->margin = 0.1;
     o->adapt = 0.2;
     o->wake_lead_ns = RTM_WAKE_LEAD_NS_DEFAULT;
+    o->spin_lead_ns = -1;
 }
 
 rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
@@ -635,6 +636,12 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
                             "--wake 0: never)\n",
                     m->dev[d].name, (double)m->o.wake_lead_ns / 1e3);
     }
+    const int64_t spin_lead = m->o.spin_lead_ns >= 0                     ? m->o.spin_lead_ns
+                              : rtm_os_cpu_count() >= RTM_SPIN_MIN_CPUS ? RTM_SPIN_LEAD_NS_DEFAULT
+                                                                        : 0;
+    if (spin_lead > 0 && !m->o.quiet)
+        fprintf(stderr, "rtmgr: idle dispatchers spin from %.0f us before a hard release "
+                        "(--spin-lead 0: never)\n", (double)spin_lead / 1e3);
     m->x = calloc(1, rtm_exec_size());
     if (!m->x)
         return RTM_E_NOMEM;
@@ -647,6 +654,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .adapt = m->o.adapt,
         .wait_abort = m->o.preempt_wait,
         .wake_lead_ns = m->o.wake_lead_ns,
+        .spin_lead_ns = spin_lead,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,
@@ -1029,6 +1037,11 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
             fprintf(f, "%s: woken %llu times %.0f us before a release (idle since %.0f ms or more)\n",
                     m->dev[d].name, (unsigned long long)s->dev_wakes[d],
                     (double)m->o.wake_lead_ns / 1e3, RTM_WAKE_IDLE_NS / 1e6);
+    for (uint32_t d = 0; d < m->n_devs; d++)
+        if (s->dev_spins[d])
+            fprintf(f, "%s: spun ahead of %llu hard releases, a job or a kick came in %llu\n",
+                    m->dev[d].name, (unsigned long long)s->dev_spins[d],
+                    (unsigned long long)s->dev_spin_kicks[d]);
     for (uint32_t d = 1; d < m->n_devs; d++)
         if (s->dev_asked[d])
             fprintf(f, "%s: %llu of %llu job ends seen by asking before the driver's callback "

@@ -50,7 +50,16 @@ typedef struct {
     int64_t wake_lead_ns;    /* wake idle GPUs this long before a release of a task that may
                                 run there (wake.h; rtm_exec_params_t.wake_lead_ns); 0: never.
                                 Default RTM_WAKE_LEAD_NS_DEFAULT */
+    int64_t spin_lead_ns;    /* idle dispatchers spin from this long before a hard release
+                                that may come to them (rtm_exec_params_t.spin_lead_ns); 0:
+                                never; < 0 (the default): RTM_SPIN_LEAD_NS_DEFAULT on a
+                                computer of RTM_SPIN_MIN_CPUS or more CPUs, else never */
 } rtm_manager_opts_t;
+
+/* Default spin lead of idle dispatchers ahead of hard releases, and the CPUs a computer
+ * needs for it (with fewer, a spinning dispatcher takes a core the others need). */
+#define RTM_SPIN_LEAD_NS_DEFAULT 100000LL
+#define RTM_SPIN_MIN_CPUS 4
 
 typedef struct rtm_manager rtm_manager_t;
 

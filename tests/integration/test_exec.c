@@ -731,6 +731,58 @@ static void test_asked_ends(void **state)
     free_task(&t[0]);
 }
 
+/* Idle dispatchers spin ahead of hard releases (spin_lead_ns): the device a hard task
+ * may run on spins for its releases and is kicked while spinning (the job came, or a
+ * kick before it); a soft task's releases bring no spin, nor does anything without a
+ * lead. Jobs complete and equal the CPU twin either way. */
+static void test_spin_ahead(void **state)
+{
+    (void)state;
+    for (int with = 1; with >= 0; with--) {
+        static tk_t t[2];
+        make_task(&t[0], "hard-gpu", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+        make_task(&t[1], "soft-cpu", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
+        rtm_exec_task_t et[2];
+        fill_exec_task(&et[0], &t[0], -1, 1 * MS);
+        fill_exec_task(&et[1], &t[1], 1 * MS, -1);
+        et[1].kx[1] = NULL;
+        et[1].inst[1] = NULL;
+        rtm_exec_dev_t d[2];
+        devices(d);
+        const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
+                                     .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
+                                     .sink = sink, .spin_lead_ns = with ? 500000 : 0};
+        rtm_exec_t *x = calloc(1, rtm_exec_size());
+        assert_non_null(x);
+        n_recs = 0;
+        assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
+        assert_int_equal(rtm_exec_start(x), RTM_OK);
+        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+        rtm_exec_stop(x);
+        static rtm_exec_stats_t st;
+        rtm_exec_stats(x, &st);
+        printf("spin lead %s: %llu hard releases; device spun %llu times (kicked %llu), CPU "
+               "%llu\n", with ? "0.5 ms" : "none", (unsigned long long)st.task[0].released,
+               (unsigned long long)st.dev_spins[1], (unsigned long long)st.dev_spin_kicks[1],
+               (unsigned long long)st.dev_spins[0]);
+        assert_true(st.task[0].completed >= 5 && st.task[1].completed >= 5);
+        assert_int_equal(st.dev_spins[0], 0); /* only a soft task may run there */
+        if (with) { /* at most one spin a release, one each after a job ended early */
+            assert_true(st.dev_spins[1] >= 1 && st.dev_spin_kicks[1] >= 1);
+            assert_true(st.dev_spin_kicks[1] <= st.dev_spins[1]);
+            assert_true(st.dev_spins[1] <= 2 * st.task[0].released + 2);
+        } else {
+            assert_int_equal(st.dev_spins[1], 0);
+        }
+        char why[160] = "";
+        assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
+        rtm_exec_destroy(x);
+        free(x);
+        for (int i = 0; i < 2; i++)
+            free_task(&t[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -743,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_cpu_watchdog),
         cmocka_unit_test(test_wakes),
         cmocka_unit_test(test_asked_ends),
+        cmocka_unit_test(test_spin_ahead),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
