@@ -20,6 +20,7 @@
  * x->mu and must be a quick, non-blocking push. */
 #include "exec.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1297,9 +1298,12 @@ static void idle(rtm_exec_t *x, devrt_t *r)
     const uint32_t k = atomic_load_explicit(&r->kicks, memory_order_acquire);
     pthread_mutex_unlock(&x->mu);
     bool kicked = false;
+    /* yielding, not only pausing: a spinner that held its core kept the release thread,
+     * woken on the same core's run queue (SCHED_OTHER, the H100 host), from running until
+     * the spin ended: releases came lead late and no spin was kicked (session 69) */
     while (!(kicked = atomic_load_explicit(&r->kicks, memory_order_acquire) != k) &&
            rtm_os_now_ns() < due + lead)
-        rtm_os_spin_pause();
+        sched_yield();
     pthread_mutex_lock(&x->mu);
     x->st.dev_spins[r->index]++;
     x->st.dev_spin_kicks[r->index] += kicked;

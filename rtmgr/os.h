@@ -32,17 +32,6 @@ void rtm_os_sleep_until_s(double t);
  * before the instant). */
 void rtm_os_sleep_spin_until_s(double t, double spin_s);
 
-/* One step of a spin-wait loop: tells the core it spins (x86 PAUSE, ARM YIELD), which
- * frees the pipeline for a sibling hyperthread and saves power; nothing elsewhere. */
-static inline void rtm_os_spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ volatile("yield");
-#endif
-}
-
 typedef struct {
     pthread_t th;
     bool started;
