@@ -966,8 +966,8 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
             pthread_mutex_unlock(&x->mu);
             const int ended = rtm_ocl_event_done(run->m1, &ast); /* < 0: failed, reported */
             pthread_mutex_lock(&x->mu);
-            if (ended > 0 && asked && r->cb_fired == seen)
-                x->st.dev_asked[d]++; /* seen before the driver told */
+            if (ended > 0 && asked)
+                x->st.dev_asked[d]++; /* found by asking, not told (or told meanwhile) */
             if (ended != 0)
                 break;
             continue;
@@ -1297,13 +1297,16 @@ static void idle(rtm_exec_t *x, devrt_t *r)
     }
     const uint32_t k = atomic_load_explicit(&r->kicks, memory_order_acquire);
     pthread_mutex_unlock(&x->mu);
-    bool kicked = false;
     /* yielding, not only pausing: a spinner that held its core kept the release thread,
      * woken on the same core's run queue (SCHED_OTHER, the H100 host), from running until
      * the spin ended: releases came lead late and no spin was kicked (session 69) */
-    while (!(kicked = atomic_load_explicit(&r->kicks, memory_order_acquire) != k) &&
-           rtm_os_now_ns() < due + lead)
+    bool kicked;
+    for (;;) {
+        kicked = atomic_load_explicit(&r->kicks, memory_order_acquire) != k;
+        if (kicked || rtm_os_now_ns() >= due + lead)
+            break;
         sched_yield();
+    }
     pthread_mutex_lock(&x->mu);
     x->st.dev_spins[r->index]++;
     x->st.dev_spin_kicks[r->index] += kicked;

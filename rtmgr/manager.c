@@ -1044,8 +1044,8 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                     (unsigned long long)s->dev_spin_kicks[d]);
     for (uint32_t d = 1; d < m->n_devs; d++)
         if (s->dev_asked[d])
-            fprintf(f, "%s: %llu of %llu job ends seen by asking before the driver's callback "
-                       "(from the predicted end on)\n",
+            fprintf(f, "%s: %llu of %llu job ends found by asking, not told by the driver's "
+                       "callback (asked from 3/4 of the prediction on)\n",
                     m->dev[d].name, (unsigned long long)s->dev_asked[d],
                     (unsigned long long)s->dev_jobs[d]);
     uint64_t launches = 0, joins = 0;
