@@ -28,8 +28,8 @@
 #include "model.h"
 
 #define SLEEP_CHUNK_NS 50000000LL /* release thread re-checks stop at least this often */
-/* An OpenCL run's end, asked for from its predicted end on (ocl_wait): first interval,
- * and the most, which is also at most an eighth of the prediction */
+/* An OpenCL run's end, asked for from 3/4 of its prediction on (ocl_wait): the first
+ * interval, and the longest, which is also at most an eighth of the prediction */
 #define ASK_FIRST_NS 20000LL
 #define ASK_MAX_NS 1000000LL
 
@@ -159,7 +159,6 @@ static void kick(devrt_t *r)
     atomic_fetch_add_explicit(&r->kicks, 1u, memory_order_release);
     pthread_cond_signal(&r->cv);
 }
-
 
 static const char *const outcome_names[RTM_JOB_OUTCOME_COUNT] = {
     "met", "late", "aborted", "dropped", "rejected", "cancelled", "failed",
