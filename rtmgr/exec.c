@@ -780,24 +780,23 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *arg)
     pthread_mutex_unlock(&r->x->mu);
 }
 
-/* ns between a's START and b's END (0 when unknown). */
-static int64_t span_ns(cl_event a, cl_event b) { return rtm_ocl_span_ns(a, b); }
-
-/* The device's span [first's START, last's END] on the host clock: first's QUEUED stamp
- * is the device's clock when the host enqueued it, just after hq (host clock), so a
- * device time t is at hq + (t - QUEUED) on the host (early by the few us between hq and
- * that enqueue; the clocks' drift over one job is well under 1 us). 0, 0 when a stamp
- * is missing or out of order. */
-static void span_on_host(cl_event first, cl_event last, int64_t hq, int64_t *s, int64_t *e)
+/* The device's span of a run, first's START to last's END, in ns (0 when unknown, as
+ * rtm_ocl_span_ns), and with on_host that span on the host clock in *s, *e: first's
+ * QUEUED stamp is the device's clock when the host enqueued it, just after hq (host
+ * clock), so a device time t is at hq + (t - QUEUED) on the host (early by the few us
+ * between hq and that enqueue; the clocks' drift over one job is well under 1 us). *s,
+ * *e stay 0 when a stamp is missing or out of order. */
+static int64_t run_span(cl_event first, cl_event last, bool on_host, int64_t hq, int64_t *s,
+                        int64_t *e)
 {
-    const cl_ulong q = rtm_ocl_stamp(first, CL_PROFILING_COMMAND_QUEUED);
     const cl_ulong a = rtm_ocl_stamp(first, CL_PROFILING_COMMAND_START);
     const cl_ulong b = rtm_ocl_stamp(last, CL_PROFILING_COMMAND_END);
-    *s = *e = 0;
-    if (hq <= 0 || q == 0 || a < q || b < a)
-        return;
-    *s = hq + (int64_t)(a - q);
-    *e = hq + (int64_t)(b - q);
+    const cl_ulong q = on_host ? rtm_ocl_stamp(first, CL_PROFILING_COMMAND_QUEUED) : 0;
+    if (hq > 0 && q && a >= q && b >= a) {
+        *s = hq + (int64_t)(a - q);
+        *e = hq + (int64_t)(b - q);
+    }
+    return a && b > a ? (int64_t)(b - a) : 0;
 }
 
 /* The run's end m1 wakes r's dispatcher through on_complete (none with no_callbacks). */
@@ -1024,14 +1023,13 @@ static void ocl_wait(devrt_t *r, int32_t slot, const job_t *j, ocl_run_t *run, r
     }
     res->end_ns = rtm_os_now_ns();
     res->exec_ns = res->end_ns - res->start_ns;
-    res->in_ns = span_ns(run->in0, run->in1);
+    res->in_ns = rtm_ocl_span_ns(run->in0, run->in1);
     /* the device's span of the run: its first command's start to its last's end (a
      * completed job's last output transfer; not the callback's marker behind it) */
     cl_event first = fresh ? run->in0 : run->m0;
     cl_event last = pj->state == RTM_PREEMPT_DONE && pj->end_ev ? pj->end_ev : run->m1;
-    const int64_t all = span_ns(first, last);
-    if (pj->state == RTM_PREEMPT_DONE)
-        span_on_host(first, last, run->hq_ns, &res->dev_start_ns, &res->dev_end_ns);
+    const int64_t all = run_span(first, last, pj->state == RTM_PREEMPT_DONE, run->hq_ns,
+                                 &res->dev_start_ns, &res->dev_end_ns);
     rtm_ocl_put(&run->in0), rtm_ocl_put(&run->in1), rtm_ocl_put(&run->m0), rtm_ocl_put(&run->m1);
     res->status = st != RTM_OK ? st : ast != RTM_OK ? ast : done_status < 0 ? RTM_E_CL : RTM_OK;
     if (res->status != RTM_OK) {

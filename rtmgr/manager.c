@@ -1032,22 +1032,21 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                 (double)a->worst_exec_ns / 1e6, (unsigned long long)a->missed,
                 (unsigned long long)a->hard_alarms, (unsigned long long)a->preemptions, mape);
     }
-    for (uint32_t d = 1; d < m->n_devs; d++)
+    for (uint32_t d = 0; d < m->n_devs; d++) { /* the devices' wakes, spins, asked ends */
+        const char *name = m->dev[d].name;
         if (m->dev[d].wake)
             fprintf(f, "%s: woken %llu times %.0f us before a release (idle since %.0f ms or more)\n",
-                    m->dev[d].name, (unsigned long long)s->dev_wakes[d],
-                    (double)m->o.wake_lead_ns / 1e3, RTM_WAKE_IDLE_NS / 1e6);
-    for (uint32_t d = 0; d < m->n_devs; d++)
+                    name, (unsigned long long)s->dev_wakes[d], (double)m->o.wake_lead_ns / 1e3,
+                    RTM_WAKE_IDLE_NS / 1e6);
         if (s->dev_spins[d])
             fprintf(f, "%s: spun ahead of %llu hard releases, a job or a kick came in %llu\n",
-                    m->dev[d].name, (unsigned long long)s->dev_spins[d],
+                    name, (unsigned long long)s->dev_spins[d],
                     (unsigned long long)s->dev_spin_kicks[d]);
-    for (uint32_t d = 1; d < m->n_devs; d++)
         if (s->dev_asked[d])
             fprintf(f, "%s: %llu of %llu job ends found by asking, not told by the driver's "
                        "callback (asked from 3/4 of the prediction on)\n",
-                    m->dev[d].name, (unsigned long long)s->dev_asked[d],
-                    (unsigned long long)s->dev_jobs[d]);
+                    name, (unsigned long long)s->dev_asked[d], (unsigned long long)s->dev_jobs[d]);
+    }
     uint64_t launches = 0, joins = 0;
     if (m->pool.started)
         rtm_pool_joins(&m->pool, &launches, &joins);

@@ -294,15 +294,12 @@ static void mark_all_done(rtm_preempt_job_t *job)
  * launch started -> last launch ended (0 when profiling is unavailable). */
 static void record_timing(rtm_preempt_job_t *job)
 {
-    cl_ulong q = 0, s = 0, e = 0;
     job->run_latency_s = job->run_kernel_s = 0.0;
-    if (!job->first_ev || !job->last_ev ||
-        clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(job->first_ev, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(rtm_ocl_later_end(job->last_ev, job->last2_ev), CL_PROFILING_COMMAND_END,
-                                sizeof(e), &e, NULL) != CL_SUCCESS)
+    const cl_ulong q = rtm_ocl_stamp(job->first_ev, CL_PROFILING_COMMAND_QUEUED);
+    const cl_ulong s = rtm_ocl_stamp(job->first_ev, CL_PROFILING_COMMAND_START);
+    const cl_ulong e =
+        rtm_ocl_stamp(rtm_ocl_later_end(job->last_ev, job->last2_ev), CL_PROFILING_COMMAND_END);
+    if (!q || !s || !e)
         return;
     job->run_latency_s = s > q ? (double)(s - q) * 1e-9 : 0.0;
     job->run_kernel_s = e > s ? (double)(e - s) * 1e-9 : 0.0;

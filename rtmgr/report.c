@@ -240,10 +240,11 @@ static rtm_status_t summarise(rtm_report_t *r, const signed char *models)
     for (size_t i = 0; st == RTM_OK && i < r->n_rows; i++) {
         const rtm_report_row_t *w = &r->row[i];
         double v[RTM_REPORT_PARTS];
-        const uint32_t add = (uint32_t)w->scored | (uint32_t)row_parts(w, v) << 1;
+        const uint32_t has[2] = {w->scored, row_parts(w, v)}; /* counted in cnt[0..ng), [ng..) */
+        const size_t g1 = gi[w->dev * (nt + 1) + w->task], g2 = gi[w->dev * (nt + 1) + nt];
         for (int k = 0; k < 2; k++) {
-            cnt[k * ng + gi[w->dev * (nt + 1) + w->task]] += (add >> k) & 1u;
-            cnt[k * ng + gi[w->dev * (nt + 1) + nt]] += (add >> k) & 1u;
+            cnt[k * ng + g1] += has[k];
+            cnt[k * ng + g2] += has[k];
         }
     }
     for (size_t g = 0; st == RTM_OK && g < ng; g++) {

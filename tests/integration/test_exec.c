@@ -97,6 +97,25 @@ static void fill_exec_task(rtm_exec_task_t *et, tk_t *t, int64_t pred_cpu, int64
     et->predict_ns[1] = pred_gpu;
 }
 
+/* Two tasks: t[0] hard, every 20 ms, only on the OpenCL device; t[1] soft, every 7 ms
+ * from 3 ms, only on the CPU. */
+static void hard_gpu_soft_cpu(tk_t t[2], rtm_exec_task_t et[2])
+{
+    make_task(&t[0], "hard-gpu", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+    make_task(&t[1], "soft-cpu", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
+    fill_exec_task(&et[0], &t[0], -1, 1 * MS);
+    fill_exec_task(&et[1], &t[1], 1 * MS, -1);
+    et[1].kx[1] = NULL;
+    et[1].inst[1] = NULL;
+}
+
+/* The device's result of t equals its CPU twin's. */
+static void assert_twin_equal(tk_t *t)
+{
+    char why[160] = "";
+    assert_int_equal(t->gpu.kernel->compare(&t->gpu, &t->ref, why, sizeof(why)), 0);
+}
+
 static void devices(rtm_exec_dev_t d[2])
 {
     memset(d, 0, 2 * sizeof(d[0]));
@@ -284,27 +303,45 @@ cl_event __wrap_clCreateUserEvent(cl_context ctx, cl_int *err)
     return __real_clCreateUserEvent(ctx, err);
 }
 
-/* Starts the executive on one task over the CPU and the OpenCL device (no real-time
- * settings, 16 job slots, no online correction); its records go to recs[]. */
-static rtm_exec_t *exec_start_one(const rtm_exec_task_t *et, rtm_exec_input_t input)
+/* The executive's parameters of these tests: no real-time settings, 16 job slots, no
+ * online correction, records to recs[]. */
+static rtm_exec_params_t test_params(void)
 {
-    rtm_exec_dev_t d[2];
-    devices(d);
-    const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
-                                 .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
-                                 .adapt = 0.0, .sink = sink, .input = input};
+    return (rtm_exec_params_t){.policy = RTM_POLICY_MODEL, .rt = false,
+                               .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
+                               .adapt = 0.0, .sink = sink};
+}
+
+/* Starts the executive with p on the devices d (the CPU and the OpenCL device) and n
+ * tasks; its records go to recs[], from none. */
+static rtm_exec_t *exec_start(const rtm_exec_params_t *p, const rtm_exec_dev_t d[2],
+                              const rtm_exec_task_t *et, uint32_t n)
+{
     rtm_exec_t *x = calloc(1, rtm_exec_size());
     assert_non_null(x);
     n_recs = 0;
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 1), RTM_OK);
+    assert_int_equal(rtm_exec_init(x, p, d, 2, et, n), RTM_OK);
     assert_int_equal(rtm_exec_start(x), RTM_OK);
     return x;
 }
 
-/* Stops and frees an executive of exec_start_one (its records stay in recs[]). */
-static void exec_end(rtm_exec_t *x)
+/* Starts the executive on one task over the CPU and the OpenCL device (test_params). */
+static rtm_exec_t *exec_start_one(const rtm_exec_task_t *et, rtm_exec_input_t input)
+{
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = test_params();
+    p.input = input;
+    return exec_start(&p, d, et, 1);
+}
+
+/* Stops and frees an executive of exec_start (its records stay in recs[]); its final
+ * statistics into *st when st is not NULL. */
+static void exec_end(rtm_exec_t *x, rtm_exec_stats_t *st)
 {
     rtm_exec_stop(x);
+    if (st)
+        rtm_exec_stats(x, st);
     rtm_exec_destroy(x);
     free(x);
 }
@@ -325,7 +362,7 @@ static void test_one_clear_per_job(void **state)
     atomic_store(&fill_count, 0);
     rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
     rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    exec_end(x);
+    exec_end(x, NULL);
     fill_watch = NULL;
     uint32_t ran = 0;
     for (uint32_t i = 0; i < n_recs; i++)
@@ -362,7 +399,7 @@ static void test_commands_per_job(void **state)
             atomic_store(&calls[c], 0);
         rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
         rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-        exec_end(x);
+        exec_end(x, NULL);
         uint32_t ran = 0;
         for (uint32_t i = 0; i < n_recs; i++) {
             ran += recs[i].ran && recs[i].device == 1;
@@ -376,8 +413,7 @@ static void test_commands_per_job(void **state)
         assert_int_equal(atomic_load(&calls[C_WRITE]), (abortable ? 3 : 2) * ran);
         assert_int_equal(atomic_load(&calls[C_MARKER]), 0);
         assert_int_equal(atomic_load(&calls[C_USER]), abortable ? ran : 0);
-        char why[160] = "";
-        assert_int_equal(t.gpu.kernel->compare(&t.gpu, &t.ref, why, sizeof(why)), 0);
+        assert_twin_equal(&t);
         free_task(&t);
     }
 }
@@ -399,7 +435,7 @@ static void test_late_reads(void **state)
     memset(t.gpu.host[2], 0, t.gpu.plan.buf[2].bytes);
     rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
     rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    exec_end(x);
+    exec_end(x, NULL);
     uint32_t done = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -440,7 +476,7 @@ static void test_live_prediction(void **state)
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
     n_targets = 500; /* more than the slots: the full picture */
     rtm_os_sleep_until(rtm_os_now_ns() + 100 * MS);
-    exec_end(x);
+    exec_end(x, NULL);
     const int64_t t1 = rtm_os_now_ns();
     rtm_stallprobe_stop(probe);
     uint32_t at25 = 0, at100 = 0;
@@ -638,28 +674,17 @@ static void test_wakes(void **state)
     assert_int_equal(rtm_wake_init(&w, &ocl), RTM_OK);
     for (int with = 1; with >= 0; with--) {
         static tk_t t[2];
-        make_task(&t[0], "gpu-only", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
-        make_task(&t[1], "cpu-only", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
         rtm_exec_task_t et[2];
-        fill_exec_task(&et[0], &t[0], -1, 1 * MS);
-        fill_exec_task(&et[1], &t[1], 1 * MS, -1);
-        et[1].kx[1] = NULL;
-        et[1].inst[1] = NULL;
+        hard_gpu_soft_cpu(t, et);
         rtm_exec_dev_t d[2];
         devices(d);
         d[1].wake = &w;
-        const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
-                                     .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
-                                     .sink = sink, .wake_lead_ns = with ? 2 * MS : 0};
-        rtm_exec_t *x = calloc(1, rtm_exec_size());
-        assert_non_null(x);
-        n_recs = 0;
-        assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
-        assert_int_equal(rtm_exec_start(x), RTM_OK);
+        rtm_exec_params_t p = test_params();
+        p.wake_lead_ns = with ? 2 * MS : 0;
+        rtm_exec_t *x = exec_start(&p, d, et, 2);
         rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-        rtm_exec_stop(x);
         static rtm_exec_stats_t st;
-        rtm_exec_stats(x, &st);
+        exec_end(x, &st);
         uint32_t ran = 0;
         for (uint32_t i = 0; i < n_recs; i++)
             ran += recs[i].ran && recs[i].device == 1;
@@ -676,10 +701,7 @@ static void test_wakes(void **state)
         } else {
             assert_int_equal(st.dev_wakes[1], 0);
         }
-        char why[160] = "";
-        assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
-        rtm_exec_destroy(x);
-        free(x);
+        assert_twin_equal(&t[0]);
         for (int i = 0; i < 2; i++)
             free_task(&t[i]);
     }
@@ -698,18 +720,12 @@ static void test_asked_ends(void **state)
     fill_exec_task(&et[0], &t[0], -1, 1 * MS);
     rtm_exec_dev_t d[2];
     devices(d);
-    const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
-                                 .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
-                                 .sink = sink, .no_callbacks = true};
-    rtm_exec_t *x = calloc(1, rtm_exec_size());
-    assert_non_null(x);
-    n_recs = 0;
-    assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 1), RTM_OK);
-    assert_int_equal(rtm_exec_start(x), RTM_OK);
+    rtm_exec_params_t p = test_params();
+    p.no_callbacks = true;
+    rtm_exec_t *x = exec_start(&p, d, et, 1);
     rtm_os_sleep_until(rtm_os_now_ns() + 200 * MS);
-    rtm_exec_stop(x);
     static rtm_exec_stats_t st;
-    rtm_exec_stats(x, &st);
+    exec_end(x, &st);
     uint32_t done = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -724,10 +740,7 @@ static void test_asked_ends(void **state)
     assert_true(done >= 5);
     /* (an end already there at the run's first look, right after its enqueue, is not counted) */
     assert_true(st.dev_asked[1] >= done / 2 && st.dev_asked[1] <= done);
-    char why[160] = "";
-    assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
-    rtm_exec_destroy(x);
-    free(x);
+    assert_twin_equal(&t[0]);
     free_task(&t[0]);
 }
 
@@ -740,27 +753,16 @@ static void test_spin_ahead(void **state)
     (void)state;
     for (int with = 1; with >= 0; with--) {
         static tk_t t[2];
-        make_task(&t[0], "hard-gpu", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
-        make_task(&t[1], "soft-cpu", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
         rtm_exec_task_t et[2];
-        fill_exec_task(&et[0], &t[0], -1, 1 * MS);
-        fill_exec_task(&et[1], &t[1], 1 * MS, -1);
-        et[1].kx[1] = NULL;
-        et[1].inst[1] = NULL;
+        hard_gpu_soft_cpu(t, et);
         rtm_exec_dev_t d[2];
         devices(d);
-        const rtm_exec_params_t p = {.policy = RTM_POLICY_MODEL, .rt = false,
-                                     .start_delay_ns = 5 * MS, .max_jobs = 16, .margin = 0.1,
-                                     .sink = sink, .spin_lead_ns = with ? 500000 : 0};
-        rtm_exec_t *x = calloc(1, rtm_exec_size());
-        assert_non_null(x);
-        n_recs = 0;
-        assert_int_equal(rtm_exec_init(x, &p, d, 2, et, 2), RTM_OK);
-        assert_int_equal(rtm_exec_start(x), RTM_OK);
+        rtm_exec_params_t p = test_params();
+        p.spin_lead_ns = with ? 500000 : 0;
+        rtm_exec_t *x = exec_start(&p, d, et, 2);
         rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-        rtm_exec_stop(x);
         static rtm_exec_stats_t st;
-        rtm_exec_stats(x, &st);
+        exec_end(x, &st);
         printf("spin lead %s: %llu hard releases; device spun %llu times (kicked %llu), CPU "
                "%llu\n", with ? "0.5 ms" : "none", (unsigned long long)st.task[0].released,
                (unsigned long long)st.dev_spins[1], (unsigned long long)st.dev_spin_kicks[1],
@@ -774,10 +776,7 @@ static void test_spin_ahead(void **state)
         } else {
             assert_int_equal(st.dev_spins[1], 0);
         }
-        char why[160] = "";
-        assert_int_equal(t[0].gpu.kernel->compare(&t[0].gpu, &t[0].ref, why, sizeof(why)), 0);
-        rtm_exec_destroy(x);
-        free(x);
+        assert_twin_equal(&t[0]);
         for (int i = 0; i < 2; i++)
             free_task(&t[i]);
     }

@@ -424,16 +424,9 @@ static void test_parts(void **state)
     rtm_report_print_json(&r, f);
     fclose(f);
     rtm_report_free(&r);
-    char text[8192];
-    f = fopen(out, "r");
-    text[fread(text, 1, sizeof(text) - 1, f)] = 0;
-    fclose(f);
-    assert_non_null(strstr(text, "where the response went"));
-    assert_non_null(strstr(text, "    0.050 /   0.099")); /* dispatch p50 / p99 */
-    f = fopen(js, "r");
-    text[fread(text, 1, sizeof(text) - 1, f)] = 0;
-    fclose(f);
-    assert_non_null(strstr(text, "\"parts_jobs\":100,\"response_p50_ms\":0.15,"
+    assert_non_null(strstr(slurp(out), "where the response went"));
+    assert_non_null(strstr(slurp(out), "    0.050 /   0.099")); /* dispatch p50 / p99 */
+    assert_non_null(strstr(slurp(js), "\"parts_jobs\":100,\"response_p50_ms\":0.15,"
                                  "\"response_p99_ms\":0.199,\"dispatch_p50_ms\":0.05"));
 
     /* the format before the parts columns: read, no parts */

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
+#include "rtmgr/os.h"
 #include "rtmgr/scenario.h"
 
 #define KN 0.514444
@@ -165,13 +165,6 @@ static void picture_ref(const rtm_scenario_t *s, int64_t t_ns, rtm_traffic_t *ou
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void test_same_as_formula(void **state)
 {
     (void)state;
@@ -182,12 +175,12 @@ static void test_same_as_formula(void **state)
         assert_int_equal(rtm_scenario_init(&sa, RTM_MAX_TARGETS, seed, 24.0 * 1852.0, 3 * S),
                          RTM_OK);
         for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++) {
-            double t0 = now_s();
+            double t0 = rtm_os_now_s();
             picture_ref(&sa, 3 * S + times[k], &ref);
-            t_ref += now_s() - t0;
-            t0 = now_s();
+            t_ref += rtm_os_now_s() - t0;
+            t0 = rtm_os_now_s();
             rtm_scenario_at(&sa, 3 * S + times[k], 1, &pa);
-            t_at += now_s() - t0;
+            t_at += rtm_os_now_s() - t0;
             assert_int_equal(pa.n, ref.n);
             assert_memory_equal(pa.x, ref.x, pa.n * sizeof(float));
             assert_memory_equal(pa.y, ref.y, pa.n * sizeof(float));
