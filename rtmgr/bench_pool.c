@@ -60,6 +60,8 @@ typedef struct {
     uint32_t threads;
     bool rt;
     int64_t idle_ns;
+    int64_t spin_ns; /* of each idle: spun at its end, the workers warmed (rtmgr run's
+                      * spin-lead) */
     uint32_t reps;
     bool quick, json;
 } opts_t;
@@ -99,8 +101,13 @@ static bool measure(rtm_pool_t *p, const rtm_kinst_t *k, bool idle, const opts_t
     uint64_t l0, j0, l1, j1;
     rtm_pool_joins(p, &l0, &j0);
     for (uint32_t r = 0; r < o->reps; r++) {
-        if (idle)
-            rtm_os_sleep_until(rtm_os_now_ns() + o->idle_ns);
+        if (idle) {
+            const int64_t due = rtm_os_now_ns() + o->idle_ns;
+            rtm_os_sleep_until(due - o->spin_ns);
+            if (o->spin_ns > 0) /* its workers with it, as rtmgr run's CPU dispatcher */
+                rtm_pool_warm(p, due + o->spin_ns);
+            rtm_os_yield_until(due);
+        }
         if (!run_once(p, k, done, &t[r]))
             return false;
     }
@@ -115,14 +122,17 @@ static bool measure(rtm_pool_t *p, const rtm_kinst_t *k, bool idle, const opts_t
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rtmgr bench pool [--quick] [--threads N] [--rt] [--idle-ms MS] [--reps N]\n"
-            "                        [--json]\n"
+            "usage: rtmgr bench pool [--quick] [--threads N] [--rt] [--idle-ms MS] [--spin-us US]\n"
+            "                        [--reps N] [--json]\n"
             "  --threads N    the pool's threads, its caller included (default: online CPUs)\n"
             "  --rt           as rtmgr run where permitted: SCHED_FIFO (workers %d, the\n"
             "                 caller %d) and the CPUs out of deep power states\n"
             "                 (/dev/cpu_dma_latency 0); default: neither\n"
             "  --idle-ms MS   how long the caller sleeps before each \"after idle\" run "
             "(default 20)\n"
+            "  --spin-us US   of each idle, the caller spins the last US yielding the CPU and\n"
+            "                 wakes the workers to spin as long, as rtmgr run's CPU dispatcher\n"
+            "                 ahead of a hard or firm release (--spin-lead; default 0)\n"
             "  --reps N       runs per cell (default %d, --quick %d)\n"
             "  --json         one JSON object per shape, then a summary line\n",
             RTM_PRIO_POOL, RTM_PRIO_CPU, REPS_DEFAULT, REPS_QUICK);
@@ -156,11 +166,15 @@ static int parse(opts_t *o, int argc, char **argv)
             o->rt = true;
         else if (strcmp(a, "--idle-ms") == 0 && has && parse_long(argv[++i], 0, 10000, &v))
             o->idle_ns = v * 1000000;
+        else if (strcmp(a, "--spin-us") == 0 && has && parse_long(argv[++i], 0, 10000, &v))
+            o->spin_ns = v * 1000;
         else if (strcmp(a, "--reps") == 0 && has && parse_long(argv[++i], 1, REPS_MAX, &v))
             o->reps = (uint32_t)v;
         else
             return -1;
     }
+    if (o->spin_ns > o->idle_ns)
+        return -1;
     if (o->reps == 0)
         o->reps = o->quick ? REPS_QUICK : REPS_DEFAULT;
     return 0;
@@ -170,12 +184,12 @@ static void print_json(const opts_t *o, uint32_t n, uint32_t blocks, const shape
                        const cell_t c[4], bool rt)
 {
     printf("{\"threads\": %u, \"rt\": %s, \"blocks\": %u, \"block_us\": %.3f, \"idle_ms\": %.3f, "
-           "\"pool_b2b_p50_us\": %.3f, \"pool_b2b_p99_us\": %.3f, "
+           "\"spin_us\": %.3f, \"pool_b2b_p50_us\": %.3f, \"pool_b2b_p99_us\": %.3f, "
            "\"pool_idle_p50_us\": %.3f, \"pool_idle_p99_us\": %.3f, \"pool_idle_joins\": %.3f, "
            "\"alone_b2b_p50_us\": %.3f, \"alone_b2b_p99_us\": %.3f, "
            "\"alone_idle_p50_us\": %.3f, \"alone_idle_p99_us\": %.3f}\n",
            n, rt ? "true" : "false", blocks, (double)s->block_ns * 1e-3,
-           (double)o->idle_ns * 1e-6, c[0].p50_us,
+           (double)o->idle_ns * 1e-6, (double)o->spin_ns * 1e-3, c[0].p50_us,
            c[0].p99_us, c[1].p50_us, c[1].p99_us, c[1].joins, c[2].p50_us, c[2].p99_us,
            c[3].p50_us, c[3].p99_us);
 }
@@ -204,10 +218,14 @@ int rtm_bench_pool(int argc, char **argv)
     unsigned char *done = malloc((size_t)8 * n + 2);
     double *t = malloc(sizeof(double) * o.reps);
     int rc = done && t ? RTM_EXIT_OK : RTM_EXIT_RUNTIME;
+    char spun[64] = "";
+    if (o.spin_ns > 0)
+        snprintf(spun, sizeof(spun), ", spinning its last %.0f us, workers too",
+                 (double)o.spin_ns * 1e-3);
     if (!o.json && rc == RTM_EXIT_OK)
         printf("CPU worker pool: %u threads (the caller and %u worker%s, %s) against the caller "
                "alone;\n%u runs per cell; b2b = back to back, \"after idle\" = each run after the caller slept "
-               "%.0f ms; microseconds\n\n"
+               "%.0f ms%s; microseconds\n\n"
                "%-16s %8s | %-17s | %-23s | %-17s | %-17s | %s\n"
                "%-16s %8s | %8s %8s | %8s %8s %5s | %8s %8s | %8s %8s | %s\n",
                n, n - 1, n == 2 ? "" : "s",
@@ -215,7 +233,7 @@ int rtm_bench_pool(int argc, char **argv)
                                           : "SCHED_FIFO as rtmgr run")
                                   : "SCHED_OTHER",
                o.reps,
-               (double)o.idle_ns * 1e-6, "shape", "work", "pool, b2b",
+               (double)o.idle_ns * 1e-6, spun, "shape", "work", "pool, b2b",
                "pool, after idle", "alone, b2b", "alone, after idle", "after idle",
                "blocks x block", "us", "p50", "p99", "p50", "p99", "joins", "p50", "p99", "p50",
                "p99", "faster");

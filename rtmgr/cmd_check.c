@@ -15,6 +15,7 @@
 #include "board.h"
 #include "cli.h"
 #include "config.h"
+#include "manager.h"
 #include "model.h"
 #include "preempt.h"
 #include "program.h"
@@ -111,7 +112,9 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
         st = rtm_model_job_make(&k, &job);
         if (st == RTM_OK)
             st = rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
-                                       RTM_MODEL_F_IDLE, &pred);
+                                       rtm_manager_cpu_model_flags(&cfg->task[i],
+                                                                   rtm_manager_spin_lead(-1)),
+                                       &pred);
     }
     if (st != RTM_OK) {
         const rtm_model_time_t *used = rtm_model_used(&pred);

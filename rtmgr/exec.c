@@ -153,7 +153,7 @@ struct rtm_exec {
 };
 
 /* Wakes r's dispatcher (under x->mu): its condition variable, and the count it watches
- * while it spins ahead of a hard release (dispatch_main). */
+ * while it spins ahead of a hard or firm release (dispatch_main). */
 static void kick(devrt_t *r)
 {
     atomic_fetch_add_explicit(&r->kicks, 1u, memory_order_release);
@@ -182,6 +182,8 @@ bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg)
 {
     return cfg->preemptible || cfg->crit == RTM_CRIT_FIRM;
 }
+
+bool rtm_exec_task_spun_for(const rtm_task_cfg_t *cfg) { return cfg->crit != RTM_CRIT_SOFT; }
 
 /* Two instances whose blocks mean the same: same kernel, sizes, tuning and plan. */
 static bool same_plan(const rtm_kinst_t *a, const rtm_kinst_t *b)
@@ -1257,28 +1259,30 @@ static bool begin_behind(devrt_t *r, uint32_t task)
     return slot >= 0;
 }
 
-/* The next release of a hard task that may run on r's device (INT64_MAX: none; under
- * x->mu). */
-static int64_t next_hard(const rtm_exec_t *x, const devrt_t *r)
+/* The next release of a task spun for (rtm_exec_task_spun_for) that may run on r's
+ * device (INT64_MAX: none; under x->mu). */
+static int64_t next_spun(const rtm_exec_t *x, const devrt_t *r)
 {
     int64_t next = INT64_MAX;
     for (uint32_t t = 0; t < x->n_tasks; t++)
-        if (x->task[t].cfg->crit == RTM_CRIT_HARD && x->task[t].predict_ns[r->index] >= 0 &&
+        if (rtm_exec_task_spun_for(x->task[t].cfg) && x->task[t].predict_ns[r->index] >= 0 &&
             x->next_release[t] < next)
             next = x->next_release[t];
     return next;
 }
 
 /* An idle dispatcher waits for a kick. With spin_lead_ns, it sleeps only until that long
- * before the next hard release that may come to it, then spins, unlocked, on its kick
+ * before the next hard or firm release that may come to it (next_spun), then spins, unlocked, on its kick
  * count until a kick (the job, or anything else to look at) or that long after the
  * release: the release thread's hand-off is then a store the spinning core sees at
  * once, not a sleeping thread's wake-up (on the H100 host, 50-80 us of a hard job's
- * 190-230 us response, session 69). Under x->mu (released while spinning). */
+ * 190-230 us response, session 69); the CPU dispatcher's pool workers spin with it
+ * (rtm_pool_warm: 20-40 us of a 0.1 ms CPU job's after the pool slept, session 70).
+ * Under x->mu (released while spinning). */
 static void idle(rtm_exec_t *x, devrt_t *r)
 {
     const int64_t lead = x->p.spin_lead_ns;
-    const int64_t due = lead > 0 && !x->stopping ? next_hard(x, r) : INT64_MAX;
+    const int64_t due = lead > 0 && !x->stopping ? next_spun(x, r) : INT64_MAX;
     if (due == INT64_MAX) {
         rtm_os_cond_wait_until(&r->cv, &x->mu, -1);
         return;
@@ -1294,6 +1298,9 @@ static void idle(rtm_exec_t *x, devrt_t *r)
     }
     const uint32_t k = atomic_load_explicit(&r->kicks, memory_order_acquire);
     pthread_mutex_unlock(&x->mu);
+    /* the CPU job's workers spin too: a sleeping pool's wake-up is otherwise on its path */
+    if (x->p.pool && x->dev[r->index].kind == RTM_DEV_CPU)
+        rtm_pool_warm(x->p.pool, due + lead);
     /* yielding, not only pausing: a spinner that held its core kept the release thread,
      * woken on the same core's run queue (SCHED_OTHER, the H100 host), from running until
      * the spin ended: releases came lead late and no spin was kicked (session 69) */

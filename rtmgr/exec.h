@@ -185,9 +185,11 @@ typedef struct {
                                  wake (rtm_exec_dev_t.wake) this long before a release of a
                                  task that may run there (wake.h); 0: never */
     int64_t spin_lead_ns;     /* > 0: an idle dispatcher spins from this long before the next
-                                 release of a hard task that may run on its device to this
-                                 long after it, instead of sleeping (idle() in exec.c); 0:
-                                 it sleeps until kicked */
+                                 release of a hard or firm task (rtm_exec_task_spun_for)
+                                 that may run on its device to this
+                                 long after it, instead of sleeping (idle() in exec.c); the
+                                 CPU dispatcher wakes the pool's workers to spin as long
+                                 (rtm_pool_warm); 0: it sleeps until kicked */
     bool no_callbacks;        /* fault injection (tests): no completion callback is set, as
                                  from a driver that never calls back; dispatchers see their
                                  runs' ends only by asking (ocl_wait) */
@@ -197,7 +199,8 @@ typedef struct {
     rtm_exec_cpu_run_t cpu_run;
     void *cpu_run_ctx;
     /* Optional: the worker pool (started) on which preempted jobs resumed on the host CPU
-     * run their unfinished blocks; NULL: on the CPU dispatcher's thread. The pool is only
+     * run their unfinished blocks, and which the CPU dispatcher warms ahead of hard
+     * releases (spin_lead_ns); NULL: on the CPU dispatcher's thread. The pool is only
      * used by the CPU dispatcher (also through cpu_run), one run at a time. */
     rtm_pool_t *pool;
     /* Optional: called after every completed job, on the dispatcher that ran it, outside
@@ -258,7 +261,8 @@ typedef struct {
     uint64_t dev_wakes[RTM_MAX_DEVICES]; /* wakes sent ahead of releases (wake.h) */
     uint64_t dev_asked[RTM_MAX_DEVICES]; /* OpenCL runs whose end the dispatcher found by
                                           * asking, before the driver's callback told */
-    uint64_t dev_spins[RTM_MAX_DEVICES];      /* idle dispatcher spun ahead of a hard release */
+    uint64_t dev_spins[RTM_MAX_DEVICES];      /* idle dispatcher spun ahead of a hard or
+                                               * firm release */
     uint64_t dev_spin_kicks[RTM_MAX_DEVICES]; /* ... and was kicked while spinning */
 } rtm_exec_stats_t;
 
@@ -303,5 +307,10 @@ const char *rtm_exec_outcome_name(rtm_job_outcome_t o);
  * firm (stopped at its deadline)? Else its jobs are never aborted, and its executors
  * need not hold an armed flag write (kexec opts.never_aborted). Safe anywhere. */
 bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg);
+/* Do idle dispatchers spin ahead of this task's releases (spin_lead_ns): a hard or firm
+ * task, whose late job is lost; and the CPU pool's workers with them, so that its jobs
+ * on the pool find them awake (the model predicts those as back to back). Safe
+ * anywhere. */
+bool rtm_exec_task_spun_for(const rtm_task_cfg_t *cfg);
 
 #endif

@@ -73,6 +73,7 @@ struct rtm_manager {
     /* CPU worker pool (the host device's executor) */
     rtm_pool_t pool;
     bool pool_on;
+    int64_t spin_lead_ns; /* the option resolved (rtm_manager_spin_lead) */
     char cache_dir[RTM_PATH_MAX]; /* program binary cache, "" = none */
     /* input */
     bool scenario_on;
@@ -126,6 +127,7 @@ rtm_manager_t *rtm_manager_create(const rtm_manager_opts_t *opts)
         m->o = *opts;
     else
         rtm_manager_defaults(&m->o);
+    m->spin_lead_ns = rtm_manager_spin_lead(m->o.spin_lead_ns);
     /* signals: blocked before any thread exists, so that every thread inherits the mask:
      * the OpenCL runtimes start their own when validate opens the devices, and a thread
      * that does not block SIGTERM would take it by its default action (death) */
@@ -302,14 +304,28 @@ static int64_t warm_up(rtm_manager_t *m, uint32_t t, uint32_t d)
     return now_ns() - t0;
 }
 
-/* Both models' prediction of model job mj on device d (0: the CPU pool), which a
- * periodic job finds idle (RTM_MODEL_F_IDLE). */
-static rtm_status_t predict(const rtm_manager_t *m, uint32_t d, const rtm_model_job_t *mj,
-                            rtm_model_pred_t *out)
+int64_t rtm_manager_spin_lead(int64_t opt_ns)
+{
+    if (opt_ns >= 0)
+        return opt_ns;
+    return rtm_os_cpu_count() >= RTM_SPIN_MIN_CPUS ? RTM_SPIN_LEAD_NS_DEFAULT : 0;
+}
+
+uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns)
+{
+    return lead_ns > 0 && rtm_exec_task_spun_for(tc) ? 0u : RTM_MODEL_F_IDLE;
+}
+
+/* Both models' prediction of model job mj of task t on device d (0: the CPU pool), which
+ * a periodic job finds idle (RTM_MODEL_F_IDLE), on the CPU pool as
+ * rtm_manager_cpu_model_flags says. */
+static rtm_status_t predict(const rtm_manager_t *m, uint32_t t, uint32_t d,
+                            const rtm_model_job_t *mj, rtm_model_pred_t *out)
 {
     if (d == 0)
         return rtm_model_predict_cpu(mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model,
-                                     RTM_MODEL_F_IDLE, out);
+                                     rtm_manager_cpu_model_flags(&m->cfg.task[t], m->spin_lead_ns),
+                                     out);
     // cppcheck-suppress arrayIndexOutOfBoundsCond
     const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
     return rtm_model_predict_dev(mj, bd, bd->model, RTM_MODEL_F_IDLE, out);
@@ -340,7 +356,7 @@ static void predict_empty(rtm_manager_t *m, uint32_t t, uint32_t d, const rtm_ki
         return;
     je.poll_cost = full->poll_cost; /* the full picture's build and run */
     je.no_clear = full->no_clear;
-    if (predict(m, d, &je, &m->pred_empty[t][d]) != RTM_OK)
+    if (predict(m, t, d, &je, &m->pred_empty[t][d]) != RTM_OK)
         return;
     m->live_on[t][d] = warm_time(&m->pred_empty[t][d]) != warm_time(&m->pred[t][d]);
 }
@@ -393,7 +409,7 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     } else {
         ms = rtm_model_job_make(k, &mj);
         if (ms == RTM_OK)
-            ms = predict(m, d, &mj, &m->pred[t][d]);
+            ms = predict(m, t, d, &mj, &m->pred[t][d]);
     }
     if (ms != RTM_OK) {
         memset(&m->pred[t][d], 0, sizeof(m->pred[t][d]));
@@ -636,12 +652,11 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
                             "--wake 0: never)\n",
                     m->dev[d].name, (double)m->o.wake_lead_ns / 1e3);
     }
-    const int64_t spin_lead = m->o.spin_lead_ns >= 0                     ? m->o.spin_lead_ns
-                              : rtm_os_cpu_count() >= RTM_SPIN_MIN_CPUS ? RTM_SPIN_LEAD_NS_DEFAULT
-                                                                        : 0;
-    if (spin_lead > 0 && !m->o.quiet)
-        fprintf(stderr, "rtmgr: idle dispatchers spin from %.0f us before a hard release "
-                        "(--spin-lead 0: never)\n", (double)spin_lead / 1e3);
+    const int64_t lead = m->spin_lead_ns;
+    if (lead > 0 && !m->o.quiet)
+        fprintf(stderr, "rtmgr: idle dispatchers, and the CPU pool's workers, spin from %.0f us "
+                        "before a hard or firm release (--spin-lead 0: never)\n",
+                (double)lead / 1e3);
     m->x = calloc(1, rtm_exec_size());
     if (!m->x)
         return RTM_E_NOMEM;
@@ -654,7 +669,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .adapt = m->o.adapt,
         .wait_abort = m->o.preempt_wait,
         .wake_lead_ns = m->o.wake_lead_ns,
-        .spin_lead_ns = spin_lead,
+        .spin_lead_ns = lead,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,
@@ -1039,7 +1054,7 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
                     name, (unsigned long long)s->dev_wakes[d], (double)m->o.wake_lead_ns / 1e3,
                     RTM_WAKE_IDLE_NS / 1e6);
         if (s->dev_spins[d])
-            fprintf(f, "%s: spun ahead of %llu hard releases, a job or a kick came in %llu\n",
+            fprintf(f, "%s: spun ahead of %llu hard or firm releases, a job or a kick came in %llu\n",
                     name, (unsigned long long)s->dev_spins[d],
                     (unsigned long long)s->dev_spin_kicks[d]);
         if (s->dev_asked[d])

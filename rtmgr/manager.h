@@ -50,16 +50,25 @@ typedef struct {
     int64_t wake_lead_ns;    /* wake idle GPUs this long before a release of a task that may
                                 run there (wake.h; rtm_exec_params_t.wake_lead_ns); 0: never.
                                 Default RTM_WAKE_LEAD_NS_DEFAULT */
-    int64_t spin_lead_ns;    /* idle dispatchers spin from this long before a hard release
-                                that may come to them (rtm_exec_params_t.spin_lead_ns); 0:
+    int64_t spin_lead_ns;    /* idle dispatchers (and the CPU pool's workers) spin from this
+                                long before a hard or firm release that may come to them (rtm_exec_params_t.spin_lead_ns); 0:
                                 never; < 0 (the default): RTM_SPIN_LEAD_NS_DEFAULT on a
                                 computer of RTM_SPIN_MIN_CPUS or more CPUs, else never */
 } rtm_manager_opts_t;
 
-/* Default spin lead of idle dispatchers ahead of hard releases, and the CPUs a computer
+/* Default spin lead of idle dispatchers ahead of hard and firm releases, and the CPUs a computer
  * needs for it (with fewer, a spinning dispatcher takes a core the others need). */
 #define RTM_SPIN_LEAD_NS_DEFAULT 100000LL
 #define RTM_SPIN_MIN_CPUS 4
+
+/* The spin lead option opt_ns gives (rtm_manager_opts_t.spin_lead_ns; < 0: the default
+ * on this computer). Init only (counts the CPUs). */
+int64_t rtm_manager_spin_lead(int64_t opt_ns);
+/* The model flags of task tc's jobs on the CPU pool under spin lead lead_ns:
+ * RTM_MODEL_F_IDLE (a periodic job finds the pool asleep), or none where the CPU
+ * dispatcher warms the pool ahead of the task's releases (rtm_exec_task_spun_for,
+ * rtm_pool_warm): its jobs find the workers awake, as back to back. Any thread. */
+uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns);
 
 typedef struct rtm_manager rtm_manager_t;
 

@@ -67,6 +67,12 @@ void rtm_os_sleep_spin_until_s(double t, double spin_s)
     }
 }
 
+void rtm_os_yield_until(int64_t t_ns)
+{
+    while (rtm_os_now_ns() < t_ns)
+        sched_yield();
+}
+
 static void note(atomic_int *slot, int err)
 {
     int zero = 0;

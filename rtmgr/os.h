@@ -31,6 +31,10 @@ void rtm_os_sleep_until_s(double t);
 /* Same, spinning for the last `spin_s` seconds (a thread and its CPU awake that long
  * before the instant). */
 void rtm_os_sleep_spin_until_s(double t, double spin_s);
+/* Spins until monotonic time t_ns, yielding the CPU at every turn (a thread awake on its
+ * core without holding it from the threads queued there). Returns at once when t_ns is
+ * past. */
+void rtm_os_yield_until(int64_t t_ns);
 
 typedef struct {
     pthread_t th;

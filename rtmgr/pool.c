@@ -21,6 +21,10 @@
  * writes before the workers' reads, and the workers' done[] stores before the caller's
  * return. `active` is written under the lock and read by the spinning caller without.
  *
+ * rtm_pool_warm wakes the workers without a job (a second counter, `warms`): each spins
+ * on the generation, unlocked, until it changes or the warm-up's end, and then goes back
+ * to the loop, which it finds either with the job posted or to sleep again.
+ *
  * A job ran completely iff every index was handed out (next >= n_blocks at the end):
  * a worker that takes an index always runs that block. */
 #define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
@@ -68,14 +72,25 @@ static void *worker_main(void *arg)
     rtm_pool_t *p = w->pool;
     uint64_t seen = 0; /* the generation at start: a job posted before this thread
                         * first runs is still new to it */
+    uint64_t warm_seen = 0;
     pthread_mutex_lock(&p->lock);
     if (++p->ready == rtm_pool_spawned(p))
         pthread_cond_signal(&p->idle); /* rtm_pool_start waits for every worker */
     for (;;) {
-        while (!p->stopping && p->generation == seen)
+        while (!p->stopping && p->generation == seen && p->warms == warm_seen)
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->stopping)
             break;
+        if (p->generation == seen) { /* a warm-up: spin until the job or its end */
+            warm_seen = p->warms;
+            const int64_t until = p->warm_until;
+            pthread_mutex_unlock(&p->lock);
+            while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen &&
+                   !__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE) && rtm_os_now_ns() < until)
+                sched_yield();
+            pthread_mutex_lock(&p->lock);
+            continue;
+        }
         seen = p->generation;
         if (!p->open)
             continue; /* woken after that job ended: wait for the next */
@@ -96,7 +111,7 @@ static void *worker_main(void *arg)
 static void shut(rtm_pool_t *p, uint32_t n)
 {
     pthread_mutex_lock(&p->lock);
-    p->stopping = true;
+    __atomic_store_n(&p->stopping, true, __ATOMIC_RELEASE); /* warm spinners read it too */
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
     for (uint32_t i = 0; i < n; i++)
@@ -273,7 +288,7 @@ static rtm_status_t dispatch(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t launc
         p->active = 1; /* this thread */
         p->open = true;
         p->launches++;
-        p->generation++;
+        __atomic_store_n(&p->generation, p->generation + 1, __ATOMIC_RELEASE); /* warm spinners */
         pthread_mutex_unlock(&p->lock);
         pthread_cond_broadcast(&p->wake);
         /* the caller is awake already: it runs blocks from the start, while the workers
@@ -351,6 +366,17 @@ rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *lau
     }
     atomic_store(&p->busy, false);
     return s;
+}
+
+void rtm_pool_warm(rtm_pool_t *p, int64_t until_ns)
+{
+    if (!p->started)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->warms++;
+    p->warm_until = until_ns;
+    pthread_mutex_unlock(&p->lock);
+    pthread_cond_broadcast(&p->wake);
 }
 
 void rtm_pool_joins(rtm_pool_t *p, uint64_t *launches, uint64_t *joins)

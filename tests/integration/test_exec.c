@@ -782,6 +782,41 @@ static void test_spin_ahead(void **state)
     }
 }
 
+/* A firm task is spun for too (rtm_exec_task_spun_for), and the CPU dispatcher wakes the
+ * pool's workers to spin with it (rtm_pool_warm): the firm task here may only run on the
+ * CPU, so the CPU dispatcher spins and warms the pool, and every job still completes. */
+static void test_spin_warms_pool(void **state)
+{
+    (void)state;
+    static rtm_pool_t pool;
+    assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
+    static tk_t t[2];
+    rtm_exec_task_t et[2];
+    hard_gpu_soft_cpu(t, et);
+    t[1].cfg.crit = RTM_CRIT_FIRM;
+    assert_true(rtm_exec_task_spun_for(&t[1].cfg) && rtm_exec_task_spun_for(&t[0].cfg));
+    rtm_exec_dev_t d[2];
+    devices(d);
+    rtm_exec_params_t p = test_params();
+    p.spin_lead_ns = 500000;
+    p.pool = &pool;
+    rtm_exec_t *x = exec_start(&p, d, et, 2);
+    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+    static rtm_exec_stats_t st;
+    exec_end(x, &st);
+    printf("firm on the CPU: %llu releases; CPU spun %llu times (kicked %llu), pool warmed "
+           "%llu times\n", (unsigned long long)st.task[1].released,
+           (unsigned long long)st.dev_spins[0], (unsigned long long)st.dev_spin_kicks[0],
+           (unsigned long long)pool.warms);
+    assert_true(st.task[0].completed >= 5 && st.task[1].completed >= 5);
+    assert_true(st.dev_spins[0] >= 1);
+    assert_int_equal(pool.warms, st.dev_spins[0]); /* one warm-up per spin */
+    assert_twin_equal(&t[0]);
+    for (int i = 0; i < 2; i++)
+        free_task(&t[i]);
+    rtm_pool_stop(&pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -795,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_wakes),
         cmocka_unit_test(test_asked_ends),
         cmocka_unit_test(test_spin_ahead),
+        cmocka_unit_test(test_spin_warms_pool),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

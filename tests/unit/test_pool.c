@@ -4,7 +4,7 @@
  * keep the barrier between launches and resume; start/stop repeatedly; one caller at a
  * time; a worker that wakes late does not hold a job; affinity and priority fall back
  * with a warning; the pool's synthetic kernel (poolkern.h) plans its sizes and spins
- * each block its set time. */
+ * each block its set time; workers warmed ahead of a job run it as any other. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -449,6 +449,38 @@ static void test_poolkern_spins_each_block(void **state)
     rtm_pool_stop(&p);
 }
 
+/* rtm_pool_warm: the workers woken without a job spin until one is posted or the
+ * warm-up ends; a job posted while they spin runs every block once; a warm-up far into
+ * the future does not hold the pool's stop; a pool not started ignores it. */
+static void test_warm_then_run(void **state)
+{
+    (void)state;
+    static rtm_pool_t pool;
+    rtm_pool_warm(&pool, rtm_os_now_ns() + 1000000000LL); /* not started: nothing */
+    assert_int_equal(rtm_pool_start(&pool, 3, 0, NULL), RTM_OK);
+    rtm_kinst_t k;
+    void *arena = make(&k, &count_kernel, 64, 2);
+    const uint32_t *runs = k.host[0];
+    for (int j = 1; j <= 3; j++) {
+        reset_counters();
+        rtm_pool_warm(&pool, rtm_os_now_ns() + 5000000); /* 5 ms */
+        rtm_os_sleep_until(rtm_os_now_ns() + 1000000);   /* the job comes 1 ms in */
+        uint32_t launch = 0;
+        assert_int_equal(rtm_pool_run_job(&pool, &k, &launch, NULL, NULL, NULL), RTM_OK);
+        assert_int_equal(launch, 2);
+        assert_int_equal(atomic_load(&g_execs), 128);
+        for (uint32_t b = 0; b < 128; b++)
+            assert_int_equal(runs[b], (uint32_t)j);
+    }
+    assert_int_equal(pool.warms, 3);
+    /* the workers spin toward an end 100 s away: stop still returns (the test's limit) */
+    rtm_pool_warm(&pool, rtm_os_now_ns() + 100000000000LL);
+    rtm_os_sleep_until(rtm_os_now_ns() + 1000000);
+    rtm_pool_stop(&pool);
+    assert_false(pool.started);
+    free(arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_late_worker_does_not_hold_the_job),
         cmocka_unit_test(test_priority_and_affinity_fall_back),
         cmocka_unit_test(test_poolkern_spins_each_block),
+        cmocka_unit_test(test_warm_then_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
