@@ -15,6 +15,7 @@
 #include "calib.h"
 #include "calibint.h"
 #include "cpubench.h"
+#include "manager.h" /* RTM_SPIN_LEAD_NS_DEFAULT: the executive's spin ahead */
 #include "model.h"
 #include "os.h"
 #include "pool.h"
@@ -354,14 +355,21 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
 #define IDLE_NS 20000000L
 
 /* The median of REPS runs of the pool kernel (blocks x block_ns, one launch), each after
- * the pool slept IDLE_NS, as the running system's periodic jobs find it. */
-static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, rtm_calib_fig_t *f, double *t)
+ * the pool slept IDLE_NS, as the running system's periodic jobs find it; with warm_ns > 0
+ * the caller spins the last warm_ns of it and wakes the workers to spin as long, as the
+ * executive's CPU dispatcher ahead of a hard or firm release (rtm_pool_warm). */
+static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, int64_t warm_ns,
+                               rtm_calib_fig_t *f, double *t)
 {
     rtm_kinst_t k;
     rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
     double idle[REPS];
     for (int r = 0; r < REPS && st == RTM_OK; r++) {
-        rtm_os_sleep_until(rtm_os_now_ns() + IDLE_NS);
+        const int64_t due = rtm_os_now_ns() + IDLE_NS;
+        rtm_os_sleep_until(due - warm_ns);
+        if (warm_ns > 0)
+            rtm_pool_warm(&cal_pool, due + warm_ns);
+        rtm_os_yield_until(due);
         st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
     }
     if (st == RTM_OK)
@@ -370,20 +378,27 @@ static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, rtm_calib_fig_
 }
 
 /* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
- * each), timed back to back and after idling; the difference of the medians. */
-static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f)
+ * each), timed back to back, after idling, and after idling with the workers warmed
+ * ahead (RTM_SPIN_LEAD_NS_DEFAULT, the executive's spin); the differences of the
+ * medians. */
+static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f,
+                                    double *extra_warm, rtm_calib_fig_t *fw)
 {
     rtm_kinst_t k;
     rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
-    double t[REPS + 1], idle = 0.0;
+    double t[REPS + 1], idle = 0.0, warm = 0.0;
     for (int r = 0; r <= REPS && st == RTM_OK; r++)
         st = rtm_calib_pool_time(&cal_pool, &k, &t[r]);
     if (st == RTM_OK)
-        st = after_idle(8 * n, BUSY_NS, f, &idle);
+        st = after_idle(8 * n, BUSY_NS, 0, f, &idle);
+    if (st == RTM_OK)
+        st = after_idle(8 * n, BUSY_NS, RTM_SPIN_LEAD_NS_DEFAULT, fw, &warm);
     if (st != RTM_OK)
         return st;
-    rtm_calib_fig_t fw;
-    *extra = fmax(idle - rtm_calib_summary(t + 1, REPS, &fw), 0.0);
+    rtm_calib_fig_t fb;
+    const double b2b = rtm_calib_summary(t + 1, REPS, &fb);
+    *extra = fmax(idle - b2b, 0.0);
+    *extra_warm = fmax(warm - b2b, 0.0);
     return RTM_OK;
 }
 
@@ -397,7 +412,7 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
 static rtm_status_t alone_idle(double dispatch, double *wake, rtm_calib_fig_t *f)
 {
     double t = 0.0;
-    const rtm_status_t st = after_idle(1, ALONE_NS, f, &t);
+    const rtm_status_t st = after_idle(1, ALONE_NS, 0, f, &t);
     *wake = fmax(t - ALONE_NS * 1e-9 - dispatch, 0.0);
     f->median = *wake;
     return st;
@@ -453,13 +468,16 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     }
     /* the first launch of a running system's job (RTM_MODEL_F_IDLE) finds the pool
      * asleep: cw and what a launch takes more after IDLE_NS */
-    double idle = 0;
-    rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle);
-    st = busy_idle_extra(n, &idle, fi);
+    double idle = 0, warm = 0;
+    rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle), *fw = cfig(c, RTM_CPU_P_cw_warm);
+    st = busy_idle_extra(n, &idle, fi, &warm, fw);
     if (st != RTM_OK)
         return st;
     cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
     fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
+    /* the same with the workers warmed ahead (RTM_MODEL_F_WARM: hard and firm jobs) */
+    cpu_param(b, RTM_CPU_P_cw_warm, cw + warm);
+    fw->median = b->cpu_param[RTM_CPU_P_cw_warm];
     /* and a launch its caller finishes before the workers wake pays only its wake call */
     double wake = 0;
     st = alone_idle(disp, &wake, cfig(c, RTM_CPU_P_cw_wake));
@@ -476,10 +494,12 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
                 "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
                 "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
                 "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus; "
+                "the same, its workers warmed %lld us ahead: %.4gus more -> cw_warm %.4gus; "
                 "one %dus block after as long asleep: %.4gus more -> cw_wake",
              n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
              BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
-             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, ALONE_NS / 1000, wake * 1e6);
+             b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, RTM_SPIN_LEAD_NS_DEFAULT / 1000,
+             warm * 1e6, b->cpu_param[RTM_CPU_P_cw_warm] * 1e6, ALONE_NS / 1000, wake * 1e6);
     return RTM_OK;
 }
 

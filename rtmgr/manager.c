@@ -313,11 +313,11 @@ int64_t rtm_manager_spin_lead(int64_t opt_ns)
 
 uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns)
 {
-    return lead_ns > 0 && rtm_exec_task_spun_for(tc) ? 0u : RTM_MODEL_F_IDLE;
+    return lead_ns > 0 && rtm_exec_task_spun_for(tc) ? RTM_MODEL_F_WARM : RTM_MODEL_F_IDLE;
 }
 
 /* Both models' prediction of model job mj of task t on device d (0: the CPU pool), which
- * a periodic job finds idle (RTM_MODEL_F_IDLE), on the CPU pool as
+ * a periodic job finds idle (RTM_MODEL_F_IDLE), on the CPU pool idle or warmed as
  * rtm_manager_cpu_model_flags says. */
 static rtm_status_t predict(const rtm_manager_t *m, uint32_t t, uint32_t d,
                             const rtm_model_job_t *mj, rtm_model_pred_t *out)

@@ -206,7 +206,10 @@
  *          system's jobs, which find the pool asleep) the first launch's is cw_idle:
  *          cw plus what a launch of busy blocks takes more after 20 ms of sleep than
  *          back to back (the H100 host's 15 threads +50-90 us after 40 ms idle, 1
- *          thread nothing);
+ *          thread nothing); with RTM_MODEL_F_WARM (hard and firm jobs, whose workers
+ *          the dispatcher woke to spin ahead of the release) cw_warm: the same launch
+ *          after as long asleep with its workers warmed (session 70, H100 host: +13-18
+ *          us over back to back where asleep is +43-66 us);
  *     alone: with RTM_MODEL_F_IDLE, a one-launch job may end before the workers wake
  *          (the pool does not wait for a worker that has not joined): then it takes
  *          t_fixed + max(blocks * t_block, memory term) + bytes_dev * r_byte
@@ -294,6 +297,7 @@ typedef struct {
     double launches;  /* launches still to run */
     double launches_busy; /* those of them that do work */
     bool idle;        /* RTM_MODEL_F_IDLE */
+    bool warm;        /* RTM_MODEL_F_WARM */
 } work_t;
 
 static bool finite_count(double x) { return x >= 0.0 && x <= PARAM_MAX; }
@@ -354,6 +358,7 @@ static rtm_status_t work_make(const rtm_model_job_t *j, uint32_t remaining, uint
         w->bytes_dev = c->bytes_dev * w->blocks_busy / bb;
     }
     w->idle = (flags & RTM_MODEL_F_IDLE) != 0;
+    w->warm = (flags & RTM_MODEL_F_WARM) != 0;
     return RTM_OK;
 }
 
@@ -837,9 +842,10 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double rb = rk > 0.0 ? kernel_term(b->cpu_ktune, j->kernel,
                                              offsetof(rtm_board_ktune_t, r_byte))
                                : 0.0;
-    /* after idling, the first launch's wake-up and join: cw_idle, where calibrated */
-    const double cw_first =
-        w->idle && b->cpu_have[RTM_CPU_P_cw_idle] ? param(&p, RTM_CPU_P_cw_idle, false) : cw;
+    /* after idling, the first launch's wake-up and join: cw_idle, where calibrated; with
+     * the workers warmed ahead, cw_warm */
+    const int first = w->idle ? RTM_CPU_P_cw_idle : w->warm ? RTM_CPU_P_cw_warm : RTM_CPU_P_cw;
+    const double cw_first = b->cpu_have[first] ? param(&p, first, false) : cw;
     double kernel = tf + max2(per_thread_busy * t_block, mem) + w->bytes_dev * rb +
                     per_thread * dispatch + (w->launches - 1.0) * cw + cw_first;
     /* after idling, a launch the caller finishes before its workers wake ends without

@@ -64,6 +64,11 @@ enum {
      * kernel-only runs): the extended model gives a multi-launch job's host bound no
      * lead over the device (see model.c, dev_ext). */
     RTM_MODEL_F_KERNELS = 1u << 3,
+    /* The CPU pool idles before the job but its workers were woken to spin ahead of it
+     * (rtm_pool_warm: the running system's hard and firm jobs where dispatchers spin
+     * ahead): the extended CPU model prices its first launch at cw_warm instead of cw
+     * where the profile has it. Not with RTM_MODEL_F_IDLE (that one wins). */
+    RTM_MODEL_F_WARM = 1u << 4,
 };
 
 /* The host's lead over device `dev` at the first kernel launch of a job with
