@@ -101,13 +101,8 @@ static bool measure(rtm_pool_t *p, const rtm_kinst_t *k, bool idle, const opts_t
     uint64_t l0, j0, l1, j1;
     rtm_pool_joins(p, &l0, &j0);
     for (uint32_t r = 0; r < o->reps; r++) {
-        if (idle) {
-            const int64_t due = rtm_os_now_ns() + o->idle_ns;
-            rtm_os_sleep_until(due - o->spin_ns);
-            if (o->spin_ns > 0) /* its workers with it, as rtmgr run's CPU dispatcher */
-                rtm_pool_warm(p, due + o->spin_ns);
-            rtm_os_yield_until(due);
-        }
+        if (idle)
+            rtm_pool_idle_until(p, rtm_os_now_ns() + o->idle_ns, o->spin_ns);
         if (!run_once(p, k, done, &t[r]))
             return false;
     }

@@ -365,11 +365,7 @@ static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, int64_t warm_n
     rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
     double idle[REPS];
     for (int r = 0; r < REPS && st == RTM_OK; r++) {
-        const int64_t due = rtm_os_now_ns() + IDLE_NS;
-        rtm_os_sleep_until(due - warm_ns);
-        if (warm_ns > 0)
-            rtm_pool_warm(&cal_pool, due + warm_ns);
-        rtm_os_yield_until(due);
+        rtm_pool_idle_until(&cal_pool, rtm_os_now_ns() + IDLE_NS, warm_ns);
         st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
     }
     if (st == RTM_OK)

@@ -379,6 +379,14 @@ void rtm_pool_warm(rtm_pool_t *p, int64_t until_ns)
     pthread_cond_broadcast(&p->wake);
 }
 
+void rtm_pool_idle_until(rtm_pool_t *p, int64_t due_ns, int64_t warm_ns)
+{
+    rtm_os_sleep_until(due_ns - warm_ns);
+    if (warm_ns > 0)
+        rtm_pool_warm(p, due_ns + warm_ns);
+    rtm_os_yield_until(due_ns);
+}
+
 void rtm_pool_joins(rtm_pool_t *p, uint64_t *launches, uint64_t *joins)
 {
     pthread_mutex_lock(&p->lock);

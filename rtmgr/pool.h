@@ -148,6 +148,11 @@ rtm_status_t rtm_pool_run_job(rtm_pool_t *p, const rtm_kinst_t *k, uint32_t *lau
  * 0.1 ms took 20-30 us more after the pool slept than back to back (session 70). Any
  * thread; real-time safe (the lock and one broadcast). */
 void rtm_pool_warm(rtm_pool_t *p, int64_t until_ns);
+/* The caller's side of it for measurements (calibration's cw_warm, `bench pool
+ * --spin-us`): sleeps until monotonic time due_ns, its last warm_ns spinning (yielding)
+ * with p's workers warmed to warm_ns past due_ns, as the executive's CPU dispatcher ahead
+ * of a hard or firm release; warm_ns 0: sleeps. */
+void rtm_pool_idle_until(rtm_pool_t *p, int64_t due_ns, int64_t warm_ns);
 
 /* The pool's launches so far and the worker threads that took part in them, summed (the
  * callers not counted): a launch ends without a worker that had not woken by the time
