@@ -15,7 +15,7 @@
 #include "calib.h"
 #include "calibint.h"
 #include "cpubench.h"
-#include "manager.h" /* RTM_SPIN_LEAD_NS_DEFAULT: the executive's spin ahead */
+#include "exec.h" /* RTM_SPIN_LEAD_NS_DEFAULT: the executive's spin ahead */
 #include "model.h"
 #include "os.h"
 #include "pool.h"

@@ -1272,9 +1272,9 @@ static int64_t next_spun(const rtm_exec_t *x, const devrt_t *r)
 }
 
 /* An idle dispatcher waits for a kick. With spin_lead_ns, it sleeps only until that long
- * before the next hard or firm release that may come to it (next_spun), then spins, unlocked, on its kick
- * count until a kick (the job, or anything else to look at) or that long after the
- * release: the release thread's hand-off is then a store the spinning core sees at
+ * before the next hard or firm release that may come to it (next_spun), then spins,
+ * unlocked, on its kick count until a kick (the job, or anything else to look at) or
+ * that long after the release: the release thread's hand-off is then a store the spinning core sees at
  * once, not a sleeping thread's wake-up (on the H100 host, 50-80 us of a hard job's
  * 190-230 us response, session 69); the CPU dispatcher's pool workers spin with it
  * (rtm_pool_warm: 20-40 us of a 0.1 ms CPU job's after the pool slept, session 70).

@@ -309,8 +309,14 @@ const char *rtm_exec_outcome_name(rtm_job_outcome_t o);
 bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg);
 /* Do idle dispatchers spin ahead of this task's releases (spin_lead_ns): a hard or firm
  * task, whose late job is lost; and the CPU pool's workers with them, so that its jobs
- * on the pool find them awake (the model predicts those as back to back). Safe
- * anywhere. */
+ * on the pool find them awake (the model prices those with cw_warm, RTM_MODEL_F_WARM).
+ * Safe anywhere. */
 bool rtm_exec_task_spun_for(const rtm_task_cfg_t *cfg);
+
+/* Default spin lead of idle dispatchers ahead of hard and firm releases (the manager's,
+ * and calibration's cw_warm), and the CPUs a computer needs for it (with fewer, a
+ * spinning dispatcher takes a core the others need). */
+#define RTM_SPIN_LEAD_NS_DEFAULT 100000LL
+#define RTM_SPIN_MIN_CPUS 4
 
 #endif

@@ -652,11 +652,10 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
                             "--wake 0: never)\n",
                     m->dev[d].name, (double)m->o.wake_lead_ns / 1e3);
     }
-    const int64_t lead = m->spin_lead_ns;
-    if (lead > 0 && !m->o.quiet)
+    if (m->spin_lead_ns > 0 && !m->o.quiet)
         fprintf(stderr, "rtmgr: idle dispatchers, and the CPU pool's workers, spin from %.0f us "
                         "before a hard or firm release (--spin-lead 0: never)\n",
-                (double)lead / 1e3);
+                (double)m->spin_lead_ns / 1e3);
     m->x = calloc(1, rtm_exec_size());
     if (!m->x)
         return RTM_E_NOMEM;
@@ -669,7 +668,7 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
         .adapt = m->o.adapt,
         .wait_abort = m->o.preempt_wait,
         .wake_lead_ns = m->o.wake_lead_ns,
-        .spin_lead_ns = lead,
+        .spin_lead_ns = m->spin_lead_ns,
         .sink = sink,
         .sink_ctx = m,
         .cpu_run = pool_run,

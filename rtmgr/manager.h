@@ -56,11 +56,6 @@ typedef struct {
                                 computer of RTM_SPIN_MIN_CPUS or more CPUs, else never */
 } rtm_manager_opts_t;
 
-/* Default spin lead of idle dispatchers ahead of hard and firm releases, and the CPUs a computer
- * needs for it (with fewer, a spinning dispatcher takes a core the others need). */
-#define RTM_SPIN_LEAD_NS_DEFAULT 100000LL
-#define RTM_SPIN_MIN_CPUS 4
-
 /* The spin lead option opt_ns gives (rtm_manager_opts_t.spin_lead_ns; < 0: the default
  * on this computer). Init only (counts the CPUs). */
 int64_t rtm_manager_spin_lead(int64_t opt_ns);

@@ -346,6 +346,23 @@ static void exec_end(rtm_exec_t *x, rtm_exec_stats_t *st)
     free(x);
 }
 
+/* Runs the executive (exec_start) for ms milliseconds, then exec_end. */
+static void exec_run(const rtm_exec_params_t *p, const rtm_exec_dev_t d[2],
+                     const rtm_exec_task_t *et, uint32_t n, int64_t ms, rtm_exec_stats_t *st)
+{
+    rtm_exec_t *x = exec_start(p, d, et, n);
+    rtm_os_sleep_until(rtm_os_now_ns() + ms * MS);
+    exec_end(x, st);
+}
+
+/* Runs one task (exec_start_one, no input) for 300 ms. */
+static void exec_run_one(const rtm_exec_task_t *et)
+{
+    rtm_exec_t *x = exec_start_one(et, (rtm_exec_input_t){0});
+    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
+    exec_end(x, NULL);
+}
+
 /* A fresh job on the device clears its block control once: the executive wrote the
  * inputs with their clears, then started the preemptible job, which cleared again (two
  * fills of the completed-block array per job, each a command the device waits for:
@@ -360,9 +377,7 @@ static void test_one_clear_per_job(void **state)
     fill_exec_task(&et, &t, 1 * MS, 1 * MS);
     fill_watch = t.kx.ctl;
     atomic_store(&fill_count, 0);
-    rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
-    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    exec_end(x, NULL);
+    exec_run_one(&et);
     fill_watch = NULL;
     uint32_t ran = 0;
     for (uint32_t i = 0; i < n_recs; i++)
@@ -397,9 +412,7 @@ static void test_commands_per_job(void **state)
         fill_exec_task(&et, &t, 1 * MS, 1 * MS);
         for (int c = 0; c < C_KINDS; c++)
             atomic_store(&calls[c], 0);
-        rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
-        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-        exec_end(x, NULL);
+        exec_run_one(&et);
         uint32_t ran = 0;
         for (uint32_t i = 0; i < n_recs; i++) {
             ran += recs[i].ran && recs[i].device == 1;
@@ -433,9 +446,7 @@ static void test_late_reads(void **state)
     rtm_exec_task_t et;
     fill_exec_task(&et, &t, 1 * MS, 1 * MS / 10); /* polling from 75 us */
     memset(t.gpu.host[2], 0, t.gpu.plan.buf[2].bytes);
-    rtm_exec_t *x = exec_start_one(&et, (rtm_exec_input_t){0});
-    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
-    exec_end(x, NULL);
+    exec_run_one(&et);
     uint32_t done = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -681,10 +692,8 @@ static void test_wakes(void **state)
         d[1].wake = &w;
         rtm_exec_params_t p = test_params();
         p.wake_lead_ns = with ? 2 * MS : 0;
-        rtm_exec_t *x = exec_start(&p, d, et, 2);
-        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
         static rtm_exec_stats_t st;
-        exec_end(x, &st);
+        exec_run(&p, d, et, 2, 300, &st);
         uint32_t ran = 0;
         for (uint32_t i = 0; i < n_recs; i++)
             ran += recs[i].ran && recs[i].device == 1;
@@ -722,10 +731,8 @@ static void test_asked_ends(void **state)
     devices(d);
     rtm_exec_params_t p = test_params();
     p.no_callbacks = true;
-    rtm_exec_t *x = exec_start(&p, d, et, 1);
-    rtm_os_sleep_until(rtm_os_now_ns() + 200 * MS);
     static rtm_exec_stats_t st;
-    exec_end(x, &st);
+    exec_run(&p, d, et, 1, 200, &st);
     uint32_t done = 0;
     for (uint32_t i = 0; i < n_recs; i++) {
         const rtm_exec_rec_t *r = &recs[i];
@@ -759,10 +766,8 @@ static void test_spin_ahead(void **state)
         devices(d);
         rtm_exec_params_t p = test_params();
         p.spin_lead_ns = with ? 500000 : 0;
-        rtm_exec_t *x = exec_start(&p, d, et, 2);
-        rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
         static rtm_exec_stats_t st;
-        exec_end(x, &st);
+        exec_run(&p, d, et, 2, 300, &st);
         printf("spin lead %s: %llu hard releases; device spun %llu times (kicked %llu), CPU "
                "%llu\n", with ? "0.5 ms" : "none", (unsigned long long)st.task[0].released,
                (unsigned long long)st.dev_spins[1], (unsigned long long)st.dev_spin_kicks[1],
@@ -800,10 +805,8 @@ static void test_spin_warms_pool(void **state)
     rtm_exec_params_t p = test_params();
     p.spin_lead_ns = 500000;
     p.pool = &pool;
-    rtm_exec_t *x = exec_start(&p, d, et, 2);
-    rtm_os_sleep_until(rtm_os_now_ns() + 300 * MS);
     static rtm_exec_stats_t st;
-    exec_end(x, &st);
+    exec_run(&p, d, et, 2, 300, &st);
     printf("firm on the CPU: %llu releases; CPU spun %llu times (kicked %llu), pool warmed "
            "%llu times\n", (unsigned long long)st.task[1].released,
            (unsigned long long)st.dev_spins[0], (unsigned long long)st.dev_spin_kicks[0],

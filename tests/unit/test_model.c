@@ -998,6 +998,14 @@ static void test_cpu_extended_idle(void **state)
                      cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
 }
 
+/* The CPU board and job of the idle tests, with cw_idle 65 us. */
+static void idle_board(rtm_board_t *b, rtm_model_job_t *j)
+{
+    cpu_board(b);
+    job_make(j);
+    cpu_set(b, RTM_CPU_P_cw_idle, 65e-6);
+}
+
 /* A job whose workers the dispatcher warmed ahead of its release (RTM_MODEL_F_WARM: hard
  * and firm jobs where dispatchers spin ahead) pays cw_warm for its first launch, where
  * the profile has it, else cw; RTM_MODEL_F_IDLE wins over it. On the H100 host such a
@@ -1008,10 +1016,8 @@ static void test_cpu_extended_warm(void **state)
     (void)state;
     rtm_board_t b;
     rtm_model_job_t j;
-    cpu_board(&b);
-    job_make(&j);
+    idle_board(&b, &j);
     const rtm_model_kind_t ext = RTM_MODEL_EXTENDED;
-    cpu_set(&b, RTM_CPU_P_cw_idle, 65e-6);
     /* no cw_warm in the profile (one made before it): as back to back, cw 5 us */
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_WARM).ext.kernel_ns, 2205000);
     cpu_set(&b, RTM_CPU_P_cw_warm, 20e-6);
@@ -1036,10 +1042,8 @@ static void test_cpu_extended_alone(void **state)
     (void)state;
     rtm_board_t b;
     rtm_model_job_t j;
-    cpu_board(&b);
-    job_make(&j);
+    idle_board(&b, &j);
     const rtm_model_kind_t ext = RTM_MODEL_EXTENDED;
-    cpu_set(&b, RTM_CPU_P_cw_idle, 65e-6);
     cpu_set(&b, RTM_CPU_P_cw_wake, 4e-6);
     /* the large job: alone 3500 + 4000 + 4 us is longer than 2265 us: unchanged */
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2265000);

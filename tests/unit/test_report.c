@@ -3,6 +3,7 @@
  * and without gnuplot, and a log written by errlog read back. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,6 +98,22 @@ static const rtm_report_group_t *group(const rtm_report_t *r, const char *task, 
     return NULL;
 }
 
+/* What rtm_report_print (or, json, rtm_report_print_json) prints of r; the caller frees
+ * it. */
+static char *printed(const rtm_report_t *r, bool json)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    if (json)
+        rtm_report_print_json(r, out);
+    else
+        rtm_report_print(r, out);
+    fclose(out);
+    return text;
+}
+
 static void test_known_errors(void **state)
 {
     (void)state;
@@ -163,13 +180,9 @@ static void test_known_errors(void **state)
     assert_int_equal(g->misses, 1);
 
     /* the printers run and say what they should */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    rtm_report_print_json(&r, out);
-    fclose(out);
+    char *text = printed(&r, true);
     size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; text[i]; i++)
         lines += text[i] == '\n';
     assert_int_equal(lines, 6);
     assert_non_null(strstr(text, "{\"task\":\"a\",\"device\":\"gpu0\",\"model\":\"extended\","
@@ -177,9 +190,7 @@ static void test_known_errors(void **state)
                                  "\"preempted\":1,\"mape\":25,\"median_ape\":25,\"p99_ape\":40"));
     assert_non_null(strstr(text, "\"mape_paper\":null"));
     free(text);
-    out = open_memstream(&text, &len);
-    rtm_report_print(&r, out);
-    fclose(out);
+    text = printed(&r, false);
     assert_non_null(strstr(text, "MAPE"));
     free(text);
     rtm_report_free(&r);
@@ -416,22 +427,18 @@ static void test_parts(void **state)
     assert_near(g->part_p99[4], 0.030);
     assert_near(g->part_p50[0], 0.150);  /* response: 101..200 us */
     assert_near(g->part_p99[0], 0.199);
-    const char *out = path_in("parts.txt"), *js = path_in("parts.json");
-    FILE *f = fopen(out, "w");
-    rtm_report_print(&r, f);
-    fclose(f);
-    f = fopen(js, "w");
-    rtm_report_print_json(&r, f);
-    fclose(f);
+    char *text = printed(&r, false), *js = printed(&r, true);
     rtm_report_free(&r);
-    assert_non_null(strstr(slurp(out), "where the response went"));
-    assert_non_null(strstr(slurp(out), "    0.050 /   0.099")); /* dispatch p50 / p99 */
-    assert_non_null(strstr(slurp(js), "\"parts_jobs\":100,\"response_p50_ms\":0.15,"
-                                 "\"response_p99_ms\":0.199,\"dispatch_p50_ms\":0.05"));
+    assert_non_null(strstr(text, "where the response went"));
+    assert_non_null(strstr(text, "    0.050 /   0.099")); /* dispatch p50 / p99 */
+    assert_non_null(strstr(js, "\"parts_jobs\":100,\"response_p50_ms\":0.15,"
+                               "\"response_p99_ms\":0.199,\"dispatch_p50_ms\":0.05"));
+    free(text);
+    free(js);
 
     /* the format before the parts columns: read, no parts */
     const char *old = path_in("old.csv");
-    f = fopen(old, "w");
+    FILE *f = fopen(old, "w");
     fprintf(f, "task,job,device,predicted_ms,measured_ms,deadline_ms,met,response_ms\n"
                "a,0,gpu0,1.0,1.0,10.0,1,2.0\n");
     fclose(f);
