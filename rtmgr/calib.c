@@ -672,7 +672,186 @@ static const char *const dev_keys[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_KEY)};
 static const char *const cpu_keys[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_KEY)};
 #undef P_KEY
 
-static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *rec)
+/* ---- the base profile's record: what this run did not measure ------------------------ */
+
+/* The record of the profile a run started from (-b): the lines of its sections' figures
+ * and of its notes, each with the section it belongs to, for the figures, sections and
+ * notes this run did not measure (rtm_calib_save). */
+typedef struct {
+    char *text;           /* the base profile, whole (owned) */
+    const char *from;     /* its record's first line, or NULL: none */
+    char made[512];       /* its head: "Made by: ..., on ..." */
+} base_rec_t;
+
+/* One line of text: [p, p + len), without its newline. */
+typedef struct {
+    const char *p;
+    size_t len;
+} line_t;
+
+/* The next line of `text` from *at (false at the end). */
+static bool next_line(const char *text, size_t *at, line_t *l)
+{
+    if (!text[*at])
+        return false;
+    l->p = text + *at;
+    l->len = strcspn(l->p, "\n");
+    *at += l->len + (l->p[l->len] == '\n');
+    return true;
+}
+
+/* The word of line l from offset `at` up to a space or ':' into w; false if none. */
+static bool word_at(const line_t *l, size_t at, char *w, size_t cap)
+{
+    size_t n = 0;
+    while (at + n < l->len && l->p[at + n] != ' ' && l->p[at + n] != ':')
+        n++;
+    if (n == 0 || n >= cap)
+        return false;
+    memcpy(w, l->p + at, n);
+    w[n] = '\0';
+    return true;
+}
+
+/* A record line's section head ("# gpu0:", "# gpu0: (...)") gives its name, a notes
+ * head ("# notes:", "# notes carried ...") "notes"; false for other lines. */
+static bool sect_head(const line_t *l, char *name, size_t cap)
+{
+    if (l->len < 4 || strncmp(l->p, "# ", 2) != 0 || l->p[2] == ' ' || !word_at(l, 2, name, cap))
+        return false;
+    if (strcmp(name, "notes") == 0)
+        return true;
+    const size_t end = 2 + strlen(name);
+    return end < l->len && l->p[end] == ':' && (end + 1 == l->len || l->p[end + 1] == ' ');
+}
+
+/* The section name stands for: -1 the CPU pool, a device's index, INT32_MIN none. */
+static int sect_of(const rtm_board_t *b, const char *name)
+{
+    if (strcmp(name, "cpu") == 0)
+        return -1;
+    for (uint32_t i = 0; i < b->n_devs; i++)
+        if (strcmp(b->dev[i].name, name) == 0)
+            return (int)i;
+    return INT32_MIN;
+}
+
+/* Whether this run measured anything of section `sect` (-1: the CPU pool). */
+static bool sect_measured(const rtm_calib_record_t *rec, int sect)
+{
+    const rtm_calib_fig_t *f = sect < 0 ? rec->cpu : rec->dev[sect];
+    const int n = sect < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
+    for (int p = 0; p < n; p++)
+        if (f[p].n)
+            return true;
+    return false;
+}
+
+/* Whether this run measured figure `key` ("w", "kernels.sort.r_op") of section `sect`;
+ * a key it does not know counts as measured (it is not carried). */
+static bool fig_measured(const rtm_calib_record_t *rec, int sect, const char *key)
+{
+    const char *const *keys = sect < 0 ? cpu_keys : dev_keys;
+    const int n = sect < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
+    for (int p = 0; p < n; p++)
+        if (strcmp(keys[p], key) == 0)
+            return (sect < 0 ? rec->cpu[p] : rec->dev[sect][p]).n > 0;
+    const size_t kl = strlen(key);
+    if (kl > 13 && strncmp(key, "kernels.", 8) == 0 && strcmp(key + kl - 5, ".r_op") == 0) {
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)(kl - 13), key + 8);
+        const rtm_kernel_t *k = rtm_kernel_find(name);
+        if (k)
+            return (sect < 0 ? rec->cpu_k : rec->dev_k[sect])[rtm_kernel_index(k)].n > 0;
+    }
+    return true;
+}
+
+/* Which base record line is carried into the new record: in section `sect` of this
+ * profile, a figure ("#   KEY value ...") or a note ("#   SECT: ..." under notes) — all
+ * of a section this run did not measure, else a figure it did not measure or a kernel's
+ * note ("SECT: KERNEL ...") whose r_op it did not. *whole: the section is carried whole. */
+static bool line_carried(const rtm_board_t *b, const rtm_calib_record_t *rec, const char *sect_name,
+                         const line_t *l, bool *whole)
+{
+    char w[96], key[128];
+    const bool note = strcmp(sect_name, "notes") == 0;
+    *whole = false;
+    if (l->len < 5 || strncmp(l->p, "#   ", 4) != 0 || !word_at(l, 4, w, sizeof(w)))
+        return false;
+    const int sect = sect_of(b, note ? w : sect_name);
+    if (sect == INT32_MIN)
+        return false;
+    if (!sect_measured(rec, sect)) {
+        *whole = true;
+        return true;
+    }
+    if (!note)
+        return !fig_measured(rec, sect, w);
+    /* a kernel's note: the word after "SECT: " or "SECT (...): " */
+    const char *colon = memchr(l->p + 4, ':', l->len - 4);
+    if (!colon || (size_t)(colon - l->p) + 2 >= l->len ||
+        !word_at(l, (size_t)(colon - l->p) + 2, w, sizeof(w)) || !rtm_kernel_find(w))
+        return false;
+    snprintf(key, sizeof(key), "kernels.%s.r_op", w);
+    return !fig_measured(rec, sect, key);
+}
+
+/* Reads the base profile at `path` (NULL: none) into br; its record may be absent. */
+static void base_read(const char *path, base_rec_t *br)
+{
+    memset(br, 0, sizeof(*br));
+    if (!path)
+        return;
+    size_t len = 0;
+    br->text = rtm_os_read_file(path, 0, &len);
+    if (!br->text)
+        return;
+    const char *rec = strstr(br->text, "\n# ---- calibration record");
+    br->from = rec ? rec + 1 : NULL;
+    /* "# Made by: CMD\n# on DATE; devices" -> "Made by: CMD, on DATE" */
+    line_t a, d;
+    size_t at = 0;
+    if (strncmp(br->text, "# Made by: ", 11) == 0 && next_line(br->text, &at, &a) &&
+        next_line(br->text, &at, &d) && d.len > 5 && strncmp(d.p, "# on ", 5) == 0)
+        snprintf(br->made, sizeof(br->made), "%.*s, on %.*s", (int)(a.len - 2), a.p + 2,
+                 (int)strcspn(d.p + 5, ";\n"), d.p + 5);
+}
+
+/* Writes the base record's lines of section `name` (figures, or with "notes" the notes)
+ * that are carried (line_carried: whole = 1 only those of whole sections, 0 only those of
+ * sections this run measured), each with `mark` after it; returns how many. */
+static uint32_t base_put(FILE *f, const base_rec_t *br, const rtm_board_t *b,
+                         const rtm_calib_record_t *rec, const char *name, int whole,
+                         const char *mark)
+{
+    if (!br->from)
+        return 0;
+    char in[96] = "";
+    line_t l;
+    uint32_t n = 0;
+    size_t at = (size_t)(br->from - br->text);
+    while (next_line(br->text, &at, &l)) {
+        char head[96];
+        if (sect_head(&l, head, sizeof(head))) {
+            snprintf(in, sizeof(in), "%s", head);
+            continue;
+        }
+        bool w = false;
+        if (strcmp(in, name) != 0 || !line_carried(b, rec, in, &l, &w) || (int)w != whole)
+            continue;
+        if (f)
+            fprintf(f, "%.*s%s\n", (int)l.len, l.p, mark);
+        n++;
+    }
+    return n;
+}
+
+/* The mark of a figure carried from the base profile into a section this run measured. */
+#define BASE_MARK "  (base profile)"
+
+static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *rec,
+                       const base_rec_t *br)
 {
     fprintf(f, "\n# ---- calibration record (comments; rtmgr does not read them) ----\n"
                "# Every figure: %d repetitions after one warm-up (a GPU's kernel points: "
@@ -682,40 +861,47 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
                "spread of the points fitted, fit\n# residual = largest relative misfit at "
                "those points. Run took %.1fs.\n",
             REPS, RTM_CALIB_WARM_S * 1e3, rec->seconds);
+    uint32_t carried = 0;
+    for (int s = -1; s < (int)b->n_devs; s++)
+        for (int whole = 0; whole < 2; whole++)
+            carried += base_put(NULL, br, b, rec, s < 0 ? "cpu" : b->dev[s].name, whole, "");
+    const uint32_t notes_carried = base_put(NULL, br, b, rec, "notes", 1, "") +
+                                   base_put(NULL, br, b, rec, "notes", 0, "");
+    if (carried + notes_carried)
+        fprintf(f, "# What this run did not measure is carried over from the base profile's "
+                   "record: the\n# sections headed \"(the base profile's)\", the figures marked "
+                   "\"(base profile)\" and the notes\n# under \"notes carried over\". The base "
+                   "profile: %s.\n",
+                br->made[0] ? br->made : "its head not found");
     char what[160];
-    bool any = false;
-    for (int p = 0; p < RTM_CPU_P_COUNT; p++)
-        any = any || rec->cpu[p].n;
-    if (any) {
-        fprintf(f, "# cpu:\n");
-        for (int p = 0; p < RTM_CPU_P_COUNT; p++) {
-            const char *u;
-            double s;
-            unit_of(cpu_unit[p], &u, &s);
-            put_fig(f, cpu_keys[p], &rec->cpu[p], b->cpu_param[p], u, s);
-        }
-        for (uint32_t k = 0; k < rtm_kernel_count(); k++) {
-            snprintf(what, sizeof(what), "kernels.%s.r_op", rtm_kernel_at(k)->name);
-            put_fig(f, what, &rec->cpu_k[k], b->cpu_ktune[k].r_op, "ns", 1e9);
-        }
-    }
-    for (uint32_t i = 0; i < b->n_devs; i++) {
-        any = false;
-        for (int p = 0; p < RTM_DEV_P_COUNT; p++)
-            any = any || rec->dev[i][p].n;
-        if (!any)
+    for (int s = -1; s < (int)b->n_devs; s++) {
+        const char *name = s < 0 ? "cpu" : b->dev[s].name;
+        if (!sect_measured(rec, s)) {
+            if (base_put(NULL, br, b, rec, name, 1, "")) {
+                fprintf(f, "# %s: (the base profile's)\n", name);
+                base_put(f, br, b, rec, name, 1, "");
+            }
             continue;
-        fprintf(f, "# %s:\n", b->dev[i].name);
-        for (int p = 0; p < RTM_DEV_P_COUNT; p++) {
+        }
+        fprintf(f, "# %s:\n", name);
+        const int np = s < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
+        for (int p = 0; p < np; p++) {
             const char *u;
-            double s;
-            unit_of(dev_unit[p], &u, &s);
-            put_fig(f, dev_keys[p], &rec->dev[i][p], b->dev[i].param[p], u, s);
+            double sc;
+            unit_of(s < 0 ? cpu_unit[p] : dev_unit[p], &u, &sc);
+            if (s < 0)
+                put_fig(f, cpu_keys[p], &rec->cpu[p], b->cpu_param[p], u, sc);
+            else
+                put_fig(f, dev_keys[p], &rec->dev[s][p], b->dev[s].param[p], u, sc);
         }
         for (uint32_t k = 0; k < rtm_kernel_count(); k++) {
             snprintf(what, sizeof(what), "kernels.%s.r_op", rtm_kernel_at(k)->name);
-            put_fig(f, what, &rec->dev_k[i][k], b->dev[i].ktune[k].r_op, "ns", 1e9);
+            if (s < 0)
+                put_fig(f, what, &rec->cpu_k[k], b->cpu_ktune[k].r_op, "ns", 1e9);
+            else
+                put_fig(f, what, &rec->dev_k[s][k], b->dev[s].ktune[k].r_op, "ns", 1e9);
         }
+        base_put(f, br, b, rec, name, 0, BASE_MARK);
     }
     if (rec->notes_len) {
         fprintf(f, "# notes:\n");
@@ -729,10 +915,15 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
     if (rec->notes_dropped)
         fprintf(f, "# notes: %u notes dropped (the record's %u bytes were full)\n",
                 rec->notes_dropped, (unsigned)RTM_CALIB_NOTES_MAX);
+    if (notes_carried) {
+        fprintf(f, "# notes carried over from the base profile:\n");
+        base_put(f, br, b, rec, "notes", 1, "");
+        base_put(f, br, b, rec, "notes", 0, "");
+    }
 }
 
 rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *rec,
-                            const char *command, const char *path)
+                            const char *command, const char *base, const char *path)
 {
     if (!board || !path)
         return RTM_E_ARG;
@@ -765,8 +956,12 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
                "change makes rtmgr warn\n# \"board profile stale: recalibrate\".\n");
     fputs(body, f);
     free(body);
-    if (rec)
-        put_record(f, board, rec);
+    if (rec) {
+        base_rec_t br;
+        base_read(base, &br);
+        put_record(f, board, rec, &br);
+        free(br.text);
+    }
     const bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
         unlink(tmp);

@@ -105,9 +105,13 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
 /* Writes `board` to `path` as a board profile (rtm_board_save's schema), headed by a
  * comment naming `command` (the command line that made it), the date, the method and
  * the outlier rule, and followed by the calibration record (spreads, notes) as
- * comments. Temporary file, then renamed into place. Init only. */
+ * comments. `base` (NULL: none) is the profile the run started from (-b): the lines of
+ * its record this run did not measure — sections of devices (or the CPU) left alone,
+ * figures and kernels' notes of a partial run (--kernels) — are carried over, marked as
+ * the base profile's (an unreadable base: none). Temporary file, then renamed into
+ * place. Init only. */
 rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *rec,
-                            const char *command, const char *path);
+                            const char *command, const char *base, const char *path);
 
 /* Checks that `board` still describes this computer: every OpenCL device of the
  * profile is present (platform and device name) with the same driver version

@@ -540,7 +540,7 @@ static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uin
     kfit_t kf = {.kern = kern, .tune = tune, .lim = &lim, .pred = cpu_pred, .pred_ctx = p,
                  .r_est = &p->r, .coef = cpu_coef, .measure = ck_measure,
                  .measure_part = ck_measure_part, .workers = cal_pool.n_workers, .ctx = p,
-                 .cpu = true,
+                 .cpu = true, .who = "cpu",
                  .kpred = cpu_pred, .kpred_ctx = p, .cache = c->cpu_knee,
                  .deadline = rtm_calib_now() + cal_kernel_budget(c, left), .squeeze = squeeze};
     uint32_t n = 0;

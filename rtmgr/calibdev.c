@@ -2261,7 +2261,7 @@ static rtm_status_t dev_kernel(devcal_t *x, uint32_t ki, uint32_t left)
                  .ctx = &dk,
                  .workers = dev_workers(x, tune.wg), .deadline = start + budget, .arena = &x->arena,
                  .cache = x->knee, .squeeze = lim == CAL_SQUEEZED,
-                 .host_dev = rtm_calib_cpu_dev(x)};
+                 .host_dev = rtm_calib_cpu_dev(x), .who = x->bd->name};
     memcpy(kf.pre_keys, x->pre_key[ki], kf.n_pre_keys * sizeof(int64_t));
     kpoint_t pts[16];
     uint32_t n = 0;

@@ -589,7 +589,7 @@ static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const 
     const uint32_t part = (uint32_t)floor(per * PART_CHECK_SHARE);
     if (part < 1) {
         cal_note(c, "%s: %s: partial jobs not checked (%s=%lld runs %.0f blocks per worker): "
-                    "none taken", kf->cpu ? "cpu" : "device", kf->kern->name,
+                    "none taken", kf->who, kf->kern->name,
                  kf->kern->keys[0].name, (long long)wkey, per);
         return RTM_OK;
     }
@@ -612,7 +612,7 @@ static rtm_status_t part_check(cal_t *c, kfit_t *kf, const kpoint_t *pts, const 
     kf->part = fabs(ratio - 1.0) <= PART_TRUST ? KFIT_PART_TRUSTED : KFIT_PART_REFUSED;
     cal_note(c, "%s: %s: partial jobs %s: %s=%lld on its first %u of %.0f blocks per worker "
                 "%.4gms scaled, whole %.4gms (%.2fx; trusted within %.0f%%)",
-             kf->cpu ? "cpu" : "device", kf->kern->name,
+             kf->who, kf->kern->name,
              kf->part == KFIT_PART_TRUSTED ? "trusted" : "not trusted (its long sizes not measured)",
              kf->kern->keys[0].name, (long long)wkey, part, per, ratio * w->t * 1e3, w->t * 1e3, ratio,
              PART_TRUST * 100);
@@ -663,7 +663,7 @@ static rtm_status_t cache_point(cal_t *c, kfit_t *kf, double bytes, bool first, 
     if (!(pt > 0) || (!can_part && pt > cap) || !in_time) {
         cal_note(c, "%s: %s: no point %s the cache (%.4gMiB): the smallest size past %.4gMiB, "
                     "%s=%lld, would take %.3gs a job (limit %.3gs%s)",
-                 kf->cpu ? "cpu" : "device", kf->kern->name, where, kf->cache / MIB, bytes / MIB,
+                 kf->who, kf->kern->name, where, kf->cache / MIB, bytes / MIB,
                  kf->kern->keys[0].name, (long long)pkey, whole, cap,
                  in_time ? "" : "; this section's time for such points is spent");
         return RTM_OK;

@@ -460,6 +460,7 @@ typedef struct kfit {
     double deadline; /* monotonic time after which no point beyond the third is added */
     bool squeeze;    /* the run's time limit near (CAL_SQUEEZED): two points, nothing more */
     bool cpu;        /* the CPU worker pool (else an OpenCL device) */
+    const char *who; /* the section the notes name: "cpu" or the device's name */
     bool host_dev;   /* an OpenCL device on the host's cores (PoCL): the pool's caches */
     double workers;  /* groups run at once: the pool's workers, a device's resident groups
                       * (measure_part's blocks are per worker) */

@@ -24,7 +24,8 @@ static const char usage_text[] =
     "  Measures the execution-time model parameters of this computer (every OpenCL\n"
     "  device, or device N in `rtmgr devices` order, and the CPU) with the seed-000\n"
     "  method and writes them as a board profile. -b starts from an existing profile:\n"
-    "  its device names and choices are kept, devices not calibrated now stay as they are.\n"
+    "  its device names and choices are kept, devices not calibrated now stay as they are\n"
+    "  (their figures and their calibration record, marked as the base profile's).\n"
     "  --quick       small sizes and no tuning sweep (CI, `make run`)\n"
     "  --kernels     limit the per-kernel part to these catalogue kernels\n"
     "  --no-cpu      leave the CPU section alone\n"
@@ -220,7 +221,7 @@ int rtm_cmd_calibrate(int argc, char **argv)
             size_t used = (size_t)snprintf(cmd, sizeof(cmd), "rtmgr calibrate");
             for (int i = 1; i < argc && used < sizeof(cmd); i++)
                 used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " %s", argv[i]);
-            st = rtm_calib_save(board, rec, cmd, out);
+            st = rtm_calib_save(board, rec, cmd, base, out);
             if (st != RTM_OK)
                 fprintf(stderr, "rtmgr: calibrate: cannot write %s: %s\n", out, rtm_strerror(st));
             else if (!quiet)

@@ -1692,7 +1692,7 @@ static void test_notes_overflow_counted(void **state)
     assert_non_null(b);
     char path[160];
     snprintf(path, sizeof(path), "%s/notes.yaml", dir);
-    assert_int_equal(rtm_calib_save(b, rec, "test", path), RTM_OK);
+    assert_int_equal(rtm_calib_save(b, rec, "test", NULL, path), RTM_OK);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     static char text[RTM_CALIB_NOTES_MAX * 2];
@@ -1703,6 +1703,114 @@ static void test_notes_overflow_counted(void **state)
     snprintf(want, sizeof(want), "%u notes dropped", rec->notes_dropped);
     assert_non_null(strstr(text, want));
     unlink(path);
+    free(b);
+    free(rec);
+}
+
+/* The profile saved at `path`, whole (static: one at a time). */
+static const char *saved_text(const char *path)
+{
+    static char text[RTM_CALIB_NOTES_MAX * 2];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    const size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+/* How many times `what` occurs in `text`. */
+static int occurs(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* Bug (session 70): `rtmgr calibrate -b B` of the CPU alone (--device none) wrote only
+ * this run's record, so the devices' figures and notes, still the profile's, lost the
+ * record of how they were measured, and board/h100.yaml could not be recalibrated in
+ * part. The base record's lines this run did not measure are carried over, marked: whole
+ * sections, figures of a partial run, and the kernels' notes it did not measure; carried
+ * twice they stay one copy. */
+static void test_save_carries_base_record(void **state)
+{
+    (void)state;
+    rtm_board_t *b = calloc(1, sizeof(*b));
+    rtm_calib_record_t *rec = calloc(1, sizeof(*rec));
+    assert_non_null(b);
+    assert_non_null(rec);
+    b->n_devs = 2;
+    snprintf(b->dev[0].name, sizeof(b->dev[0].name), "gpu0");
+    snprintf(b->dev[1].name, sizeof(b->dev[1].name), "ocl0");
+    const int sort = rtm_kernel_index(rtm_kernel_find("sort"));
+    const int madd = rtm_kernel_index(rtm_kernel_find("matrix_add"));
+    const rtm_calib_fig_t fig = {1.0, 0.1, 0.0, 10, 10};
+    /* the base: every section, each with a kernel's figure and notes */
+    rec->cpu[RTM_CPU_P_w] = rec->cpu[RTM_CPU_P_cw] = fig;
+    rec->dev[0][RTM_DEV_P_launch] = rec->dev[1][RTM_DEV_P_launch] = fig;
+    rec->dev_k[0][sort] = rec->dev_k[0][madd] = fig;
+    rtm_calib_note(rec, "cpu: pool note");
+    rtm_calib_note(rec, "gpu0: transfers note");
+    rtm_calib_note(rec, "gpu0: sort wg 256 vec 1, at n=1 -> r_op");
+    rtm_calib_note(rec, "gpu0: matrix_add sweep note");
+    rtm_calib_note(rec, "ocl0 (first section): host load");
+    char base[160], cpu_only[160], again[160];
+    snprintf(base, sizeof(base), "%s/base.yaml", dir);
+    snprintf(cpu_only, sizeof(cpu_only), "%s/cpu-only.yaml", dir);
+    snprintf(again, sizeof(again), "%s/again.yaml", dir);
+    assert_int_equal(rtm_calib_save(b, rec, "rtmgr calibrate -o base.yaml", NULL, base), RTM_OK);
+    const char *t = saved_text(base);
+    assert_null(strstr(t, "Carried over"));
+    /* a run of the CPU alone, of w but not cw */
+    memset(rec, 0, sizeof(*rec));
+    rec->cpu[RTM_CPU_P_w] = fig;
+    rtm_calib_note(rec, "cpu: new pool note");
+    assert_int_equal(rtm_calib_save(b, rec, "rtmgr calibrate -b base.yaml", base, cpu_only), RTM_OK);
+    t = saved_text(cpu_only);
+    assert_non_null(strstr(t, "The base profile: Made by: rtmgr calibrate -o base.yaml, on 20"));
+    assert_non_null(strstr(t, "\n# gpu0: (the base profile's)\n#   launch "));
+    assert_non_null(strstr(t, "\n# ocl0: (the base profile's)\n#   launch "));
+    assert_int_equal(occurs(t, "#   kernels.sort.r_op "), 1);
+    assert_int_equal(occurs(t, "\n#   w "), 1); /* measured now: not the base's too */
+    assert_non_null(strstr(t, "(base profile)"));
+    assert_int_equal(occurs(t, "\n#   cw "), 1);
+    assert_int_equal(occurs(t, "(base profile)\n"), 1); /* cw's line alone */
+    assert_non_null(strstr(t, "# notes carried over from the base profile:\n"));
+    assert_int_equal(occurs(t, "#   gpu0: transfers note\n"), 1);
+    assert_int_equal(occurs(t, "#   ocl0 (first section): host load\n"), 1);
+    assert_null(strstr(t, "#   cpu: pool note")); /* the CPU's own notes are new */
+    assert_int_equal(occurs(t, "#   cpu: new pool note\n"), 1);
+    /* gpu0 again, matrix_add alone: the carried sections and notes stay one copy, and
+     * gpu0's sort (figure and note) is carried, its other notes are not */
+    memset(rec, 0, sizeof(*rec));
+    rec->dev[0][RTM_DEV_P_launch] = fig;
+    rec->dev_k[0][madd] = fig;
+    assert_int_equal(rtm_calib_save(b, rec, "rtmgr calibrate -b cpu-only.yaml", cpu_only, again),
+                     RTM_OK);
+    t = saved_text(again);
+    assert_non_null(strstr(t, "The base profile: Made by: rtmgr calibrate -b base.yaml, on 20"));
+    assert_non_null(strstr(t, "\n# cpu: (the base profile's)\n"));
+    assert_int_equal(occurs(t, "\n#   w "), 1);
+    assert_int_equal(occurs(t, "\n#   cw "), 1);
+    assert_non_null(strstr(t, "\n# gpu0:\n#   launch "));
+    assert_int_equal(occurs(t, "#   kernels.sort.r_op "), 1);
+    assert_int_equal(occurs(t, "#   kernels.matrix_add.r_op "), 1);
+    assert_int_equal(occurs(t, "#   gpu0: sort wg 256 vec 1, at n=1 -> r_op\n"), 1);
+    assert_null(strstr(t, "gpu0: matrix_add sweep note"));
+    assert_null(strstr(t, "gpu0: transfers note"));
+    assert_int_equal(occurs(t, "#   ocl0 (first section): host load\n"), 1);
+    assert_int_equal(occurs(t, "#   cpu: new pool note\n"), 1);
+    /* the profile itself still loads */
+    rtm_diag_t diag;
+    rtm_board_t *back = calloc(1, sizeof(*back));
+    assert_non_null(back);
+    (void)rtm_board_load(again, back, &diag);
+    free(back);
+    unlink(base);
+    unlink(cpu_only);
+    unlink(again);
     free(b);
     free(rec);
 }
@@ -1775,6 +1883,7 @@ int main(void)
         cmocka_unit_test(test_inst_same_job),
         cmocka_unit_test(test_past_cache_size),
         cmocka_unit_test(test_notes_overflow_counted),
+        cmocka_unit_test(test_save_carries_base_record),
         cmocka_unit_test(test_quick_profile_complete),
         cmocka_unit_test(test_validate_json),
         cmocka_unit_test(test_validate_load_noted),
