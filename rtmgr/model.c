@@ -177,7 +177,11 @@
  *       idle), ws' += ws_idle and, with outputs, wr' += wr_idle where the profile has
  *       them: what a small job's inputs and outputs take more after 20 ms idle than back
  *       to back (session 35, H100, the running system's log: inputs 22-84 us and
- *       outputs 10-25 us over the back-to-back prediction, kernels within a few us);
+ *       outputs 10-25 us over the back-to-back prediction, kernels within a few us).
+ *       ws_idle is the first kernel-type command's: calibration's clears (a fill), or,
+ *       in a job with inputs that clears none (no_clear), its kernel, which takes it
+ *       (session 71, H100: such jobs' inputs 22-24 us, ws_fixed alone, their kernels
+ *       13-16 us over);
  *     setup = cache_load for the first job after start-up (RTM_MODEL_F_COLD), else 0.
  *
  *   CPU worker pool:  T = t_fixed + per_thread * t_block + bytes_dev * r_byte
@@ -700,9 +704,16 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
         wr = commands(&p, j->n_out, RTM_DEV_P_wr_fixed, RTM_DEV_P_wr_next, xout) + xout;
     }
     /* a device the job finds idle (the running system's periodic jobs) starts its
-     * inputs, and its outputs, later than calibration's back-to-back jobs */
-    if (w->idle && d->have[RTM_DEV_P_ws_idle])
-        ws += param(&p, RTM_DEV_P_ws_idle, false);
+     * inputs, and its outputs, later than calibration's back-to-back jobs; the inputs'
+     * part is its first kernel-type command's (calibration's clears), which for a job
+     * that clears nothing is its kernel (session 71, H100) */
+    double idle_k = 0.0;
+    if (w->idle && d->have[RTM_DEV_P_ws_idle]) {
+        if (j->no_clear && w->bytes_in > 0.0)
+            idle_k = param(&p, RTM_DEV_P_ws_idle, false);
+        else
+            ws += param(&p, RTM_DEV_P_ws_idle, false);
+    }
     if (w->idle && w->bytes_out > 0.0 && d->have[RTM_DEV_P_wr_idle])
         wr += param(&p, RTM_DEV_P_wr_idle, false);
     if (flags & RTM_MODEL_F_COLD)
@@ -724,8 +735,8 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
                                    : 1.0);
     const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
     const double kernel =
-        tf + launches_span(&p, w->launches, w->launches_busy,
-                           (compute + w->bytes_dev * rb) * build, tn, lead);
+        idle_k + tf + launches_span(&p, w->launches, w->launches_busy,
+                                    (compute + w->bytes_dev * rb) * build, tn, lead);
     if (d->have[RTM_DEV_P_phase_gap]) { /* idle before the kernels, and before the outputs */
         const double g = param(&p, RTM_DEV_P_phase_gap, false);
         wr += host_paced(&p, g, RTM_DEV_P_gap_host_k, xin);

@@ -248,8 +248,9 @@ static void test_gpu_extended_aligned(void **state)
     assert_ns(p.ext.kernel_ns, 65000);
 }
 
-/* A job that finds the device idle (RTM_MODEL_F_IDLE): ws_idle on its inputs, wr_idle
- * on its outputs where it has any; back to back, or without the parameters, neither. */
+/* A job that finds the device idle (RTM_MODEL_F_IDLE): ws_idle on its inputs (on its
+ * kernel when it clears nothing), wr_idle on its outputs where it has any; back to back,
+ * or without the parameters, neither. */
 static void test_gpu_extended_idle(void **state)
 {
     (void)state;
@@ -273,6 +274,19 @@ static void test_gpu_extended_idle(void **state)
     assert_ns(q.ext.out_ns, p.ext.out_ns + 15000);
     assert_ns(q.ext.kernel_ns, p.ext.kernel_ns);
     assert_ns(q.paper.total_ns, p.paper.total_ns); /* the paper's eq. 4 as published */
+    /* Bug (session 71): a job that clears nothing (no_clear: nothing aborts it) was
+     * predicted its inputs ws_idle later, but on the H100 its inputs took ws_fixed alone
+     * (22-24 us against 50-55 predicted) and its kernel 13-16 us more: the idle device's
+     * cost falls on its first kernel-type command, calibration's clears (a fill) or,
+     * without them, the job's kernel. So ws_idle goes to the kernel there. */
+    j.no_clear = true;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
+                     RTM_OK);
+    assert_ns(q.ext.in_ns, p.ext.in_ns);
+    assert_ns(q.ext.kernel_ns, p.ext.kernel_ns + 40000);
+    assert_ns(q.ext.out_ns, p.ext.out_ns + 15000);
+    j.no_clear = false;
     /* no outputs: no wr_idle */
     j.cost.bytes_out = 0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, RTM_MODEL_F_IDLE, &q),
