@@ -93,6 +93,8 @@ struct rtm_manager {
     bool x_ok;
     int64_t t0_ns;
     int64_t alloc_start_ns, startup_ns; /* allocate began; allocate -> first release */
+    int64_t cpu0_ns, cpu1_ns; /* the process's CPU time at the start and at the stop (0:
+                               * not yet): what the run cost the machine's cores */
     int64_t t_devices_ns, t_programs_ns, t_warm_ns; /* parts of the start-up */
     /* status */
     rtm_shmstat_t shm;
@@ -840,6 +842,7 @@ rtm_status_t rtm_manager_start(rtm_manager_t *m)
         m->input_started = true;
     }
     m->t0_ns = now_ns() + START_DELAY_NS;
+    m->cpu0_ns = rtm_os_cpu_time_ns();
     st = rtm_exec_start(m->x);
     if (st != RTM_OK)
         return st;
@@ -972,6 +975,7 @@ rtm_status_t rtm_manager_stop(rtm_manager_t *m)
     if (m->phase != PH_STARTED)
         return RTM_E_STATE;
     rtm_exec_stop(m->x);
+    m->cpu1_ns = rtm_os_cpu_time_ns();
     if (m->input_started) {
         rtm_input_stop(&m->input); /* publishes its final counters */
         m->input_started = false;
@@ -1027,6 +1031,11 @@ void rtm_manager_summary(rtm_manager_t *m, FILE *f)
             (long long)rtm_hist_quantile(&s->decide, 0.5),
             (long long)rtm_hist_quantile(&s->decide, 0.99), m->log_path,
             (unsigned long long)ls.written, (unsigned long long)ls.dropped);
+    const int64_t cpu = (m->cpu1_ns ? m->cpu1_ns : rtm_os_cpu_time_ns()) - m->cpu0_ns;
+    if (m->cpu0_ns > 0 && cpu > 0 && up > 0.0)
+        fprintf(f, "rtmgr: CPU time %.2f s over the run's %.1f s: %.2f of %d cores (every thread: "
+                   "executive, pool, spins, drivers)\n",
+                (double)cpu / 1e9, up, (double)cpu / 1e9 / up, rtm_os_cpu_count());
     fprintf(f, "%-16s %-4s %7s", "task", "crit", "jobs");
     for (uint32_t d = 0; d < m->n_devs; d++)
         fprintf(f, " %7.7s", m->dev[d].name);

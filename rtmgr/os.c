@@ -33,6 +33,14 @@ int64_t rtm_os_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t rtm_os_cpu_time_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static struct timespec to_ts(int64_t t_ns)
 {
     struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000LL),

@@ -19,6 +19,10 @@
 /* CLOCK_MONOTONIC in nanoseconds. Real-time safe. */
 int64_t rtm_os_now_ns(void);
 
+/* CPU time the whole process has used (every thread, user and system), nanoseconds
+ * (CLOCK_PROCESS_CPUTIME_ID); 0 where the clock is not available. */
+int64_t rtm_os_cpu_time_ns(void);
+
 /* Sleeps until absolute CLOCK_MONOTONIC time t_ns (clock_nanosleep TIMER_ABSTIME),
  * resuming after signals. Returns at once when t_ns is past. Real-time safe. */
 void rtm_os_sleep_until(int64_t t_ns);

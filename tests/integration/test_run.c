@@ -342,6 +342,21 @@ static void test_run_sigterm(void **state)
     assert_true(rd.max_releases > 0);
 
     rtm_manager_summary(m, stdout);
+    /* the run's CPU time: over 0 cores (its threads ran) and under every core of the
+     * machine (at most as many threads as cores can run at once) */
+    static char sum[16384];
+    FILE *sf = fmemopen(sum, sizeof(sum) - 1, "w");
+    assert_non_null(sf);
+    rtm_manager_summary(m, sf);
+    fclose(sf);
+    const char *ct = strstr(sum, "rtmgr: CPU time ");
+    assert_non_null(ct);
+    double cpu_s = 0.0, run_s = 0.0, cores = 0.0;
+    int of = 0;
+    assert_int_equal(sscanf(ct, "rtmgr: CPU time %lf s over the run's %lf s: %lf of %d cores",
+                            &cpu_s, &run_s, &cores, &of), 4);
+    assert_true(cpu_s > 0.0 && run_s > 2.0 && cores > 0.0);
+    assert_true(cores <= (double)of + 0.05 && of == rtm_os_cpu_count());
     static rtm_exec_stats_t st;
     rtm_exec_stats(rtm_manager_exec(m), &st);
     uint64_t released = 0;
