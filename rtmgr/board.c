@@ -36,7 +36,8 @@ _Static_assert((int)RTM_DEV_P_COUNT <= (int)PARAMS_MAX && (int)RTM_CPU_P_COUNT <
                "raise PARAMS_MAX in board.c");
 
 static const char *const top_keys[] = {"rtmgr_board", "name", "cpu", "devices"};
-static const char *const cpu_keys[] = {"cores", "threads", "model", "measured", "params", "kernels"};
+static const char *const cpu_keys[] = {"cores",  "threads", "model", "measured",
+                                       "params", "kernels", "name"};
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
@@ -325,6 +326,9 @@ static rtm_status_t load_cpu(const rtm_yamldoc_t *doc, int32_t map, rtm_board_t 
     if (f[3] >= 0 &&
         (st = load_date(doc, f[3], where, b->cpu_measured, sizeof(b->cpu_measured), diag)) != RTM_OK)
         return st;
+    if (f[6] >= 0 && (st = rtm_yamldoc_string(doc, f[6], where, true, b->cpu_name,
+                                              sizeof(b->cpu_name), diag)) != RTM_OK)
+        return st;
     if (f[4] >= 0 && (st = load_params(doc, f[4], "the params of cpu", cpu_params, RTM_CPU_P_COUNT,
                                        b->cpu_param, b->cpu_have, diag)) != RTM_OK)
         return st;
@@ -557,6 +561,11 @@ static void put_board(FILE *f, const rtm_board_t *b)
             b->threads, rtm_board_model_name(b->cpu_model));
     put_str(f, b->cpu_measured);
     fputc('\n', f);
+    if (b->cpu_name[0]) {
+        fprintf(f, "  name: ");
+        put_str(f, b->cpu_name);
+        fputc('\n', f);
+    }
     put_params(f, "  ", cpu_params, RTM_CPU_P_COUNT, b->cpu_param, b->cpu_have);
     put_kernels(f, "  ", b->cpu_ktune);
     if (b->n_devs == 0) {

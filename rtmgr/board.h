@@ -172,6 +172,8 @@ typedef struct {
     uint32_t threads; /* CPU worker threads rtmgr may use */
     rtm_model_kind_t cpu_model;
     char cpu_measured[32];
+    char cpu_name[128]; /* the CPU's model name at calibration (rtm_os_cpu_name); "": not
+                         * recorded (profiles before session 71), not checked */
     double cpu_param[RTM_CPU_P_COUNT];
     bool cpu_have[RTM_CPU_P_COUNT];
     rtm_board_ktune_t cpu_ktune[RTM_MAX_KERNELS];

@@ -632,6 +632,16 @@ int rtm_calib_check_stale(const rtm_board_t *board, const rtm_ocl_info_t *infos,
                 fprintf(warn, "rtmgr: warning: board profile stale: recalibrate (%s)\n", why);
         }
     }
+    char cpu[sizeof(board->cpu_name)];
+    if (board->cpu_name[0] && rtm_os_cpu_name(cpu, sizeof(cpu)) &&
+        strcmp(cpu, board->cpu_name) != 0) {
+        stale++;
+        if (warn)
+            fprintf(warn,
+                    "rtmgr: warning: board profile stale: recalibrate (CPU \"%s\" now, \"%s\" at "
+                    "calibration)\n",
+                    cpu, board->cpu_name);
+    }
     const long online = rtm_os_cpu_count();
     if (board->cores != (uint32_t)online) {
         stale++;

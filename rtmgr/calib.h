@@ -115,7 +115,8 @@ rtm_status_t rtm_calib_save(const rtm_board_t *board, const rtm_calib_record_t *
 
 /* Checks that `board` still describes this computer: every OpenCL device of the
  * profile is present (platform and device name) with the same driver version
- * (CL_DRIVER_VERSION) it was calibrated with, and the CPU has the same number of cores.
+ * (CL_DRIVER_VERSION) it was calibrated with, and the CPU has the same number of cores
+ * and, where the profile records one, the same model name (rtm_os_cpu_name).
  * For each difference one line "rtmgr: warning: board profile stale: recalibrate
  * (WHAT)" goes to `warn` (may be NULL). `infos` lists the computer's devices (NULL:
  * discovered here; n ignored). Returns the number of differences (0 = current); never

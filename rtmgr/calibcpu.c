@@ -1072,7 +1072,9 @@ rtm_status_t rtm_calib_cpu(cal_t *c, rtm_board_t *b)
     rtm_calib_cpu_pool(c, b);
     const uint32_t n = b->threads;
     rtm_calib_iso_now(b->cpu_measured, sizeof(b->cpu_measured));
-    cal_say(c, "cpu: %u cores, %u worker threads", b->cores, n);
+    rtm_os_cpu_name(b->cpu_name, sizeof(b->cpu_name));
+    cal_say(c, "cpu: %u cores (%s), %u worker threads", b->cores,
+            b->cpu_name[0] ? b->cpu_name : "model name unknown", n);
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     const char *which = "L3";
     if (llc <= 0) {

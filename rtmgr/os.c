@@ -292,6 +292,42 @@ int rtm_os_cpu_count(void)
     return n > 0 ? (int)n : 1;
 }
 
+bool rtm_os_cpu_name(char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return false;
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return false;
+    /* the first of these keys the file has, in this order of preference */
+    static const char *const keys[] = {"model name", "Hardware", "CPU part"};
+    char line[512], found[3][256] = {"", "", ""};
+    while (fgets(line, sizeof(line), f)) {
+        for (int k = 0; k < 3; k++) {
+            const size_t kl = strlen(keys[k]);
+            const char *colon = strchr(line, ':');
+            if (found[k][0] || strncmp(line, keys[k], kl) != 0 || !colon ||
+                strspn(line + kl, " \t") != (size_t)(colon - line) - kl)
+                continue;
+            snprintf(found[k], sizeof(found[k]), "%s", colon + 1);
+        }
+    }
+    fclose(f);
+    const char *v = found[0][0] ? found[0] : found[1][0] ? found[1] : found[2];
+    size_t n = 0; /* collapse white space, drop it at the ends */
+    for (; *v && n + 1 < len; v++) {
+        const bool space = *v == ' ' || *v == '\t' || *v == '\n' || *v == '\r';
+        if (space && (n == 0 || buf[n - 1] == ' '))
+            continue;
+        buf[n++] = space ? ' ' : *v;
+    }
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+    return n > 0;
+}
+
 bool rtm_os_cpu_times(rtm_os_cpu_times_t *t)
 {
     memset(t, 0, sizeof(*t));

@@ -122,6 +122,11 @@ void rtm_os_rt_reset(void);
 /* Online CPUs. */
 int rtm_os_cpu_count(void);
 
+/* The CPU's model name ("model name" of /proc/cpuinfo, e.g. "AMD EPYC"; on CPUs that
+ * give none, "Hardware" or "CPU implementer/part") into buf, spaces collapsed; false
+ * (buf "") where it cannot be read. Init only. */
+bool rtm_os_cpu_name(char *buf, size_t len);
+
 /* The machine's CPU time since boot, summed over its CPUs (/proc/stat's first line), in
  * seconds: busy (user, nice, system, irq, softirq), idle (idle, iowait) and stolen (time
  * the hypervisor ran something else while a CPU of this machine wanted to run). Two

@@ -87,6 +87,7 @@ static void assert_boards_equal(const rtm_board_t *x, const rtm_board_t *y)
     assert_int_equal(x->threads, y->threads);
     assert_int_equal(x->cpu_model, y->cpu_model);
     assert_string_equal(x->cpu_measured, y->cpu_measured);
+    assert_string_equal(x->cpu_name, y->cpu_name);
     for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++) {
         assert_int_equal(x->cpu_have[p], y->cpu_have[p]);
         if (x->cpu_have[p] && x->cpu_param[p] != y->cpu_param[p])
@@ -249,6 +250,7 @@ static void test_round_trip_synthetic(void **state)
     a.threads = 47;
     a.cpu_model = RTM_MODEL_EXTENDED;
     snprintf(a.cpu_measured, sizeof(a.cpu_measured), "2025-01-31T10:00:00Z");
+    snprintf(a.cpu_name, sizeof(a.cpu_name), "Intel(R) Xeon(R) \"Q\" CPU @ 2.10GHz");
     for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++) {
         a.cpu_have[p] = p % 3 != 1;
         a.cpu_param[p] = (p + 1) / 3.0 * 1e-9 * (double)(p * p + 1);

@@ -644,6 +644,39 @@ static void test_stale_driver(void **state)
     assert_non_null(strstr(buf, "is not on this computer"));
 }
 
+/* Bug (session 71): the CPU was checked by its core count alone, so a profile
+ * calibrated on one host's CPU passed on another of as many cores (the H100 machine's
+ * host changed between sessions). The profile records the CPU's model name; another
+ * name now is one difference; a profile without one (before session 71) is not
+ * checked on it. */
+static void test_stale_cpu(void **state)
+{
+    (void)state;
+    static rtm_board_t b;
+    load(profile, &b); /* calibrated by this process: this CPU's name */
+    char now[sizeof(b.cpu_name)];
+    if (!rtm_os_cpu_name(now, sizeof(now))) {
+        printf("no CPU model name in /proc/cpuinfo here: nothing to compare\n");
+        skip();
+    }
+    assert_string_equal(b.cpu_name, now);
+    char buf[4096];
+    FILE *w = fmemopen(buf, sizeof(buf), "w");
+    assert_non_null(w);
+    assert_int_equal(rtm_calib_check_stale(&b, NULL, 0, w), 0);
+    fclose(w);
+    snprintf(b.cpu_name, sizeof(b.cpu_name), "No Such CPU 9000");
+    w = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(rtm_calib_check_stale(&b, NULL, 0, w), 1);
+    fclose(w);
+    assert_non_null(strstr(buf, "board profile stale: recalibrate (CPU \""));
+    assert_non_null(strstr(buf, "\"No Such CPU 9000\" at calibration"));
+    b.cpu_name[0] = '\0';
+    w = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(rtm_calib_check_stale(&b, NULL, 0, w), 0);
+    fclose(w);
+}
+
 static double fake_pred(const void *ctx, const rtm_kinst_t *k)
 {
     (void)ctx;
@@ -1891,6 +1924,7 @@ int main(void)
         cmocka_unit_test(test_busy_passes_measured_again),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_stale_driver),
+        cmocka_unit_test(test_stale_cpu),
         cmocka_unit_test(test_cpu_device_parts_checked),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
