@@ -73,6 +73,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(cw_idle, "cw_idle", TIME, "a launch's wake-up and join after 20 ms idle (ext.)") \
     X(cw_wake, "cw_wake", TIME, "a launch run by its caller alone after idle: the wake call (ext.)") \
     X(cw_warm, "cw_warm", TIME, "a launch's wake-up and join after idle, its workers warmed ahead (ext.)") \
+    X(cold_rate, "cold_rate", RATE, "rate an idle pool's job re-reads its data out of the workers' caches at (ext.)") \
     X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.") \
     X(l1d, "l1d", BYTES, "a core's L1 data cache: where strided walks alias, ext.") \
     X(l1d_ways, "l1d_ways", COUNT, "its ways (associativity), ext.")             \

@@ -358,18 +358,81 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
  * the pool slept IDLE_NS, as the running system's periodic jobs find it; with warm_ns > 0
  * the caller spins the last warm_ns of it and wakes the workers to spin as long, as the
  * executive's CPU dispatcher ahead of a hard or firm release (rtm_pool_warm). */
+static rtm_status_t idle_runs(const rtm_kinst_t *k, int reps, int64_t warm_ns, rtm_calib_fig_t *f,
+                               double *t)
+{
+    double idle[2 * REPS];
+    rtm_status_t st = reps <= 2 * REPS ? RTM_OK : RTM_E_RANGE;
+    for (int r = 0; r < reps && st == RTM_OK; r++) {
+        rtm_pool_idle_until(&cal_pool, rtm_os_now_ns() + IDLE_NS, warm_ns);
+        st = rtm_calib_pool_time(&cal_pool, k, &idle[r]);
+    }
+    if (st == RTM_OK)
+        *t = rtm_calib_summary(idle, reps, f);
+    return st;
+}
+
 static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, int64_t warm_ns,
                                rtm_calib_fig_t *f, double *t)
 {
     rtm_kinst_t k;
-    rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
-    double idle[REPS];
-    for (int r = 0; r < REPS && st == RTM_OK; r++) {
-        rtm_pool_idle_until(&cal_pool, rtm_os_now_ns() + IDLE_NS, warm_ns);
-        st = rtm_calib_pool_time(&cal_pool, &k, &idle[r]);
-    }
+    const rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
+    return st == RTM_OK ? idle_runs(&k, REPS, warm_ns, f, t) : st;
+}
+
+/* The median of REPS runs of k back to back, after one warm-up. */
+static rtm_status_t b2b_runs(const rtm_kinst_t *k, rtm_calib_fig_t *f, double *t)
+{
+    double samp[REPS + 1];
+    rtm_status_t st = RTM_OK;
+    for (int r = 0; r <= REPS && st == RTM_OK; r++)
+        st = rtm_calib_pool_time(&cal_pool, k, &samp[r]);
     if (st == RTM_OK)
-        *t = rtm_calib_summary(idle, REPS, f);
+        *t = rtm_calib_summary(samp + 1, REPS, f);
+    return st;
+}
+
+/* The cold-data probe's buffer: half the workers' private caches together (what a hot
+ * job keeps there), at most COLD_BYTES_MAX (the camera frame's 4 MB read and written). */
+#define COLD_BYTES_MAX (4.0 * MIB)
+
+/* The rate at which a job that finds the pool idle re-reads its data (cold_rate): a launch
+ * of 8 busy blocks per thread that then read and write their slice of the probe's buffer,
+ * and the same launch without it, each back to back and after idling with the workers
+ * warmed ahead (the executive's spin), 2 x REPS runs each after idling; the data's extra
+ * after idling over the data-less launch's extra, per byte of the data's traffic (read
+ * and written). *bytes: that traffic; *extra: its extra time (0: none measured). */
+static rtm_status_t cold_probe(const cal_t *c, uint32_t n, double *bytes, double *extra,
+                               rtm_calib_fig_t *f)
+{
+    const double buf = c->cpu_knee > 0 && c->cpu_knee / 2 < COLD_BYTES_MAX ? c->cpu_knee / 2
+                                                                           : COLD_BYTES_MAX;
+    rtm_kinst_t kd, k0;
+    rtm_status_t st = rtm_poolkern_make_data(&kd, 8 * n, 1, BUSY_NS, (uint32_t)(buf / (8 * n)));
+    if (st == RTM_OK)
+        st = rtm_poolkern_make(&k0, 8 * n, 1, BUSY_NS);
+    if (st != RTM_OK)
+        return st;
+    const size_t need = rtm_kinst_bytes(&kd);
+    void *mem = aligned_alloc(64, (need + 63) / 64 * 64);
+    if (!mem)
+        return RTM_E_NOMEM;
+    if (rtm_kinst_bind(&kd, mem, (need + 63) / 64 * 64) == 0)
+        st = RTM_E_NOMEM;
+    memset(mem, 0, need);
+    double hd = 0, h0 = 0, id = 0, i0 = 0;
+    rtm_calib_fig_t fh, f0;
+    if (st == RTM_OK)
+        st = b2b_runs(&kd, &fh, &hd);
+    if (st == RTM_OK)
+        st = b2b_runs(&k0, &fh, &h0);
+    if (st == RTM_OK)
+        st = idle_runs(&kd, 2 * REPS, RTM_SPIN_LEAD_NS_DEFAULT, f, &id);
+    if (st == RTM_OK)
+        st = idle_runs(&k0, 2 * REPS, RTM_SPIN_LEAD_NS_DEFAULT, &f0, &i0);
+    free(mem);
+    *bytes = 2.0 * (double)need;
+    *extra = fmax((id - hd) - (i0 - h0), 0.0);
     return st;
 }
 
@@ -480,6 +543,24 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     if (st != RTM_OK)
         return st;
     cpu_param(b, RTM_CPU_P_cw_wake, wake);
+    /* the data of a job after idling, out of the workers' caches (RTM_MODEL_F_IDLE, _WARM) */
+    double cold_bytes = 0, cold = 0;
+    rtm_calib_fig_t *fc = cfig(c, RTM_CPU_P_cold_rate);
+    st = cold_probe(c, n, &cold_bytes, &cold, fc);
+    if (st != RTM_OK)
+        return st;
+    b->cpu_have[RTM_CPU_P_cold_rate] = false; /* none measured: no term */
+    if (cold > 0) {
+        cpu_param(b, RTM_CPU_P_cold_rate, cold_bytes / cold);
+        fc->median = b->cpu_param[RTM_CPU_P_cold_rate];
+    } else {
+        fc->n = 0; /* not in the record */
+    }
+    cal_note(c, "cpu: cold data: a launch of 8 %dus blocks per thread reading and writing %.4gMiB "
+                "(%.4gMiB of traffic) after %ld ms asleep, its workers warmed: %.4gus more than "
+                "the same launch without the data takes more -> cold_rate %.4gGB/s (0: no term)",
+             BUSY_NS / 1000, cold_bytes / 2 / MIB, cold_bytes / MIB, IDLE_NS / 1000000L,
+             cold * 1e6, cold > 0 ? b->cpu_param[RTM_CPU_P_cold_rate] * 1e-9 : 0.0);
     char runs[256];
     size_t used = 0;
     runs[0] = '\0';

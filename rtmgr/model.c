@@ -214,6 +214,11 @@
  *          the dispatcher woke to spin ahead of the release) cw_warm: the same launch
  *          after as long asleep with its workers warmed (session 70, H100 host: +13-18
  *          us over back to back where asleep is +43-66 us);
+ *     cold: with RTM_MODEL_F_IDLE or F_WARM, min(bytes_dev, 2 * bytes_ws) / cold_rate
+ *          where the profile has cold_rate and the working set fits the CPU's `cache`:
+ *          the job's data, out of the workers' caches after the pool idled, read and
+ *          written once more (session 71, H100 host: the camera task alone on the pool,
+ *          4 MB, 147-171 us at a 40 ms period, 111-122 us at 4 ms, 105-135 predicted);
  *     alone: with RTM_MODEL_F_IDLE, a one-launch job may end before the workers wake
  *          (the pool does not wait for a worker that has not joined): then it takes
  *          t_fixed + max(blocks * t_block, memory term) + bytes_dev * r_byte
@@ -318,6 +323,7 @@ static double ceil_pos(double x)
 }
 
 static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b) { return a < b ? a : b; }
 
 /* The job's blocks that do work: those of its busy launches where its cost says only
  * the first ones do (launches_busy), else all of them. */
@@ -857,13 +863,19 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
      * the workers warmed ahead, cw_warm */
     const int first = w->idle ? RTM_CPU_P_cw_idle : w->warm ? RTM_CPU_P_cw_warm : RTM_CPU_P_cw;
     const double cw_first = b->cpu_have[first] ? param(&p, first, false) : cw;
+    /* after idling, its data out of the workers' caches: read and written once more at
+     * cold_rate, where calibrated, while its working set fits the cache */
+    double cold = 0.0;
+    if ((w->idle || w->warm) && b->cpu_have[RTM_CPU_P_cold_rate] && w->bytes_dev > 0.0 &&
+        !(b->cpu_have[RTM_CPU_P_cache] && c->bytes_ws > param(&p, RTM_CPU_P_cache, false)))
+        cold = min2(w->bytes_dev, 2.0 * c->bytes_ws) / param(&p, RTM_CPU_P_cold_rate, true);
     double kernel = tf + max2(per_thread_busy * t_block, mem) + w->bytes_dev * rb +
-                    per_thread * dispatch + (w->launches - 1.0) * cw + cw_first;
+                    per_thread * dispatch + (w->launches - 1.0) * cw + cw_first + cold;
     /* after idling, a launch the caller finishes before its workers wake ends without
      * them (pool.h): every block on the caller, plus its call that wakes them (cw_wake) */
     if (w->idle && w->launches <= 1.0 && b->cpu_have[RTM_CPU_P_cw_wake]) {
         const double alone = tf + max2(w->blocks_busy * t_block, mem) + w->bytes_dev * rb +
-                             w->blocks * dispatch + param(&p, RTM_CPU_P_cw_wake, false);
+                             w->blocks * dispatch + param(&p, RTM_CPU_P_cw_wake, false) + cold;
         if (alone < kernel)
             kernel = alone;
     }
