@@ -354,30 +354,22 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
 /* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
 #define IDLE_NS 20000000L
 
-/* The median of REPS runs of the pool kernel (blocks x block_ns, one launch), each after
- * the pool slept IDLE_NS, as the running system's periodic jobs find it; with warm_ns > 0
- * the caller spins the last warm_ns of it and wakes the workers to spin as long, as the
- * executive's CPU dispatcher ahead of a hard or firm release (rtm_pool_warm). */
-static rtm_status_t idle_runs(const rtm_kinst_t *k, int reps, int64_t warm_ns, rtm_calib_fig_t *f,
-                               double *t)
+/* The median of `reps` (at most 2 x REPS) runs of k, each after the pool slept idle_ns,
+ * as the running system's periodic jobs find it; with warm_ns > 0 the caller spins the
+ * last warm_ns of it and wakes the workers to spin as long, as the executive's CPU
+ * dispatcher ahead of a hard or firm release (rtm_pool_warm). */
+static rtm_status_t idle_runs(const rtm_kinst_t *k, int reps, int64_t idle_ns, int64_t warm_ns,
+                               rtm_calib_fig_t *f, double *t)
 {
     double idle[2 * REPS];
     rtm_status_t st = reps <= 2 * REPS ? RTM_OK : RTM_E_RANGE;
     for (int r = 0; r < reps && st == RTM_OK; r++) {
-        rtm_pool_idle_until(&cal_pool, rtm_os_now_ns() + IDLE_NS, warm_ns);
+        rtm_pool_idle_until(&cal_pool, rtm_os_now_ns() + idle_ns, warm_ns);
         st = rtm_calib_pool_time(&cal_pool, k, &idle[r]);
     }
     if (st == RTM_OK)
         *t = rtm_calib_summary(idle, reps, f);
     return st;
-}
-
-static rtm_status_t after_idle(uint32_t blocks, int64_t block_ns, int64_t warm_ns,
-                               rtm_calib_fig_t *f, double *t)
-{
-    rtm_kinst_t k;
-    const rtm_status_t st = rtm_poolkern_make(&k, blocks, 1, block_ns);
-    return st == RTM_OK ? idle_runs(&k, REPS, warm_ns, f, t) : st;
 }
 
 /* The median of REPS runs of k back to back, after one warm-up. */
@@ -427,38 +419,41 @@ static rtm_status_t cold_probe(const cal_t *c, uint32_t n, double *bytes, double
     if (st == RTM_OK)
         st = b2b_runs(&k0, &fh, &h0);
     if (st == RTM_OK)
-        st = idle_runs(&kd, 2 * REPS, RTM_SPIN_LEAD_NS_DEFAULT, f, &id);
+        st = idle_runs(&kd, 2 * REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, f, &id);
     if (st == RTM_OK)
-        st = idle_runs(&k0, 2 * REPS, RTM_SPIN_LEAD_NS_DEFAULT, &f0, &i0);
+        st = idle_runs(&k0, 2 * REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, &f0, &i0);
     free(mem);
     *bytes = 2.0 * (double)need;
     *extra = fmax((id - hd) - (i0 - h0), 0.0);
     return st;
 }
 
+/* The longer idle of the idle-length figure (cw_idle_log2): two doublings of IDLE_NS. */
+#define IDLE_LONG_NS (4 * IDLE_NS)
+
 /* The idle wake-up's cost: one launch of 8 busy blocks per thread (about 40 us of work
  * each), timed back to back, after idling, and after idling with the workers warmed
- * ahead (RTM_SPIN_LEAD_NS_DEFAULT, the executive's spin); the differences of the
- * medians. */
-static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *f,
-                                    double *extra_warm, rtm_calib_fig_t *fw)
+ * ahead (RTM_SPIN_LEAD_NS_DEFAULT, the executive's spin), the latter also after
+ * IDLE_LONG_NS; the differences of the medians (extra[0] idle, [1] warmed, [2] warmed
+ * after the longer idle). */
+static rtm_status_t busy_idle_extra(uint32_t n, double extra[3], rtm_calib_fig_t *f,
+                                    rtm_calib_fig_t *fw, rtm_calib_fig_t *fl)
 {
     rtm_kinst_t k;
     rtm_status_t st = rtm_poolkern_make(&k, 8 * n, 1, BUSY_NS);
-    double t[REPS + 1], idle = 0.0, warm = 0.0;
-    for (int r = 0; r <= REPS && st == RTM_OK; r++)
-        st = rtm_calib_pool_time(&cal_pool, &k, &t[r]);
-    if (st == RTM_OK)
-        st = after_idle(8 * n, BUSY_NS, 0, f, &idle);
-    if (st == RTM_OK)
-        st = after_idle(8 * n, BUSY_NS, RTM_SPIN_LEAD_NS_DEFAULT, fw, &warm);
-    if (st != RTM_OK)
-        return st;
+    double b2b = 0.0, t[3] = {0.0, 0.0, 0.0};
     rtm_calib_fig_t fb;
-    const double b2b = rtm_calib_summary(t + 1, REPS, &fb);
-    *extra = fmax(idle - b2b, 0.0);
-    *extra_warm = fmax(warm - b2b, 0.0);
-    return RTM_OK;
+    if (st == RTM_OK)
+        st = b2b_runs(&k, &fb, &b2b);
+    if (st == RTM_OK)
+        st = idle_runs(&k, REPS, IDLE_NS, 0, f, &t[0]);
+    if (st == RTM_OK)
+        st = idle_runs(&k, REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, fw, &t[1]);
+    if (st == RTM_OK)
+        st = idle_runs(&k, REPS, IDLE_LONG_NS, RTM_SPIN_LEAD_NS_DEFAULT, fl, &t[2]);
+    for (int i = 0; i < 3; i++)
+        extra[i] = fmax(t[i] - b2b, 0.0);
+    return st;
 }
 
 /* What the caller alone spins of the wake-call figure (cw_wake): one block, shorter than
@@ -471,7 +466,10 @@ static rtm_status_t busy_idle_extra(uint32_t n, double *extra, rtm_calib_fig_t *
 static rtm_status_t alone_idle(double dispatch, double *wake, rtm_calib_fig_t *f)
 {
     double t = 0.0;
-    const rtm_status_t st = after_idle(1, ALONE_NS, 0, f, &t);
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make(&k, 1, 1, ALONE_NS);
+    if (st == RTM_OK)
+        st = idle_runs(&k, REPS, IDLE_NS, 0, f, &t);
     *wake = fmax(t - ALONE_NS * 1e-9 - dispatch, 0.0);
     f->median = *wake;
     return st;
@@ -527,11 +525,22 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     }
     /* the first launch of a running system's job (RTM_MODEL_F_IDLE) finds the pool
      * asleep: cw and what a launch takes more after IDLE_NS */
-    double idle = 0, warm = 0;
+    double ex[3];
     rtm_calib_fig_t *fi = cfig(c, RTM_CPU_P_cw_idle), *fw = cfig(c, RTM_CPU_P_cw_warm);
-    st = busy_idle_extra(n, &idle, fi, &warm, fw);
+    rtm_calib_fig_t *fl = cfig(c, RTM_CPU_P_cw_idle_log2);
+    st = busy_idle_extra(n, ex, fi, fw, fl);
     if (st != RTM_OK)
         return st;
+    const double idle = ex[0], warm = ex[1];
+    /* and more per doubling of the idle (IDLE_LONG_NS is two): none where it is not */
+    const double slope = (ex[2] - ex[1]) / log2((double)IDLE_LONG_NS / IDLE_NS);
+    b->cpu_have[RTM_CPU_P_cw_idle_log2] = false;
+    if (slope > 0) {
+        cpu_param(b, RTM_CPU_P_cw_idle_log2, slope);
+        fl->median = slope;
+    } else {
+        fl->n = 0; /* not in the record */
+    }
     cpu_param(b, RTM_CPU_P_cw_idle, cw + idle);
     fi->median = b->cpu_param[RTM_CPU_P_cw_idle];
     /* the same with the workers warmed ahead (RTM_MODEL_F_WARM: hard and firm jobs) */
@@ -571,12 +580,14 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
                 "%u launches of n blocks %.4gus each -> cw (wake + join per launch) %.4gus, "
                 "dispatch %.4gns per block (slope of the two longest runs); a launch of 8 "
                 "%dus blocks per thread after %ld ms asleep: %.4gus more -> cw_idle %.4gus; "
-                "the same, its workers warmed %lld us ahead: %.4gus more -> cw_warm %.4gus; "
+                "the same, its workers warmed %lld us ahead: %.4gus more -> cw_warm %.4gus, "
+                "after %ld ms asleep %.4gus more -> cw_idle_log2 %.4gus a doubling (0: no term); "
                 "one %dus block after as long asleep: %.4gus more -> cw_wake",
              n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
              BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
              b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, RTM_SPIN_LEAD_NS_DEFAULT / 1000,
-             warm * 1e6, b->cpu_param[RTM_CPU_P_cw_warm] * 1e6, ALONE_NS / 1000, wake * 1e6);
+             warm * 1e6, b->cpu_param[RTM_CPU_P_cw_warm] * 1e6, (long)(IDLE_LONG_NS / 1000000L),
+             ex[2] * 1e6, slope > 0 ? slope * 1e6 : 0.0, ALONE_NS / 1000, wake * 1e6);
     return RTM_OK;
 }
 

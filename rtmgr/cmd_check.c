@@ -110,11 +110,10 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
         st = rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, RTM_MODEL_F_IDLE, &job, &o, &pred);
     } else if (st == RTM_OK) {
         st = rtm_model_job_make(&k, &job);
+        const uint32_t fl =
+            rtm_manager_cpu_model_flags(&cfg->task[i], rtm_manager_spin_lead(-1), &job);
         if (st == RTM_OK)
-            st = rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model,
-                                       rtm_manager_cpu_model_flags(&cfg->task[i],
-                                                                   rtm_manager_spin_lead(-1)),
-                                       &pred);
+            st = rtm_model_predict_cpu(&job, &cfg->board, 0, cfg->board.cpu_model, fl, &pred);
     }
     if (st != RTM_OK) {
         const rtm_model_time_t *used = rtm_model_used(&pred);

@@ -313,8 +313,11 @@ int64_t rtm_manager_spin_lead(int64_t opt_ns)
     return rtm_os_cpu_count() >= RTM_SPIN_MIN_CPUS ? RTM_SPIN_LEAD_NS_DEFAULT : 0;
 }
 
-uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns)
+uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
+                                     rtm_model_job_t *job)
 {
+    if (job)
+        job->idle_s = (double)tc->period_ns * 1e-9;
     return lead_ns > 0 && rtm_exec_task_spun_for(tc) ? RTM_MODEL_F_WARM : RTM_MODEL_F_IDLE;
 }
 
@@ -324,10 +327,12 @@ uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns)
 static rtm_status_t predict(const rtm_manager_t *m, uint32_t t, uint32_t d,
                             const rtm_model_job_t *mj, rtm_model_pred_t *out)
 {
-    if (d == 0)
-        return rtm_model_predict_cpu(mj, &m->cfg.board, m->pool.n_workers, m->cfg.board.cpu_model,
-                                     rtm_manager_cpu_model_flags(&m->cfg.task[t], m->spin_lead_ns),
-                                     out);
+    if (d == 0) {
+        rtm_model_job_t cj = *mj;
+        const uint32_t fl = rtm_manager_cpu_model_flags(&m->cfg.task[t], m->spin_lead_ns, &cj);
+        return rtm_model_predict_cpu(&cj, &m->cfg.board, m->pool.n_workers,
+                                     m->cfg.board.cpu_model, fl, out);
+    }
     // cppcheck-suppress arrayIndexOutOfBoundsCond
     const rtm_board_dev_t *bd = &m->cfg.board.dev[m->board_dev[d]];
     return rtm_model_predict_dev(mj, bd, bd->model, RTM_MODEL_F_IDLE, out);

@@ -62,8 +62,12 @@ int64_t rtm_manager_spin_lead(int64_t opt_ns);
 /* The model flags of task tc's jobs on the CPU pool under spin lead lead_ns:
  * RTM_MODEL_F_IDLE (a periodic job finds the pool asleep), or RTM_MODEL_F_WARM where the
  * CPU dispatcher warms the pool ahead of the task's releases (rtm_exec_task_spun_for,
- * rtm_pool_warm): its jobs find the workers spinning. Any thread. */
-uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns);
+ * rtm_pool_warm): its jobs find the workers spinning. And the idle they find, into
+ * job->idle_s (job may be NULL): the task's period, the longest the pool sleeps between
+ * two of its jobs when it runs nothing else (other CPU work in between shortens it: the
+ * prediction errs long). Any thread. */
+uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
+                                     rtm_model_job_t *job);
 
 typedef struct rtm_manager rtm_manager_t;
 

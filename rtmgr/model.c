@@ -214,6 +214,12 @@
  *          the dispatcher woke to spin ahead of the release) cw_warm: the same launch
  *          after as long asleep with its workers warmed (session 70, H100 host: +13-18
  *          us over back to back where asleep is +43-66 us);
+ *     idle length: with RTM_MODEL_F_IDLE or F_WARM and the job's idle_s, the first
+ *          launch's cw_idle (cw_warm) + cw_idle_log2 * log2(idle_s / 20 ms), idle_s
+ *          within 1 ms .. 10 s, never below cw, where the profile has cw_idle_log2
+ *          (session 71, H100 host: the warmed launch's extra 10 / 37.6 / 40.9 / 49.9 us
+ *          after 4 / 20 / 40 / 100 ms; the camera task alone 93.4-126.8 us at periods
+ *          of 10-100 ms);
  *     cold: with RTM_MODEL_F_IDLE or F_WARM, min(bytes_dev, 2 * bytes_ws) / cold_rate
  *          where the profile has cold_rate and the working set fits the CPU's `cache`:
  *          the job's data, out of the workers' caches after the pool idled, read and
@@ -245,6 +251,7 @@
  * and clamped to [0, RTM_MODEL_NS_MAX]; the inputs are never written. */
 #include "model.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -324,6 +331,12 @@ static double ceil_pos(double x)
 
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
+
+/* The idle calibration's cw_idle and cw_warm were measured after (calibcpu.c, IDLE_NS),
+ * and the range of a job's idle the model takes (rtm_model_job_t.idle_s), seconds. */
+#define IDLE_CALIB_S 0.02
+#define IDLE_MIN_S 0.001
+#define IDLE_MAX_S 10.0
 
 /* The job's blocks that do work: those of its busy launches where its cost says only
  * the first ones do (launches_busy), else all of them. */
@@ -862,7 +875,15 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     /* after idling, the first launch's wake-up and join: cw_idle, where calibrated; with
      * the workers warmed ahead, cw_warm */
     const int first = w->idle ? RTM_CPU_P_cw_idle : w->warm ? RTM_CPU_P_cw_warm : RTM_CPU_P_cw;
-    const double cw_first = b->cpu_have[first] ? param(&p, first, false) : cw;
+    double cw_first = b->cpu_have[first] ? param(&p, first, false) : cw;
+    /* and more (less) the longer (shorter) the pool idled than calibration's 20 ms */
+    if ((w->idle || w->warm) && j->idle_s > 0.0 && b->cpu_have[RTM_CPU_P_cw_idle_log2]) {
+        const double idle = j->idle_s < IDLE_MIN_S ? IDLE_MIN_S
+                            : j->idle_s > IDLE_MAX_S ? IDLE_MAX_S
+                                                     : j->idle_s;
+        cw_first = max2(cw, cw_first + param(&p, RTM_CPU_P_cw_idle_log2, false) *
+                                           log2(idle / IDLE_CALIB_S));
+    }
     /* after idling, its data out of the workers' caches: read and written once more at
      * cold_rate, where calibrated, while its working set fits the cache */
     double cold = 0.0;

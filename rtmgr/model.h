@@ -38,6 +38,9 @@ typedef struct {
                        * the job polls at the profile's period: rtm_preempt_predict_dev);
                        * 0 = that build (rtm_model_job_make). RTM_E_ARG outside
                        * (RTM_BOARD_POLL_COST_MIN, RTM_BOARD_POLL_COST_MAX) */
+    double idle_s;    /* CPU pool, extended model, with RTM_MODEL_F_IDLE or F_WARM: how
+                       * long the pool idles before the job (seconds; 0 = calibration's
+                       * 20 ms): its first launch costs cw_idle_log2 per doubling more */
     bool no_clear;    /* devices, extended model: the job's run clears no block control
                        * before its inputs (a job nothing aborts: rtm_kexec_clears), so
                        * its input span is the calibrated one less ws_clear; false =
