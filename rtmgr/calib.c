@@ -735,6 +735,29 @@ static bool sect_head(const line_t *l, char *name, size_t cap)
     return end < l->len && l->p[end] == ':' && (end + 1 == l->len || l->p[end + 1] == ' ');
 }
 
+/* One section of a record (the CPU pool's or a device's): its keys and units, this run's
+ * figures, the profile's values. */
+typedef struct {
+    const char *name;
+    const char *const *keys;
+    const rtm_unit_t *units;
+    int n;                       /* parameters */
+    const rtm_calib_fig_t *fig;  /* [n] */
+    const rtm_calib_fig_t *kfig; /* [RTM_MAX_KERNELS]: the kernels' r_op */
+    const double *param;         /* [n] */
+    const rtm_board_ktune_t *ktune;
+} sect_t;
+
+/* Section s: -1 the CPU pool, else device s. */
+static sect_t sect_at(const rtm_board_t *b, const rtm_calib_record_t *rec, int s)
+{
+    if (s < 0)
+        return (sect_t){"cpu", cpu_keys, cpu_unit, RTM_CPU_P_COUNT, rec->cpu, rec->cpu_k,
+                        b->cpu_param, b->cpu_ktune};
+    return (sect_t){b->dev[s].name, dev_keys, dev_unit, RTM_DEV_P_COUNT, rec->dev[s],
+                    rec->dev_k[s], b->dev[s].param, b->dev[s].ktune};
+}
+
 /* The section name stands for: -1 the CPU pool, a device's index, INT32_MIN none. */
 static int sect_of(const rtm_board_t *b, const char *name)
 {
@@ -746,33 +769,29 @@ static int sect_of(const rtm_board_t *b, const char *name)
     return INT32_MIN;
 }
 
-/* Whether this run measured anything of section `sect` (-1: the CPU pool). */
-static bool sect_measured(const rtm_calib_record_t *rec, int sect)
+/* Whether this run measured anything of section x. */
+static bool sect_measured(const sect_t *x)
 {
-    const rtm_calib_fig_t *f = sect < 0 ? rec->cpu : rec->dev[sect];
-    const int n = sect < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
-    for (int p = 0; p < n; p++)
-        if (f[p].n)
+    for (int p = 0; p < x->n; p++)
+        if (x->fig[p].n)
             return true;
     return false;
 }
 
-/* Whether this run measured figure `key` ("w", "kernels.sort.r_op") of section `sect`;
- * a key it does not know counts as measured (it is not carried). */
-static bool fig_measured(const rtm_calib_record_t *rec, int sect, const char *key)
+/* Whether this run measured figure `key` ("w", "kernels.sort.r_op") of section x; a key
+ * it does not know counts as measured (it is not carried). */
+static bool fig_measured(const sect_t *x, const char *key)
 {
-    const char *const *keys = sect < 0 ? cpu_keys : dev_keys;
-    const int n = sect < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
-    for (int p = 0; p < n; p++)
-        if (strcmp(keys[p], key) == 0)
-            return (sect < 0 ? rec->cpu[p] : rec->dev[sect][p]).n > 0;
+    for (int p = 0; p < x->n; p++)
+        if (strcmp(x->keys[p], key) == 0)
+            return x->fig[p].n > 0;
     const size_t kl = strlen(key);
     if (kl > 13 && strncmp(key, "kernels.", 8) == 0 && strcmp(key + kl - 5, ".r_op") == 0) {
         char name[64];
         snprintf(name, sizeof(name), "%.*s", (int)(kl - 13), key + 8);
         const rtm_kernel_t *k = rtm_kernel_find(name);
         if (k)
-            return (sect < 0 ? rec->cpu_k : rec->dev_k[sect])[rtm_kernel_index(k)].n > 0;
+            return x->kfig[rtm_kernel_index(k)].n > 0;
     }
     return true;
 }
@@ -789,22 +808,23 @@ static bool line_carried(const rtm_board_t *b, const rtm_calib_record_t *rec, co
     *whole = false;
     if (l->len < 5 || strncmp(l->p, "#   ", 4) != 0 || !word_at(l, 4, w, sizeof(w)))
         return false;
-    const int sect = sect_of(b, note ? w : sect_name);
-    if (sect == INT32_MIN)
+    const int si = sect_of(b, note ? w : sect_name);
+    if (si == INT32_MIN)
         return false;
-    if (!sect_measured(rec, sect)) {
+    const sect_t x = sect_at(b, rec, si);
+    if (!sect_measured(&x)) {
         *whole = true;
         return true;
     }
     if (!note)
-        return !fig_measured(rec, sect, w);
+        return !fig_measured(&x, w);
     /* a kernel's note: the word after "SECT: " or "SECT (...): " */
     const char *colon = memchr(l->p + 4, ':', l->len - 4);
     if (!colon || (size_t)(colon - l->p) + 2 >= l->len ||
         !word_at(l, (size_t)(colon - l->p) + 2, w, sizeof(w)) || !rtm_kernel_find(w))
         return false;
     snprintf(key, sizeof(key), "kernels.%s.r_op", w);
-    return !fig_measured(rec, sect, key);
+    return !fig_measured(&x, key);
 }
 
 /* Reads the base profile at `path` (NULL: none) into br; its record may be absent. */
@@ -874,7 +894,7 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
     uint32_t carried = 0;
     for (int s = -1; s < (int)b->n_devs; s++)
         for (int whole = 0; whole < 2; whole++)
-            carried += base_put(NULL, br, b, rec, s < 0 ? "cpu" : b->dev[s].name, whole, "");
+            carried += base_put(NULL, br, b, rec, sect_at(b, rec, s).name, whole, "");
     const uint32_t notes_carried = base_put(NULL, br, b, rec, "notes", 1, "") +
                                    base_put(NULL, br, b, rec, "notes", 0, "");
     if (carried + notes_carried)
@@ -885,33 +905,26 @@ static void put_record(FILE *f, const rtm_board_t *b, const rtm_calib_record_t *
                 br->made[0] ? br->made : "its head not found");
     char what[160];
     for (int s = -1; s < (int)b->n_devs; s++) {
-        const char *name = s < 0 ? "cpu" : b->dev[s].name;
-        if (!sect_measured(rec, s)) {
-            if (base_put(NULL, br, b, rec, name, 1, "")) {
-                fprintf(f, "# %s: (the base profile's)\n", name);
-                base_put(f, br, b, rec, name, 1, "");
+        const sect_t x = sect_at(b, rec, s);
+        if (!sect_measured(&x)) {
+            if (base_put(NULL, br, b, rec, x.name, 1, "")) {
+                fprintf(f, "# %s: (the base profile's)\n", x.name);
+                base_put(f, br, b, rec, x.name, 1, "");
             }
             continue;
         }
-        fprintf(f, "# %s:\n", name);
-        const int np = s < 0 ? RTM_CPU_P_COUNT : RTM_DEV_P_COUNT;
-        for (int p = 0; p < np; p++) {
+        fprintf(f, "# %s:\n", x.name);
+        for (int p = 0; p < x.n; p++) {
             const char *u;
             double sc;
-            unit_of(s < 0 ? cpu_unit[p] : dev_unit[p], &u, &sc);
-            if (s < 0)
-                put_fig(f, cpu_keys[p], &rec->cpu[p], b->cpu_param[p], u, sc);
-            else
-                put_fig(f, dev_keys[p], &rec->dev[s][p], b->dev[s].param[p], u, sc);
+            unit_of(x.units[p], &u, &sc);
+            put_fig(f, x.keys[p], &x.fig[p], x.param[p], u, sc);
         }
         for (uint32_t k = 0; k < rtm_kernel_count(); k++) {
             snprintf(what, sizeof(what), "kernels.%s.r_op", rtm_kernel_at(k)->name);
-            if (s < 0)
-                put_fig(f, what, &rec->cpu_k[k], b->cpu_ktune[k].r_op, "ns", 1e9);
-            else
-                put_fig(f, what, &rec->dev_k[s][k], b->dev[s].ktune[k].r_op, "ns", 1e9);
+            put_fig(f, what, &x.kfig[k], x.ktune[k].r_op, "ns", 1e9);
         }
-        base_put(f, br, b, rec, name, 0, BASE_MARK);
+        base_put(f, br, b, rec, x.name, 0, BASE_MARK);
     }
     if (rec->notes_len) {
         fprintf(f, "# notes:\n");

@@ -329,23 +329,6 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
     return true;
 }
 
-/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
- * after one warm-up. */
-static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
-{
-    rtm_kinst_t k;
-    rtm_status_t st = rtm_poolkern_make(&k, blocks, launches, 0);
-    double samp[REPS + 1];
-    for (int r = 0; r <= REPS && st == RTM_OK; r++)
-        st = rtm_calib_pool_time(&cal_pool, &k, &samp[r]);
-    if (st != RTM_OK)
-        return st;
-    rtm_calib_fig_t f;
-    *t = rtm_calib_summary(samp + 1, REPS, &f);
-    *spread = fmax(*spread, f.spread);
-    return RTM_OK;
-}
-
 /* What each block of the idle wake-up's launch spins on the host clock: a launch long
  * enough that every worker joins it, whatever its wake-up costs (no-op blocks all go to
  * the awake caller). */
@@ -381,6 +364,20 @@ static rtm_status_t b2b_runs(const rtm_kinst_t *k, rtm_calib_fig_t *f, double *t
         st = rtm_calib_pool_time(&cal_pool, k, &samp[r]);
     if (st == RTM_OK)
         *t = rtm_calib_summary(samp + 1, REPS, f);
+    return st;
+}
+
+/* Times one no-op job of `launches` launches of `blocks` blocks: the median of REPS
+ * after one warm-up. */
+static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, double *spread)
+{
+    rtm_kinst_t k;
+    rtm_calib_fig_t f;
+    rtm_status_t st = rtm_poolkern_make(&k, blocks, launches, 0);
+    if (st == RTM_OK)
+        st = b2b_runs(&k, &f, t);
+    if (st == RTM_OK)
+        *spread = fmax(*spread, f.spread);
     return st;
 }
 
