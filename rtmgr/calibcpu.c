@@ -334,8 +334,9 @@ bool rtm_calib_pool_fit(const double *per, const double *t, uint32_t n, double t
  * the awake caller). */
 #define BUSY_NS 5000
 
-/* How long the pool sleeps before each run of the idle wake-up figure (cw_idle). */
-#define IDLE_NS 20000000L
+/* How long the pool sleeps before each run of the idle wake-up figures (cw_idle, cw_warm,
+ * cw_wake, cold_rate): the model's reference idle. */
+#define IDLE_NS RTM_MODEL_IDLE_NS
 
 /* The median of `reps` (at most 2 x REPS) runs of k, each after the pool slept idle_ns,
  * as the running system's periodic jobs find it; with warm_ns > 0 the caller spins the
@@ -381,50 +382,6 @@ static rtm_status_t noop_time(uint32_t blocks, uint32_t launches, double *t, dou
     return st;
 }
 
-/* The cold-data probe's buffer: half the workers' private caches together (what a hot
- * job keeps there), at most COLD_BYTES_MAX (the camera frame's 4 MB read and written). */
-#define COLD_BYTES_MAX (4.0 * MIB)
-
-/* The rate at which a job that finds the pool idle re-reads its data (cold_rate): a launch
- * of 8 busy blocks per thread that then read and write their slice of the probe's buffer,
- * and the same launch without it, each back to back and after idling with the workers
- * warmed ahead (the executive's spin), 2 x REPS runs each after idling; the data's extra
- * after idling over the data-less launch's extra, per byte of the data's traffic (read
- * and written). *bytes: that traffic; *extra: its extra time (0: none measured). */
-static rtm_status_t cold_probe(const cal_t *c, uint32_t n, double *bytes, double *extra,
-                               rtm_calib_fig_t *f)
-{
-    const double buf = c->cpu_knee > 0 && c->cpu_knee / 2 < COLD_BYTES_MAX ? c->cpu_knee / 2
-                                                                           : COLD_BYTES_MAX;
-    rtm_kinst_t kd, k0;
-    rtm_status_t st = rtm_poolkern_make_data(&kd, 8 * n, 1, BUSY_NS, (uint32_t)(buf / (8 * n)));
-    if (st == RTM_OK)
-        st = rtm_poolkern_make(&k0, 8 * n, 1, BUSY_NS);
-    if (st != RTM_OK)
-        return st;
-    const size_t need = rtm_kinst_bytes(&kd);
-    void *mem = aligned_alloc(64, (need + 63) / 64 * 64);
-    if (!mem)
-        return RTM_E_NOMEM;
-    if (rtm_kinst_bind(&kd, mem, (need + 63) / 64 * 64) == 0)
-        st = RTM_E_NOMEM;
-    memset(mem, 0, need);
-    double hd = 0, h0 = 0, id = 0, i0 = 0;
-    rtm_calib_fig_t fh, f0;
-    if (st == RTM_OK)
-        st = b2b_runs(&kd, &fh, &hd);
-    if (st == RTM_OK)
-        st = b2b_runs(&k0, &fh, &h0);
-    if (st == RTM_OK)
-        st = idle_runs(&kd, 2 * REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, f, &id);
-    if (st == RTM_OK)
-        st = idle_runs(&k0, 2 * REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, &f0, &i0);
-    free(mem);
-    *bytes = 2.0 * (double)need;
-    *extra = fmax((id - hd) - (i0 - h0), 0.0);
-    return st;
-}
-
 /* The longer idle of the idle-length figure (cw_idle_log2): two doublings of IDLE_NS. */
 #define IDLE_LONG_NS (4 * IDLE_NS)
 
@@ -450,6 +407,44 @@ static rtm_status_t busy_idle_extra(uint32_t n, double extra[3], rtm_calib_fig_t
         st = idle_runs(&k, REPS, IDLE_LONG_NS, RTM_SPIN_LEAD_NS_DEFAULT, fl, &t[2]);
     for (int i = 0; i < 3; i++)
         extra[i] = fmax(t[i] - b2b, 0.0);
+    return st;
+}
+
+/* The cold-data probe's buffer: half the workers' private caches together (what a hot
+ * job keeps there), at most COLD_BYTES_MAX (the camera frame's 4 MB read and written). */
+#define COLD_BYTES_MAX (4.0 * MIB)
+
+/* The rate at which a job that finds the pool idle re-reads its data (cold_rate):
+ * busy_idle_extra's launch again, its blocks then reading and writing their slice of the
+ * probe's buffer, back to back and after idling with the workers warmed ahead (2 x REPS
+ * runs); its extra after idling over the data-less launch's (warm_extra), per byte of the
+ * data's traffic (read and written). *bytes: that traffic; *extra: its extra time (0:
+ * none measured). */
+static rtm_status_t cold_probe(const cal_t *c, uint32_t n, double warm_extra, double *bytes,
+                               double *extra, rtm_calib_fig_t *f)
+{
+    const double buf = c->cpu_knee > 0 && c->cpu_knee / 2 < COLD_BYTES_MAX ? c->cpu_knee / 2
+                                                                           : COLD_BYTES_MAX;
+    rtm_kinst_t k;
+    rtm_status_t st = rtm_poolkern_make_data(&k, 8 * n, 1, BUSY_NS, (uint32_t)(buf / (8 * n)));
+    if (st != RTM_OK)
+        return st;
+    const size_t need = rtm_kinst_bytes(&k), size = (need + 63) / 64 * 64;
+    void *mem = aligned_alloc(64, size);
+    if (!mem)
+        return RTM_E_NOMEM;
+    memset(mem, 0, size);
+    double hot = 0, idle = 0;
+    rtm_calib_fig_t fh;
+    if (rtm_kinst_bind(&k, mem, size) == 0)
+        st = RTM_E_NOMEM;
+    if (st == RTM_OK)
+        st = b2b_runs(&k, &fh, &hot);
+    if (st == RTM_OK)
+        st = idle_runs(&k, 2 * REPS, IDLE_NS, RTM_SPIN_LEAD_NS_DEFAULT, f, &idle);
+    free(mem);
+    *bytes = 2.0 * (double)need;
+    *extra = fmax(idle - hot - warm_extra, 0.0);
     return st;
 }
 
@@ -552,7 +547,7 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     /* the data of a job after idling, out of the workers' caches (RTM_MODEL_F_IDLE, _WARM) */
     double cold_bytes = 0, cold = 0;
     rtm_calib_fig_t *fc = cfig(c, RTM_CPU_P_cold_rate);
-    st = cold_probe(c, n, &cold_bytes, &cold, fc);
+    st = cold_probe(c, n, warm, &cold_bytes, &cold, fc);
     if (st != RTM_OK)
         return st;
     b->cpu_have[RTM_CPU_P_cold_rate] = false; /* none measured: no term */
@@ -565,7 +560,7 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     cal_note(c, "cpu: cold data: a launch of 8 %dus blocks per thread reading and writing %.4gMiB "
                 "(%.4gMiB of traffic) after %ld ms asleep, its workers warmed: %.4gus more than "
                 "the same launch without the data takes more -> cold_rate %.4gGB/s (0: no term)",
-             BUSY_NS / 1000, cold_bytes / 2 / MIB, cold_bytes / MIB, IDLE_NS / 1000000L,
+             BUSY_NS / 1000, cold_bytes / 2 / MIB, cold_bytes / MIB, (long)(IDLE_NS / 1000000L),
              cold * 1e6, cold > 0 ? b->cpu_param[RTM_CPU_P_cold_rate] * 1e-9 : 0.0);
     char runs[256];
     size_t used = 0;
@@ -581,7 +576,7 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
                 "after %ld ms asleep %.4gus more -> cw_idle_log2 %.4gus a doubling (0: no term); "
                 "one %dus block after as long asleep: %.4gus more -> cw_wake",
              n, runs, MULTI_LAUNCHES, multi / MULTI_LAUNCHES * 1e6, cw * 1e6, disp * 1e9,
-             BUSY_NS / 1000, IDLE_NS / 1000000L, idle * 1e6,
+             BUSY_NS / 1000, (long)(IDLE_NS / 1000000L), idle * 1e6,
              b->cpu_param[RTM_CPU_P_cw_idle] * 1e6, RTM_SPIN_LEAD_NS_DEFAULT / 1000,
              warm * 1e6, b->cpu_param[RTM_CPU_P_cw_warm] * 1e6, (long)(IDLE_LONG_NS / 1000000L),
              ex[2] * 1e6, slope > 0 ? slope * 1e6 : 0.0, ALONE_NS / 1000, wake * 1e6);

@@ -1213,7 +1213,7 @@ static rtm_status_t dev_kexec(devcal_t *x, rtm_calib_inst_t *in, rtm_kexec_t *ex
  * CPU pool's cw_idle), IDLE_REPS times, less the job alone's back to back (medians). The
  * running system's periodic jobs find the device idle: on the H100 its log put their
  * inputs 22-84 us and outputs 10-25 us over the back-to-back model (session 35). */
-#define IDLE_S 20e-3
+#define IDLE_S (RTM_MODEL_IDLE_NS * 1e-9)
 #define IDLE_REPS 9
 #define BUSY_S 300e-6
 static rtm_status_t dev_phase_gap(devcal_t *x)

@@ -332,9 +332,7 @@ static double ceil_pos(double x)
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
 
-/* The idle calibration's cw_idle and cw_warm were measured after (calibcpu.c, IDLE_NS),
- * and the range of a job's idle the model takes (rtm_model_job_t.idle_s), seconds. */
-#define IDLE_CALIB_S 0.02
+/* The range of a job's idle the model takes (rtm_model_job_t.idle_s), seconds. */
 #define IDLE_MIN_S 0.001
 #define IDLE_MAX_S 10.0
 
@@ -877,17 +875,18 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const int first = w->idle ? RTM_CPU_P_cw_idle : w->warm ? RTM_CPU_P_cw_warm : RTM_CPU_P_cw;
     double cw_first = b->cpu_have[first] ? param(&p, first, false) : cw;
     /* and more (less) the longer (shorter) the pool idled than calibration's 20 ms */
-    if ((w->idle || w->warm) && j->idle_s > 0.0 && b->cpu_have[RTM_CPU_P_cw_idle_log2]) {
+    const bool after_idle = w->idle || w->warm;
+    if (after_idle && j->idle_s > 0.0 && b->cpu_have[RTM_CPU_P_cw_idle_log2]) {
         const double idle = j->idle_s < IDLE_MIN_S ? IDLE_MIN_S
                             : j->idle_s > IDLE_MAX_S ? IDLE_MAX_S
                                                      : j->idle_s;
         cw_first = max2(cw, cw_first + param(&p, RTM_CPU_P_cw_idle_log2, false) *
-                                           log2(idle / IDLE_CALIB_S));
+                                           log2(idle / (RTM_MODEL_IDLE_NS * 1e-9)));
     }
     /* after idling, its data out of the workers' caches: read and written once more at
      * cold_rate, where calibrated, while its working set fits the cache */
     double cold = 0.0;
-    if ((w->idle || w->warm) && b->cpu_have[RTM_CPU_P_cold_rate] && w->bytes_dev > 0.0 &&
+    if (after_idle && b->cpu_have[RTM_CPU_P_cold_rate] && w->bytes_dev > 0.0 &&
         !(b->cpu_have[RTM_CPU_P_cache] && c->bytes_ws > param(&p, RTM_CPU_P_cache, false)))
         cold = min2(w->bytes_dev, 2.0 * c->bytes_ws) / param(&p, RTM_CPU_P_cold_rate, true);
     double kernel = tf + max2(per_thread_busy * t_block, mem) + w->bytes_dev * rb +

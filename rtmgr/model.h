@@ -74,6 +74,11 @@ enum {
     RTM_MODEL_F_WARM = 1u << 4,
 };
 
+/* How long the device or pool idles before calibration measures its idle terms (ws_idle,
+ * wr_idle, cw_idle, cw_warm; cw_idle_log2 counts doublings from it): the extended model
+ * prices a job's idle against it (rtm_model_job_t.idle_s). */
+#define RTM_MODEL_IDLE_NS 20000000LL
+
 /* The host's lead over device `dev` at the first kernel launch of a job with
  * `bytes_in` bytes of inputs, in seconds (model.c, host_lead): how much sooner the
  * extended model ends a job whose launches the host paces than the same launches run

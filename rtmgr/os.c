@@ -26,20 +26,18 @@ static atomic_int latency_refused; /* errno of a refused /dev/cpu_dma_latency re
 static int latency_fd = -1;        /* the held PM QoS request (init/shutdown only) */
 static int32_t latency_us = -1;
 
-int64_t rtm_os_now_ns(void)
+/* Clock `id` in nanoseconds; 0 where it cannot be read. */
+static int64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-int64_t rtm_os_cpu_time_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    if (clock_gettime(id, &ts) != 0)
         return 0;
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+int64_t rtm_os_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+int64_t rtm_os_cpu_time_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
 
 static struct timespec to_ts(int64_t t_ns)
 {
@@ -304,13 +302,12 @@ bool rtm_os_cpu_name(char *buf, size_t len)
     static const char *const keys[] = {"model name", "Hardware", "CPU part"};
     char line[512], found[3][256] = {"", "", ""};
     while (fgets(line, sizeof(line), f)) {
-        for (int k = 0; k < 3; k++) {
+        const char *colon = strchr(line, ':');
+        for (int k = 0; colon && k < 3; k++) {
             const size_t kl = strlen(keys[k]);
-            const char *colon = strchr(line, ':');
-            if (found[k][0] || strncmp(line, keys[k], kl) != 0 || !colon ||
-                strspn(line + kl, " \t") != (size_t)(colon - line) - kl)
-                continue;
-            snprintf(found[k], sizeof(found[k]), "%s", colon + 1);
+            if (!found[k][0] && strncmp(line, keys[k], kl) == 0 &&
+                strspn(line + kl, " \t") == (size_t)(colon - line) - kl)
+                snprintf(found[k], sizeof(found[k]), "%s", colon + 1);
         }
     }
     fclose(f);

@@ -97,17 +97,6 @@ static void fill_exec_task(rtm_exec_task_t *et, tk_t *t, int64_t pred_cpu, int64
     et->predict_ns[1] = pred_gpu;
 }
 
-/* Two tasks: t[0] hard, every 20 ms, only on the OpenCL device; t[1] soft, every 7 ms
- * from 3 ms, only on the CPU. */
-static void hard_gpu_soft_cpu(tk_t t[2], rtm_exec_task_t et[2])
-{
-    make_task(&t[0], "hard-gpu", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
-    make_task(&t[1], "soft-cpu", 64, 7, 7, 3, RTM_CRIT_SOFT, RTM_PLACE_CPU, false);
-    fill_exec_task(&et[0], &t[0], -1, 1 * MS);
-    fill_exec_task(&et[1], &t[1], 1 * MS, -1);
-    et[1].kx[1] = NULL;
-    et[1].inst[1] = NULL;
-}
 
 /* The device's result of t equals its CPU twin's. */
 static void assert_twin_equal(tk_t *t)
@@ -353,6 +342,25 @@ static void exec_run(const rtm_exec_params_t *p, const rtm_exec_dev_t d[2],
     rtm_exec_t *x = exec_start(p, d, et, n);
     rtm_os_sleep_until(rtm_os_now_ns() + ms * MS);
     exec_end(x, st);
+}
+
+/* Two tasks run 300 ms under p on devices(), the device's wake `wake` (NULL: none): t[0]
+ * hard, every 20 ms, only on the OpenCL device; t[1] of criticality cpu_crit, every 7 ms
+ * from 3 ms, only on the CPU. The tasks stay in t. */
+static void run_pair(tk_t t[2], rtm_crit_t cpu_crit, const rtm_exec_params_t *p, rtm_wake_t *wake,
+                     rtm_exec_stats_t *st)
+{
+    make_task(&t[0], "hard-gpu", 64, 20, 20, 0, RTM_CRIT_HARD, RTM_PLACE_GPU, false);
+    make_task(&t[1], "cpu-only", 64, 7, 7, 3, cpu_crit, RTM_PLACE_CPU, false);
+    rtm_exec_task_t et[2];
+    fill_exec_task(&et[0], &t[0], -1, 1 * MS);
+    fill_exec_task(&et[1], &t[1], 1 * MS, -1);
+    et[1].kx[1] = NULL;
+    et[1].inst[1] = NULL;
+    rtm_exec_dev_t d[2];
+    devices(d);
+    d[1].wake = wake;
+    exec_run(p, d, et, 2, 300, st);
 }
 
 /* Runs one task (exec_start_one, no input) for 300 ms. */
@@ -685,15 +693,10 @@ static void test_wakes(void **state)
     assert_int_equal(rtm_wake_init(&w, &ocl), RTM_OK);
     for (int with = 1; with >= 0; with--) {
         static tk_t t[2];
-        rtm_exec_task_t et[2];
-        hard_gpu_soft_cpu(t, et);
-        rtm_exec_dev_t d[2];
-        devices(d);
-        d[1].wake = &w;
         rtm_exec_params_t p = test_params();
         p.wake_lead_ns = with ? 2 * MS : 0;
         static rtm_exec_stats_t st;
-        exec_run(&p, d, et, 2, 300, &st);
+        run_pair(t, RTM_CRIT_SOFT, &p, &w, &st);
         uint32_t ran = 0;
         for (uint32_t i = 0; i < n_recs; i++)
             ran += recs[i].ran && recs[i].device == 1;
@@ -760,14 +763,10 @@ static void test_spin_ahead(void **state)
     (void)state;
     for (int with = 1; with >= 0; with--) {
         static tk_t t[2];
-        rtm_exec_task_t et[2];
-        hard_gpu_soft_cpu(t, et);
-        rtm_exec_dev_t d[2];
-        devices(d);
         rtm_exec_params_t p = test_params();
         p.spin_lead_ns = with ? 500000 : 0;
         static rtm_exec_stats_t st;
-        exec_run(&p, d, et, 2, 300, &st);
+        run_pair(t, RTM_CRIT_SOFT, &p, NULL, &st);
         printf("spin lead %s: %llu hard releases; device spun %llu times (kicked %llu), CPU "
                "%llu\n", with ? "0.5 ms" : "none", (unsigned long long)st.task[0].released,
                (unsigned long long)st.dev_spins[1], (unsigned long long)st.dev_spin_kicks[1],
@@ -796,17 +795,12 @@ static void test_spin_warms_pool(void **state)
     static rtm_pool_t pool;
     assert_int_equal(rtm_pool_start(&pool, 2, 0, NULL), RTM_OK);
     static tk_t t[2];
-    rtm_exec_task_t et[2];
-    hard_gpu_soft_cpu(t, et);
-    t[1].cfg.crit = RTM_CRIT_FIRM;
-    assert_true(rtm_exec_task_spun_for(&t[1].cfg) && rtm_exec_task_spun_for(&t[0].cfg));
-    rtm_exec_dev_t d[2];
-    devices(d);
     rtm_exec_params_t p = test_params();
     p.spin_lead_ns = 500000;
     p.pool = &pool;
     static rtm_exec_stats_t st;
-    exec_run(&p, d, et, 2, 300, &st);
+    run_pair(t, RTM_CRIT_FIRM, &p, NULL, &st);
+    assert_true(rtm_exec_task_spun_for(&t[1].cfg) && rtm_exec_task_spun_for(&t[0].cfg));
     printf("firm on the CPU: %llu releases; CPU spun %llu times (kicked %llu), pool warmed "
            "%llu times\n", (unsigned long long)st.task[1].released,
            (unsigned long long)st.dev_spins[0], (unsigned long long)st.dev_spin_kicks[0],

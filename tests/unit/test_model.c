@@ -985,6 +985,13 @@ static rtm_model_pred_t cpu_pred(const rtm_model_job_t *j, const rtm_board_t *b,
     return p;
 }
 
+/* The paper's eq. 1 as published: the flags that move the extended CPU model leave it. */
+static void assert_paper_unmoved(const rtm_model_job_t *j, const rtm_board_t *b, unsigned flags)
+{
+    assert_int_equal(cpu_pred(j, b, RTM_MODEL_PAPER, flags).paper.total_ns,
+                     cpu_pred(j, b, RTM_MODEL_PAPER, 0).paper.total_ns);
+}
+
 /* A job that finds the pool asleep (RTM_MODEL_F_IDLE: the running system's periodic
  * jobs) pays cw_idle for its first launch's wake-up and join, where the profile has it:
  * on the H100 host the running system's 0.1 ms CPU jobs (camera, cpa) took 1.4-1.9x the
@@ -1007,9 +1014,7 @@ static void test_cpu_extended_idle(void **state)
     /* only the first launch: 3 launches pay 65 + 2 x 5 us */
     j.cost.launches = 3;
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2275000);
-    /* the paper's eq. 1 keeps its cw */
-    assert_int_equal(cpu_pred(&j, &b, RTM_MODEL_PAPER, RTM_MODEL_F_IDLE).paper.total_ns,
-                     cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
+    assert_paper_unmoved(&j, &b, RTM_MODEL_F_IDLE);
 }
 
 /* The CPU board and job of the idle tests, with cw_idle 65 us. */
@@ -1041,9 +1046,7 @@ static void test_cpu_extended_warm(void **state)
     /* only the first launch: 3 launches pay 20 + 2 x 5 us */
     j.cost.launches = 3;
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_WARM).ext.kernel_ns, 2230000);
-    /* the paper's eq. 1 keeps its cw */
-    assert_int_equal(cpu_pred(&j, &b, RTM_MODEL_PAPER, RTM_MODEL_F_WARM).paper.total_ns,
-                     cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
+    assert_paper_unmoved(&j, &b, RTM_MODEL_F_WARM);
 }
 
 /* Bug (session 71): calibration prices a job's first launch after 20 ms of idle, but on
@@ -1080,9 +1083,7 @@ static void test_cpu_extended_idle_length(void **state)
     j.idle_s = 3600.0;
     const double past = 8e-6 * log2(10.0 / 0.02);
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_IDLE).ext.kernel_ns, 2265000 + past * 1e9);
-    /* the paper's eq. 1 as published */
-    assert_int_equal(cpu_pred(&j, &b, RTM_MODEL_PAPER, RTM_MODEL_F_IDLE).paper.total_ns,
-                     cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
+    assert_paper_unmoved(&j, &b, RTM_MODEL_F_IDLE);
 }
 
 /* Bug (session 71): on the H100 host the camera task (threshold, 1920 x 1080: 4 MB read
@@ -1117,9 +1118,7 @@ static void test_cpu_extended_cold(void **state)
     /* past the cache: nothing more */
     cpu_set(&b, RTM_CPU_P_cache, 4e6);
     assert_ns(cpu_pred(&j, &b, ext, RTM_MODEL_F_WARM).ext.kernel_ns, hot + 15000);
-    /* the paper's eq. 1 as published */
-    assert_int_equal(cpu_pred(&j, &b, RTM_MODEL_PAPER, RTM_MODEL_F_IDLE).paper.total_ns,
-                     cpu_pred(&j, &b, RTM_MODEL_PAPER, 0).paper.total_ns);
+    assert_paper_unmoved(&j, &b, RTM_MODEL_F_IDLE);
 }
 
 /* After idling, a one-launch job whose blocks the caller runs before its workers wake
