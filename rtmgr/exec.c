@@ -185,6 +185,14 @@ bool rtm_exec_task_abortable(const rtm_task_cfg_t *cfg)
 
 bool rtm_exec_task_spun_for(const rtm_task_cfg_t *cfg) { return cfg->crit != RTM_CRIT_SOFT; }
 
+int64_t rtm_exec_task_lead(const rtm_task_cfg_t *cfg, int64_t lead_ns)
+{
+    if (lead_ns <= 0 || !rtm_exec_task_spun_for(cfg))
+        return 0;
+    const int64_t cap = cfg->period_ns / RTM_SPIN_PERIOD_DIV;
+    return lead_ns < cap ? lead_ns : cap;
+}
+
 /* Two instances whose blocks mean the same: same kernel, sizes, tuning and plan. */
 static bool same_plan(const rtm_kinst_t *a, const rtm_kinst_t *b)
 {
@@ -1259,30 +1267,35 @@ static bool begin_behind(devrt_t *r, uint32_t task)
     return slot >= 0;
 }
 
-/* The next release of a task spun for (rtm_exec_task_spun_for) that may run on r's
- * device (INT64_MAX: none; under x->mu). */
-static int64_t next_spun(const rtm_exec_t *x, const devrt_t *r)
+/* The next release of a task spun for (rtm_exec_task_spun_for) that may run on r's device,
+ * the one whose spin starts first (its release less its lead, rtm_exec_task_lead), and
+ * that lead into *lead (INT64_MAX: none; under x->mu). */
+static int64_t next_spun(const rtm_exec_t *x, const devrt_t *r, int64_t *lead)
 {
-    int64_t next = INT64_MAX;
-    for (uint32_t t = 0; t < x->n_tasks; t++)
-        if (rtm_exec_task_spun_for(x->task[t].cfg) && x->task[t].predict_ns[r->index] >= 0 &&
-            x->next_release[t] < next)
+    int64_t next = INT64_MAX, start = INT64_MAX;
+    for (uint32_t t = 0; t < x->n_tasks; t++) {
+        const int64_t l = rtm_exec_task_lead(x->task[t].cfg, x->p.spin_lead_ns);
+        if (l > 0 && x->task[t].predict_ns[r->index] >= 0 && x->next_release[t] - l < start) {
+            start = x->next_release[t] - l;
             next = x->next_release[t];
+            *lead = l;
+        }
+    }
     return next;
 }
 
-/* An idle dispatcher waits for a kick. With spin_lead_ns, it sleeps only until that long
+/* An idle dispatcher waits for a kick. With spin_lead_ns, it sleeps only until the lead
  * before the next hard or firm release that may come to it (next_spun), then spins,
  * unlocked, on its kick count until a kick (the job, or anything else to look at) or
- * that long after the release: the release thread's hand-off is then a store the spinning core sees at
+ * the lead after the release: the release thread's hand-off is then a store the spinning core sees at
  * once, not a sleeping thread's wake-up (on the H100 host, 50-80 us of a hard job's
  * 190-230 us response, session 69); the CPU dispatcher's pool workers spin with it
  * (rtm_pool_warm: 20-40 us of a 0.1 ms CPU job's after the pool slept, session 70).
  * Under x->mu (released while spinning). */
 static void idle(rtm_exec_t *x, devrt_t *r)
 {
-    const int64_t lead = x->p.spin_lead_ns;
-    const int64_t due = lead > 0 && !x->stopping ? next_spun(x, r) : INT64_MAX;
+    int64_t lead = 0;
+    const int64_t due = x->p.spin_lead_ns > 0 && !x->stopping ? next_spun(x, r, &lead) : INT64_MAX;
     if (due == INT64_MAX) {
         rtm_os_cond_wait_until(&r->cv, &x->mu, -1);
         return;

@@ -315,8 +315,22 @@ bool rtm_exec_task_spun_for(const rtm_task_cfg_t *cfg);
 
 /* Default spin lead of idle dispatchers ahead of hard and firm releases (the manager's,
  * and calibration's cw_warm), and the CPUs a computer needs for it (with fewer, a
- * spinning dispatcher takes a core the others need). */
-#define RTM_SPIN_LEAD_NS_DEFAULT 100000LL
+ * spinning dispatcher takes a core the others need). 300 us: on the H100 host the pool's
+ * workers, woken 100 us ahead of a launch after 20-40 ms asleep, still cost it 36-47 us
+ * more than back to back, 6-23 us when woken 300 us ahead (their virtual CPUs' wake-up
+ * outlasts 100 us), and the HIL replay's CPU model error fell from 24-26 % to 17-19 %
+ * for 0.08 cores more (session 72, docs/run.md). A build may set another. */
+#ifndef RTM_SPIN_LEAD_NS_DEFAULT
+#define RTM_SPIN_LEAD_NS_DEFAULT 300000LL
+#endif
 #define RTM_SPIN_MIN_CPUS 4
+/* A task's own lead is at most its period / RTM_SPIN_PERIOD_DIV (rtm_exec_task_lead): each
+ * spinning thread then spends at most 2.5 % of its time ahead of that task (the pool's 16
+ * threads ahead of a 4 ms camera task at 300 us: 1.31 cores, at 100 us: 0.50). */
+#define RTM_SPIN_PERIOD_DIV 40
+/* The lead idle dispatchers spin ahead of a release of task cfg under spin lead lead_ns:
+ * lead_ns, at most the task's period / RTM_SPIN_PERIOD_DIV; 0 for a task not spun for
+ * (rtm_exec_task_spun_for) or lead_ns <= 0. Safe anywhere. */
+int64_t rtm_exec_task_lead(const rtm_task_cfg_t *cfg, int64_t lead_ns);
 
 #endif

@@ -318,7 +318,7 @@ uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
 {
     if (job)
         job->idle_s = (double)tc->period_ns * 1e-9;
-    return lead_ns > 0 && rtm_exec_task_spun_for(tc) ? RTM_MODEL_F_WARM : RTM_MODEL_F_IDLE;
+    return rtm_exec_task_lead(tc, lead_ns) > 0 ? RTM_MODEL_F_WARM : RTM_MODEL_F_IDLE;
 }
 
 /* Both models' prediction of model job mj of task t on device d (0: the CPU pool), which

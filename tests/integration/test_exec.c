@@ -814,6 +814,27 @@ static void test_spin_warms_pool(void **state)
     rtm_pool_stop(&pool);
 }
 
+/* A task's spin lead (rtm_exec_task_lead): the option's lead for a hard or firm task, at
+ * most its period / RTM_SPIN_PERIOD_DIV (the pool's threads spin no more than 2.5 % of
+ * their time ahead of one task); none for a soft task or without a lead. */
+static void test_task_lead(void **state)
+{
+    (void)state;
+    rtm_task_cfg_t c;
+    memset(&c, 0, sizeof(c));
+    c.crit = RTM_CRIT_FIRM;
+    c.period_ns = 40 * MS;
+    assert_int_equal(rtm_exec_task_lead(&c, 300000), 300000);
+    assert_int_equal(rtm_exec_task_lead(&c, RTM_SPIN_LEAD_NS_DEFAULT), RTM_SPIN_LEAD_NS_DEFAULT);
+    c.period_ns = 4 * MS; /* a 250 Hz camera: 100 us */
+    assert_int_equal(rtm_exec_task_lead(&c, 300000), 4 * MS / RTM_SPIN_PERIOD_DIV);
+    c.crit = RTM_CRIT_HARD;
+    assert_int_equal(rtm_exec_task_lead(&c, 50000), 50000);
+    assert_int_equal(rtm_exec_task_lead(&c, 0), 0);
+    c.crit = RTM_CRIT_SOFT;
+    assert_int_equal(rtm_exec_task_lead(&c, 300000), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -828,6 +849,7 @@ int main(void)
         cmocka_unit_test(test_asked_ends),
         cmocka_unit_test(test_spin_ahead),
         cmocka_unit_test(test_spin_warms_pool),
+        cmocka_unit_test(test_task_lead),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
