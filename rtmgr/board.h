@@ -73,6 +73,7 @@ typedef enum { RTM_MODEL_PAPER, RTM_MODEL_EXTENDED } rtm_model_kind_t;
     X(cw_idle, "cw_idle", TIME, "a launch's wake-up and join after 20 ms idle (ext.)") \
     X(cw_wake, "cw_wake", TIME, "a launch run by its caller alone after idle: the wake call (ext.)") \
     X(cw_warm, "cw_warm", TIME, "a launch's wake-up and join after idle, its workers warmed ahead (ext.)") \
+    X(warm_lead, "warm_lead", TIME, "how far ahead cw_warm's workers were warmed: the spin lead it holds for (ext.)") \
     X(cw_idle_log2, "cw_idle_log2", TIME, "what cw_idle and cw_warm take more per doubling of the idle past 20 ms (ext.)") \
     X(cold_rate, "cold_rate", RATE, "rate an idle pool's job re-reads its data out of the workers' caches at (ext.)") \
     X(cache, "cache", BYTES, "last-level cache: kernel memory rates apply above it, ext.") \

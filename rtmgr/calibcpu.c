@@ -538,6 +538,7 @@ static rtm_status_t cpu_pool_overheads(cal_t *c, rtm_board_t *b, uint32_t n)
     /* the same with the workers warmed ahead (RTM_MODEL_F_WARM: hard and firm jobs) */
     cpu_param(b, RTM_CPU_P_cw_warm, cw + warm);
     fw->median = b->cpu_param[RTM_CPU_P_cw_warm];
+    cpu_param(b, RTM_CPU_P_warm_lead, (double)RTM_SPIN_LEAD_NS_DEFAULT * 1e-9);
     /* and a launch its caller finishes before the workers wake pays only its wake call */
     double wake = 0;
     st = alone_idle(disp, &wake, cfig(c, RTM_CPU_P_cw_wake));

@@ -313,6 +313,19 @@ int64_t rtm_manager_spin_lead(int64_t opt_ns)
     return rtm_os_cpu_count() >= RTM_SPIN_MIN_CPUS ? RTM_SPIN_LEAD_NS_DEFAULT : 0;
 }
 
+/* The lead of cw_warm's calibration in profiles that do not record it (sessions 70-71). */
+#define WARM_LEAD_BEFORE_NS 100000LL
+
+int64_t rtm_manager_warm_lead_differs(const rtm_board_t *b, int64_t lead_ns)
+{
+    if (lead_ns <= 0 || !b->cpu_have[RTM_CPU_P_cw_warm])
+        return 0;
+    const int64_t cal = b->cpu_have[RTM_CPU_P_warm_lead]
+                            ? (int64_t)llround(b->cpu_param[RTM_CPU_P_warm_lead] * 1e9)
+                            : WARM_LEAD_BEFORE_NS;
+    return llabs(cal - lead_ns) > 1000 ? cal : 0;
+}
+
 uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
                                      rtm_model_job_t *job)
 {
@@ -661,8 +674,16 @@ rtm_status_t rtm_manager_allocate(rtm_manager_t *m)
     }
     if (m->spin_lead_ns > 0 && !m->o.quiet)
         fprintf(stderr, "rtmgr: idle dispatchers, and the CPU pool's workers, spin from %.0f us "
-                        "before a hard or firm release (--spin-lead 0: never)\n",
-                (double)m->spin_lead_ns / 1e3);
+                        "(at most a task's period / %d) before a hard or firm release "
+                        "(--spin-lead 0: never)\n",
+                (double)m->spin_lead_ns / 1e3, RTM_SPIN_PERIOD_DIV);
+    const int64_t cal_lead = rtm_manager_warm_lead_differs(&m->cfg.board, m->spin_lead_ns);
+    if (cal_lead > 0 && !m->o.quiet)
+        fprintf(stderr, "rtmgr: warning: the board profile's cw_warm was measured with the "
+                        "workers warmed %.0f us ahead, this run spins %.0f us ahead: hard and "
+                        "firm tasks' CPU predictions may be off (--spin-lead %.0f, or "
+                        "recalibrate)\n",
+                (double)cal_lead / 1e3, (double)m->spin_lead_ns / 1e3, (double)cal_lead / 1e3);
     m->x = calloc(1, rtm_exec_size());
     if (!m->x)
         return RTM_E_NOMEM;

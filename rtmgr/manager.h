@@ -59,6 +59,11 @@ typedef struct {
 /* The spin lead option opt_ns gives (rtm_manager_opts_t.spin_lead_ns; < 0: the default
  * on this computer). Init only (counts the CPUs). */
 int64_t rtm_manager_spin_lead(int64_t opt_ns);
+/* The spin lead board b's cw_warm was calibrated at (its warm_lead; a profile with cw_warm
+ * and no warm_lead was made before session 72, at 100 us), when a run that spins lead_ns
+ * ahead (> 0) would price its warmed CPU jobs with a cw_warm measured at another lead;
+ * else 0 (no cw_warm, no spin, or the same lead within 1 us). Init only. */
+int64_t rtm_manager_warm_lead_differs(const rtm_board_t *b, int64_t lead_ns);
 /* The model flags of task tc's jobs on the CPU pool under spin lead lead_ns:
  * RTM_MODEL_F_IDLE (a periodic job finds the pool asleep), or RTM_MODEL_F_WARM where the
  * CPU dispatcher warms the pool ahead of the task's releases (rtm_exec_task_spun_for,

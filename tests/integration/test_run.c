@@ -25,6 +25,8 @@
 
 extern char **environ;
 
+#include "rtmgr/board.h"
+#include "rtmgr/exec.h"
 #include "rtmgr/manager.h"
 #include "rtmgr/os.h"
 #include "rtmgr/report.h"
@@ -635,10 +637,37 @@ static void test_phases(void **state)
     rtm_manager_destroy(m);
 }
 
+/* The spin lead the profile's cw_warm holds for (rtm_manager_warm_lead_differs): none to
+ * report without cw_warm or without a spin, or at the lead it was measured at; a profile
+ * with cw_warm and no warm_lead was calibrated at 100 us (sessions 70-71). */
+static void test_warm_lead(void **state)
+{
+    (void)state;
+    static rtm_board_t b;
+    memset(&b, 0, sizeof(b));
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 300000), 0); /* no cw_warm */
+    b.cpu_have[RTM_CPU_P_cw_warm] = true;
+    b.cpu_param[RTM_CPU_P_cw_warm] = 50e-6;
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 300000), 100000);
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 100000), 0);
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 0), 0); /* no spin */
+    b.cpu_have[RTM_CPU_P_warm_lead] = true;
+    b.cpu_param[RTM_CPU_P_warm_lead] = 300e-6;
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 300000), 0);
+    assert_int_equal(rtm_manager_warm_lead_differs(&b, 100000), 300000);
+    /* the committed H100 profile holds for the default lead */
+    static rtm_board_t h;
+    rtm_diag_t diag;
+    assert_int_equal(rtm_board_load(RTM_TEST_SOURCE_DIR "/board/h100.yaml", &h, &diag), RTM_OK);
+    assert_true(h.cpu_have[RTM_CPU_P_cw_warm]);
+    assert_int_equal(rtm_manager_warm_lead_differs(&h, RTM_SPIN_LEAD_NS_DEFAULT), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_warm_lead),
         cmocka_unit_test(test_threads_block_sigterm),
         cmocka_unit_test(test_run_sigterm),
         cmocka_unit_test(test_run_policies),

@@ -124,13 +124,13 @@ static void test_shipped_profile(void **state)
     assert_string_equal(a.name, "pocl-cpu");
     assert_true(a.cores >= 1 && a.threads >= 1);
     assert_true(strlen(a.cpu_measured) >= 10);
-    /* cw_warm, cw_idle_log2 and cold_rate came later (sessions 70, 71): a profile without
-     * them is valid (the model charges a warmed job's first launch cw, as back to back,
-     * any idle as 20 ms, and an idle job's data nothing more) */
+    /* cw_warm, cw_idle_log2, cold_rate and warm_lead came later (sessions 70-72): a
+     * profile without them is valid (the model charges a warmed job's first launch cw, as
+     * back to back, any idle as 20 ms, and an idle job's data nothing more) */
     for (uint32_t p = 0; p < RTM_CPU_P_COUNT; p++)
         assert_true((a.cpu_have[p] && a.cpu_param[p] > 0) ||
                     ((p == RTM_CPU_P_cw_warm || p == RTM_CPU_P_cw_idle_log2 ||
-                      p == RTM_CPU_P_cold_rate) &&
+                      p == RTM_CPU_P_cold_rate || p == RTM_CPU_P_warm_lead) &&
                      !a.cpu_have[p]));
     assert_int_equal(a.n_devs, 1);
     const rtm_board_dev_t *d = &a.dev[0];
