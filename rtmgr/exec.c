@@ -1272,16 +1272,15 @@ static bool begin_behind(devrt_t *r, uint32_t task)
  * that lead into *lead (INT64_MAX: none; under x->mu). */
 static int64_t next_spun(const rtm_exec_t *x, const devrt_t *r, int64_t *lead)
 {
-    int64_t next = INT64_MAX, start = INT64_MAX;
+    int64_t start = INT64_MAX;
     for (uint32_t t = 0; t < x->n_tasks; t++) {
         const int64_t l = rtm_exec_task_lead(x->task[t].cfg, x->p.spin_lead_ns);
         if (l > 0 && x->task[t].predict_ns[r->index] >= 0 && x->next_release[t] - l < start) {
             start = x->next_release[t] - l;
-            next = x->next_release[t];
             *lead = l;
         }
     }
-    return next;
+    return start == INT64_MAX ? INT64_MAX : start + *lead;
 }
 
 /* An idle dispatcher waits for a kick. With spin_lead_ns, it sleeps only until the lead

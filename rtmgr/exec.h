@@ -184,12 +184,13 @@ typedef struct {
     int64_t wake_lead_ns;     /* > 0: the release thread wakes each idle device that has a
                                  wake (rtm_exec_dev_t.wake) this long before a release of a
                                  task that may run there (wake.h); 0: never */
-    int64_t spin_lead_ns;     /* > 0: an idle dispatcher spins from this long before the next
-                                 release of a hard or firm task (rtm_exec_task_spun_for)
-                                 that may run on its device to this
-                                 long after it, instead of sleeping (idle() in exec.c); the
-                                 CPU dispatcher wakes the pool's workers to spin as long
-                                 (rtm_pool_warm); 0: it sleeps until kicked */
+    int64_t spin_lead_ns;     /* > 0: an idle dispatcher spins from this long (at most the
+                                 task's period / RTM_SPIN_PERIOD_DIV: rtm_exec_task_lead)
+                                 before the next release of a hard or firm task that may
+                                 run on its device to as long after it, instead of
+                                 sleeping (idle() in exec.c); the CPU dispatcher wakes the
+                                 pool's workers to spin as long (rtm_pool_warm); 0: it
+                                 sleeps until kicked */
     bool no_callbacks;        /* fault injection (tests): no completion callback is set, as
                                  from a driver that never calls back; dispatchers see their
                                  runs' ends only by asking (ocl_wait) */

@@ -51,7 +51,9 @@ typedef struct {
                                 run there (wake.h; rtm_exec_params_t.wake_lead_ns); 0: never.
                                 Default RTM_WAKE_LEAD_NS_DEFAULT */
     int64_t spin_lead_ns;    /* idle dispatchers (and the CPU pool's workers) spin from this
-                                long before a hard or firm release that may come to them (rtm_exec_params_t.spin_lead_ns); 0:
+                                long (at most the task's period / RTM_SPIN_PERIOD_DIV) before
+                                a hard or firm release that may come to them
+                                (rtm_exec_params_t.spin_lead_ns); 0:
                                 never; < 0 (the default): RTM_SPIN_LEAD_NS_DEFAULT on a
                                 computer of RTM_SPIN_MIN_CPUS or more CPUs, else never */
 } rtm_manager_opts_t;
