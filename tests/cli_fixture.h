@@ -12,7 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "rtmgr/os.h"
+
+/* The environment the test started with, for the processes it spawns. Once the test has
+ * used OpenCL itself, the ICD loader has cut OCL_ICD_FILENAMES at its colons in place
+ * (the H100 machine's "libpocl.so.2:libnvidia-opencl.so.1" became "libpocl.so.2"), and
+ * a child rtmgr given `environ` saw PoCL alone. rtm_os_keep_environ copies it before
+ * main runs. */
+__attribute__((constructor)) static void cli_keep_environ(void) { rtm_os_keep_environ(); }
+static inline char **cli_environ(void) { return rtm_os_initial_environ(); }
 
 /* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1) and removes it. */
 static inline void cli_slurp(const char *path, char *buf, size_t len)
@@ -59,7 +67,7 @@ static inline int cli_run(const char *const *args, const char *tmpdir, char *out
     posix_spawn_file_actions_adddup2(&fa, fo, 1);
     posix_spawn_file_actions_adddup2(&fa, fe, 2);
     pid_t pid;
-    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, cli_environ()), 0);
     posix_spawn_file_actions_destroy(&fa);
     close(fo);
     close(fe);

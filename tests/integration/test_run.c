@@ -23,7 +23,8 @@
 
 #include <cmocka.h>
 
-extern char **environ;
+#include "tests/cli_fixture.h"
+
 
 #include "rtmgr/board.h"
 #include "rtmgr/exec.h"
@@ -485,7 +486,7 @@ static void test_cli_run_status_sigterm(void **state)
     posix_spawn_file_actions_addopen(&fa, 1, outf, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     char *argv[] = {(char *)RTM_TEST_RTMGR, "run", "-c", yaml, "--no-rt", "--status-name", name, NULL};
-    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, cli_environ()), 0);
     posix_spawn_file_actions_destroy(&fa);
     /* wait until the segment says running, then read it from another process */
     static rtm_shmstat_seg_t seg;
@@ -495,8 +496,15 @@ static void test_cli_run_status_sigterm(void **state)
         running = rtm_shmstat_read(name, &seg) == RTM_OK && seg.state == RTM_SHMSTAT_RUNNING &&
                   seg.releases > 10;
     }
-    assert_true(running);
     char cmd[600];
+    if (!running) { /* say why: the child's own output */
+        FILE *of = fopen(outf, "r");
+        for (int c; of && (c = fgetc(of)) != EOF;)
+            putchar(c);
+        if (of)
+            fclose(of);
+    }
+    assert_true(running);
     snprintf(cmd, sizeof(cmd), "%s status --name %s > %s 2>&1", RTM_TEST_RTMGR, name, stf);
     assert_int_equal(system(cmd), 0);
     kill(pid, SIGUSR1);

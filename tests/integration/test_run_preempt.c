@@ -19,7 +19,8 @@
 
 #include <cmocka.h>
 
-extern char **environ;
+#include "tests/cli_fixture.h"
+
 
 /* Copies `from` to `to` with every `key: "…"` line's value emptied (first device found). */
 static void copy_board(const char *from, const char *to)
@@ -101,7 +102,7 @@ static void test_run_preempt_log(void **state)
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     char *argv[] = {(char *)RTM_TEST_RTMGR, "run", "-c", set, "--duration", "3", "--no-rt",
                     "--verify", "--log", logf, NULL};
-    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, environ), 0);
+    assert_int_equal(posix_spawn(&pid, RTM_TEST_RTMGR, &fa, NULL, argv, cli_environ()), 0);
     posix_spawn_file_actions_destroy(&fa);
     int ws = 0;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
