@@ -69,6 +69,11 @@ static const double cal_targets_quick[] = {0.15e-3, 0.8e-3, 4e-3};
 static const rtm_unit_t dev_unit[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_UNIT)};
 static const rtm_unit_t cpu_unit[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_UNIT)};
 #undef P_UNIT
+/* ... and their YAML keys. */
+#define P_KEY(id, key, unit, help) key,
+static const char *const dev_keys[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_KEY)};
+static const char *const cpu_keys[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_KEY)};
+#undef P_KEY
 
 /* ---- shared helpers (calibint.h) --------------------------------------------------- */
 
@@ -291,6 +296,48 @@ void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0)
     }
 }
 
+/* --kernels on a device the base profile had: the figures this run measured again that
+ * the base's other kernels' fits were made against, which it keeps — the waves (units,
+ * resident, cus: any change) and the per-launch terms (kernel_fixed, kernel_next: more
+ * than KEPT_FITS_MOVE apart). Session 73 on the H100 host: ocl0 recalibrated for one
+ * kernel came back with units 8192 -> 4096 and resident 2 -> 1, and its other kernels
+ * validated at 48.5 % where the device recalibrated whole gave 13.1 %. */
+#define KEPT_FITS_MOVE 0.25
+static const int kept_fits_basis[] = {RTM_DEV_P_units, RTM_DEV_P_resident, RTM_DEV_P_cus,
+                                      RTM_DEV_P_kernel_fixed, RTM_DEV_P_kernel_next};
+
+/* Warns (stderr, and a note in the profile) where `bd`'s basis moved from the base
+ * profile's figures `was` / `had` (its section before this run). */
+static void kept_fits_check(cal_t *c, const double was[RTM_DEV_P_COUNT],
+                            const bool had[RTM_DEV_P_COUNT], const rtm_board_dev_t *bd)
+{
+    char moved[400] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < N_OF(kept_fits_basis); k++) {
+        const int p = kept_fits_basis[k];
+        if (!had[p] || !bd->have[p] || !(was[p] > 0))
+            continue;
+        const bool count = dev_unit[p] == RTM_UNIT_COUNT;
+        const double rel = bd->param[p] / was[p] - 1.0;
+        if (count ? bd->param[p] == was[p] : fabs(rel) <= KEPT_FITS_MOVE)
+            continue;
+        char a[32], b[32];
+        rtm_units_format(was[p], dev_unit[p], a, sizeof(a));
+        rtm_units_format(bd->param[p], dev_unit[p], b, sizeof(b));
+        rtm_calib_appendf(moved, sizeof(moved), &used, "%s%s %s -> %s", used ? ", " : "",
+                          dev_keys[p], a, b);
+    }
+    if (!used)
+        return;
+    fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
+                    "profile's (%s), and its kernels not in --kernels keep fits made against "
+                    "the old ones: recalibrate the device whole (--device without --kernels)\n",
+            bd->name, moved);
+    fflush(stderr);
+    cal_note(c, "%s: its own figures moved from the base profile's (%s); its kernels not in "
+                "--kernels keep the base's fits, made against the old ones", bd->name, moved);
+}
+
 /* Rounds to 4 significant digits in the unit the profile will show (ns, us, ms, s;
  * B/s .. GB/s), read back through the units parser: the profile stays readable and
  * loads exactly what calibration kept; the rounding (0.05% at most) is far below any
@@ -446,6 +493,14 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         if (i >= 0 && map[i] < 0)
             map[i] = (int)j;
     }
+    /* with --kernels, the base's figures of each device, for kept_fits_check */
+    const uint32_t base_devs = board->n_devs;
+    static double was[RTM_MAX_DEVICES][RTM_DEV_P_COUNT];
+    static bool had[RTM_MAX_DEVICES][RTM_DEV_P_COUNT];
+    for (uint32_t j = 0; j < base_devs && j < RTM_MAX_DEVICES; j++) {
+        memcpy(was[j], board->dev[j].param, sizeof(was[j]));
+        memcpy(had[j], board->dev[j].have, sizeof(had[j]));
+    }
     /* the GPUs first, the CPU-type devices after them; with both, the CPU-type devices'
      * build-time figures are measured meanwhile on helper threads (bahead_t) */
     uint32_t order[RTM_MAX_DEVICES] = {0}, n_order = 0, n_gpu = 0;
@@ -560,6 +615,9 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         st = lst;
     if (st == RTM_OK)
         round_board(board);
+    for (uint32_t oi = 0; st == RTM_OK && opts->kernels && *opts->kernels && oi < n_order; oi++)
+        if ((uint32_t)map[order[oi]] < base_devs)
+            kept_fits_check(&c, was[map[order[oi]]], had[map[order[oi]]], &board->dev[map[order[oi]]]);
     rec->seconds = rtm_calib_now() - t0;
     cal_note(&c, "CPUs %s while measuring",
              held          ? "held out of deep power states as rtmgr run (/dev/cpu_dma_latency 0)"
@@ -677,10 +735,6 @@ static void unit_of(rtm_unit_t cls, const char **unit, double *scale)
     }
 }
 
-#define P_KEY(id, key, unit, help) key,
-static const char *const dev_keys[RTM_DEV_P_COUNT] = {RTM_DEV_PARAMS(P_KEY)};
-static const char *const cpu_keys[RTM_CPU_P_COUNT] = {RTM_CPU_PARAMS(P_KEY)};
-#undef P_KEY
 
 /* ---- the base profile's record: what this run did not measure ------------------------ */
 

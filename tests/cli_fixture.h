@@ -9,18 +9,37 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "rtmgr/os.h"
 
-/* The environment the test started with, for the processes it spawns. Once the test has
- * used OpenCL itself, the ICD loader has cut OCL_ICD_FILENAMES at its colons in place
- * (the H100 machine's "libpocl.so.2:libnvidia-opencl.so.1" became "libpocl.so.2"), and
- * a child rtmgr given `environ` saw PoCL alone. rtm_os_keep_environ copies it before
- * main runs. */
+extern char **environ;
+
+/* The environment for the processes a test spawns: its own, with what the test has set,
+ * but OCL_ICD_FILENAMES as it was when the test started. Once the test has used OpenCL,
+ * the ICD loader has cut that variable at its colons in place (the H100 machine's
+ * "libpocl.so.2:libnvidia-opencl.so.1" became "libpocl.so.2"), and a child rtmgr given
+ * `environ` saw PoCL alone. rtm_os_keep_environ copies the environment before main. */
 __attribute__((constructor)) static void cli_keep_environ(void) { rtm_os_keep_environ(); }
-static inline char **cli_environ(void) { return rtm_os_initial_environ(); }
+static inline char **cli_environ(void)
+{
+    static const char key[] = "OCL_ICD_FILENAMES=";
+    static char *env[RTM_OS_ENV_MAX + 1];
+    char *icd = NULL;
+    for (char **e = rtm_os_initial_environ(); e && *e; e++)
+        if (strncmp(*e, key, sizeof(key) - 1) == 0)
+            icd = *e;
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (n == RTM_OS_ENV_MAX)
+            return environ;
+        env[n++] = icd && strncmp(*e, key, sizeof(key) - 1) == 0 ? icd : *e;
+    }
+    env[n] = NULL;
+    return env;
+}
 
 /* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1) and removes it. */
 static inline void cli_slurp(const char *path, char *buf, size_t len)
