@@ -735,7 +735,6 @@ static void unit_of(rtm_unit_t cls, const char **unit, double *scale)
     }
 }
 
-
 /* ---- the base profile's record: what this run did not measure ------------------------ */
 
 /* The record of the profile a run started from (-b): the lines of its sections' figures

@@ -25,7 +25,6 @@
 
 #include "tests/cli_fixture.h"
 
-
 #include "rtmgr/board.h"
 #include "rtmgr/exec.h"
 #include "rtmgr/manager.h"

@@ -21,7 +21,6 @@
 
 #include "tests/cli_fixture.h"
 
-
 /* Copies `from` to `to` with every `key: "…"` line's value emptied (first device found). */
 static void copy_board(const char *from, const char *to)
 {
