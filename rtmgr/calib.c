@@ -615,9 +615,11 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         st = lst;
     if (st == RTM_OK)
         round_board(board);
-    for (uint32_t oi = 0; st == RTM_OK && opts->kernels && *opts->kernels && oi < n_order; oi++)
-        if ((uint32_t)map[order[oi]] < base_devs)
-            kept_fits_check(&c, was[map[order[oi]]], had[map[order[oi]]], &board->dev[map[order[oi]]]);
+    for (uint32_t oi = 0; st == RTM_OK && opts->kernels && *opts->kernels && oi < n_order; oi++) {
+        const uint32_t j = (uint32_t)map[order[oi]]; /* its board device */
+        if (j < base_devs)
+            kept_fits_check(&c, was[j], had[j], &board->dev[j]);
+    }
     rec->seconds = rtm_calib_now() - t0;
     cal_note(&c, "CPUs %s while measuring",
              held          ? "held out of deep power states as rtmgr run (/dev/cpu_dma_latency 0)"

@@ -41,14 +41,22 @@ static inline char **cli_environ(void)
     return env;
 }
 
-/* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1) and removes it. */
-static inline void cli_slurp(const char *path, char *buf, size_t len)
+/* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1); returns its
+ * length as read. */
+static inline size_t cli_read(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     const size_t n = fread(buf, 1, len - 1, f);
     buf[n] = '\0';
     fclose(f);
+    return n;
+}
+
+/* The same, and removes the file. */
+static inline void cli_slurp(const char *path, char *buf, size_t len)
+{
+    cli_read(path, buf, len);
     unlink(path);
 }
 

@@ -447,11 +447,7 @@ static void test_cli_run_status_sigterm(void **state)
     /* the PoCL board, but for whatever OpenCL device comes first here */
     char src[8192], bpath[300];
     snprintf(bpath, sizeof(bpath), "%s/board/pocl-cpu.yaml", RTM_TEST_SOURCE_DIR);
-    FILE *bf = fopen(bpath, "r");
-    assert_non_null(bf);
-    const size_t bn = fread(src, 1, sizeof(src) - 1, bf);
-    fclose(bf);
-    src[bn] = '\0';
+    cli_read(bpath, src, sizeof(src));
     /* platform and device names blanked (any matches): the profile's PoCL device is
      * named after the CPU it was calibrated on ("pthread-skylake-avx512-AMD EPYC") */
     static const char pk[] = "platform: \"Portable Computing Language\"";
@@ -461,7 +457,7 @@ static void test_cli_run_status_sigterm(void **state)
     assert_non_null(dev);
     const char *dq = strchr(dev + strlen("device: \""), '"');
     assert_non_null(dq);
-    bf = fopen(board, "w");
+    FILE *bf = fopen(board, "w");
     assert_non_null(bf);
     fprintf(bf, "%.*splatform: \"\"%.*sdevice: \"\"%s", (int)(plat - src), src,
             (int)(dev - (plat + strlen(pk))), plat + strlen(pk), dq + 1);
@@ -496,12 +492,10 @@ static void test_cli_run_status_sigterm(void **state)
                   seg.releases > 10;
     }
     char cmd[600];
+    char buf[16384];
     if (!running) { /* say why: the child's own output */
-        FILE *of = fopen(outf, "r");
-        for (int c; of && (c = fgetc(of)) != EOF;)
-            putchar(c);
-        if (of)
-            fclose(of);
+        cli_read(outf, buf, sizeof(buf));
+        printf("%s", buf);
     }
     assert_true(running);
     snprintf(cmd, sizeof(cmd), "%s status --name %s > %s 2>&1", RTM_TEST_RTMGR, name, stf);
@@ -514,20 +508,11 @@ static void test_cli_run_status_sigterm(void **state)
     assert_true(WIFEXITED(wst));
     assert_int_equal(WEXITSTATUS(wst), 0);
     /* status output names the tasks; the run printed its summary twice (SIGUSR1, end) */
-    char buf[16384];
-    f = fopen(stf, "r");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    cli_read(stf, buf, sizeof(buf));
     printf("%s", buf);
     assert_non_null(strstr(buf, "fast"));
     assert_non_null(strstr(buf, "slow"));
-    f = fopen(outf, "r");
-    assert_non_null(f);
-    n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    cli_read(outf, buf, sizeof(buf));
     assert_non_null(strstr(buf, "SIGTERM: stopping"));
     const char *first = strstr(buf, "resp p50"), *second = first ? strstr(first + 1, "resp p50") : NULL;
     assert_non_null(second);

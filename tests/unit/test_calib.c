@@ -161,11 +161,7 @@ static void test_quick_profile_complete(void **state)
 
     /* the file says how it was made, the outlier rule and every figure's spread */
     char text[1 << 16];
-    FILE *f = fopen(profile, "r");
-    assert_non_null(f);
-    const size_t n = fread(text, 1, sizeof(text) - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    cli_read(profile, text, sizeof(text));
     assert_non_null(strstr(text, "# Made by: rtmgr calibrate -o"));
     assert_non_null(strstr(text, "MAD"));
     assert_non_null(strstr(text, "spread"));
@@ -495,11 +491,7 @@ static void test_kernels_kept_fits(void **state)
     char base[160], path[160];
     snprintf(base, sizeof(base), "%s/moved.yaml", dir);
     snprintf(path, sizeof(path), "%s/kept.yaml", dir);
-    FILE *f = fopen(profile, "r");
-    assert_non_null(f);
-    const size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    cli_read(profile, text, sizeof(text));
     char *devs = strstr(text, "\ndevices:");
     assert_non_null(devs);
     char *u = strstr(devs, "\n      units: ");
@@ -508,7 +500,7 @@ static void test_kernels_kept_fits(void **state)
     while (*end >= '0' && *end <= '9')
         end++;
     assert_true(end > num);
-    f = fopen(base, "w");
+    FILE *f = fopen(base, "w");
     assert_non_null(f);
     fprintf(f, "%.*s999%s", (int)(num - text), text, end);
     fclose(f);
@@ -658,11 +650,7 @@ static void test_stale_driver(void **state)
     uint32_t n = 0;
     assert_int_equal(rtm_ocl_discover(infos, RTM_MAX_DEVICES, &n), RTM_OK);
     char text[1 << 16], edited[1 << 16];
-    FILE *f = fopen(profile, "r");
-    assert_non_null(f);
-    const size_t len = fread(text, 1, sizeof(text) - 1, f);
-    text[len] = '\0';
-    fclose(f);
+    cli_read(profile, text, sizeof(text));
     char line[256];
     snprintf(line, sizeof(line), "driver: \"%s\"", b.dev[0].driver);
     char *at = strstr(text, line);
@@ -671,7 +659,7 @@ static void test_stale_driver(void **state)
              at + strlen(line));
     char path[160];
     snprintf(path, sizeof(path), "%s/stale.yaml", dir);
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(edited, f);
     fclose(f);
@@ -1773,12 +1761,8 @@ static void test_notes_overflow_counted(void **state)
     char path[160];
     snprintf(path, sizeof(path), "%s/notes.yaml", dir);
     assert_int_equal(rtm_calib_save(b, rec, "test", NULL, path), RTM_OK);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
     static char text[RTM_CALIB_NOTES_MAX * 2];
-    const size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    cli_read(path, text, sizeof(text));
     char want[96];
     snprintf(want, sizeof(want), "%u notes dropped", rec->notes_dropped);
     assert_non_null(strstr(text, want));
@@ -1791,11 +1775,7 @@ static void test_notes_overflow_counted(void **state)
 static const char *saved_text(const char *path)
 {
     static char text[RTM_CALIB_NOTES_MAX * 2];
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    const size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    cli_read(path, text, sizeof(text));
     return text;
 }
 
@@ -1908,12 +1888,8 @@ static void test_cpu_device_parts_checked(void **state)
     const char *args[] = {"calibrate", "-o", path, "--no-cpu", "--kernels", "matrix_mul",
                           "--quiet", NULL};
     assert_int_equal(run_rtmgr(args), 0);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
     static char text[1 << 20];
-    const size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    cli_read(path, text, sizeof(text));
     const bool trusted = strstr(text, "matrix_mul: partial jobs trusted") != NULL;
     const bool refused = strstr(text, "matrix_mul: partial jobs not trusted") != NULL;
     assert_false(trusted && refused);
