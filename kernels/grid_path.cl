@@ -16,16 +16,20 @@
  * previous pass changed nothing, both fields already hold the final values, and the
  * block does nothing: once converged, the remaining passes cost only their launch.
  * Work-item lid owns the tile cells lid + j * RTM_WG (consecutive work-items on
- * consecutive columns: coalesced global access, conflict-free local access). Work-item
- * 0 polls the abort flag every 16 sweeps. The decision travels in the sweep word that
- * also says whether the sweep changed anything (gp_word_t): byte 0 is set by any
- * work-item whose cells changed, byte 1 by work-item 0 when its poll saw the flag (a
- * sweep ahead, when it clears the word), and after the sweep's barrier every work-item
- * reads the one word and goes on only while it is "changed, not stopped": all leave the
- * loop together, one sweep after the poll, and the loop reads nothing more than the
- * original kernel's change test. (A poll with its latency hidden, the flag loaded at
- * one poll and tested at the next, cost the same on the H100: session 15. Reading the
- * group's stop word after every sweep cost production 2-3 points: session 34.)
+ * consecutive columns: coalesced global access, conflict-free local access).
+ * Work-item 0 polls the abort flag every 16 sweeps from the 17th on: the first GP_FREE
+ * sweeps (a block does 2.1 on average) run in a loop with no poll code, the rest in a
+ * second loop that polls (the H100, one loop polling at sweeps 16, 32, ...: production
+ * 5.81 %, two loops 5.15 %; docs/preempt.md, "grid_path's unpolled first sweeps"). The
+ * decision travels in the sweep word that also says whether the sweep changed anything
+ * (gp_word_t): byte 0 is set by any work-item whose cells changed, byte 1 by work-item 0
+ * when its poll saw the flag (a sweep ahead, when it clears the word), and after the
+ * sweep's barrier every work-item reads the one word and goes on only while it is
+ * "changed, not stopped": all leave the loop together, one sweep after the poll, and
+ * the loop reads nothing more than the original kernel's change test. (A poll with its
+ * latency hidden, the flag loaded at one poll and tested at the next, cost the same on
+ * the H100: session 15. Reading the group's stop word after every sweep cost production
+ * 2-3 points: session 34.)
  * Build options: RTM_WG (a divisor of 1024). */
 #include "rtm_block.h"
 
@@ -52,6 +56,55 @@ typedef union {
 #define GP_GO 0x01000000u
 #define GP_STOP 0x00010000u
 #endif
+
+/* Sweeps before the first poll (every sweep in the builds without in-loop polls, which
+ * then have the one loop). */
+#if RTM_POLL_EVERY > 0
+#define GP_FREE 16u
+#else
+#define GP_FREE GP_MAXS
+#endif
+/* One sweep over work-item lid's cells of the tile; true when any of them changed. */
+int gp_relax(__local uint cost[GP_HT][GP_HT], const uchar *diag, const uint lid)
+{
+    int ch = 0;
+#pragma unroll
+    for (int j = 0; j < GP_PER; j++) {
+        const uint c = lid + (uint)j * RTM_WG;
+        const int cx = (int)(c % GP_T) + 1, cy = (int)(c / GP_T) + 1;
+        const uint dm = diag[j];
+        if (dm & 16)
+            continue;
+        const uint cur = cost[cy][cx];
+        uint best = cur;
+        best = min(best, cost[cy][cx - 1] + GP_C1);
+        best = min(best, cost[cy][cx + 1] + GP_C1);
+        best = min(best, cost[cy - 1][cx] + GP_C1);
+        best = min(best, cost[cy + 1][cx] + GP_C1);
+        best = min(best, (dm & 1u) ? cost[cy - 1][cx - 1] + GP_C2 : GP_INF);
+        best = min(best, (dm & 2u) ? cost[cy - 1][cx + 1] + GP_C2 : GP_INF);
+        best = min(best, (dm & 4u) ? cost[cy + 1][cx - 1] + GP_C2 : GP_INF);
+        best = min(best, (dm & 8u) ? cost[cy + 1][cx + 1] + GP_C2 : GP_INF);
+        if (best < cur) {
+            cost[cy][cx] = best;
+            ch = 1;
+        }
+    }
+    return ch;
+}
+
+/* Sweep s of the block, in a loop over s: work-item 0 clears the next sweep's word with
+ * `next` in it (a poll's verdict: GP_STOP or 0), every work-item relaxes its cells, and
+ * after the barrier all read the sweep's word and leave the loop together unless it is
+ * GP_GO (changed, not stopped). */
+#define GP_SWEEP(next)                                                              \
+    if (lid == 0)                                                                   \
+        lch[(s + 1) % 3].w = (next);                                                \
+    if (gp_relax(cost, diag, lid))                                                  \
+        lch[s % 3].b[0] = 1;                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+    if (lch[s % 3].w != GP_GO)                                                      \
+    break
 
 __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __global uint *restrict dst,
                         __global const uchar *restrict occ, __global uint *flags,
@@ -125,40 +178,18 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
         }
     }
 
-    /* 3. Relax in place until a sweep changes nothing. */
-    for (uint s = 0; s < (idle ? 0u : GP_MAXS); s++) {
-        const uint f = s % 3; /* word of this sweep; the next one is cleared now */
-        if (lid == 0)
-            lch[(s + 1) % 3].w = ((s & 15u) == 15u && RTM_POLL()) ? GP_STOP : 0u;
-        int ch = 0;
-#pragma unroll
-        for (int j = 0; j < GP_PER; j++) {
-            const uint c = lid + (uint)j * RTM_WG;
-            const int cx = (int)(c % GP_T) + 1, cy = (int)(c / GP_T) + 1;
-            const uint dm = diag[j];
-            if (dm & 16)
-                continue;
-            const uint cur = cost[cy][cx];
-            uint best = cur;
-            best = min(best, cost[cy][cx - 1] + GP_C1);
-            best = min(best, cost[cy][cx + 1] + GP_C1);
-            best = min(best, cost[cy - 1][cx] + GP_C1);
-            best = min(best, cost[cy + 1][cx] + GP_C1);
-            best = min(best, (dm & 1u) ? cost[cy - 1][cx - 1] + GP_C2 : GP_INF);
-            best = min(best, (dm & 2u) ? cost[cy - 1][cx + 1] + GP_C2 : GP_INF);
-            best = min(best, (dm & 4u) ? cost[cy + 1][cx - 1] + GP_C2 : GP_INF);
-            best = min(best, (dm & 8u) ? cost[cy + 1][cx + 1] + GP_C2 : GP_INF);
-            if (best < cur) {
-                cost[cy][cx] = best;
-                ch = 1;
-            }
-        }
-        if (ch)
-            lch[f].b[0] = 1;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lch[f].w != GP_GO)
-            break;
+    /* 3. Relax in place until a sweep changes nothing: the first GP_FREE sweeps (most
+     *    blocks' all) in a loop without poll code, then the polled loop. */
+    uint s = 0;
+    for (; s < (idle ? 0u : GP_FREE); s++) {
+        GP_SWEEP(0u);
     }
+#if RTM_POLL_EVERY > 0
+    if (s == GP_FREE)
+        for (; s < GP_MAXS; s++) {
+            GP_SWEEP(((s & 15u) == 0u && RTM_POLL()) ? GP_STOP : 0u);
+        }
+#endif
 
     /* 4. Tile out; flag the pass when anything changed. */
     if (!idle && !rtm_stop_) {
