@@ -12,7 +12,11 @@
  * writes the tile to dst. The result is the unique fixpoint of the tile given src, so
  * it does not depend on the order of updates inside a sweep (work-items read
  * neighbours that others may be lowering: every value read is a valid upper bound).
- * A block that changed any cell sets flags[pass] = 1. When flags[pass - 1] is 0 the
+ * A block that changed any cell sets flags[pass] = 1: a cell lowered (then its first
+ * sweep changed one) or a blocked cell written as GP_INF over another value in src (seen
+ * as the tile loads), so no work-item keeps its cells' src values in registers (the
+ * H100: the original 3 % faster, every build within 32 registers where the abortable
+ * ones had needed 34; docs/preempt.md). When flags[pass - 1] is 0 the
  * previous pass changed nothing, both fields already hold the final values, and the
  * block does nothing: once converged, the remaining passes cost only their launch.
  * Work-item lid owns the tile cells lid + j * RTM_WG (consecutive work-items on
@@ -128,6 +132,7 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
      *    loads, not two per cell in turn (the H100, 16 384 x 512 cells, 128 passes:
      *    11.86 -> 11.05 ms, and the completed-block array's share 3.5 -> 2.0 %;
      *    docs/preempt.md, "grid_path's tile loads"). */
+    int dirty = 0; /* a blocked cell of the tile whose src is not GP_INF: written as GP_INF */
     if (!idle) {
         uchar ob[GP_LD];
         uint sv[GP_LD];
@@ -149,6 +154,7 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
                 const int hx = (int)(i % GP_HT), hy = (int)(i / GP_HT);
                 blocked[hy][hx] = (uchar)(ob[k] != 0);
                 cost[hy][hx] = ob[k] ? GP_INF : sv[k];
+                dirty |= ob[k] && sv[k] != GP_INF && hx >= 1 && hx <= GP_T && hy >= 1 && hy <= GP_T;
             }
         }
     }
@@ -156,25 +162,17 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
         lch[lid].w = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* 2. Per owned cell: which diagonals it may take, and its value in src (to detect
-     *    change; a blocked cell is written as GP_INF whatever src held). */
-    uint orig[GP_PER];
+    /* 2. Per owned cell: which diagonals it may take. */
     uchar diag[GP_PER]; /* bit 0: (-1,-1), 1: (+1,-1), 2: (-1,+1), 3: (+1,+1); 16: blocked */
 #pragma unroll
     for (int j = 0; j < GP_PER; j++) {
         const uint c = lid + (uint)j * RTM_WG;
         const int cx = (int)(c % GP_T) + 1, cy = (int)(c / GP_T) + 1;
         diag[j] = 16;
-        orig[j] = GP_INF;
-        if (!idle) {
+        if (!idle && !blocked[cy][cx]) {
             const int l = !blocked[cy][cx - 1], r = !blocked[cy][cx + 1];
             const int u = !blocked[cy - 1][cx], d = !blocked[cy + 1][cx];
-            const int gx = x0 + cx - 1, gy = y0 + cy - 1;
-            if (!blocked[cy][cx])
-                diag[j] = (uchar)((l & u) | (r & u) << 1 | (l & d) << 2 | (r & d) << 3);
-            orig[j] = cost[cy][cx];
-            if (blocked[cy][cx] && gx < (int)width && gy < (int)height)
-                orig[j] = src[(size_t)gy * width + (size_t)gx];
+            diag[j] = (uchar)((l & u) | (r & u) << 1 | (l & d) << 2 | (r & d) << 3);
         }
     }
 
@@ -191,21 +189,19 @@ __kernel void grid_path(RTM_BLOCK_ARGS, __global const uint *restrict src, __glo
         }
 #endif
 
-    /* 4. Tile out; flag the pass when anything changed. */
+    /* 4. Tile out; flag the pass when anything changed: a cell lowered (then the first
+     *    sweep changed one, and the block went on past it: s > 0) or a blocked cell
+     *    written as GP_INF over another value. */
     if (!idle && !rtm_stop_) {
-        int changed = 0;
 #pragma unroll
         for (int j = 0; j < GP_PER; j++) {
             const uint c = lid + (uint)j * RTM_WG;
             const int cx = (int)(c % GP_T), cy = (int)(c / GP_T);
             const int gx = x0 + cx, gy = y0 + cy;
-            if (gx < (int)width && gy < (int)height) {
-                const uint v = cost[cy + 1][cx + 1];
-                dst[(size_t)gy * width + (size_t)gx] = v;
-                changed |= v != orig[j];
-            }
+            if (gx < (int)width && gy < (int)height)
+                dst[(size_t)gy * width + (size_t)gx] = cost[cy + 1][cx + 1];
         }
-        if (changed)
+        if (s > 0 || dirty)
             flags[pass] = 1;
     }
     RTM_BLOCK_END(blk);

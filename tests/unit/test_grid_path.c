@@ -309,6 +309,43 @@ static void test_grid_path_unreachable_start(void **state)
     assert_int_equal(rtm_grid_path_extract(cost, occ, w, h, 0, 0, path, 4), 1);
 }
 
+/* A blocked cell whose input field holds a value (here in a field that has otherwise
+ * converged) is written as GP_INF, and that write counts as a change: the pass is
+ * flagged, so the next pass is not idle and the ping-pong's other field is corrected
+ * too. With the flag missed, pass 1 is idle and leaves the value in the result. */
+static void test_grid_path_blocked_cell_with_a_value(void **state)
+{
+    (void)state;
+    const uint32_t w = 100, h = 77;
+    kc_pair_t p;
+    const char *keys[] = {"width", "height", "passes", NULL};
+    const int64_t vals[] = {w, h, 2};
+    kc_setup(&p, "grid_path", 256, 1, 11, keys, vals);
+    int round = 0;
+    do { /* 2 passes a run, from the last run's field, until a run's last pass is idle */
+        memset(p.gpu.host[3], 0, 2 * sizeof(uint32_t));
+        memset(p.cpu.host[3], 0, 2 * sizeof(uint32_t));
+        kc_run_both(&p);
+    } while (++round < 64 && !rtm_grid_path_converged(&p.gpu));
+    assert_true(rtm_grid_path_converged(&p.gpu));
+    const uint8_t *occ = p.gpu.host[2];
+    size_t cell = 0;
+    while (cell < (size_t)w * h && !occ[cell])
+        cell++;
+    assert_true(cell < (size_t)w * h);
+    for (int g = 0; g < 2; g++) {
+        rtm_kinst_t *k = g ? &p.cpu : &p.gpu;
+        uint32_t *field = k->host[0];
+        field[cell] = 5;
+        memset(k->host[3], 0, 2 * sizeof(uint32_t));
+    }
+    kc_run_both(&p);
+    const uint32_t *field = p.gpu.host[0], *flags = p.gpu.host[3];
+    assert_int_equal(field[cell], RTM_GRID_INF);
+    assert_int_equal(flags[0], 1);
+    kc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_grid_path_busy_passes),
         cmocka_unit_test(test_grid_path_goal_in_open_water),
         cmocka_unit_test(test_grid_path_unreachable_start),
+        cmocka_unit_test(test_grid_path_blocked_cell_with_a_value),
         cmocka_unit_test(test_grid_path_cost_passes),
         cmocka_unit_test(test_grid_path_cost_reach),
     };
