@@ -306,23 +306,22 @@ void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0)
 static const int kept_fits_basis[] = {RTM_DEV_P_units, RTM_DEV_P_resident, RTM_DEV_P_cus,
                                       RTM_DEV_P_kernel_fixed, RTM_DEV_P_kernel_next};
 
-/* Warns (stderr, and a note in the profile) where `bd`'s basis moved from the base
- * profile's figures `was` / `had` (its section before this run). */
-static void kept_fits_check(cal_t *c, const double was[RTM_DEV_P_COUNT],
-                            const bool had[RTM_DEV_P_COUNT], const rtm_board_dev_t *bd)
+/* Warns (stderr, and a note in the profile) where `bd`'s basis moved from `base`, the
+ * same device as the base profile had it (its section before this run). */
+static void kept_fits_check(cal_t *c, const rtm_board_dev_t *base, const rtm_board_dev_t *bd)
 {
     char moved[400] = "";
     size_t used = 0;
     for (size_t k = 0; k < N_OF(kept_fits_basis); k++) {
         const int p = kept_fits_basis[k];
-        if (!had[p] || !bd->have[p] || !(was[p] > 0))
+        const double was = base->param[p];
+        if (!base->have[p] || !bd->have[p] || !(was > 0))
             continue;
         const bool count = dev_unit[p] == RTM_UNIT_COUNT;
-        const double rel = bd->param[p] / was[p] - 1.0;
-        if (count ? bd->param[p] == was[p] : fabs(rel) <= KEPT_FITS_MOVE)
+        if (count ? bd->param[p] == was : fabs(bd->param[p] / was - 1.0) <= KEPT_FITS_MOVE)
             continue;
         char a[32], b[32];
-        rtm_units_format(was[p], dev_unit[p], a, sizeof(a));
+        rtm_units_format(was, dev_unit[p], a, sizeof(a));
         rtm_units_format(bd->param[p], dev_unit[p], b, sizeof(b));
         rtm_calib_appendf(moved, sizeof(moved), &used, "%s%s %s -> %s", used ? ", " : "",
                           dev_keys[p], a, b);
@@ -493,14 +492,10 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         if (i >= 0 && map[i] < 0)
             map[i] = (int)j;
     }
-    /* with --kernels, the base's figures of each device, for kept_fits_check */
+    /* with --kernels, the base's devices as they were, for kept_fits_check */
     const uint32_t base_devs = board->n_devs;
-    static double was[RTM_MAX_DEVICES][RTM_DEV_P_COUNT];
-    static bool had[RTM_MAX_DEVICES][RTM_DEV_P_COUNT];
-    for (uint32_t j = 0; j < base_devs && j < RTM_MAX_DEVICES; j++) {
-        memcpy(was[j], board->dev[j].param, sizeof(was[j]));
-        memcpy(had[j], board->dev[j].have, sizeof(had[j]));
-    }
+    static rtm_board_dev_t base_dev[RTM_MAX_DEVICES];
+    memcpy(base_dev, board->dev, sizeof(base_dev[0]) * base_devs);
     /* the GPUs first, the CPU-type devices after them; with both, the CPU-type devices'
      * build-time figures are measured meanwhile on helper threads (bahead_t) */
     uint32_t order[RTM_MAX_DEVICES] = {0}, n_order = 0, n_gpu = 0;
@@ -618,7 +613,7 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
     for (uint32_t oi = 0; st == RTM_OK && opts->kernels && *opts->kernels && oi < n_order; oi++) {
         const uint32_t j = (uint32_t)map[order[oi]]; /* its board device */
         if (j < base_devs)
-            kept_fits_check(&c, was[j], had[j], &board->dev[j]);
+            kept_fits_check(&c, &base_dev[j], &board->dev[j]);
     }
     rec->seconds = rtm_calib_now() - t0;
     cal_note(&c, "CPUs %s while measuring",

@@ -41,6 +41,30 @@ static inline char **cli_environ(void)
     return env;
 }
 
+/* Copies the board profile `from` to `to` with every `platform: "…"` and `device: "…"`
+ * value emptied, so that its devices match whatever OpenCL device comes first here (a
+ * PoCL device is named after the CPU it was calibrated on). */
+static inline void cli_board_any_device(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    char line[1024];
+    while (fgets(line, sizeof(line), in)) {
+        char *p = strstr(line, "platform: \"");
+        if (!p)
+            p = strstr(line, "device: \"");
+        if (p && strchr(p, '"')) {
+            *(strchr(p, '"') + 1) = '\0';
+            fprintf(out, "%s\"\n", line);
+            continue;
+        }
+        fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+}
+
 /* Reads the file at `path` into buf (NUL-terminated, truncated to len - 1); returns its
  * length as read. */
 static inline size_t cli_read(const char *path, char *buf, size_t len)

@@ -445,23 +445,9 @@ static void test_cli_run_status_sigterm(void **state)
     snprintf(yaml, sizeof(yaml), "%s/set.yaml", dir);
     snprintf(board, sizeof(board), "%s/board.yaml", dir);
     /* the PoCL board, but for whatever OpenCL device comes first here */
-    char src[8192], bpath[300];
+    char bpath[300];
     snprintf(bpath, sizeof(bpath), "%s/board/pocl-cpu.yaml", RTM_TEST_SOURCE_DIR);
-    cli_read(bpath, src, sizeof(src));
-    /* platform and device names blanked (any matches): the profile's PoCL device is
-     * named after the CPU it was calibrated on ("pthread-skylake-avx512-AMD EPYC") */
-    static const char pk[] = "platform: \"Portable Computing Language\"";
-    char *plat = strstr(src, pk);
-    assert_non_null(plat);
-    char *dev = strstr(plat, "device: \"");
-    assert_non_null(dev);
-    const char *dq = strchr(dev + strlen("device: \""), '"');
-    assert_non_null(dq);
-    FILE *bf = fopen(board, "w");
-    assert_non_null(bf);
-    fprintf(bf, "%.*splatform: \"\"%.*sdevice: \"\"%s", (int)(plat - src), src,
-            (int)(dev - (plat + strlen(pk))), plat + strlen(pk), dq + 1);
-    fclose(bf);
+    cli_board_any_device(bpath, board);
     snprintf(logf, sizeof(logf), "%s/log.csv", dir);
     snprintf(outf, sizeof(outf), "%s/run.out", dir);
     snprintf(stf, sizeof(stf), "%s/status.out", dir);

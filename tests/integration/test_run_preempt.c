@@ -21,28 +21,6 @@
 
 #include "tests/cli_fixture.h"
 
-/* Copies `from` to `to` with every `key: "…"` line's value emptied (first device found). */
-static void copy_board(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "r"), *out = fopen(to, "w");
-    assert_non_null(in);
-    assert_non_null(out);
-    char line[1024];
-    while (fgets(line, sizeof(line), in)) {
-        char *p = strstr(line, "platform: \"");
-        if (!p)
-            p = strstr(line, "device: \"");
-        if (p && strchr(p, '"')) {
-            *(strchr(p, '"') + 1) = '\0';
-            fprintf(out, "%s\"\n", line);
-            continue;
-        }
-        fputs(line, out);
-    }
-    fclose(in);
-    fclose(out);
-}
-
 /* The CSV field `name` of a row (by the header's column order). */
 static const char *field(char *const *cols, char *const *hdr, int n, const char *name)
 {
@@ -76,7 +54,7 @@ static void test_run_preempt_log(void **state)
     char board[300], set[300], logf[300], outf[300], src[300];
     snprintf(src, sizeof(src), "%s/board/pocl-cpu.yaml", RTM_TEST_SOURCE_DIR);
     snprintf(board, sizeof(board), "%s/board.yaml", dir);
-    copy_board(src, board);
+    cli_board_any_device(src, board);
     /* the task set of config/preempt-pocl.yaml, over the copied board */
     snprintf(src, sizeof(src), "%s/config/preempt-pocl.yaml", RTM_TEST_SOURCE_DIR);
     snprintf(set, sizeof(set), "%s/set.yaml", dir);
