@@ -41,7 +41,7 @@ static const char *const cpu_keys[] = {"cores",  "threads", "model", "measured",
 static const char *const dev_keys[] = {"name",  "platform", "device", "kind",   "memory", "abort",
                                        "model", "driver",   "measured", "params", "kernels"};
 static const char *const ktune_keys[] = {"wg", "vec", "r_op", "mem_rate", "t_fixed", "r_big", "knee", "r_byte", "p_ops", "x_ref", "poll_every",
-                                         "r_miss", "t_next", "poll_cost", "aligned", "resident", "aliased"};
+                                         "r_miss", "t_next", "poll_cost", "aligned", "resident", "aliased", "aligned_r"};
 static const char *const kind_names[] = {"cpu", "gpu", "accelerator"};
 static const char *const abort_names[] = {"write", "mapped"};
 static const char *const model_names[] = {"paper", "extended"};
@@ -243,10 +243,22 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
             return rtm_yamldoc_fail_at(doc, f[13], RTM_E_CFG_VALUE, diag,
                                        "poll_cost needs poll_every greater than zero in %s",
                                        where);
-        /* optional: aligned rows' time over the fitted odd rows' */
-        double aligned = 0.0;
-        if ((st = opt_ratio(doc, f[14], where, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX,
-                            false, &aligned, diag)) != RTM_OK)
+        /* optional: aligned rows' time over the fitted odd rows', or with aligned_r (a
+         * rate) their share of the growth above it */
+        double aligned = 0.0, aligned_r = 0.0;
+        if (f[17] >= 0) {
+            st = rtm_yamldoc_quantity(doc, f[17], where, RTM_UNIT_TIME, &aligned_r, diag);
+            if (st != RTM_OK)
+                break;
+            if (!(aligned_r > 0) || f[14] < 0)
+                return rtm_yamldoc_fail_at(doc, f[17], RTM_E_CFG_VALUE, diag,
+                                           "aligned_r must be greater than zero, with aligned, "
+                                           "in %s",
+                                           where);
+        }
+        if ((st = opt_ratio(doc, f[14], where,
+                            f[17] >= 0 ? RTM_BOARD_ALIGNED_GROWTH_MIN : RTM_BOARD_ALIGNED_MIN,
+                            RTM_BOARD_ALIGNED_MAX, false, &aligned, diag)) != RTM_OK)
             break;
         /* optional: the kernel's own resident work-groups per compute unit */
         double resident = 0.0;
@@ -262,6 +274,7 @@ static rtm_status_t load_kernels(const rtm_yamldoc_t *doc, int32_t map, const ch
         kt[k].aliased = aliased;
         kt[k].resident = resident;
         kt[k].aligned = aligned;
+        kt[k].aligned_r = aligned_r;
         kt[k].poll_cost = poll_cost;
         kt[k].poll_every = poll < 0 ? 0u : poll == 0 ? RTM_BOARD_POLL_NONE : (uint32_t)poll;
         kt[k].tune = (rtm_tune_t){(uint32_t)wg, (uint32_t)vec};
@@ -541,8 +554,11 @@ static void put_kernels(FILE *f, const char *indent, const rtm_board_ktune_t *kt
         if (kt[k].poll_cost != 0.0 && kt[k].poll_every != 0 &&
             kt[k].poll_every != RTM_BOARD_POLL_NONE)
             fprintf(f, ", poll_cost: %.4f", kt[k].poll_cost);
-        if (kt[k].aligned != 0.0)
+        if (kt[k].aligned != 0.0) {
             fprintf(f, ", aligned: %.4f", kt[k].aligned);
+            if (kt[k].aligned_r != 0.0)
+                put_term(f, "aligned_r", kt[k].aligned_r, RTM_UNIT_TIME);
+        }
         if (kt[k].resident != 0.0)
             fprintf(f, ", resident: %.4g", kt[k].resident);
         if (kt[k].aliased != 0.0)

@@ -126,8 +126,15 @@ typedef struct {
                           * poll_every costs 1 + poll_cost times as much); 0 = none */
     double aligned;      /* the work's time on rows aligned to 32 bytes over the odd rows
                           * the terms above were fitted on (extended model, devices: a job
-                          * whose cost says rows_aligned does aligned times the work);
-                          * 0 = none */
+                          * whose cost says rows_aligned does aligned times the work;
+                          * with aligned_r, aligned times the part of its per-operation
+                          * time above aligned_r); 0 = none */
+    double aligned_r;    /* s per counted operation (extended model, CPU pool): the fitted
+                          * terms' rate at the kernel's smallest calibration point; with it
+                          * an aligned job's rate R becomes aligned_r + aligned * (R -
+                          * aligned_r) where R exceeds it: aligned rows shed part of the
+                          * growth past the caches that the odd rows' fit carries, none of
+                          * the rate below (session 75); 0 = aligned a plain factor */
     double resident;     /* the kernel's work-groups a compute unit runs at once before its
                           * throughput saturates (extended model, GPU-like devices: the waves
                           * term's `resident` for this kernel, fitted by calibration where its
@@ -146,6 +153,8 @@ typedef struct {
 /* rtm_board_ktune_t.aligned: the range a profile may hold (exclusive). */
 #define RTM_BOARD_ALIGNED_MIN 0.5
 #define RTM_BOARD_ALIGNED_MAX 1.5
+/* ... and with aligned_r, where it scales the growth above it (exclusive). */
+#define RTM_BOARD_ALIGNED_GROWTH_MIN 0.0
 /* rtm_board_ktune_t.aliased: the range a profile may hold (exclusive). */
 #define RTM_BOARD_ALIASED_MIN 0.5
 #define RTM_BOARD_ALIASED_MAX 4.0

@@ -528,6 +528,33 @@ static double kernel_scale(const rtm_board_ktune_t *ktune, int kernel, double op
     return pow_pos(ops / ref, p);
 }
 
+double rtm_model_kernel_rate(const rtm_board_ktune_t *ktune, int kernel, const rtm_cost_t *c,
+                             bool cpu)
+{
+    const double ops = cpu ? c->li * (c->z[RTM_LOC_SCALAR] + c->z[RTM_LOC_UNIT] +
+                                      c->z[RTM_LOC_STRIDED])
+                           : c->Z * c->li;
+    const double rk = kernel_r_at(ktune, kernel, c->bytes_ws);
+    return rk > 0.0 ? rk * kernel_scale(ktune, kernel, ops) : 0.0;
+}
+
+/* The factor of a job's work for its rows (ktune `aligned`, `aligned_r`), at the fitted
+ * per-operation rate R (rtm_model_kernel_rate): 1 unless its cost says rows_aligned and
+ * the kernel has `aligned`; that plain factor without `aligned_r`; with it, (aligned_r +
+ * aligned * (R - aligned_r)) / R where R exceeds aligned_r, else 1. */
+static double aligned_factor(const rtm_board_ktune_t *ktune, int kernel, const rtm_cost_t *c,
+                             double R)
+{
+    const double a =
+        c->rows_aligned ? kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, aligned)) : 0.0;
+    if (!(a > 0.0))
+        return 1.0;
+    const double ar = kernel_term(ktune, kernel, offsetof(rtm_board_ktune_t, aligned_r));
+    if (!(ar > 0.0))
+        return a;
+    return R > ar ? (ar + a * (R - ar)) / R : 1.0;
+}
+
 /* The kernel's fixed time per job (0 when none). */
 static double kernel_fixed(const rtm_board_ktune_t *ktune, int kernel)
 {
@@ -742,12 +769,11 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
     /* the job's own build: its in-loop polls' share of the work (1 = calibration's); and
      * its rows: aligned ones at the kernel's own rate for them */
-    const double al = j->cost.rows_aligned
-                          ? kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aligned))
-                          : 0.0;
+    const double al = aligned_factor(d->ktune, j->kernel, &j->cost,
+                                     rtm_model_kernel_rate(d->ktune, j->kernel, &j->cost, false));
     /* and, on a CPU-type device, a strided walk its L1 aliases (as the CPU pool's) */
     const double as = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aliased));
-    const double build = (1.0 + j->poll_cost) * (al > 0.0 ? al : 1.0) *
+    const double build = (1.0 + j->poll_cost) * al *
                          (as > 0.0 ? 1.0 + rtm_model_dev_alias_share(&j->cost, d) * (as - 1.0)
                                    : 1.0);
     const double lead = (flags & RTM_MODEL_F_KERNELS) ? 0.0 : host_lead(&p, xin);
@@ -852,8 +878,10 @@ static void cpu_ext(const rtm_model_job_t *j, const rtm_board_t *b, double n, co
     const double al =
         rk > 0.0 ? kernel_term(b->cpu_ktune, j->kernel, offsetof(rtm_board_ktune_t, aliased))
                  : 0.0;
-    const double t_block = t1 / busy_blocks(j) *
-                           (rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0) *
+    const double scale = rk > 0.0 ? kernel_scale(b->cpu_ktune, j->kernel, ops) : 1.0;
+    const double t_block = t1 / busy_blocks(j) * scale *
+                           (rk > 0.0 ? aligned_factor(b->cpu_ktune, j->kernel, c, rk * scale)
+                                     : 1.0) *
                            (al > 0.0 ? 1.0 + rtm_model_cpu_alias_share(c, b) * (al - 1.0) : 1.0);
     /* the memory roofline over all workers' traffic, where it applies */
     double mem = 0.0;

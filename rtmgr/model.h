@@ -163,6 +163,13 @@ double rtm_model_alias_share(const rtm_cost_t *c, double size, double ways, doub
 double rtm_model_cpu_alias_share(const rtm_cost_t *c, const rtm_board_t *board);
 double rtm_model_dev_alias_share(const rtm_cost_t *c, const rtm_board_dev_t *d);
 
+/* The per-operation rate the kernel's own fitted terms give job cost c (r_op, r_big /
+ * r_miss past knee, times the p_ops scale; operations counted as the CPU pool's model
+ * does with `cpu`, li * sum z, else as a device's, Z * li), before any factor for its
+ * rows or its L1; 0 without a per-kernel r. Real-time safe. */
+double rtm_model_kernel_rate(const rtm_board_ktune_t *ktune, int kernel, const rtm_cost_t *c,
+                             bool cpu);
+
 /* The remaining part of a preempted job: blocks_remaining of blocks_total blocks still
  * to run (blocks_total as counted by the caller's completed-block arrays, normally
  * job->blocks; 0 < blocks_total, blocks_remaining <= blocks_total). Work terms (li,

@@ -74,6 +74,7 @@ static void assert_ktune_equal(const rtm_board_ktune_t *x, const rtm_board_ktune
         assert_int_equal(x[k].poll_every, y[k].poll_every);
         assert_true(x[k].poll_cost == y[k].poll_cost);
         assert_true(x[k].aligned == y[k].aligned);
+        assert_true(x[k].aligned_r == y[k].aligned_r);
         assert_true(x[k].resident == y[k].resident);
         assert_true(x[k].aliased == y[k].aliased);
     }
@@ -294,7 +295,9 @@ static void test_round_trip_synthetic(void **state)
             /* the period's cost over calibration's build, with a period only */
             .poll_cost = i % 3 == 1 ? (i % 2 ? -0.0125 : 0.0375) : 0.0,
             /* aligned rows' work over the odd rows', where measured */
-            .aligned = i % 4 == 1 ? 0.8875 : 0.0,
+            .aligned = i % 8 == 5 ? 0.3125 : i % 4 == 1 ? 0.8875 : 0.0,
+            /* with a rate: aligned rows' share of the growth above it */
+            .aligned_r = i % 8 == 5 ? 0.6449849313698327e-9 : 0.0,
             /* the kernel's own resident groups, where fitted */
             .resident = i % 3 == 2 ? 9.5 : 0.0,
             .aliased = i % 5 == 3 ? 0.8125 : 0.0};

@@ -217,6 +217,26 @@ static void test_quick_profile_complete(void **state)
         assert_true(kept ? al > RTM_BOARD_ALIGNED_MIN && al < RTM_BOARD_ALIGNED_MAX : al == 0.0);
         assert_true(b.dev[i].ktune[ki].aligned == 0.0);
     }
+    /* and on the CPU pool (calibcpu.c's cpu_aligned): the same three outcomes; a kept
+     * term a plain factor in range, or, with aligned_r (the fitted rate at the smallest
+     * point), a share of the growth above it */
+    {
+        const char *at = strstr(text, "cpu: matrix_mul: aligned ");
+        const bool kept = at && isdigit((unsigned char)at[strlen("cpu: matrix_mul: aligned ")]);
+        const bool none = strstr(text, "cpu: matrix_mul: no aligned term: within the spreads,");
+        assert_true(kept || none ||
+                    strstr(text, "FALLBACK: cpu: matrix_mul: aligned rows not measured"));
+        const rtm_board_ktune_t *kt = &b.cpu_ktune[km];
+        if (!kept)
+            assert_true(kt->aligned == 0.0 && kt->aligned_r == 0.0);
+        else if (kt->aligned_r > 0.0)
+            assert_true(kt->aligned > 0.0 && kt->aligned < RTM_BOARD_ALIGNED_MAX &&
+                        kt->aligned_r < kt->r_op * 10.0);
+        else
+            assert_true(kt->aligned == 0.0 ||
+                        (kt->aligned > RTM_BOARD_ALIGNED_MIN && kt->aligned < RTM_BOARD_ALIGNED_MAX));
+        assert_true(b.cpu_ktune[ki].aligned == 0.0);
+    }
     assert_null(strstr(text, ": matrix_add: aligned"));
     /* matrix_mul's walk down B's columns measured where the L1 aliases it, on the CPU pool
      * and on every CPU-type device: a term in range, none within the spreads or with no

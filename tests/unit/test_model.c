@@ -246,6 +246,34 @@ static void test_gpu_extended_aligned(void **state)
     j.poll_cost = 0.0;
     assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
     assert_ns(p.ext.kernel_ns, 65000);
+    /* aligned_r without the kernel's own rate: no rate above it, the fitted work */
+    j.cost.rows_aligned = true;
+    d.ktune[0].aligned_r = 1e-12;
+    assert_int_equal(rtm_model_predict_dev(&j, &d, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 65000);
+}
+
+/* rtm_model_kernel_rate: the kernel's own per-operation rate at a job (its regime past
+ * the knee, its p_ops scale); 0 without a per-kernel r. */
+static void test_kernel_rate(void **state)
+{
+    (void)state;
+    rtm_board_ktune_t kt[RTM_MAX_KERNELS] = {{0}};
+    rtm_cost_t c = {0};
+    c.li = 1e6;
+    c.Z = 4.0;
+    c.z[RTM_LOC_UNIT] = 2.0;
+    c.bytes_ws = 512.0 * 1024;
+    assert_true(rtm_model_kernel_rate(kt, 0, &c, true) == 0.0);
+    kt[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .r_big = 2e-9, .knee = 1048576.0};
+    assert_float_equal(rtm_model_kernel_rate(kt, 0, &c, true), 1e-9, 1e-21);
+    c.bytes_ws = 2.0 * 1048576;
+    assert_float_equal(rtm_model_kernel_rate(kt, 0, &c, false), 2e-9, 1e-21);
+    /* p_ops: (ops / x_ref)^p, ops counted as each model counts them */
+    kt[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .p_ops = 0.5, .x_ref = 1e6};
+    assert_float_equal(rtm_model_kernel_rate(kt, 0, &c, true), 1e-9 * sqrt(2.0), 1e-18);
+    assert_float_equal(rtm_model_kernel_rate(kt, 0, &c, false), 2e-9, 1e-18);
+    assert_true(rtm_model_kernel_rate(kt, -1, &c, true) == 0.0);
 }
 
 /* A job that finds the device idle (RTM_MODEL_F_IDLE): ws_idle on its inputs (on its
@@ -945,6 +973,38 @@ static void test_cpu_extended_aliased(void **state)
     }
 }
 
+/* A CPU job whose rows are aligned does ktune `aligned` times its blocks' work; with
+ * `aligned_r`, its rate becomes aligned_r + aligned * (R - aligned_r) where the fitted
+ * rate R exceeds aligned_r, and stays R where it does not; odd rows, the fitted work. */
+static void test_cpu_extended_aligned(void **state)
+{
+    (void)state;
+    rtm_board_t b;
+    rtm_model_job_t j;
+    rtm_model_pred_t p;
+    cpu_board(&b);
+    job_make(&j);
+    cpu_set(&b, RTM_CPU_P_mem_rate, 100e9);
+    /* test_cpu_extended_aliased's job: 1 ms of work at r 1 ns, 1.005 ms of overheads */
+    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .aligned = 0.5};
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+    j.cost.rows_aligned = true;
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1505000);
+    b.cpu_ktune[0].aligned_r = 0.6e-9; /* 0.6 + 0.5 * 0.4 ns */
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1805000);
+    b.cpu_ktune[0].aligned_r = 1.2e-9; /* the rate at or below it: untouched */
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 2005000);
+    /* past the knee the growth is the regime's: 0.6 + 0.5 * (3 - 0.6) ns of 3 */
+    b.cpu_ktune[0] = (rtm_board_ktune_t){.have = true, .r_op = 1e-9, .r_big = 3e-9,
+                                         .knee = 1.0, .aligned = 0.5, .aligned_r = 0.6e-9};
+    assert_int_equal(rtm_model_predict_cpu(&j, &b, 0, RTM_MODEL_EXTENDED, 0, &p), RTM_OK);
+    assert_ns(p.ext.kernel_ns, 1800000 + 1005000);
+}
+
 /* A CPU-type device's job whose strided walk its L1 aliases (the device's l1d, l1d_ways,
  * line) does 1 + share * (aliased - 1) times its work in the extended model, as the pool's;
  * without the device's L1 figures (a GPU's profile), the fitted work. */
@@ -1488,6 +1548,8 @@ int main(void)
         cmocka_unit_test(test_cpu_extended),
         cmocka_unit_test(test_cpu_alias_share),
         cmocka_unit_test(test_cpu_extended_aliased),
+        cmocka_unit_test(test_cpu_extended_aligned),
+        cmocka_unit_test(test_kernel_rate),
         cmocka_unit_test(test_dev_extended_aliased),
         cmocka_unit_test(test_cpu_extended_idle),
         cmocka_unit_test(test_cpu_extended_warm),
