@@ -427,6 +427,7 @@ static void round_ktune(rtm_board_ktune_t *kt)
         kt[k].x_ref = round4(kt[k].x_ref, RTM_UNIT_COUNT);
         kt[k].p_ops = round4(kt[k].p_ops, RTM_UNIT_COUNT);
         kt[k].t_next = round4(kt[k].t_next, RTM_UNIT_TIME);
+        kt[k].aligned_r = round4(kt[k].aligned_r, RTM_UNIT_TIME);
         if (kt[k].p_ops == 0.0 || kt[k].x_ref == 0.0) /* written only as a pair */
             kt[k].p_ops = kt[k].x_ref = 0.0;
         if ((kt[k].r_big == 0.0 && kt[k].r_miss == 0.0) || kt[k].knee == 0.0)
