@@ -608,6 +608,13 @@ struct cpu_late {
     double passes_s, inst_s;
 };
 
+/* The pool's instance limits: what one kernel's buffers may take (less with --quick). */
+static rtm_calib_lim_t cpu_lim(const cal_t *c)
+{
+    const size_t most = c->o->quick ? 256 * MIB : 1024 * MIB;
+    return (rtm_calib_lim_t){most, most};
+}
+
 /* The first pass of kernel ki: its points into *ck (ck->n = 0 when the kernel is settled
  * already: no operations to time, or not calibrated). */
 static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uint32_t left,
@@ -616,8 +623,7 @@ static rtm_status_t cpu_kernel_points(cal_t *c, rtm_board_t *b, uint32_t ki, uin
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
     rtm_board_ktune_t *kt = &b->cpu_ktune[ki];
     const rtm_tune_t tune = kt->have ? kt->tune : kern->tune_default;
-    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
-                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    const rtm_calib_lim_t lim = cpu_lim(c);
     ck->p = (cpred_t){b, (int)ki, kt->have && kt->r_op > 0 ? kt->r_op : 0.0, ck->log, 0};
     ck->tune = tune;
     ck->n = 0;
@@ -939,6 +945,26 @@ static double alias_pred(const rtm_board_t *b, const rtm_kinst_t *k)
     return (double)pr.ext.total_ns * 1e-9;
 }
 
+/* A kernel's factor at instance k (rtm_calib_factor): fa->reps jobs of it through the
+ * pool, whole or on their first `part` blocks per worker (as the point fa->p was
+ * measured), their time, spread and status into *fa; 0 (no term) when the instance cannot
+ * be made. Needs the pool running. */
+static double cpu_factor(cal_t *c, rtm_board_t *b, const ckern_t *ck, const rtm_kinst_t *k,
+                         uint32_t part, rtm_calib_factor_t *fa)
+{
+    const rtm_kernel_t *kern = rtm_kernel_at((uint32_t)ck->p.ki);
+    rtm_calib_inst_t in;
+    if (rtm_calib_inst_make(&in, kern, k->size, ck->tune, PASS_SEED) != RTM_OK)
+        return 0.0;
+    cpred_t q = {b, -1, 0.0, NULL, 0};
+    rtm_calib_fig_t f = {0};
+    fa->st = part ? ck_measure_part(&q, &in, fa->reps, part, &fa->t, &f)
+                  : ck_measure(&q, &in, fa->reps, &fa->t, &f);
+    rtm_calib_inst_free(&in);
+    fa->spread = f.spread;
+    return rtm_calib_factor(c, kern, fa);
+}
+
 /* ktune `aliased` of kernel ck (fitted and stored) whose cost has a strided walk
  * (rtm_cost_t.stride_bytes): its points are odd sizes, whose walks reach every set of a
  * core's L1. One size whose walk misses the L1 all along (rtm_model_cpu_alias_share 1;
@@ -962,8 +988,7 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
         !b->cpu_have[RTM_CPU_P_l1d_ways] || !b->cpu_have[RTM_CPU_P_line] ||
         cal_limit(c, 1) == CAL_SKIPPED)
         return;
-    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
-                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    const rtm_calib_lim_t lim = cpu_lim(c);
     rtm_kinst_t k, kp;
     const kpoint_t *p = NULL;
     if (!rtm_calib_alias_sizes(c, "cpu", kern, ck->tune, &lim, ck->pts, ck->n, l1, &k, &kp, &p))
@@ -971,20 +996,11 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    const int reps = rtm_calib_alias_reps(pred, REPS);
-    rtm_calib_inst_t in;
-    if (rtm_calib_inst_make(&in, kern, k.size, ck->tune, PASS_SEED) != RTM_OK)
-        return;
-    cpred_t q = {b, -1, 0.0, NULL, 0};
-    double t = 0.0;
-    rtm_calib_fig_t f = {0};
-    const rtm_status_t st = ck_measure(&q, &in, reps, &t, &f);
-    rtm_calib_inst_free(&in);
-    const rtm_calib_factor_t fa = {"cpu", "aliased", "a strided walk the L1 aliases",
-                                   "aliased walks", k.size[0], t, f.spread, reps, pred, p,
-                                   pred_p, kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
-                                   RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, st};
-    kt->aliased = rtm_calib_factor(c, kern, &fa);
+    rtm_calib_factor_t fa = {"cpu", "aliased", "a strided walk the L1 aliases",
+                             "aliased walks", k.size[0], 0.0, 0.0, rtm_calib_alias_reps(pred, REPS),
+                             pred, p, pred_p, kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
+                             RTM_BOARD_ALIASED_MIN, RTM_BOARD_ALIASED_MAX, RTM_OK};
+    kt->aliased = cpu_factor(c, b, ck, &k, 0, &fa);
 }
 
 /* The least growth of the fitted rate from the smallest point to the aligned size that
@@ -1016,8 +1032,7 @@ static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     if (!kt->have || !(kt->r_op > 0.0) || kern->n_keys == 0 || ck->n < 2 ||
         cal_limit(c, 1) == CAL_SKIPPED)
         return;
-    const rtm_calib_lim_t lim = {c->o->quick ? 256 * MIB : 1024 * MIB,
-                                 c->o->quick ? 256 * MIB : 1024 * MIB};
+    const rtm_calib_lim_t lim = cpu_lim(c);
     const kpoint_t *p = &ck->pts[0], *p0 = &ck->pts[0];
     for (uint32_t i = 1; i < ck->n; i++) {
         if (ck->pts[i].key > p->key)
@@ -1042,21 +1057,11 @@ static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
-    rtm_calib_inst_t in;
-    if (rtm_calib_inst_make(&in, kern, k.size, ck->tune, PASS_SEED) != RTM_OK)
-        return;
-    cpred_t q = {b, -1, 0.0, NULL, 0};
-    double t = 0.0;
-    rtm_calib_fig_t f = {0};
-    const int reps = p->part ? p->reps : rtm_calib_alias_reps(pred, REPS);
-    const rtm_status_t st = p->part ? ck_measure_part(&q, &in, reps, p->part, &t, &f)
-                                    : ck_measure(&q, &in, reps, &t, &f);
-    rtm_calib_inst_free(&in);
-    const rtm_calib_factor_t fa = {"cpu", "aligned", "rows aligned to 32 bytes",
-                                   "aligned rows", key, t, f.spread, reps, pred, p, pred_p,
-                                   kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
-                                   RTM_BOARD_ALIGNED_GROWTH_MIN, RTM_BOARD_ALIGNED_MAX, st};
-    const double F = rtm_calib_factor(c, kern, &fa);
+    rtm_calib_factor_t fa = {"cpu", "aligned", "rows aligned to 32 bytes", "aligned rows", key,
+                             0.0, 0.0, p->part ? p->reps : rtm_calib_alias_reps(pred, REPS),
+                             pred, p, pred_p, kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
+                             RTM_BOARD_ALIGNED_GROWTH_MIN, RTM_BOARD_ALIGNED_MAX, RTM_OK};
+    const double F = cpu_factor(c, b, ck, &k, p->part, &fa);
     const double R = rtm_model_kernel_rate(b->cpu_ktune, ki, &cost, true);
     const double R0 = rtm_model_kernel_rate(b->cpu_ktune, ki, &cost0, true);
     if (!(F > 0.0) || !(R > 0.0) || !(R0 > 0.0))
