@@ -1003,26 +1003,20 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     kt->aliased = cpu_factor(c, b, ck, &k, 0, &fa);
 }
 
-/* The least growth of the fitted rate from the smallest point to the aligned size that
- * `aligned` is taken as a share of (below it a plain factor). */
-#define ALIGNED_GROWTH_MIN 0.1
-/* The share kept at least: aligned rows never run below the rate at the smallest point. */
-#define ALIGNED_SHARE_MIN 0.01
-
 /* ktune `aligned` and `aligned_r` of kernel ck (fitted and stored) whose cost may say
  * rows_aligned: its points are odd sizes, whose rows straddle cache lines. One aligned
  * size (n = 8 mod 16 just below the largest point, never a validation size) is measured
  * as that point was (its first blocks where it was partial), and F = its work over the
- * fit's against the point's (rtm_calib_factor). Where the fitted rate R grows past
- * ALIGNED_GROWTH_MIN from the smallest point's (aligned_r) to the aligned size's,
- * aligned is the share of that growth the aligned rows keep, (F R - aligned_r) / (R -
+ * fit's against the point's (rtm_calib_factor). Where the fitted rate R grows more than
+ * 10 % from the smallest point's (aligned_r) to the aligned size's, aligned is the share of that growth the aligned rows keep, (F R - aligned_r) / (R -
  * aligned_r): on this AMD EPYC (32 MiB L3) matrix_mul ran 1.24-1.31 ns a step at odd and
  * aligned n alike up to 1 501 and at aligned n up to 3 016 at most 1.57, while odd n =
  * 2 501 and 3 001 took 2.51-2.53 (the odd rows' new lines come on demand, out of order
  * for the prefetcher, once B spills the L3); matrix_loop_add 1.2-1.9x odd over aligned
  * from n = 1 501; a plain factor at the largest size would have put n = 1 000 at 0.6x,
  * and none put validation's n = 1 000-3 000 (aligned) at +35..+59 % and +62..+133 %
- * (session 75). Else a plain factor, kept where beyond the spreads. Needs the pool. */
+ * (session 75). Else a plain factor, kept where beyond the spreads
+ * (rtm_calib_aligned_terms). Needs the pool. */
 static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
 {
     const int ki = ck->p.ki;
@@ -1033,17 +1027,11 @@ static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
         cal_limit(c, 1) == CAL_SKIPPED)
         return;
     const rtm_calib_lim_t lim = cpu_lim(c);
-    const kpoint_t *p = &ck->pts[0], *p0 = &ck->pts[0];
-    for (uint32_t i = 1; i < ck->n; i++) {
+    const kpoint_t *p = &ck->pts[0], *p0 = rtm_calib_point_smallest(ck->pts, ck->n);
+    for (uint32_t i = 1; i < ck->n; i++)
         if (ck->pts[i].key > p->key)
             p = &ck->pts[i];
-        if (ck->pts[i].ws < p0->ws)
-            p0 = &ck->pts[i];
-    }
-    const int64_t *valid = c->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
-    int64_t key = p->key - ((p->key % 16) + 8) % 16;
-    while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
-        key -= 16;
+    const int64_t key = rtm_calib_aligned_key(c, p->key);
     rtm_kinst_t k, kp, k0;
     rtm_cost_t cost, cost0;
     if (key < 8 || p == p0 || !rtm_calib_size_plan(kern, key, ck->tune, &lim, &k) ||
@@ -1062,21 +1050,9 @@ static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
                              pred, p, pred_p, kt->t_fixed + b->cpu_param[RTM_CPU_P_cw],
                              RTM_BOARD_ALIGNED_GROWTH_MIN, RTM_BOARD_ALIGNED_MAX, RTM_OK};
     const double F = cpu_factor(c, b, ck, &k, p->part, &fa);
-    const double R = rtm_model_kernel_rate(b->cpu_ktune, ki, &cost, true);
-    const double R0 = rtm_model_kernel_rate(b->cpu_ktune, ki, &cost0, true);
-    if (!(F > 0.0) || !(R > 0.0) || !(R0 > 0.0))
-        return;
-    if (R > R0 * (1.0 + ALIGNED_GROWTH_MIN)) {
-        kt->aligned = fmin(fmax((F * R - R0) / (R - R0), ALIGNED_SHARE_MIN),
-                           RTM_BOARD_ALIGNED_MAX * 0.99);
-        kt->aligned_r = R0;
-        cal_note(c, "cpu: %s: aligned rows keep %.4f of the fitted rate's growth above "
-                    "aligned_r %.4gns (its rate at %s=%lld; %.4gns at %s=%lld)",
-                 kern->name, kt->aligned, R0 * 1e9, kern->keys[0].name, (long long)p0->key,
-                 R * 1e9, kern->keys[0].name, (long long)key);
-    } else if (F > RTM_BOARD_ALIGNED_MIN) {
-        kt->aligned = F;
-    }
+    rtm_calib_aligned_terms(c, "cpu", kern, F, rtm_model_kernel_rate(b->cpu_ktune, ki, &cost, true),
+                            rtm_model_kernel_rate(b->cpu_ktune, ki, &cost0, true), p0->key, key,
+                            kt);
 }
 
 /* ktune `aliased` (cpu_aliased) and `aligned` (cpu_aligned) of every fitted kernel; needs

@@ -1919,10 +1919,11 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
     }
 }
 
-/* The aligned-rows point: near ALIGN_AT_S of job time, its whole jobs within
- * ALIGN_BUDGET_S (3 at least, REPS at most). */
+/* The aligned-rows point on a GPU: near ALIGN_AT_S of job time; whole jobs within
+ * ALIGN_BUDGET_S (3 at least, REPS at most: align_reps). */
 #define ALIGN_AT_S 5e-3
 #define ALIGN_BUDGET_S 0.2
+static int align_reps(double t) { return (int)fmax(3.0, fmin((double)REPS, floor(ALIGN_BUDGET_S / t))); }
 
 /* A CPU-type device's L1 (l1d, l1d_ways, line): its work-items run on the host's cores
  * (rtm_calib_l1d); a GPU's are left out (no strided-walk term). */
@@ -1947,57 +1948,101 @@ static void dev_l1d(devcal_t *x)
     }
 }
 
-/* ktune `aligned` for a kernel whose cost says a job's rows may start on 32-byte
- * sectors (rtm_cost_t.rows_aligned): its points are odd sizes, whose rows do not. One
- * aligned size (first key 8 mod 16 just below the whole one-launch point nearest
- * ALIGN_AT_S, never one of validation's seed-000 sizes) is measured, whole
- * jobs; each size's work over the fitted model's, (t - fixed) / (predicted - fixed) with
- * fixed = t_fixed + kernel_fixed, and aligned = the aligned size's over the odd point's
- * (the fit's own error there cancels), kept when it differs from 1 by more than the two
- * measurements' spreads. On the H100 the seed-000 loop kernels ran 9-14 % faster per
- * step on aligned rows and validated at +7-12 % without it (session 36). Left 0 (none)
- * when the kernel's time does not depend on it, or it cannot be measured (noted). */
+/* A CPU-type device's aligned point: its largest point whose aligned size, measured as
+ * the point was (its first blocks and jobs where it was partial, else whole jobs as
+ * dev_aligned's), is predicted to take ALIGN_BIG_S at most; NULL when none. */
+#define ALIGN_BIG_S 1.5
+static const kpoint_t *dev_aligned_big(devcal_t *x, const rtm_kernel_t *kern, rtm_tune_t tune,
+                                       const kpoint_t *pts, uint32_t n)
+{
+    const kpoint_t *best = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const kpoint_t *q = &pts[i];
+        rtm_kinst_t k;
+        if ((best && q->key <= best->key) || q->L > 1.0 || !(q->t > 0.0) ||
+            !rtm_calib_size_plan(kern, q->key, tune, &x->lim, &k))
+            continue;
+        const double blocks = (double)rtm_kinst_blocks(&k);
+        const double run = q->part ? q->t * fmin(1.0, q->part * dev_workers(x, tune.wg) / blocks)
+                                   : q->t;
+        const int reps = q->part ? q->reps : align_reps(q->t);
+        if ((reps + 1) * run <= ALIGN_BIG_S)
+            best = q;
+    }
+    return best;
+}
+
+/* ktune `aligned` (and `aligned_r`) for a kernel whose cost says a job's rows may start
+ * on 32-byte sectors (rtm_cost_t.rows_aligned): its points are odd sizes, whose rows do
+ * not. One aligned size (first key 8 mod 16 just below an odd point, never one of
+ * validation's seed-000 sizes: rtm_calib_aligned_key) is measured; each size's work over
+ * the fitted model's, (t - fixed) / (predicted - fixed) with fixed = t_fixed +
+ * kernel_fixed, and F = the aligned size's over the odd point's (the fit's own error
+ * there cancels), kept when it differs from 1 by more than the two measurements' spreads.
+ * - A GPU: the whole one-launch point nearest ALIGN_AT_S, whole jobs; aligned = F. On the
+ *   H100 the seed-000 loop kernels ran 9-14 % faster per step on aligned rows and
+ *   validated at +7-12 % without it (session 36).
+ * - A CPU-type device (PoCL): the largest point dev_aligned_big allows, measured as it
+ *   was, and the CPU pool's growth form (rtm_calib_aligned_terms: aligned the share of
+ *   the fitted rate's growth above aligned_r the aligned rows keep): its odd rows past the
+ *   L3 ran up to twice the aligned ones, which the 5 ms point (n = 136) did not show:
+ *   validation's matrix_mul at n = 2 000-3 000 +31..+92 % on the H100 host, +39..+134 %
+ *   on the AMD development host (session 76).
+ * Left 0 (none) when the kernel's time does not depend on it, or it cannot be measured
+ * (noted). */
 static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_t *pts,
                         uint32_t n)
 {
     const rtm_kernel_t *kern = rtm_kernel_at(ki);
-    const rtm_board_ktune_t *kt = &x->bd->ktune[ki];
-    const kpoint_t *p = rtm_calib_point_nearest(pts, n, 0, ALIGN_AT_S);
-    if (!p || !kt->have || kern->n_keys == 0)
+    rtm_board_ktune_t *kt = &x->bd->ktune[ki];
+    const bool host = rtm_calib_cpu_dev(x);
+    const kpoint_t *p =
+        host ? dev_aligned_big(x, kern, tune, pts, n) : rtm_calib_point_nearest(pts, n, 0, ALIGN_AT_S);
+    const kpoint_t *p0 = rtm_calib_point_smallest(pts, n);
+    kt->aligned = kt->aligned_r = 0.0;
+    if (!p || !p0 || !kt->have || kern->n_keys == 0)
         return;
-    const int64_t *valid = x->c->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
-    int64_t key = p->key - ((p->key % 16) + 8) % 16;
-    while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, key))
-        key -= 16;
+    const int64_t key = rtm_calib_aligned_key(x->c, p->key);
     /* the fitted model's kernel times (the device's record as it stands, no override) */
     const dpred_t fit = rtm_calib_dpred(x, -1, 0.0);
-    rtm_kinst_t k, kp;
-    rtm_cost_t cost;
+    rtm_kinst_t k, kp, k0;
+    rtm_cost_t cost, cost0;
     if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||
-        !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp))
+        !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp) ||
+        !rtm_calib_size_plan(kern, p0->key, tune, &x->lim, &k0))
         return;
     const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
     if (!(pred > 0) || !(pred_p > 0))
         return;
     rtm_kinst_cost(&k, &cost);
+    rtm_kinst_cost(&k0, &cost0);
     if (!cost.rows_aligned || k.plan.launches != 1)
         return;
     const double fixed = kt->t_fixed + dev_kernel_fixed(x->bd);
-    const int reps = (int)fmax(3.0, fmin((double)REPS, floor(ALIGN_BUDGET_S / pred)));
+    const uint32_t part = host ? p->part : 0;
+    const int reps = part ? p->reps : align_reps(pred);
     rtm_calib_inst_t in;
     if (rtm_calib_inst_make_in(&in, kern, k.size, tune, POINT_SEED0, &x->arena) != RTM_OK)
         return;
-    const bool gpu = !rtm_calib_cpu_dev(x);
     double t = 0.0;
     rtm_calib_fig_t f = {0};
-    const rtm_status_t st = dev_measure(x, &in, reps, gpu ? RTM_CALIB_WARM_S : 0.0, &t, &f);
+    const rtm_status_t st = part ? dev_measure_part(x, &in, reps, part, &t, &f)
+                                 : dev_measure(x, &in, reps, host ? 0.0 : RTM_CALIB_WARM_S, &t, &f);
     rtm_calib_inst_free(&in);
     /* within the two measurements' spreads it is noise, not alignment (PoCL on the H100
-     * host: 0.95-1.11 at 6-17 % spreads; the H100 0.91-0.94 at 0.0-0.2 %) */
+     * host: 0.95-1.11 at 6-17 % spreads at its 5 ms point; the H100 0.91-0.94 at 0.0-0.2 %) */
     const rtm_calib_factor_t fa = {x->bd->name, "aligned", "rows aligned to 32 bytes",
                                    "aligned rows", key, t, f.spread, reps, pred, p, pred_p,
-                                   fixed, RTM_BOARD_ALIGNED_MIN, RTM_BOARD_ALIGNED_MAX, st};
-    x->bd->ktune[ki].aligned = rtm_calib_factor(x->c, kern, &fa);
+                                   fixed, host ? RTM_BOARD_ALIGNED_GROWTH_MIN : RTM_BOARD_ALIGNED_MIN,
+                                   RTM_BOARD_ALIGNED_MAX, st};
+    const double F = rtm_calib_factor(x->c, kern, &fa);
+    if (host)
+        rtm_calib_aligned_terms(x->c, x->bd->name, kern, F,
+                                rtm_model_kernel_rate(x->bd->ktune, (int)ki, &cost, false),
+                                rtm_model_kernel_rate(x->bd->ktune, (int)ki, &cost0, false),
+                                p0->key, key, kt);
+    else
+        kt->aligned = F;
 }
 
 /* ktune `aliased` of a CPU-type device's kernel whose cost has a strided walk

@@ -1681,3 +1681,52 @@ double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_fact
                  f->term, ratio, what);
     return keep ? ratio : 0.0;
 }
+
+const kpoint_t *rtm_calib_point_smallest(const kpoint_t *pts, uint32_t n)
+{
+    const kpoint_t *p0 = n ? &pts[0] : NULL;
+    for (uint32_t i = 1; i < n; i++)
+        if (pts[i].ws < p0->ws)
+            p0 = &pts[i];
+    return p0;
+}
+
+int64_t rtm_calib_aligned_key(const cal_t *c, int64_t key)
+{
+    const int64_t *valid = c->o->quick ? rtm_calib_s0_valid_quick : rtm_calib_s0_valid;
+    int64_t k = key - ((key % 16) + 8) % 16;
+    while (rtm_calib_key_in(valid, RTM_CALIB_S0_N, k))
+        k -= 16;
+    return k;
+}
+
+/* The least growth of the fitted rate from the smallest point to the aligned size that
+ * `aligned` is taken as a share of (below it a plain factor). */
+#define ALIGNED_GROWTH_MIN 0.1
+/* The share kept at least: aligned rows never run below the rate at the smallest point. */
+#define ALIGNED_SHARE_MIN 0.01
+
+void rtm_calib_aligned_share(double F, double R, double R0, double *aligned, double *aligned_r)
+{
+    *aligned = *aligned_r = 0.0;
+    if (!(F > 0.0) || !(R > 0.0) || !(R0 > 0.0))
+        return;
+    if (R > R0 * (1.0 + ALIGNED_GROWTH_MIN)) {
+        *aligned = fmin(fmax((F * R - R0) / (R - R0), ALIGNED_SHARE_MIN), RTM_BOARD_ALIGNED_MAX * 0.99);
+        *aligned_r = R0;
+    } else if (F > RTM_BOARD_ALIGNED_MIN && F < RTM_BOARD_ALIGNED_MAX) {
+        *aligned = F;
+    }
+}
+
+void rtm_calib_aligned_terms(cal_t *c, const char *who, const rtm_kernel_t *kern, double F,
+                             double R, double R0, int64_t key0, int64_t key,
+                             rtm_board_ktune_t *kt)
+{
+    rtm_calib_aligned_share(F, R, R0, &kt->aligned, &kt->aligned_r);
+    if (kt->aligned_r > 0.0)
+        cal_note(c, "%s: %s: aligned rows keep %.4f of the fitted rate's growth above "
+                    "aligned_r %.4gns (its rate at %s=%lld; %.4gns at %s=%lld)",
+                 who, kern->name, kt->aligned, R0 * 1e9, kern->keys[0].name, (long long)key0,
+                 R * 1e9, kern->keys[0].name, (long long)key);
+}

@@ -793,10 +793,28 @@ typedef struct {
  * between them stays out of the factor), else nearest `t` seconds of job time in log
  * time; NULL when none. */
 const kpoint_t *rtm_calib_point_nearest(const kpoint_t *pts, uint32_t n, int64_t key, double t);
+/* The point of pts[0..n) with the smallest working set (ws); NULL when n is 0. */
+const kpoint_t *rtm_calib_point_smallest(const kpoint_t *pts, uint32_t n);
 /* The factor kept (0: none) and its note: kept where in (lo, hi) and off 1 by more than
  * the two measurements' spreads (else within the noise: no term), a FALLBACK note when
  * out of range or not measured. */
 double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_factor_t *f);
+/* The aligned size measured beside odd point key: 8 mod 16 just below it, never one of
+ * validation's seed-000 sizes (--quick's under it). */
+int64_t rtm_calib_aligned_key(const cal_t *c, int64_t key);
+/* ktune `aligned` and `aligned_r` from F, the factor rtm_calib_factor measured at the
+ * aligned size (0: none), with the fitted per-operation rate R there and R0 at the
+ * kernel's smallest point (rtm_model_kernel_rate): where R grows more than 10 % over R0,
+ * aligned is the share of that growth the aligned rows keep, (F R - R0) / (R - R0), in
+ * [0.01, 1.5) (so that the model's aligned rate there, aligned_r + aligned (R -
+ * aligned_r), is F R), with aligned_r = R0; else F a plain factor where in (0.5, 1.5),
+ * aligned_r 0; both 0 when none. */
+void rtm_calib_aligned_share(double F, double R, double R0, double *aligned, double *aligned_r);
+/* The same into kernel kern's terms on `who` (kt), the growth form noted (key0: the
+ * smallest point's first key, key: the aligned size's). */
+void rtm_calib_aligned_terms(cal_t *c, const char *who, const rtm_kernel_t *kern, double F,
+                             double R, double R0, int64_t key0, int64_t key,
+                             rtm_board_ktune_t *kt);
 
 /* ---- the CPU pool (calibcpu.c) ------------------------------------------------------- */
 

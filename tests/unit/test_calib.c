@@ -195,38 +195,29 @@ static void test_quick_profile_complete(void **state)
     unsigned passed = 0, points = 0;
     assert_int_equal(sscanf(counts + 3, "%u of %u points", &passed, &points), 2);
     assert_true(passed >= 1 && passed <= points);
-    /* matrix_mul's rows aligned to 32 bytes measured on every device after its fit: a
-     * term in range, or none when within the measurements' spreads (PoCL's usually), or
-     * none with a FALLBACK note when the ratio is out of range (a measurement disturbed:
-     * CI's fresh clone, tests running side by side on 2 cores, session 40); never for
-     * matrix_add, whose time does not depend on it */
+    /* matrix_mul's rows aligned to 32 bytes measured on the CPU pool (calibcpu.c's
+     * cpu_aligned) and on every device after its fit (calibdev.c's dev_aligned): a term
+     * in range, or none when within the measurements' spreads, or none with a FALLBACK
+     * note when the ratio is out of range (a measurement disturbed: CI's fresh clone,
+     * tests running side by side on 2 cores, session 40). A kept term is a plain factor
+     * in range or, on the pool and on CPU-type devices (PoCL's), with aligned_r (the
+     * fitted rate at the smallest point) a share of the fitted rate's growth above it;
+     * never for matrix_add, whose time does not depend on it */
     const int km = rtm_kernel_index(rtm_kernel_find("matrix_mul"));
     assert_true(km >= 0);
-    for (uint32_t i = 0; i < b.n_devs; i++) {
+    for (uint32_t i = 0; i <= b.n_devs; i++) {
+        const bool cpu = i == b.n_devs;
+        const char *who = cpu ? "cpu" : b.dev[i].name;
+        const rtm_board_ktune_t *kts = cpu ? b.cpu_ktune : b.dev[i].ktune;
         char note[96];
-        snprintf(note, sizeof(note), "%s: matrix_mul: aligned ", b.dev[i].name);
+        snprintf(note, sizeof(note), "%s: matrix_mul: aligned ", who);
         const char *at = strstr(text, note);
         const bool kept = at && isdigit((unsigned char)at[strlen(note)]);
-        snprintf(note, sizeof(note), "%s: matrix_mul: no aligned term: within the spreads,",
-                 b.dev[i].name);
+        snprintf(note, sizeof(note), "%s: matrix_mul: no aligned term: within the spreads,", who);
         const bool none = strstr(text, note) != NULL;
-        snprintf(note, sizeof(note), "FALLBACK: %s: matrix_mul: aligned rows not measured",
-                 b.dev[i].name);
+        snprintf(note, sizeof(note), "FALLBACK: %s: matrix_mul: aligned rows not measured", who);
         assert_true(kept || none || strstr(text, note) != NULL);
-        const double al = b.dev[i].ktune[km].aligned;
-        assert_true(kept ? al > RTM_BOARD_ALIGNED_MIN && al < RTM_BOARD_ALIGNED_MAX : al == 0.0);
-        assert_true(b.dev[i].ktune[ki].aligned == 0.0);
-    }
-    /* and on the CPU pool (calibcpu.c's cpu_aligned): the same three outcomes; a kept
-     * term a plain factor in range, or, with aligned_r (the fitted rate at the smallest
-     * point), a share of the growth above it */
-    {
-        const char *at = strstr(text, "cpu: matrix_mul: aligned ");
-        const bool kept = at && isdigit((unsigned char)at[strlen("cpu: matrix_mul: aligned ")]);
-        const bool none = strstr(text, "cpu: matrix_mul: no aligned term: within the spreads,");
-        assert_true(kept || none ||
-                    strstr(text, "FALLBACK: cpu: matrix_mul: aligned rows not measured"));
-        const rtm_board_ktune_t *kt = &b.cpu_ktune[km];
+        const rtm_board_ktune_t *kt = &kts[km];
         if (!kept)
             assert_true(kt->aligned == 0.0 && kt->aligned_r == 0.0);
         else if (kt->aligned_r > 0.0)
@@ -235,7 +226,7 @@ static void test_quick_profile_complete(void **state)
         else
             assert_true(kt->aligned == 0.0 ||
                         (kt->aligned > RTM_BOARD_ALIGNED_MIN && kt->aligned < RTM_BOARD_ALIGNED_MAX));
-        assert_true(b.cpu_ktune[ki].aligned == 0.0);
+        assert_true(kts[ki].aligned == 0.0 && kts[ki].aligned_r == 0.0);
     }
     assert_null(strstr(text, ": matrix_add: aligned"));
     /* matrix_mul's walk down B's columns measured where the L1 aliases it, on the CPU pool
