@@ -1008,8 +1008,9 @@ static void cpu_aliased(cal_t *c, rtm_board_t *b, const ckern_t *ck)
  * size (n = 8 mod 16 just below the largest point, never a validation size) is measured
  * as that point was (its first blocks where it was partial), and F = its work over the
  * fit's against the point's (rtm_calib_factor). Where the fitted rate R grows more than
- * 10 % from the smallest point's (aligned_r) to the aligned size's, aligned is the share of that growth the aligned rows keep, (F R - aligned_r) / (R -
- * aligned_r): on this AMD EPYC (32 MiB L3) matrix_mul ran 1.24-1.31 ns a step at odd and
+ * 10 % from the smallest point's (aligned_r) to the aligned size's, aligned is the share
+ * of that growth the aligned rows keep, (F R - aligned_r) / (R - aligned_r): on this AMD
+ * EPYC (32 MiB L3) matrix_mul ran 1.24-1.31 ns a step at odd and
  * aligned n alike up to 1 501 and at aligned n up to 3 016 at most 1.57, while odd n =
  * 2 501 and 3 001 took 2.51-2.53 (the odd rows' new lines come on demand, out of order
  * for the prefetcher, once B spills the L3); matrix_loop_add 1.2-1.9x odd over aligned

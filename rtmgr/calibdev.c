@@ -1923,7 +1923,10 @@ static void pace_cap(devcal_t *x, uint32_t ki, rtm_tune_t tune, kpoint_t *pts, u
  * ALIGN_BUDGET_S (3 at least, REPS at most: align_reps). */
 #define ALIGN_AT_S 5e-3
 #define ALIGN_BUDGET_S 0.2
-static int align_reps(double t) { return (int)fmax(3.0, fmin((double)REPS, floor(ALIGN_BUDGET_S / t))); }
+static int align_reps(double t)
+{
+    return (int)fmax(3.0, fmin((double)REPS, floor(ALIGN_BUDGET_S / t)));
+}
 
 /* A CPU-type device's L1 (l1d, l1d_ways, line): its work-items run on the host's cores
  * (rtm_calib_l1d); a GPU's are left out (no strided-walk term). */

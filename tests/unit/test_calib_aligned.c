@@ -3,7 +3,9 @@
  * CPU-type device's dev_aligned): the growth form reproduces the measured factor at the
  * aligned size under the model's rule (model.c, aligned_factor: aligned_r + aligned * (R
  * - aligned_r) where R > aligned_r), its clamps, the plain factor where the fitted rate
- * barely grows, and nothing where nothing was measured. */
+ * barely grows, and nothing where nothing was measured; and the aligned size measured
+ * beside an odd point (rtm_calib_aligned_key): 8 mod 16 below it, past validation's
+ * seed-000 sizes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,6 +88,28 @@ static void test_none(void **state)
     assert_true(a == 0.0 && ar == 0.0);
 }
 
+/* The sizes the calibrations of session 76 measured: n = 2 984 beside 3 001 (3 000 is
+ * validation's), 584 beside 591, 552 beside 561; --quick steps past 128, 256, 384. */
+static void test_aligned_key(void **state)
+{
+    (void)state;
+    rtm_calib_opts_t o = {0};
+    cal_t c = {0};
+    c.o = &o;
+    assert_int_equal(rtm_calib_aligned_key(&c, 3001), 2984);
+    assert_int_equal(rtm_calib_aligned_key(&c, 591), 584);
+    assert_int_equal(rtm_calib_aligned_key(&c, 561), 552);
+    assert_int_equal(rtm_calib_aligned_key(&c, 2001), 1992);
+    assert_int_equal(rtm_calib_aligned_key(&c, 1001), 984);
+    o.quick = true;
+    assert_int_equal(rtm_calib_aligned_key(&c, 391), 376);
+    assert_int_equal(rtm_calib_aligned_key(&c, 263), 248);
+    for (int64_t k = 9; k < 4000; k += 2) {
+        const int64_t a = rtm_calib_aligned_key(&c, k);
+        assert_true(a % 16 == 8 && a <= k && a > k - 16 * 3);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -93,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_growth_form_clamps),
         cmocka_unit_test(test_plain_factor),
         cmocka_unit_test(test_none),
+        cmocka_unit_test(test_aligned_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
