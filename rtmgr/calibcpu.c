@@ -1032,16 +1032,11 @@ static void cpu_aligned(cal_t *c, rtm_board_t *b, const ckern_t *ck)
     for (uint32_t i = 1; i < ck->n; i++)
         if (ck->pts[i].key > p->key)
             p = &ck->pts[i];
-    const int64_t key = rtm_calib_aligned_key(c, p->key);
-    rtm_kinst_t k, kp, k0;
+    rtm_kinst_t k, kp;
     rtm_cost_t cost, cost0;
-    if (key < 8 || p == p0 || !rtm_calib_size_plan(kern, key, ck->tune, &lim, &k) ||
-        !rtm_calib_size_plan(kern, p->key, ck->tune, &lim, &kp) ||
-        !rtm_calib_size_plan(kern, p0->key, ck->tune, &lim, &k0))
-        return;
-    rtm_kinst_cost(&k, &cost);
-    rtm_kinst_cost(&k0, &cost0);
-    if (!cost.rows_aligned || k.plan.launches != 1)
+    const int64_t key =
+        p == p0 ? -1 : rtm_calib_aligned_sizes(c, kern, ck->tune, &lim, p, p0, &k, &kp, &cost, &cost0);
+    if (key < 0)
         return;
     const double pred = alias_pred(b, &k), pred_p = alias_pred(b, &kp);
     if (!(pred > 0) || !(pred_p > 0))

@@ -2005,21 +2005,16 @@ static void dev_aligned(devcal_t *x, uint32_t ki, rtm_tune_t tune, const kpoint_
     kt->aligned = kt->aligned_r = 0.0;
     if (!p || !p0 || !kt->have || kern->n_keys == 0)
         return;
-    const int64_t key = rtm_calib_aligned_key(x->c, p->key);
+    rtm_kinst_t k, kp;
+    rtm_cost_t cost, cost0;
+    const int64_t key =
+        rtm_calib_aligned_sizes(x->c, kern, tune, &x->lim, p, p0, &k, &kp, &cost, &cost0);
+    if (key < 0)
+        return;
     /* the fitted model's kernel times (the device's record as it stands, no override) */
     const dpred_t fit = rtm_calib_dpred(x, -1, 0.0);
-    rtm_kinst_t k, kp, k0;
-    rtm_cost_t cost, cost0;
-    if (key < 8 || !rtm_calib_size_plan(kern, key, tune, &x->lim, &k) ||
-        !rtm_calib_size_plan(kern, p->key, tune, &x->lim, &kp) ||
-        !rtm_calib_size_plan(kern, p0->key, tune, &x->lim, &k0))
-        return;
     const double pred = rtm_calib_dev_pred(&fit, &k), pred_p = rtm_calib_dev_pred(&fit, &kp);
     if (!(pred > 0) || !(pred_p > 0))
-        return;
-    rtm_kinst_cost(&k, &cost);
-    rtm_kinst_cost(&k0, &cost0);
-    if (!cost.rows_aligned || k.plan.launches != 1)
         return;
     const double fixed = kt->t_fixed + dev_kernel_fixed(x->bd);
     const uint32_t part = host ? p->part : 0;

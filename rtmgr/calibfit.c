@@ -1700,6 +1700,22 @@ int64_t rtm_calib_aligned_key(const cal_t *c, int64_t key)
     return k;
 }
 
+int64_t rtm_calib_aligned_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t tune,
+                                const rtm_calib_lim_t *lim, const kpoint_t *p,
+                                const kpoint_t *p0, rtm_kinst_t *k, rtm_kinst_t *kp,
+                                rtm_cost_t *cost, rtm_cost_t *cost0)
+{
+    const int64_t key = rtm_calib_aligned_key(c, p->key);
+    rtm_kinst_t k0;
+    if (key < 8 || !rtm_calib_size_plan(kern, key, tune, lim, k) ||
+        !rtm_calib_size_plan(kern, p->key, tune, lim, kp) ||
+        !rtm_calib_size_plan(kern, p0->key, tune, lim, &k0))
+        return -1;
+    rtm_kinst_cost(k, cost);
+    rtm_kinst_cost(&k0, cost0);
+    return cost->rows_aligned && k->plan.launches == 1 ? key : -1;
+}
+
 /* The least growth of the fitted rate from the smallest point to the aligned size that
  * `aligned` is taken as a share of (below it a plain factor). */
 #define ALIGNED_GROWTH_MIN 0.1

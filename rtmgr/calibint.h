@@ -802,6 +802,15 @@ double rtm_calib_factor(cal_t *c, const rtm_kernel_t *kern, const rtm_calib_fact
 /* The aligned size measured beside odd point key: 8 mod 16 just below it, never one of
  * validation's seed-000 sizes (--quick's under it). */
 int64_t rtm_calib_aligned_key(const cal_t *c, int64_t key);
+/* The aligned size beside odd point p (rtm_calib_aligned_key) and the instances there
+ * (*k), at p (*kp) and at p0 (the kernel's smallest point), with the job costs at the
+ * aligned size (*cost) and at p0 (*cost0): the key, or -1 where a size does not plan
+ * within lim or the aligned size's job is not a one-launch job with aligned rows
+ * (rtm_cost_t.rows_aligned). Shared by the CPU pool and the devices. */
+int64_t rtm_calib_aligned_sizes(const cal_t *c, const rtm_kernel_t *kern, rtm_tune_t tune,
+                                const rtm_calib_lim_t *lim, const kpoint_t *p,
+                                const kpoint_t *p0, rtm_kinst_t *k, rtm_kinst_t *kp,
+                                rtm_cost_t *cost, rtm_cost_t *cost0);
 /* ktune `aligned` and `aligned_r` from F, the factor rtm_calib_factor measured at the
  * aligned size (0: none), with the fitted per-operation rate R there and R0 at the
  * kernel's smallest point (rtm_model_kernel_rate): where R grows more than 10 % over R0,

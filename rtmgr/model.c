@@ -721,8 +721,9 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     double compute = w->blocks_busy > 0.0
                          ? t_wave * rtm_model_occupancy(per_cu, resident, res_k > 0.0)
                          : 0.0;
-    if (rk > 0.0)
-        compute *= kernel_scale(d->ktune, j->kernel, j->cost.Z * j->cost.li);
+    /* the kernel's own rate scale (p_ops), for its work and its rows' factor below */
+    const double scale = rk > 0.0 ? kernel_scale(d->ktune, j->kernel, j->cost.Z * j->cost.li) : 1.0;
+    compute *= scale;
     double ws = 0.0, wr = 0.0, setup = 0.0;
     if (w->bytes_dev > 0.0) {
         const double km = rk > 0.0 ? kernel_rate(d->ktune, j->kernel) : 0.0;
@@ -769,8 +770,7 @@ static void dev_ext(const rtm_model_job_t *j, const rtm_board_dev_t *d, const wo
     const double tn = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, t_next));
     /* the job's own build: its in-loop polls' share of the work (1 = calibration's); and
      * its rows: aligned ones at the kernel's own rate for them */
-    const double al = aligned_factor(d->ktune, j->kernel, &j->cost,
-                                     rtm_model_kernel_rate(d->ktune, j->kernel, &j->cost, false));
+    const double al = aligned_factor(d->ktune, j->kernel, &j->cost, rk * scale);
     /* and, on a CPU-type device, a strided walk its L1 aliases (as the CPU pool's) */
     const double as = kernel_term(d->ktune, j->kernel, offsetof(rtm_board_ktune_t, aliased));
     const double build = (1.0 + j->poll_cost) * al *
