@@ -6,29 +6,7 @@
  * Params by position: RTM_BLOCK_ARGS (abort, done, map, nmap, nblk, doff, count, next,
  * end), then the kernel's own: every pointer a zeroed buffer of n*n floats (inputs filled),
  * the last u32 = N. Prints min / median kernel ms over REPS (cuEvent). */
-#include <cuda.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "diag_file.h"
-
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        CUresult r_ = (x);                                                                 \
-        if (r_ != CUDA_SUCCESS) {                                                          \
-            const char *s_ = "?";                                                          \
-            cuGetErrorString(r_, &s_);                                                     \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_);                 \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
-static int cmp(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
+#include "diag_cu.h"
 
 int main(int argc, char **argv)
 {
@@ -40,60 +18,13 @@ int main(int argc, char **argv)
     const unsigned nblk = (unsigned)atoi(argv[4]), n = (unsigned)atoi(argv[5]);
     const int reps = atoi(argv[6]), maxreg = argc > 7 ? atoi(argv[7]) : 0;
     const int opt = argc > 8 ? atoi(argv[8]) : -1;
-    char *ptx = diag_read_all(argv[1]);
-    if (!ptx)
-        return 1;
-    /* OpenCL's environment registers: the global offset (0) and the group count */
-    for (;;) {
-        char *r = strstr(ptx, "%envreg");
-        if (!r)
-            break;
-        int k = 0, used = 0;
-        sscanf(r + 7, "%d%n", &k, &used);
-        const char *with = k == 6 ? "%nctaid.x" : "0";
-        if (k != 0 && k != 6)
-            fprintf(stderr, "envreg%d: replaced by 0\n", k);
-        char *rest = strdup(r + 7 + used);
-        char *grown = malloc(strlen(ptx) + 16);
-        memcpy(grown, ptx, (size_t)(r - ptx));
-        strcpy(grown + (r - ptx), with);
-        strcat(grown, rest);
-        free(rest);
-        free(ptx);
-        ptx = grown;
-    }
-    char *e = strstr(ptx, ".entry ");
-    if (!e)
-        return fprintf(stderr, "no .entry\n"), 1;
-    char name[128];
-    sscanf(e + 7, "%127[A-Za-z0-9_]", name);
-    char *close = strchr(e, ')');
-    int types[64], np = 0; /* 8: u64, 4: u32 */
-    for (char *p = strstr(e, ".param"); p && p < close && np < 64; p = strstr(p + 6, ".param"))
-        types[np++] = strncmp(p, ".param .u64", 11) == 0 ? 8 : 4;
-    CK(cuInit(0));
-    CUdevice dev;
-    CK(cuDeviceGet(&dev, 0));
-    CUcontext ctx;
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
-    CUjit_option jo[2];
-    void *jv[2];
-    unsigned nj = 0;
-    if (maxreg > 0) {
-        jo[nj] = CU_JIT_MAX_REGISTERS;
-        jv[nj++] = (void *)(size_t)maxreg;
-    }
-    if (opt >= 0) {
-        jo[nj] = CU_JIT_OPTIMIZATION_LEVEL;
-        jv[nj++] = (void *)(size_t)opt;
-    }
-    CUmodule mod;
-    CK(cuModuleLoadDataEx(&mod, ptx, nj, jo, jv));
-    CUfunction fn;
-    CK(cuModuleGetFunction(&fn, mod, name));
-    int regs = 0;
-    CK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
+    diag_cu_init();
+    diag_cu_build_t bl;
+    diag_cu_load(argv[1], maxreg, opt, &bl);
+    const int np = bl.np, regs = bl.regs;
+    const int *types = bl.size;
+    const char *name = bl.name;
+    const CUfunction fn = bl.fn;
     int blocks_sm = 0;
     CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_sm, fn, (int)wg, 0));
     const size_t mat = (size_t)n * n * sizeof(float), small = (size_t)4 << 20;
@@ -151,7 +82,7 @@ int main(int argc, char **argv)
     unsigned marked = 0;
     for (unsigned i = 0; i < nblk && i < small; i++)
         marked += d[i] != 0;
-    qsort(t, (size_t)reps, sizeof(float), cmp);
+    qsort(t, (size_t)reps, sizeof(float), diag_cu_cmp_float);
     printf("  kernel ms: min %.4f median %.4f max %.4f over %d; done[] marked %u of %u\n", t[0],
            t[reps / 2], t[reps - 1], reps, marked, nblk);
     /* a checksum of the output (the third matrix) */
