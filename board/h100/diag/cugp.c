@@ -7,7 +7,8 @@
  * array, the leave counter and the pass flags cleared before each job), the end mark
  * in mapped host memory as kexec gives it (END = 1; END = 0 passes NULL: no leave count,
  * no end mark).
- * Usage: cugp REPS IDLE END PTX... (env CUGP_WIDTH, CUGP_HEIGHT, CUGP_PASSES)
+ * Usage: cugp REPS IDLE END PTX... (env CUGP_WIDTH, CUGP_HEIGHT, CUGP_PASSES, and CUGP_WG:
+ * the work-group size the PTX was built for, RTM_WG, default 256)
  * Runs every build REPS times, interleaved, the device idle IDLE times the build's last
  * job before each run (bench preempt's --idle); prints per build the min and median job
  * ms (cuEvents around the 128 launches), its share over the first build's min, blocks
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
     k.size[0] = env_u("CUGP_WIDTH", 16384);
     k.size[1] = env_u("CUGP_HEIGHT", 512);
     k.size[2] = env_u("CUGP_PASSES", 128);
+    const unsigned wg = env_u("CUGP_WG", 256);
+    k.tune.wg = wg;
     if (rtm_kinst_plan(&k) != RTM_OK)
         return fprintf(stderr, "grid_path: no plan\n"), 3;
     const size_t bytes = rtm_kinst_bytes(&k);
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nb; i++) {
         diag_cu_load(argv[4 + i], 0, -1, &b[i]);
         int per_sm = 0;
-        CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, b[i].fn, 256, 0));
+        CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, b[i].fn, (int)wg, 0));
         printf("%s: %s, %d params, %d registers, %d blocks/SM\n", argv[4 + i], b[i].name,
                b[i].np, b[i].regs, per_sm);
         if (b[i].np != 17)
@@ -90,8 +93,8 @@ int main(int argc, char **argv)
         memset(end_host, 0, 4096);
         CK(cuMemHostGetDevicePointer(&end, end_host, 0));
     }
-    printf("grid_path %lld x %lld, %u passes, %u blocks a launch, end mark %s, idle %.1f\n", (long long)k.size[0],
-           (long long)k.size[1], passes, nblk, with_end ? "mapped host memory" : "NULL", idle);
+    printf("grid_path %lld x %lld, %u passes, %u blocks of %u a launch, end mark %s, idle %.1f\n", (long long)k.size[0],
+           (long long)k.size[1], passes, nblk, wg, with_end ? "mapped host memory" : "NULL", idle);
 
     CUevent e0, e1;
     CK(cuEventCreate(&e0, 0));
@@ -126,7 +129,7 @@ int main(int argc, char **argv)
                         args[9 + a] = &vals[a];
                     }
                 }
-                CK(cuLaunchKernel(b[v].fn, nblk, 1, 1, 256, 1, 1, 0, 0, args, NULL));
+                CK(cuLaunchKernel(b[v].fn, nblk, 1, 1, wg, 1, 1, 0, 0, args, NULL));
             }
             CK(cuEventRecord(e1, 0));
             CK(cuEventSynchronize(e1));
