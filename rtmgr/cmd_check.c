@@ -105,9 +105,14 @@ static void predict_cell(const rtm_config_t *cfg, uint32_t i, int dev, int64_t *
     rtm_model_pred_t pred;
     memset(&pred, 0, sizeof(pred));
     rtm_status_t st = rtm_config_task_kinst(cfg, i, dev, &k);
-    rtm_kexec_opts_t o = {0}; /* the build the executive runs there (its poll cost) */
-    if (st == RTM_OK && dev >= 0) { /* as the manager */
-        st = rtm_preempt_predict_dev(&cfg->board.dev[dev], &k, RTM_MODEL_F_IDLE, &job, &o, &pred);
+    if (st == RTM_OK && dev >= 0) { /* as the manager: the build the executive runs there
+                                     * (its poll cost), its clears as its instance plans them */
+        const rtm_board_dev_t *bd = &cfg->board.dev[dev];
+        rtm_kexec_opts_t o = rtm_manager_task_opts(&cfg->task[i], bd);
+        st = rtm_preempt_predict_dev(bd, &k, RTM_MODEL_F_IDLE, &job, &o, &pred);
+        if (st == RTM_OK)
+            st = rtm_manager_predict_clears(
+                bd, rtm_kexec_clears_planned(&o, &k, bd->kind == RTM_DEV_CPU), &job, &pred);
     } else if (st == RTM_OK) {
         st = rtm_model_job_make(&k, &job);
         const uint32_t fl =

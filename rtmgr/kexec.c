@@ -52,19 +52,40 @@ static size_t base_align(const rtm_ocl_info_t *info)
     return bits >= 32 ? bits / 8 : 4;
 }
 
-/* x's blocks per chunk (opts.chunk rounded up to whole sub-buffer alignments of the
- * map), or 0 where chunks do not act (kexec.h). */
-static uint32_t chunk_of(const rtm_kexec_t *x)
+/* The launch shape options o give k on a device (cpu: a CPU-type one), as resolve()
+ * settles it: one work-group per block or persistent groups, and blocks per chunk
+ * (opts.chunk rounded up to whole sub-buffer alignments of the map, `per` blocks; 0
+ * where chunks do not act, kexec.h). Defaults not yet applied are taken as resolve()
+ * applies them. */
+typedef struct {
+    bool all_groups; /* one work-group per block (RTM_KEXEC_GROUPS_ALL) */
+    bool persist;    /* persistent groups */
+    uint32_t chunk;  /* blocks per chunk, 0: none */
+} shape_t;
+
+static shape_t shape_of(const rtm_kexec_opts_t *o, const rtm_kinst_t *k, bool cpu, size_t per)
 {
-    const rtm_kexec_opts_t *o = &x->opts;
-    const rtm_ocl_info_t *info = &x->dev->info;
-    if (!o->chunk || ((info->type & CL_DEVICE_TYPE_CPU) && !o->chunk_cpu) ||
-        x->k->plan.launches != 1 ||
-        (o->variant != RTM_KEXEC_FULL && o->variant != RTM_KEXEC_FEEDBACK))
-        return 0;
-    const size_t per = base_align(info) / sizeof(cl_uint);
-    const size_t c = (o->chunk + per - 1) / per * per;
-    return c < x->k->plan.blocks_max ? (uint32_t)c : 0;
+    shape_t sh = {0};
+    const uint32_t min_blocks =
+        o->persist_min_blocks ? o->persist_min_blocks : RTM_KEXEC_PERSIST_MIN_BLOCKS;
+    /* CPU devices: launching groups is cheap, loops with barriers are not (PoCL splits
+     * them into regions); GPUs: persistent groups only where a plain grid would drain
+     * too slowly after an abort */
+    sh.all_groups = o->groups == RTM_KEXEC_GROUPS_ALL ||
+                    (o->groups == 0 && (cpu || k->plan.blocks_max < min_blocks));
+    sh.persist = o->variant != RTM_KEXEC_ORIGINAL && o->variant != RTM_KEXEC_CHECK &&
+                 o->variant != RTM_KEXEC_WG_CHECK && !sh.all_groups &&
+                 !(k->kernel->flags & RTM_KF_NO_PERSIST);
+    if (o->chunk && (!cpu || o->chunk_cpu) && k->plan.launches == 1 &&
+        (o->variant == RTM_KEXEC_FULL || o->variant == RTM_KEXEC_FEEDBACK)) {
+        const size_t c = (o->chunk + per - 1) / per * per;
+        sh.chunk = c < k->plan.blocks_max ? (uint32_t)c : 0;
+    }
+    if (sh.chunk) { /* chunks are plain grids */
+        sh.all_groups = true;
+        sh.persist = false;
+    }
+    return sh;
 }
 
 static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
@@ -89,24 +110,15 @@ static void resolve(rtm_kexec_t *x, const rtm_kexec_opts_t *o)
         x->opts.persist_min_blocks = RTM_KEXEC_PERSIST_MIN_BLOCKS;
     if (x->opts.flag_copies == 0)
         x->opts.flag_copies = rtm_kexec_default_copies(info, x->k->kernel);
-    if (x->opts.groups == 0) /* CPU devices: launching groups is cheap, loops with
-                                * barriers are not (PoCL splits them into regions); GPUs:
-                                * persistent groups only where a plain grid would drain
-                                * too slowly after an abort */
-        x->opts.groups = (info->type & CL_DEVICE_TYPE_CPU) ||
-                                 x->k->plan.blocks_max < x->opts.persist_min_blocks
-                             ? RTM_KEXEC_GROUPS_ALL
-                             : x->opts.persist_groups ? x->opts.persist_groups
-                                                      : auto_groups(info, x->k->tune.wg);
-    x->persist = x->opts.variant != RTM_KEXEC_ORIGINAL && x->opts.variant != RTM_KEXEC_CHECK &&
-                 x->opts.variant != RTM_KEXEC_WG_CHECK &&
-                 x->opts.groups != RTM_KEXEC_GROUPS_ALL &&
-                 !(x->k->kernel->flags & RTM_KF_NO_PERSIST);
-    x->chunk = chunk_of(x);
-    if (x->chunk) { /* chunks are plain grids */
+    const shape_t sh = shape_of(&x->opts, x->k, (info->type & CL_DEVICE_TYPE_CPU) != 0,
+                                base_align(info) / sizeof(cl_uint));
+    if (sh.all_groups)
         x->opts.groups = RTM_KEXEC_GROUPS_ALL;
-        x->persist = false;
-    }
+    else if (x->opts.groups == 0)
+        x->opts.groups = x->opts.persist_groups ? x->opts.persist_groups
+                                                : auto_groups(info, x->k->tune.wg);
+    x->persist = sh.persist;
+    x->chunk = sh.chunk;
     const size_t out_bytes = rtm_kinst_dir_bytes(x->k, RTM_BUF_OUT);
     x->read_beside = x->opts.read_late == 2 ||
                      (x->opts.read_late == 0 &&
@@ -584,10 +596,23 @@ static cl_event *want_event(cl_event *ev, bool final, const cl_event *first, con
  * such a job's start: 29 us of host time on the H100's driver
  * (board/h100/results/cltime-preempt-s18-h100.txt), 61 us on PoCL (board/cltime/
  * jobcalls.sh with a hard matrix_add alone, session 66). */
+static bool clears_if(bool never_aborted, bool fetches, bool count, bool chunked,
+                      const rtm_kinst_t *k)
+{
+    return !never_aborted || fetches || count || chunked || rtm_kinst_bufs(k, RTM_BUF_IN) == 0;
+}
+
 bool rtm_kexec_clears(const rtm_kexec_t *x)
 {
-    return !x->opts.never_aborted || fetches(x) || x->count || rtm_kexec_chunked(x) ||
-           rtm_kinst_bufs(x->k, RTM_BUF_IN) == 0;
+    return clears_if(x->opts.never_aborted, fetches(x), x->count != NULL, rtm_kexec_chunked(x),
+                     x->k);
+}
+
+bool rtm_kexec_clears_planned(const rtm_kexec_opts_t *o, const rtm_kinst_t *k, bool cpu_device)
+{
+    const shape_t sh = shape_of(o, k, cpu_device, 1);
+    return clears_if(o->never_aborted, sh.persist && !o->static_fetch, o->count_blocks,
+                     sh.chunk != 0, k);
 }
 
 /* The block-control clears of a run: the completed-block array, the leave counter, the

@@ -334,6 +334,12 @@ rtm_status_t rtm_kexec_write_inputs(rtm_kexec_t *x, cl_event *first, cl_event *l
  * put back by each launch's last group, it has no fetch counters (the model then leaves
  * the clear out: rtm_model_job_t.no_clear). Safe anywhere. */
 bool rtm_kexec_clears(const rtm_kexec_t *x);
+/* rtm_kexec_clears for the instance options o would give k on a device of that type,
+ * without one (rtmgr check): the same rules, with opts.chunk taken as given where
+ * rtm_kexec_create rounds it up to the device's sub-buffer alignment (it decides only
+ * whether chunks act when opts.chunk lies within that alignment of the blocks). Safe
+ * anywhere. */
+bool rtm_kexec_clears_planned(const rtm_kexec_opts_t *o, const rtm_kinst_t *k, bool cpu_device);
 /* Enqueues launch `launch`; with nmap > 0 only the blocks listed in map_host run (the
  * map is written first, non-blocking: map_host must stay unchanged until the launch has
  * started), or with map_host NULL the launch's first nmap blocks, unmapped (a partial

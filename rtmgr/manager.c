@@ -359,6 +359,23 @@ static int64_t warm_time(const rtm_model_pred_t *p)
     return u->in_ns + u->kernel_ns + u->out_ns;
 }
 
+rtm_kexec_opts_t rtm_manager_task_opts(const rtm_task_cfg_t *tc, const rtm_board_dev_t *bd)
+{
+    return (rtm_kexec_opts_t){.transport = bd ? bd->abort : RTM_ABORT_WRITE,
+                              .transport_set = true,
+                              .preemptible = tc->preemptible,
+                              .never_aborted = !rtm_exec_task_abortable(tc)};
+}
+
+rtm_status_t rtm_manager_predict_clears(const rtm_board_dev_t *bd, bool clears,
+                                        rtm_model_job_t *mj, rtm_model_pred_t *pr)
+{
+    if (clears)
+        return RTM_OK;
+    mj->no_clear = true; /* its runs clear nothing */
+    return rtm_model_predict_dev(mj, bd, bd->model, RTM_MODEL_F_IDLE, pr);
+}
+
 /* A navigation task's prediction with every target slot absent (the kernels skip them),
  * of the full picture's build (its poll_cost, rtm_model_job_t): m->live_on[t][d] when it
  * differs from the full picture's. */
@@ -413,11 +430,9 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
     // cppcheck-suppress arrayIndexOutOfBoundsCond
     const rtm_board_dev_t *bd = d > 0 ? &m->cfg.board.dev[m->board_dev[d]] : NULL;
     /* the abort flag through the transport calibration chose for the device */
-    rtm_kexec_opts_t ko = {.transport = bd ? bd->abort : RTM_ABORT_WRITE, .transport_set = true,
-                           .cache_dir = m->cache_dir[0] ? m->cache_dir : NULL,
-                           .host_pinned = m->pin[d].host != NULL,
-                           .preemptible = tc->preemptible,
-                           .never_aborted = !rtm_exec_task_abortable(tc)};
+    rtm_kexec_opts_t ko = rtm_manager_task_opts(tc, bd);
+    ko.cache_dir = m->cache_dir[0] ? m->cache_dir : NULL;
+    ko.host_pinned = m->pin[d].host != NULL;
     /* predictions: both models; placement uses the board's choice, warm (without setup).
      * On a device, of the build the executive runs there: long blocks on a plain grid
      * (the persistent loop costs more than it saves), in-loop polls where a block
@@ -448,10 +463,9 @@ static rtm_status_t make_instance(rtm_manager_t *m, uint32_t t, uint32_t d)
             return st;
         }
         m->kx_ok[t][d] = true;
-        if (ms == RTM_OK && !rtm_kexec_clears(&m->kx[t][d])) { /* its runs clear nothing */
-            mj.no_clear = true;
-            ms = rtm_model_predict_dev(&mj, bd, bd->model, RTM_MODEL_F_IDLE, &m->pred[t][d]);
-        }
+        if (ms == RTM_OK)
+            ms = rtm_manager_predict_clears(bd, rtm_kexec_clears(&m->kx[t][d]), &mj,
+                                            &m->pred[t][d]);
     }
     if (ms == RTM_OK)
         predict_empty(m, t, d, k, &mj);

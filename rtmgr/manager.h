@@ -76,6 +76,18 @@ int64_t rtm_manager_warm_lead_differs(const rtm_board_t *b, int64_t lead_ns);
 uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
                                      rtm_model_job_t *job);
 
+/* The kernel-instance options of task tc's jobs on board device bd, as far as the task
+ * and the board give them: the abort flag's transport calibration chose, preemptible,
+ * never aborted (the caller adds the cache and the host buffers). Any thread. */
+rtm_kexec_opts_t rtm_manager_task_opts(const rtm_task_cfg_t *tc, const rtm_board_dev_t *bd);
+/* Task tc's job mj on board device bd as the manager predicts it, from
+ * rtm_preempt_predict_dev's prediction with options o (rtm_manager_task_opts, completed
+ * by it): where the instance's runs clear no block control (`clears`: its kexec's
+ * rtm_kexec_clears, or rtm_kexec_clears_planned without a device, as `rtmgr check`),
+ * the job is predicted again without the clear (mj->no_clear). Any thread. */
+rtm_status_t rtm_manager_predict_clears(const rtm_board_dev_t *bd, bool clears,
+                                        rtm_model_job_t *mj, rtm_model_pred_t *pr);
+
 typedef struct rtm_manager rtm_manager_t;
 
 /* Fills the defaults: policy model, rt on, margin 0.1, adapt 0.2, wakes 300 us ahead. */

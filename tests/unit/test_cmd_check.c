@@ -86,6 +86,58 @@ static void test_usage_exit_1(void **state)
     assert_non_null(strstr(err, "/nonexistent.yaml: error: cannot read"));
 }
 
+/* A time as `rtmgr check` prints it (rtm_units_format_ns: 109.662us, 2.64ms, 10.4s), in ns. */
+static double check_ns(const char *s)
+{
+    char *end = NULL;
+    const double v = strtod(s, &end);
+    assert_true(end != s);
+    if (strncmp(end, "ns", 2) == 0)
+        return v;
+    if (strncmp(end, "us", 2) == 0)
+        return v * 1e3;
+    if (strncmp(end, "ms", 2) == 0)
+        return v * 1e6;
+    assert_true(*end == 's');
+    return v * 1e9;
+}
+
+/* Task `name`'s predictions on host, gpu0 and ocl0 from the PREDICTED table in out. */
+static void predicted(const char *name, double ns[3])
+{
+    const char *t = strstr(out, "PREDICTED");
+    assert_non_null(t);
+    char key[64];
+    snprintf(key, sizeof(key), "\n%s ", name);
+    const char *l = strstr(t, key);
+    assert_non_null(l);
+    char c[3][32];
+    assert_int_equal(sscanf(l + strlen(key), "%31s %31s %31s", c[0], c[1], c[2]), 3);
+    for (int i = 0; i < 3; i++)
+        ns[i] = check_ns(c[i]);
+}
+
+/* Bug (sessions 71-76): `rtmgr check` predicted a job that nothing aborts (hard, not
+ * preemptible) with its block-control clear, which the manager leaves out because its
+ * instance clears nothing (rtm_kexec_clears): check now plans the instance's clears
+ * (rtm_kexec_clears_planned) and predicts as the manager. Two tasks alike but for that:
+ * the hard one is predicted shorter on both OpenCL devices of the H100 board (its
+ * ws_clear), the same on the CPU pool. */
+static void test_predicts_clears_as_the_manager(void **state)
+{
+    (void)state;
+    const char *args[] = {"check", "-c", SRC "/tests/configs/good/clears.yaml", NULL};
+    assert_int_equal(run_rtmgr(args), 0);
+    double hard[3], firm[3];
+    predicted("hard", hard);
+    predicted("firm", firm);
+    assert_true(hard[0] == firm[0]);
+    for (int d = 1; d < 3; d++) {
+        assert_true(hard[d] < firm[d]);
+        assert_true(firm[d] - hard[d] < 50e3); /* a clear, not a job */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -93,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_board_error_names_board_file),
         cmocka_unit_test(test_default_config_exit_0),
         cmocka_unit_test(test_usage_exit_1),
+        cmocka_unit_test(test_predicts_clears_as_the_manager),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

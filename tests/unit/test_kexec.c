@@ -313,6 +313,61 @@ static void test_never_aborted_no_clear(void **state)
     }
 }
 
+/* rtm_kexec_clears_planned (rtmgr check, without a device) answers as the created
+ * instance's rtm_kexec_clears, for a job never aborted or abortable on a plain grid, with
+ * completion counts, in chunks (a whole number of PoCL's sub-buffer alignments) and on
+ * persistent groups in order or by stride, and for a kernel without inputs; on a GPU-type
+ * device, persistent groups from RTM_KEXEC_PERSIST_MIN_BLOCKS blocks clear unless they
+ * take their blocks by stride. */
+static void test_clears_planned_as_created(void **state)
+{
+    (void)state;
+    kc_pair_t p;
+    pair_make(&p, 5);
+    const uint32_t nb = (uint32_t)rtm_kinst_blocks(&p.gpu);
+    enum { PLAIN, COUNT, CHUNK, PERSIST, STRIDE, N_SHAPES };
+    for (int never = 0; never < 2; never++)
+        for (int shape = 0; shape < N_SHAPES; shape++) {
+            rtm_kexec_opts_t o = {.never_aborted = never == 1};
+            o.count_blocks = shape == COUNT;
+            if (shape == CHUNK) {
+                o.chunk = 128;
+                o.chunk_cpu = true;
+                assert_true(o.chunk < nb);
+            }
+            if (shape == PERSIST || shape == STRIDE)
+                o.groups = 4;
+            o.static_fetch = shape == STRIDE;
+            rtm_kexec_t x;
+            assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &p.gpu, &o), RTM_OK);
+            assert_int_equal(rtm_kexec_chunked(&x), shape == CHUNK);
+            assert_int_equal(rtm_kexec_clears_planned(&o, &p.gpu, true), rtm_kexec_clears(&x));
+            assert_int_equal(rtm_kexec_clears(&x), !never || shape == COUNT || shape == CHUNK ||
+                                                        shape == PERSIST);
+            rtm_kexec_destroy(&x);
+        }
+    /* a GPU's automatic groups: persistent (in order: clears) from the minimum up */
+    const rtm_kexec_opts_t auto_o = {.never_aborted = true};
+    rtm_kexec_opts_t few = auto_o;
+    few.persist_min_blocks = nb + 1;
+    assert_false(rtm_kexec_clears_planned(&few, &p.gpu, false));
+    rtm_kexec_opts_t many = auto_o;
+    many.persist_min_blocks = nb;
+    assert_true(rtm_kexec_clears_planned(&many, &p.gpu, false));
+    many.static_fetch = true;
+    assert_false(rtm_kexec_clears_planned(&many, &p.gpu, false));
+    kc_free(&p);
+    /* no inputs: the fill gives the sequence its events */
+    kc_pair_t e;
+    kc_setup(&e, "empty", 64, 1, 1, (const char *const[]){"blocks", NULL}, (const int64_t[]){64});
+    rtm_kexec_t x;
+    assert_int_equal(rtm_kexec_create_ex(&x, kc_dev(), &e.gpu, &auto_o), RTM_OK);
+    assert_true(rtm_kexec_clears(&x));
+    assert_true(rtm_kexec_clears_planned(&auto_o, &e.gpu, true));
+    rtm_kexec_destroy(&x);
+    kc_free(&e);
+}
+
 /* A launch sets only the arguments that changed since its entry point's last launch
  * (rtm_kexec_args_t): sort's passes (several entry points, a pass value each) and
  * grid_path's ping-pong give the twin's results job after job, and after a mapped
@@ -478,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_enqueue_all_events),
         cmocka_unit_test(test_clear_one_command),
         cmocka_unit_test(test_never_aborted_no_clear),
+        cmocka_unit_test(test_clears_planned_as_created),
         cmocka_unit_test(test_args_cached_across_jobs),
         cmocka_unit_test(test_default_flag_copies),
         cmocka_unit_test(test_default_read_late),
