@@ -80,11 +80,12 @@ uint32_t rtm_manager_cpu_model_flags(const rtm_task_cfg_t *tc, int64_t lead_ns,
  * and the board give them: the abort flag's transport calibration chose, preemptible,
  * never aborted (the caller adds the cache and the host buffers). Any thread. */
 rtm_kexec_opts_t rtm_manager_task_opts(const rtm_task_cfg_t *tc, const rtm_board_dev_t *bd);
-/* Task tc's job mj on board device bd as the manager predicts it, from
- * rtm_preempt_predict_dev's prediction with options o (rtm_manager_task_opts, completed
- * by it): where the instance's runs clear no block control (`clears`: its kexec's
- * rtm_kexec_clears, or rtm_kexec_clears_planned without a device, as `rtmgr check`),
- * the job is predicted again without the clear (mj->no_clear). Any thread. */
+/* Task tc's job mj on board device bd as the manager predicts it, after
+ * rtm_preempt_predict_dev has predicted it into pr with options from
+ * rtm_manager_task_opts (which that call completes with the launch shape): where the
+ * instance's runs clear no block control (`clears`: its kexec's rtm_kexec_clears, or
+ * rtm_kexec_clears_planned on those options without a device, as `rtmgr check`), the job
+ * is predicted again without the clear (mj->no_clear). Any thread. */
 rtm_status_t rtm_manager_predict_clears(const rtm_board_dev_t *bd, bool clears,
                                         rtm_model_job_t *mj, rtm_model_pred_t *pr);
 
