@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "rtmgr/units.h"
 #include "tests/cli_fixture.h"
 
 #define SRC RTM_TEST_SOURCE_DIR
@@ -86,22 +87,6 @@ static void test_usage_exit_1(void **state)
     assert_non_null(strstr(err, "/nonexistent.yaml: error: cannot read"));
 }
 
-/* A time as `rtmgr check` prints it (rtm_units_format_ns: 109.662us, 2.64ms, 10.4s), in ns. */
-static double check_ns(const char *s)
-{
-    char *end = NULL;
-    const double v = strtod(s, &end);
-    assert_true(end != s);
-    if (strncmp(end, "ns", 2) == 0)
-        return v;
-    if (strncmp(end, "us", 2) == 0)
-        return v * 1e3;
-    if (strncmp(end, "ms", 2) == 0)
-        return v * 1e6;
-    assert_true(*end == 's');
-    return v * 1e9;
-}
-
 /* Task `name`'s predictions on host, gpu0 and ocl0 from the PREDICTED table in out. */
 static void predicted(const char *name, double ns[3])
 {
@@ -113,8 +98,11 @@ static void predicted(const char *name, double ns[3])
     assert_non_null(l);
     char c[3][32];
     assert_int_equal(sscanf(l + strlen(key), "%31s %31s %31s", c[0], c[1], c[2]), 3);
-    for (int i = 0; i < 3; i++)
-        ns[i] = check_ns(c[i]);
+    char why[128];
+    for (int i = 0; i < 3; i++) { /* as rtm_units_format_ns printed it: 109.662us, 2.64ms */
+        assert_int_equal(rtm_units_parse(c[i], RTM_UNIT_TIME, &ns[i], why, sizeof(why)), RTM_OK);
+        ns[i] *= 1e9;
+    }
 }
 
 /* Bug (sessions 71-76): `rtmgr check` predicted a job that nothing aborts (hard, not

@@ -36,16 +36,7 @@ static const char *src =
 int main(int argc, char **argv)
 {
     const char *want = argc > 1 ? argv[1] : "NVIDIA";
-    cl_platform_id pl[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, pl, &np);
-    cl_platform_id p = NULL;
-    for (cl_uint i = 0; i < np; i++) {
-        char nm[256];
-        clGetPlatformInfo(pl[i], CL_PLATFORM_NAME, sizeof nm, nm, NULL);
-        if (strstr(nm, want))
-            p = pl[i];
-    }
+    const cl_platform_id p = diag_cl_platform(want, false);
     if (!p)
         return fprintf(stderr, "no platform %s\n", want), 1;
     cl_ulong hres = 0;

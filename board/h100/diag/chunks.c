@@ -347,15 +347,7 @@ int main(int argc, char **argv)
     trace_left = getenv("RTM_DIAG_TRACE") ? atoi(getenv("RTM_DIAG_TRACE")) : 0;
     armed = !(getenv("RTM_DIAG_RAISE") && strcmp(getenv("RTM_DIAG_RAISE"), "write") == 0);
     const char *want = getenv("RTM_DIAG_PLATFORM") ? getenv("RTM_DIAG_PLATFORM") : "NVIDIA";
-    cl_platform_id pl[8], p = NULL;
-    cl_uint np = 0;
-    CK(clGetPlatformIDs(8, pl, &np));
-    for (cl_uint i = 0; i < np && !p; i++) {
-        char name[256];
-        clGetPlatformInfo(pl[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
-        if (strstr(name, want))
-            p = pl[i];
-    }
+    const cl_platform_id p = diag_cl_platform(want, false);
     if (!p)
         return fprintf(stderr, "no platform '%s'\n", want), 1;
     CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));

@@ -7,22 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag_cl.h"
 #include "diag_file.h"
 
 int main(int argc, char **argv)
 {
     if (argc < 4)
         return fprintf(stderr, "usage: clptx FILE.cl OUT.ptx OPTIONS\n"), 2;
-    cl_platform_id pl[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, pl, &np);
-    cl_platform_id p = NULL;
-    for (cl_uint i = 0; i < np; i++) {
-        char name[256];
-        clGetPlatformInfo(pl[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
-        if (strstr(name, "NVIDIA"))
-            p = pl[i];
-    }
+    const cl_platform_id p = diag_cl_platform("NVIDIA", false);
     if (!p)
         return fprintf(stderr, "no NVIDIA platform\n"), 1;
     cl_device_id d;

@@ -21,12 +21,8 @@ int main(int argc, char **argv)
     diag_cu_init();
     diag_cu_build_t bl;
     diag_cu_load(argv[1], maxreg, opt, &bl);
-    const int np = bl.np, regs = bl.regs;
-    const int *types = bl.size;
-    const char *name = bl.name;
-    const CUfunction fn = bl.fn;
     int blocks_sm = 0;
-    CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_sm, fn, (int)wg, 0));
+    CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_sm, bl.fn, (int)wg, 0));
     const size_t mat = (size_t)n * n * sizeof(float), small = (size_t)4 << 20;
     float *host = malloc(mat);
     unsigned s = 12345;
@@ -38,8 +34,8 @@ int main(int argc, char **argv)
     unsigned u32[64] = {0};
     void *args[64];
     int own = 0;
-    for (int i = 0; i < np; i++) {
-        if (types[i] == 8) {
+    for (int i = 0; i < bl.np; i++) {
+        if (bl.size[i] == 8) {
             if (i == 6 || i == 8) { /* count, end: NULL */
                 args[i] = &ptr[i];
                 continue;
@@ -53,12 +49,12 @@ int main(int argc, char **argv)
             }
             args[i] = &ptr[i];
         } else {
-            u32[i] = i == 4 ? nblk : i == np - 1 ? n : 0;
+            u32[i] = i == 4 ? nblk : i == bl.np - 1 ? n : 0;
             args[i] = &u32[i];
         }
     }
     printf("%s (maxreg %d, opt %d): %s, %d params, %d registers, %d blocks/SM, grid %u x %u, nblk %u, n %u\n",
-           argv[1], maxreg, opt, name, np, regs, blocks_sm, groups, wg, nblk, n);
+           argv[1], maxreg, opt, bl.name, bl.np, bl.regs, blocks_sm, groups, wg, nblk, n);
     CUevent a, b;
     CK(cuEventCreate(&a, 0));
     CK(cuEventCreate(&b, 0));
@@ -68,7 +64,7 @@ int main(int argc, char **argv)
         CK(cuMemsetD8(ptr[1], 0, small)); /* done[] */
         CK(cuCtxSynchronize());
         CK(cuEventRecord(a, 0));
-        CK(cuLaunchKernel(fn, groups, 1, 1, wg, 1, 1, 0, 0, args, NULL));
+        CK(cuLaunchKernel(bl.fn, groups, 1, 1, wg, 1, 1, 0, 0, args, NULL));
         CK(cuEventRecord(b, 0));
         CK(cuEventSynchronize(b));
         float ms;
@@ -88,8 +84,8 @@ int main(int argc, char **argv)
     /* a checksum of the output (the third matrix) */
     CUdeviceptr out = 0;
     int m = 0;
-    for (int i = 9; i < np; i++)
-        if (types[i] == 8 && ++m == 3)
+    for (int i = 9; i < bl.np; i++)
+        if (bl.size[i] == 8 && ++m == 3)
             out = ptr[i];
     if (out) {
         CK(cuMemcpyDtoH(host, out, mat));

@@ -74,16 +74,9 @@ int main(int argc, char **argv)
             periods[np++] = atof(argv[i]);
     }
     const char *want = getenv("RTM_PLATFORM");
-    cl_platform_id pl[8];
-    cl_uint npl = 0;
-    CK(clGetPlatformIDs(8, pl, &npl));
-    cl_platform_id p = pl[0];
-    for (cl_uint i = 0; i < npl && want; i++) {
-        char name[256] = "";
-        clGetPlatformInfo(pl[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        if (strstr(name, want))
-            p = pl[i];
-    }
+    const cl_platform_id p = diag_cl_platform(want, true);
+    if (!p)
+        return fprintf(stderr, "no OpenCL platform\n"), 1;
     cl_device_id dev;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS)
         CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
