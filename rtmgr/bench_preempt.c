@@ -655,6 +655,11 @@ typedef struct {
     /* p50 of the breakdown (rtm_preempt_stop_t; -1: not known) */
     double call, landed, xfer, drain, notice;
     double stop; /* p50 of stop_s: raise -> kernel ended, the device's stamp on the host clock */
+    uint32_t stop_n; /* aborts whose stop_s is known */
+    /* over the aborts with both an end mark and stop_s: response_s - stop_s (the mark's
+     * PCIe write and the host's poll; negative: the carry put the end after the host saw
+     * it), p50 and min; -1e9: none */
+    double mk_stop, mk_stop_min;
     /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
      * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
     double m_start, m_raise, m_kernel, m_queued, m_end;
@@ -690,6 +695,21 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     r->drain = n ? stop_p50(s, n, offsetof(rtm_preempt_stop_t, dev_drain_s)) : -1.0;
     r->notice = stop_p50(s, n, offsetof(rtm_preempt_stop_t, notice_s));
     r->stop = stop_p50(s, n, offsetof(rtm_preempt_stop_t, stop_s));
+    double d[1000];
+    uint32_t m = 0;
+    r->stop_n = 0;
+    for (uint32_t i = 0; i < n; i++)
+        r->stop_n += s[i].stop_s >= 0.0;
+    for (uint32_t i = 0; i < n && m < 1000; i++)
+        if (s[i].marked && s[i].stop_s >= 0.0)
+            d[m++] = s[i].response_s - s[i].stop_s;
+    if (m) {
+        rtm_stats_sort(d, m);
+        r->mk_stop = rtm_stats_percentile(d, m, 50);
+        r->mk_stop_min = d[0];
+    } else {
+        r->mk_stop = r->mk_stop_min = -1e9;
+    }
     r->ev_p50 = stop_p50(s, n, offsetof(rtm_preempt_stop_t, event_s));
     r->ev_p99 = stop_pct(s, n, offsetof(rtm_preempt_stop_t, event_s), 99);
     r->marked = 0;
@@ -888,11 +908,11 @@ static void section_response(bench_t *b)
     if (!b->o.json)
         printf("\n4. abort response, spin kernel (flag raised -> kernel finished, host clock), "
                "transport %s, raise %s\n%8s %6s %8s %10s %10s %6s %6s %10s %10s %10s %6s "
-               "%8s %8s  %7s %7s %7s %7s %7s %7s\n",
+               "%8s %8s  %7s %7s %7s %7s %7s %7s %6s %17s\n",
                rtm_abortflag_name(b->transport), rtm_abortflag_raise_name(b->raise_mode),
                "groups", "K", "len ms", "work", "launched", "n", "missed", "p50 us", "p99 us",
                "max us", "marked", "ev p50", "ev p99", "call", "landed", "xfer", "drain",
-               "notice", "stop");
+               "notice", "stop", "stop n", "mark-stop p50/min");
     const rtm_kexec_opts_t prod = prod_opts(b);
     for (size_t g = 0; samples && g < ng; g++) {
         inst_t in;
@@ -943,11 +963,14 @@ static void section_response(bench_t *b)
             total += r.n;
             over += r.p99 > RTM_PREEMPT_RESPONSE_S;
             if (!b->o.json) {
-                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16], mark[24] = "";
+                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16], c8[24] = "-";
+                char mark[24] = "";
+                if (r.mk_stop > -1e9)
+                    snprintf(c8, sizeof(c8), "%7.1f/%.1f", r.mk_stop * 1e6, r.mk_stop_min * 1e6);
                 if (r.p99 > RTM_PREEMPT_RESPONSE_S)
                     snprintf(mark, sizeof(mark), "  > %.0f us", RTM_PREEMPT_RESPONSE_S * 1e6);
                 printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f %6u %8.1f %8.1f  "
-                       "%s %s %s %s %s %s%s\n",
+                       "%s %s %s %s %s %s %6u %17s%s\n",
                        grids[g], x.opts.poll_every, r.kernel_s * 1e3, (long long)in.k.size[1],
                        rtm_kexec_groups(&x, grids[g]), r.n, r.missed, r.p50 * 1e6, r.p99 * 1e6,
                        r.max * 1e6, r.marked, r.ev_p50 * 1e6, r.ev_p99 * 1e6,
@@ -956,7 +979,7 @@ static void section_response(bench_t *b)
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
-                       us_text(r.stop, false, c6, sizeof(c6)), mark);
+                       us_text(r.stop, false, c6, sizeof(c6)), r.stop_n, c8, mark);
                 print_missed(b, &r);
             }
         }
@@ -979,7 +1002,10 @@ static void section_response(bench_t *b)
                "saw its event (event - device queued->kernel end), stop = raise -> kernel "
                "ended, its end stamp carried onto the host clock through the checkpoint "
                "read's queued stamp (what the executive reports, since it enqueues the next "
-               "job before it looks))\n", total, over,
+               "job before it looks), over the stop n aborts where it is known (a carry that "
+               "puts a stopped kernel's end before the raise is not), mark-stop = response - "
+               "stop over the aborts the end mark reported, p50/min: the mark's write and the "
+               "host's poll; a negative min is a carry later than the mark seen)\n", total, over,
                RTM_PREEMPT_RESPONSE_S * 1e6, RTM_KEXEC_PERSIST_MIN_BLOCKS,
                RTM_PREEMPT_POLL_PERIOD_S * 1e6);
 }

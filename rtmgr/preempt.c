@@ -492,16 +492,27 @@ static void breakdown(cl_event raise, bool armed, cl_event first, cl_event last,
     out->notice_s = out->event_s - ((double)k - (double)q) * 1e-9;
 }
 
-/* rtm_preempt_stop_t.stop_s: flag raised (t0, host clock) -> the device time k (the
- * run's last kernel's END stamp), through `rd`, a command enqueued at host time hq: its
- * QUEUED stamp is the device's clock then. -1 when a stamp is missing. */
+/* Flag raised (t0, host clock) -> the device time k (the run's last kernel's END stamp),
+ * through `rd`, a command enqueued at host time hq: its QUEUED stamp is the device's
+ * clock then. NAN when a stamp is missing; negative when the carry puts the end before
+ * the raise. */
 static double stop_on_host(cl_event rd, double hq, cl_ulong k, double t0)
 {
     const cl_ulong q = rtm_ocl_stamp(rd, CL_PROFILING_COMMAND_QUEUED);
     if (k == 0 || q == 0)
+        return NAN;
+    return hq + ((double)k - (double)q) * 1e-9 - t0;
+}
+
+/* rtm_preempt_stop_t.stop_s from the carry: 0 for kernels that ended before the raise
+ * (every block completed); where the raise stopped them (blocks remain) they ended after
+ * it, so a carry of 0 or less is the carry's error (NVIDIA's driver, kernels of 10 ms or
+ * more: docs/preempt.md) and the stop is not known (-1), never a false 0. */
+static double stop_of(double carry, bool stopped_by_flag)
+{
+    if (isnan(carry) || (stopped_by_flag && carry <= 0.0))
         return -1.0;
-    const double s = hq + ((double)k - (double)q) * 1e-9 - t0;
-    return s > 0.0 ? s : 0.0;
+    return carry > 0.0 ? carry : 0.0;
 }
 
 /* Keeps ev (retained) as the job's end: the last command of its run. */
@@ -631,6 +642,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     cl_command_queue q = x->dev->ctrl;
     cl_event after = job->end_ev;
     const uint32_t lo = job->launch, hi = job->chunked ? job->launches : job->next;
+    double carry = NAN;
     if (hi > lo) {
         const size_t off = (size_t)lo * job->stride, n = (size_t)(hi - lo) * job->stride;
         cl_event rd = NULL;
@@ -638,7 +650,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
         RTM_CL_CHECK(clEnqueueReadBuffer(q, x->done, CL_TRUE, off, n, job->done + off,
                                          after ? 1 : 0, after ? &after : NULL, &rd),
                      "clEnqueueReadBuffer(done)");
-        out->stop_s = stop_on_host(rd, hq, kend_ns, t0);
+        carry = stop_on_host(rd, hq, kend_ns, t0);
         rtm_ocl_put(&rd);
         st = drain_counts(job, lo, hi, q, after);
         if (st != RTM_OK)
@@ -653,6 +665,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     job->launch = l;
     job->dev_fresh = true;
     job->host_fresh = false;
+    out->stop_s = stop_of(carry, l < job->launches);
     if (l == job->launches) { /* every block completed before the flag took effect */
         if (beside) { /* its outputs: the side reads, the run's end */
             keep_end(job, job->side_ev);

@@ -80,8 +80,9 @@ typedef struct {
      * QUEUED stamp (the device's clock when that read was enqueued, against the host's
      * just before; a few us of error). A caller that enqueues other work between raise
      * and stopped (the executive's next job) still gets the kernel's own stop from it.
-     * 0 when the kernels ended before the raise; -1 = not known (no checkpoint read, or
-     * no stamps) */
+     * 0 when the kernels ended before the raise; -1 = not known (no checkpoint read, no
+     * stamps, or a carry that puts the end of kernels the raise stopped before the raise:
+     * on NVIDIA's driver for kernels of 10 ms or more, docs/preempt.md) */
     double stop_s;
 } rtm_preempt_stop_t;
 

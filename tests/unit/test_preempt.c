@@ -38,7 +38,7 @@ static void test_gpu_path_on_spin(void **state)
         rtm_kexec_program_options(f.x.dev, &f.k, &cpu, text, sizeof(text));
         assert_null(strstr(text, "RTM_FETCH_STORE"));
         const double t = run_whole(&f);
-        uint32_t stopped = 0;
+        uint32_t stopped = 0, known = 0;
         for (int p = 1; p <= 4; p++) {
             rtm_preempt_stop_t s;
             start_and_abort(&f, t * p / 5, false, false, &s);
@@ -50,10 +50,16 @@ static void test_gpu_path_on_spin(void **state)
                 assert_true(s.raise_call_s >= 0.0 && s.raise_call_s <= s.response_s);
                 assert_true(s.landed_s >= 0.0);
                 /* the kernel's own stop on the host clock (what the executive reports):
-                 * known (a checkpoint was read), and not after the host saw it end (its
-                 * carry through the read's queued stamp errs early, if at all; 1 ms for
-                 * clock domains) */
-                assert_true(s.stop_s >= 0.0 && s.stop_s <= s.event_s + 1e-3);
+                 * after the raise, since the raise stopped it, and not after the host saw
+                 * it end (its carry through the read's queued stamp errs early, if at all;
+                 * 1 ms for clock domains); where the carry errs by more than the stop
+                 * (PoCL by a few us, NVIDIA's driver by tens for kernels of 10 ms or
+                 * more) it is not known: -1, never a false 0 */
+                if (s.stop_s >= 0.0)
+                    assert_true(s.stop_s > 0.0 && s.stop_s <= s.event_s + 1e-3);
+                else
+                    assert_true(s.stop_s == -1.0);
+                known += s.stop_s > 0.0;
                 assert_int_equal(rtm_preempt_resume_gpu(&f.job, &f.x), RTM_OK);
                 assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
             }
@@ -61,6 +67,9 @@ static void test_gpu_path_on_spin(void **state)
             assert_once(&f.job);
         }
         assert_true(stopped > 0);
+        /* the carry works on CPU devices: at least one of the stops is known */
+        if (f.x.dev->info.type & CL_DEVICE_TYPE_CPU)
+            assert_true(known > 0);
         fixture_close(&f);
     }
 }
