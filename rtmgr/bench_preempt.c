@@ -963,10 +963,10 @@ static void section_response(bench_t *b)
             total += r.n;
             over += r.p99 > RTM_PREEMPT_RESPONSE_S;
             if (!b->o.json) {
-                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16], c8[24] = "-";
+                char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16], c7[24] = "-";
                 char mark[24] = "";
                 if (r.mk_stop > -1e9)
-                    snprintf(c8, sizeof(c8), "%7.1f/%.1f", r.mk_stop * 1e6, r.mk_stop_min * 1e6);
+                    snprintf(c7, sizeof(c7), "%7.1f/%.1f", r.mk_stop * 1e6, r.mk_stop_min * 1e6);
                 if (r.p99 > RTM_PREEMPT_RESPONSE_S)
                     snprintf(mark, sizeof(mark), "  > %.0f us", RTM_PREEMPT_RESPONSE_S * 1e6);
                 printf("%8u %6u %8.2f %10lld %10u %6u %6u %10.1f %10.1f %10.1f %6u %8.1f %8.1f  "
@@ -979,7 +979,7 @@ static void section_response(bench_t *b)
                        us_text(r.xfer, false, c3, sizeof(c3)),
                        us_text(r.n ? r.drain : -1.0, r.n > 0 && r.xfer >= 0.0, c4, sizeof(c4)),
                        us_text(r.notice, r.xfer >= 0.0, c5, sizeof(c5)),
-                       us_text(r.stop, false, c6, sizeof(c6)), r.stop_n, c8, mark);
+                       us_text(r.stop, false, c6, sizeof(c6)), r.stop_n, c7, mark);
                 print_missed(b, &r);
             }
         }

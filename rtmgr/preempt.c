@@ -504,13 +504,31 @@ static double stop_on_host(cl_event rd, double hq, cl_ulong k, double t0)
     return hq + ((double)k - (double)q) * 1e-9 - t0;
 }
 
-/* rtm_preempt_stop_t.stop_s from the carry: 0 for kernels that ended before the raise
- * (every block completed); where the raise stopped them (blocks remain) they ended after
- * it, so a carry of 0 or less is the carry's error (NVIDIA's driver, kernels of 10 ms or
- * more: docs/preempt.md) and the stop is not known (-1), never a false 0. */
-static double stop_of(double carry, bool stopped_by_flag)
+/* Did the raise stop enqueued work: a launch enqueued (lo..hi) or a chunk released with
+ * blocks not completed? (l: the first launch with blocks left.) Else every kernel the run
+ * had enqueued had ended before the raise (every block done, a window drained, a chunked
+ * run between its releases). */
+static bool stopped_enqueued(const rtm_preempt_job_t *job, uint32_t lo, uint32_t hi, uint32_t l)
 {
-    if (isnan(carry) || (stopped_by_flag && carry <= 0.0))
+    if (!job->chunked)
+        return l < hi;
+    const rtm_kexec_chunks_t *ck = &job->x->ck; /* one launch, lo */
+    const uint64_t rel = (uint64_t)ck->rel * job->x->chunk;
+    const uint32_t n = rel < ck->nblk ? (uint32_t)rel : ck->nblk;
+    const uint8_t *done = job->done + (size_t)lo * job->stride;
+    for (uint32_t i = 0; i < n; i++)
+        if (!done[ck->mapped ? job->map[i] : i])
+            return true;
+    return false;
+}
+
+/* rtm_preempt_stop_t.stop_s from the carry: 0 for kernels that ended before the raise;
+ * kernels the raise stopped ended after it, so there a carry of 0 or less is the carry's
+ * error (NVIDIA's driver, kernels of 10 ms or more: docs/preempt.md) and the stop is not
+ * known (-1), never a false 0. */
+static double stop_of(double carry, bool stopped)
+{
+    if (isnan(carry) || (stopped && carry <= 0.0))
         return -1.0;
     return carry > 0.0 ? carry : 0.0;
 }
@@ -665,7 +683,7 @@ rtm_status_t rtm_preempt_stopped(rtm_preempt_job_t *job, bool readback, rtm_pree
     job->launch = l;
     job->dev_fresh = true;
     job->host_fresh = false;
-    out->stop_s = stop_of(carry, l < job->launches);
+    out->stop_s = stop_of(carry, stopped_enqueued(job, lo, hi, l));
     if (l == job->launches) { /* every block completed before the flag took effect */
         if (beside) { /* its outputs: the side reads, the run's end */
             keep_end(job, job->side_ev);

@@ -201,24 +201,6 @@ static int teardown(void **state)
 
 /* Sizes the long job (make_long) at `wg` work-items a block; false when its CPU twin
  * would run more than 30 s for one job. */
-static bool size_long(tk_t *t, rtm_place_t place, double ms, uint32_t wg);
-
-/* The long job: spin, 64 blocks of 64 work-items, two launches (ping-pong), `work`
- * set so that one uninterrupted run on ocl0 lasts about `ms`. The CPU twin runs the
- * job's work-items one after another: on a device with thousands of lanes (the H100) a
- * 400 ms job of 4 096 work-items is an hour's reference and CPU resume, so there the
- * blocks have one work-item each (64 a launch, each as long as the 4 096 were); where
- * even that is too long for the twin, the test says so and skips. */
-static void make_long(tk_t *t, rtm_place_t place, double ms)
-{
-    if (size_long(t, place, ms, 64))
-        return;
-    free_task(t);
-    if (size_long(t, place, ms, 1))
-        return;
-    skip();
-}
-
 static bool size_long(tk_t *t, rtm_place_t place, double ms, uint32_t wg)
 {
     const int64_t work0 = 1000; /* spin's work before it is sized */
@@ -257,6 +239,22 @@ static bool size_long(tk_t *t, rtm_place_t place, double ms, uint32_t wg)
     printf("long: spin work %lld, blocks of %u work-items, %.1f ms per uninterrupted run on "
            "ocl0\n", (long long)t->inst[1].size[1], wg, kernel_s * 1e3);
     return true;
+}
+
+/* The long job: spin, 64 blocks of 64 work-items, two launches (ping-pong), `work`
+ * set so that one uninterrupted run on ocl0 lasts about `ms`. The CPU twin runs the
+ * job's work-items one after another: on a device with thousands of lanes (the H100) a
+ * 400 ms job of 4 096 work-items is minutes of reference and CPU resume, so there the
+ * blocks have one work-item each (64 a launch, each as long as the 4 096 were); where
+ * even that is too long for the twin, the test says so and skips. */
+static void make_long(tk_t *t, rtm_place_t place, double ms)
+{
+    if (size_long(t, place, ms, 64))
+        return;
+    free_task(t);
+    if (size_long(t, place, ms, 1))
+        return;
+    skip();
 }
 
 /* A tiny hard job that only runs on ocl0 (predicted `pred_ms` there). */
@@ -426,12 +424,11 @@ static void check_long(const rtm_exec_rec_t *lr, const tk_t *t, uint32_t dev, co
     assert_int_equal(st.task[0].preemptions, lr->preemptions);
     assert_int_equal(st.task[0].blocks_rerun, 0);
     /* every preemption on the device read a checkpoint: the kernels' stop is known where
-     * the carry onto the host clock errs by less than the stop (on CPU devices at least
-     * once; a carry that puts a stopped kernel's end before the raise is not counted),
-     * and it came before the dispatcher had stopped the job and read that checkpoint */
+     * the carry onto the host clock errs by less than the stop (a carry that puts a
+     * stopped kernel's end before the raise is not counted: PoCL's errs by a few us, so a
+     * single preemption's may not be known), and it came before the dispatcher had
+     * stopped the job and read that checkpoint */
     assert_true(st.task[0].stop.count <= lr->preemptions);
-    if (ocl[0].info.type & CL_DEVICE_TYPE_CPU)
-        assert_true(st.task[0].stop.count > 0);
     assert_true(st.task[0].stop.max <= st.task[0].abort_max_ns + 1000000);
 }
 
