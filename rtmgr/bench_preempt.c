@@ -658,7 +658,7 @@ typedef struct {
     uint32_t stop_n; /* aborts whose stop_s is known */
     /* over the aborts with both an end mark and stop_s: response_s - stop_s (the mark's
      * PCIe write and the host's poll; negative: the carry put the end after the host saw
-     * it), p50 and min; -1e9: none */
+     * it), p50 and min; NAN: none */
     double mk_stop, mk_stop_min;
     /* p50 over the missed aborts (rtm_preempt_stop_t; -1: not known): host: the start
      * call, start -> raise; device, from the kernel's start: its end, flag queued/ended */
@@ -698,18 +698,16 @@ static void stop_summary(const rtm_preempt_stop_t *s, uint32_t n, resp_t *r)
     double d[1000];
     uint32_t m = 0;
     r->stop_n = 0;
-    for (uint32_t i = 0; i < n; i++)
-        r->stop_n += s[i].stop_s >= 0.0;
-    for (uint32_t i = 0; i < n && m < 1000; i++)
-        if (s[i].marked && s[i].stop_s >= 0.0)
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i].stop_s < 0.0)
+            continue;
+        r->stop_n++;
+        if (s[i].marked && m < 1000)
             d[m++] = s[i].response_s - s[i].stop_s;
-    if (m) {
-        rtm_stats_sort(d, m);
-        r->mk_stop = rtm_stats_percentile(d, m, 50);
-        r->mk_stop_min = d[0];
-    } else {
-        r->mk_stop = r->mk_stop_min = -1e9;
     }
+    rtm_stats_sort(d, m);
+    r->mk_stop = m ? rtm_stats_percentile(d, m, 50) : NAN;
+    r->mk_stop_min = m ? d[0] : NAN;
     r->ev_p50 = stop_p50(s, n, offsetof(rtm_preempt_stop_t, event_s));
     r->ev_p99 = stop_pct(s, n, offsetof(rtm_preempt_stop_t, event_s), 99);
     r->marked = 0;
@@ -965,7 +963,7 @@ static void section_response(bench_t *b)
             if (!b->o.json) {
                 char c1[16], c2[16], c3[16], c4[16], c5[16], c6[16], c7[24] = "-";
                 char mark[24] = "";
-                if (r.mk_stop > -1e9)
+                if (!isnan(r.mk_stop))
                     snprintf(c7, sizeof(c7), "%7.1f/%.1f", r.mk_stop * 1e6, r.mk_stop_min * 1e6);
                 if (r.p99 > RTM_PREEMPT_RESPONSE_S)
                     snprintf(mark, sizeof(mark), "  > %.0f us", RTM_PREEMPT_RESPONSE_S * 1e6);

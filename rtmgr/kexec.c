@@ -913,6 +913,12 @@ rtm_status_t rtm_kexec_chunks_advance(rtm_kexec_t *x, bool release, bool *all)
     return RTM_OK;
 }
 
+uint32_t rtm_kexec_chunks_unreleased(const rtm_kexec_t *x)
+{
+    const uint64_t rel = (uint64_t)x->ck.rel * x->chunk;
+    return rel < x->ck.nblk ? x->ck.nblk - (uint32_t)rel : 0;
+}
+
 int rtm_kexec_chunks_done(const rtm_kexec_t *x, rtm_status_t *st)
 {
     for (int q = 0; q < 2; q++) {

@@ -367,12 +367,15 @@ rtm_status_t rtm_kexec_enqueue_all(rtm_kexec_t *x, uint32_t nmap, cl_event *firs
  * 1. rtm_kexec_chunks_advance: notes the chunks that have ended (end marks where x has
  * them, else events) and, with `release`, releases chunks up to two past the first still
  * running; *all (may be NULL) = every chunk released. rtm_kexec_chunks_done: every
- * released chunk has ended (1), not yet (0), an error (< 0, *st set). Real-time safe. */
+ * released chunk has ended (1), not yet (0), an error (< 0, *st set).
+ * rtm_kexec_chunks_unreleased: blocks of the run in chunks not yet released. Real-time
+ * safe. */
 bool rtm_kexec_chunked(const rtm_kexec_t *x);
 rtm_status_t rtm_kexec_chunks_begin(rtm_kexec_t *x, const uint32_t *map_host, uint32_t nmap,
                                     cl_event gate);
 rtm_status_t rtm_kexec_chunks_advance(rtm_kexec_t *x, bool release, bool *all);
 int rtm_kexec_chunks_done(const rtm_kexec_t *x, rtm_status_t *st);
+uint32_t rtm_kexec_chunks_unreleased(const rtm_kexec_t *x);
 
 /* Enqueues the output transfers (RTM_BUF_OUT / INOUT). Real-time safe. */
 rtm_status_t rtm_kexec_read_outputs(rtm_kexec_t *x, cl_event *first, cl_event *last);

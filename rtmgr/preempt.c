@@ -507,19 +507,14 @@ static double stop_on_host(cl_event rd, double hq, cl_ulong k, double t0)
 /* Did the raise stop enqueued work: a launch enqueued (lo..hi) or a chunk released with
  * blocks not completed? (l: the first launch with blocks left.) Else every kernel the run
  * had enqueued had ended before the raise (every block done, a window drained, a chunked
- * run between its releases). */
+ * run between its releases). A chunked run is one launch, lo, whose blocks left at its
+ * start were all the run's: more left now than it has not released is a released one
+ * left. */
 static bool stopped_enqueued(const rtm_preempt_job_t *job, uint32_t lo, uint32_t hi, uint32_t l)
 {
     if (!job->chunked)
         return l < hi;
-    const rtm_kexec_chunks_t *ck = &job->x->ck; /* one launch, lo */
-    const uint64_t rel = (uint64_t)ck->rel * job->x->chunk;
-    const uint32_t n = rel < ck->nblk ? (uint32_t)rel : ck->nblk;
-    const uint8_t *done = job->done + (size_t)lo * job->stride;
-    for (uint32_t i = 0; i < n; i++)
-        if (!done[ck->mapped ? job->map[i] : i])
-            return true;
-    return false;
+    return rtm_preempt_remaining(job, lo, NULL, 0) > rtm_kexec_chunks_unreleased(job->x);
 }
 
 /* rtm_preempt_stop_t.stop_s from the carry: 0 for kernels that ended before the raise;
