@@ -296,47 +296,6 @@ void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0)
     }
 }
 
-/* --kernels on a device the base profile had: the figures this run measured again that
- * the base's other kernels' fits were made against, which it keeps — the waves (units,
- * resident, cus: any change) and the per-launch terms (kernel_fixed, kernel_next: more
- * than KEPT_FITS_MOVE apart). Session 73 on the H100 host: ocl0 recalibrated for one
- * kernel came back with units 8192 -> 4096 and resident 2 -> 1, and its other kernels
- * validated at 48.5 % where the device recalibrated whole gave 13.1 %. */
-#define KEPT_FITS_MOVE 0.25
-static const int kept_fits_basis[] = {RTM_DEV_P_units, RTM_DEV_P_resident, RTM_DEV_P_cus,
-                                      RTM_DEV_P_kernel_fixed, RTM_DEV_P_kernel_next};
-
-/* Warns (stderr, and a note in the profile) where `bd`'s basis moved from `base`, the
- * same device as the base profile had it (its section before this run). */
-static void kept_fits_check(cal_t *c, const rtm_board_dev_t *base, const rtm_board_dev_t *bd)
-{
-    char moved[400] = "";
-    size_t used = 0;
-    for (size_t k = 0; k < N_OF(kept_fits_basis); k++) {
-        const int p = kept_fits_basis[k];
-        const double was = base->param[p];
-        if (!base->have[p] || !bd->have[p] || !(was > 0))
-            continue;
-        const bool count = dev_unit[p] == RTM_UNIT_COUNT;
-        if (count ? bd->param[p] == was : fabs(bd->param[p] / was - 1.0) <= KEPT_FITS_MOVE)
-            continue;
-        char a[32], b[32];
-        rtm_units_format(was, dev_unit[p], a, sizeof(a));
-        rtm_units_format(bd->param[p], dev_unit[p], b, sizeof(b));
-        rtm_calib_appendf(moved, sizeof(moved), &used, "%s%s %s -> %s", used ? ", " : "",
-                          dev_keys[p], a, b);
-    }
-    if (!used)
-        return;
-    fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
-                    "profile's (%s), and its kernels not in --kernels keep fits made against "
-                    "the old ones: recalibrate the device whole (--device without --kernels)\n",
-            bd->name, moved);
-    fflush(stderr);
-    cal_note(c, "%s: its own figures moved from the base profile's (%s); its kernels not in "
-                "--kernels keep the base's fits, made against the old ones", bd->name, moved);
-}
-
 /* Rounds to 4 significant digits in the unit the profile will show (ns, us, ms, s;
  * B/s .. GB/s), read back through the units parser: the profile stays readable and
  * loads exactly what calibration kept; the rounding (0.05% at most) is far below any
@@ -362,6 +321,76 @@ static double round4(double v, rtm_unit_t unit)
     if (rtm_units_parse(buf, unit, &out, why, sizeof(why)) != RTM_OK || !(out > 0))
         return v;
     return out;
+}
+
+/* --kernels on a device the base profile had: the figures this run measures again that
+ * the base's other kernels' fits were made against, which it keeps — the waves (units,
+ * resident, cus: any change) and the per-launch terms (kernel_fixed, kernel_next: more
+ * than KEPT_FITS_MOVE apart). Session 73 on the H100 host: ocl0 recalibrated for one
+ * kernel came back with units 8192 -> 4096 and resident 2 -> 1, and its other kernels
+ * validated at 48.5 % where the device recalibrated whole gave 13.1 %. */
+#define KEPT_FITS_MOVE 0.25
+static const int kept_fits_basis[] = {RTM_DEV_P_units, RTM_DEV_P_resident, RTM_DEV_P_cus,
+                                      RTM_DEV_P_kernel_fixed, RTM_DEV_P_kernel_next};
+
+/* Where `bd`'s basis moved from the base profile's (its section before this run, the
+ * same device on the same driver), the base's values are put back, before the device's
+ * kernels are measured (`late` false: right after its own figures) and again at its end
+ * (`late`: the pace brought kernel_next along since): the kernels this run measures are
+ * fitted against the figures the kept ones were, and the profile predicts all of them
+ * as they were fitted. The figures' record lines are then the base's (this run's
+ * figure record cleared). On another driver nothing is put back: the device changed, and
+ * the warning asks for the device recalibrated whole. Warned on stderr and noted. */
+void cal_keep_basis(cal_t *c, int di, rtm_board_dev_t *bd, bool late)
+{
+    if (!c->base_dev || di < 0 || (uint32_t)di >= c->n_base)
+        return;
+    const rtm_board_dev_t *base = &c->base_dev[di];
+    const bool same = strcmp(base->driver, bd->driver) == 0;
+    if (!same && !late) /* nothing put back: said once, at the end */
+        return;
+    char moved[400] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < N_OF(kept_fits_basis); k++) {
+        const int p = kept_fits_basis[k];
+        const double was = base->param[p];
+        if (!base->have[p] || !bd->have[p] || !(was > 0))
+            continue;
+        const bool count = dev_unit[p] == RTM_UNIT_COUNT;
+        if (count ? bd->param[p] == was : fabs(bd->param[p] / was - 1.0) <= KEPT_FITS_MOVE)
+            continue;
+        char a[32], b[32];
+        rtm_units_format(round4(was, dev_unit[p]), dev_unit[p], a, sizeof(a));
+        rtm_units_format(round4(bd->param[p], dev_unit[p]), dev_unit[p], b, sizeof(b));
+        rtm_calib_appendf(moved, sizeof(moved), &used, "%s%s %s -> %s", used ? ", " : "",
+                          dev_keys[p], a, b);
+        if (same) {
+            bd->param[p] = was;
+            memset(&c->rec->dev[di][p], 0, sizeof(c->rec->dev[di][p]));
+        }
+    }
+    if (!used)
+        return;
+    if (!same) {
+        fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
+                        "profile's (%s) on another driver (%s, the base's %s), and its kernels "
+                        "not in --kernels keep fits made against the old ones: recalibrate the "
+                        "device whole (--device without --kernels)\n",
+                bd->name, moved, bd->driver, base->driver);
+        cal_note(c, "%s: its own figures moved from the base profile's (%s) on another driver; "
+                    "its kernels not in --kernels keep the base's fits, made against the old ones",
+                 bd->name, moved);
+    } else {
+        fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
+                        "profile's (%s)%s: the base's kept, and the kernels measured now fitted "
+                        "against them as its other kernels were; where the device itself changed, "
+                        "recalibrate it whole (--device without --kernels)\n",
+                bd->name, moved, late ? " over the run" : "");
+        cal_note(c, "%s: its own figures moved from the base profile's (%s)%s: the base's kept, "
+                    "the kernels of --kernels fitted against them", bd->name, moved,
+                 late ? " over the run" : "");
+    }
+    fflush(stderr);
 }
 
 void rtm_calib_iso_now(char *buf, size_t len)
@@ -493,10 +522,13 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         if (i >= 0 && map[i] < 0)
             map[i] = (int)j;
     }
-    /* with --kernels, the base's devices as they were, for kept_fits_check */
-    const uint32_t base_devs = board->n_devs;
+    /* with --kernels, the base's devices as they were, for cal_keep_basis */
     static rtm_board_dev_t base_dev[RTM_MAX_DEVICES];
-    memcpy(base_dev, board->dev, sizeof(base_dev[0]) * base_devs);
+    if (opts->kernels && *opts->kernels) {
+        memcpy(base_dev, board->dev, sizeof(base_dev[0]) * board->n_devs);
+        c.base_dev = base_dev;
+        c.n_base = board->n_devs;
+    }
     /* the GPUs first, the CPU-type devices after them; with both, the CPU-type devices'
      * build-time figures are measured meanwhile on helper threads (bahead_t) */
     uint32_t order[RTM_MAX_DEVICES] = {0}, n_order = 0, n_gpu = 0;
@@ -611,10 +643,9 @@ rtm_status_t rtm_calib_run(const rtm_calib_opts_t *opts, rtm_board_t *board,
         st = lst;
     if (st == RTM_OK)
         round_board(board);
-    for (uint32_t oi = 0; st == RTM_OK && opts->kernels && *opts->kernels && oi < n_order; oi++) {
-        const uint32_t j = (uint32_t)map[order[oi]]; /* its board device */
-        if (j < base_devs)
-            kept_fits_check(&c, &base_dev[j], &board->dev[j]);
+    for (uint32_t oi = 0; st == RTM_OK && oi < n_order; oi++) {
+        const int j = map[order[oi]]; /* its board device */
+        cal_keep_basis(&c, j, &board->dev[j], true);
     }
     rec->seconds = rtm_calib_now() - t0;
     cal_note(&c, "CPUs %s while measuring",

@@ -2525,6 +2525,10 @@ rtm_status_t rtm_calib_dev_first(cal_t *c, const rtm_ocl_info_t *info, rtm_board
             bd->param[RTM_DEV_P_cus], bd->param[RTM_DEV_P_resident],
             bd->param[RTM_DEV_P_launch] * 1e6,
             bd->param[RTM_DEV_P_phase_gap] * 1e6);
+    /* with --kernels: the base's waves and per-launch terms where they moved, before any
+     * kernel is fitted against them */
+    if (st == RTM_OK)
+        cal_keep_basis(c, di, bd, false);
     r->ph[1] = rtm_calib_now() - t1;
     if (st == RTM_OK && with_c)
         st = dev_c(r, ahead);

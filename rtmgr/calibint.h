@@ -352,6 +352,10 @@ typedef struct {
     double limit_end;
     uint32_t kernels_after;
     bool squeeze_all;
+    /* with --kernels: the base profile's devices as they were before the run (NULL:
+     * none), n_base of them, for cal_keep_basis */
+    const rtm_board_dev_t *base_dev;
+    uint32_t n_base;
 } cal_t;
 
 /* What the run's time limit leaves a kernel: its full calibration, two points (no sweep,
@@ -402,6 +406,10 @@ __attribute__((format(printf, 2, 3))) void cal_fallback(cal_t *c, const char *fm
 void cal_load_mark(const cal_t *c, load_mark_t *m);
 /* Notes the host's load since *m0 for `what`, and warns when it was busy. */
 void cal_load_note(cal_t *c, const char *what, const load_mark_t *m0);
+/* With --kernels, on a device the base profile had: its waves and per-launch terms put
+ * back to the base's where they moved (the kept kernels' fits were made against them),
+ * warned and noted; `late`: at the device's end (calib.c). */
+void cal_keep_basis(cal_t *c, int di, rtm_board_dev_t *bd, bool late);
 /* The UTC time now, "YYYY-MM-DDTHH:MM:SSZ" (a profile's `measured`). */
 void rtm_calib_iso_now(char *buf, size_t len);
 

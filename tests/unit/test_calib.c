@@ -488,20 +488,11 @@ static void test_busy_passes_measured_again(void **state)
     assert_true(dropped > 0);
 }
 
-/* --kernels on a device of the base profile measures the device's own figures again and
- * keeps its other kernels' fits, made against the base's: where the waves or per-launch
- * terms moved (session 73: ocl0 on the H100 host, units 8192 -> 4096, its other kernels
- * then at 48.5 %) the run says so, on stderr and in the profile. A base whose ocl0 holds
- * 999 execution units stands in for the moved device. (Not asserted: silence against an
- * unchanged base. PoCL's units and resident on a 2-core VM measured 512 / 1 and 1024 / 2
- * in runs a minute apart, and the warning is then as true.) */
-static void test_kernels_kept_fits(void **state)
+/* A copy of profile P with ocl0's `units` set to 999 (a device whose waves moved since
+ * its base was calibrated) and, where driver is not NULL, its driver line replaced. */
+static void moved_base(const char *path, const char *driver)
 {
-    (void)state;
-    static char text[1 << 17];
-    char base[160], path[160];
-    snprintf(base, sizeof(base), "%s/moved.yaml", dir);
-    snprintf(path, sizeof(path), "%s/kept.yaml", dir);
+    static char text[1 << 17], edit[1 << 17];
     cli_read(profile, text, sizeof(text));
     char *devs = strstr(text, "\ndevices:");
     assert_non_null(devs);
@@ -511,18 +502,63 @@ static void test_kernels_kept_fits(void **state)
     while (*end >= '0' && *end <= '9')
         end++;
     assert_true(end > num);
-    FILE *f = fopen(base, "w");
+    snprintf(edit, sizeof(edit), "%.*s999%s", (int)(num - text), text, end);
+    if (driver) {
+        char *d = strstr(strstr(edit, "\ndevices:"), "\n    driver: ");
+        assert_non_null(d);
+        char *eol = strchr(d + 1, '\n');
+        assert_non_null(eol);
+        snprintf(text, sizeof(text), "%.*s\n    driver: \"%s\"%s", (int)(d - edit), edit, driver, eol);
+        snprintf(edit, sizeof(edit), "%s", text);
+    }
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "%.*s999%s", (int)(num - text), text, end);
+    fputs(edit, f);
     fclose(f);
+}
+
+/* --kernels on a device of the base profile measures the device's own figures again and
+ * keeps its other kernels' fits, made against the base's: where the waves or per-launch
+ * terms moved (session 73: ocl0 on the H100 host, units 8192 -> 4096, its other kernels
+ * then at 48.5 %) the base's are put back before any kernel is fitted, so that the
+ * kernels measured now are fitted against the figures the kept ones were, and the run
+ * says so, on stderr and in the profile (before session 79 the moved figures were kept
+ * and only the warning told). A base whose ocl0 holds 999 execution units stands in for
+ * the moved device. On another driver the device changed: nothing is put back, and the
+ * warning asks for it whole. (Not asserted: silence against an unchanged base. PoCL's
+ * units and resident on a 2-core VM measured 512 / 1 and 1024 / 2 in runs a minute
+ * apart.) */
+static void test_kernels_kept_fits(void **state)
+{
+    (void)state;
+    static char text[1 << 17];
+    static rtm_board_t b;
+    char base[160], path[160];
+    snprintf(base, sizeof(base), "%s/moved.yaml", dir);
+    snprintf(path, sizeof(path), "%s/kept.yaml", dir);
+    moved_base(base, NULL);
     const char *args[] = {"calibrate", "-o", path, "-b", base, "--quick", "--device", "0",
                           "--no-cpu", "--kernels", "matrix_add", NULL};
     run_rtmgr_ok(NULL, NULL, args);
     assert_non_null(strstr(err, "rtmgr: calibrate: WARNING: ocl0: its own figures moved from the "
                                 "base profile's (units 999 -> "));
-    assert_non_null(strstr(err, "recalibrate the device whole (--device without --kernels)"));
-    cli_slurp(path, text, sizeof(text));
+    assert_non_null(strstr(err, "the base's kept, and the kernels measured now fitted against them"));
+    cli_read(path, text, sizeof(text));
     assert_non_null(strstr(text, "ocl0: its own figures moved from the base profile's (units 999 -> "));
+    load(path, &b);
+    assert_true(b.n_devs >= 1);
+    assert_true(b.dev[0].have[RTM_DEV_P_units]);
+    assert_true(b.dev[0].param[RTM_DEV_P_units] == 999.0);
+
+    /* another driver: not put back, the device to be recalibrated whole */
+    moved_base(base, "0.0-another-driver");
+    run_rtmgr_ok(NULL, NULL, args);
+    assert_non_null(strstr(err, "rtmgr: calibrate: WARNING: ocl0: its own figures moved from the "
+                                "base profile's (units 999 -> "));
+    assert_non_null(strstr(err, "on another driver"));
+    assert_non_null(strstr(err, "recalibrate the device whole (--device without --kernels)"));
+    load(path, &b);
+    assert_true(b.dev[0].param[RTM_DEV_P_units] != 999.0);
     unlink(path);
     unlink(base);
 }
