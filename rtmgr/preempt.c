@@ -355,8 +355,8 @@ rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool i
 
 bool rtm_preempt_pacing(const rtm_preempt_job_t *job)
 {
-    return job->state == RTM_PREEMPT_RUNNING && job->chunked && job->next < job->launches &&
-           !job->raised;
+    return job->state == RTM_PREEMPT_RUNNING && (job->chunked || job->window > 0) &&
+           job->next < job->launches && !job->raised;
 }
 
 rtm_status_t rtm_preempt_poll(rtm_preempt_job_t *job, bool *finished)

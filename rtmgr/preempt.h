@@ -150,12 +150,16 @@ rtm_status_t rtm_preempt_start(rtm_preempt_job_t *job, rtm_kexec_t *x);
  * for the job's profiled transfer time; the caller releases them. */
 rtm_status_t rtm_preempt_start_ex(rtm_preempt_job_t *job, rtm_kexec_t *x, bool inputs,
                                   cl_event *first, cl_event *last);
-/* Does the RUNNING job have chunks still to release (kexec.h chunks)? Then someone must
- * poll it (rtm_preempt_poll) about every RTM_PREEMPT_CHUNK_POLL_S, or its device idles
- * once two chunks have run. Safe anywhere. */
+/* Does the RUNNING job have chunks still to release (kexec.h chunks), or launches beyond
+ * its window still to enqueue? Then someone must poll it (rtm_preempt_poll) about every
+ * RTM_PREEMPT_CHUNK_POLL_S, or its device idles once two chunks have run or its window
+ * has drained (until session 79 a windowed job was not paced: the bench's resume section
+ * slept through grid_path's first half with 8 of its 128 launches queued). Safe
+ * anywhere. */
 bool rtm_preempt_pacing(const rtm_preempt_job_t *job);
 /* Sleeps until t (host monotonic seconds), spinning the last prewake_s; a job with chunks
- * to release is polled every RTM_PREEMPT_CHUNK_POLL_S on the way. Real-time safe. */
+ * to release or launches beyond its window (rtm_preempt_pacing) is polled every
+ * RTM_PREEMPT_CHUNK_POLL_S on the way. Real-time safe. */
 rtm_status_t rtm_preempt_sleep_until_s(rtm_preempt_job_t *job, double t, double prewake_s);
 /* Non-blocking progress of a RUNNING job: releases a chunked run's chunks (two ahead of
  * the first still running), keeps the launch window full, enqueues the

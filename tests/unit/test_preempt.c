@@ -314,6 +314,36 @@ static void test_repeated_preemption(void **state)
     fixture_close(&f);
 }
 
+/* Bug (session 79): rtm_preempt_sleep_until_s polled only chunked runs, so a windowed
+ * multi-launch job slept through left its device idle once its window drained: `rtmgr
+ * bench preempt --part resume` (window 8) aborted grid_path at half of its whole time
+ * and found it resumed in 26.6 ms on the H100 against 21.9 ms whole, the first half
+ * mostly idle. A job with launches beyond its window is paced on the way as a chunked
+ * one is: every launch enqueued by the end of a sleep that outlasts the job. */
+static void test_window_paced(void **state)
+{
+    (void)state;
+    fixture_t f;
+    fixture_open(&f, rtm_kernel_find("sort"), 0, NULL, 2);
+    print_message("sort n=%lld: %u launches\n", (long long)f.k.size[0], f.k.plan.launches);
+    assert_true(f.k.plan.launches > 4);
+    const double t = run_whole(&f);
+    fixture_reset(&f);
+    const double t0 = now_s();
+    assert_int_equal(rtm_preempt_start(&f.job, &f.x), RTM_OK);
+    assert_true(f.job.next < f.job.launches); /* the window holds the rest back */
+    assert_true(rtm_preempt_pacing(&f.job));
+    assert_int_equal(rtm_preempt_sleep_until_s(&f.job, t0 + 4.0 * t + 0.05, 0.0), RTM_OK);
+    assert_int_equal(f.job.next, f.job.launches); /* topped up on the way */
+    assert_false(rtm_preempt_pacing(&f.job));
+    assert_int_equal(rtm_preempt_wait(&f.job), RTM_OK);
+    assert_same_result(&f);
+    assert_once(&f.job);
+    print_message("windowed sort: %u launches, whole run %.2f ms, all enqueued within a sleep\n",
+                  f.k.plan.launches, t * 1e3);
+    fixture_close(&f);
+}
+
 /* Resume on a second executor (another device's buffers: the state is uploaded). */
 static void test_resume_on_other_executor(void **state)
 {
@@ -857,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_read_late),
         cmocka_unit_test(test_missed_abort_stamps),
         cmocka_unit_test(test_repeated_preemption),
+        cmocka_unit_test(test_window_paced),
         cmocka_unit_test(test_watched_launches),
         cmocka_unit_test(test_resume_on_other_executor),
         cmocka_unit_test(test_measure_transports),
