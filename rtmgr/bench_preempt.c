@@ -30,8 +30,11 @@
  *      complete exactly once over abort + resume).
  * --part runs one part (each fits one call on the GPU machine); default all.
  * Every variant's and every resumed result is compared with the uninterrupted one; a
- * difference is an error (exit 3). With --json the last line is one JSON object.
+ * difference is an error (exit 3). With --json the last line is one JSON object (and
+ * nothing else on stdout); --json-out FILE writes that object to FILE with the tables on
+ * stdout.
  * A benchmark tool: allocates freely, not for the real-time path. */
+#include <errno.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +67,7 @@ typedef struct {
     bool copies_set;
     bool static_fetch;
     const char *kernels; /* --kernels: comma-separated names (NULL: all) */
+    const char *json_out; /* --json-out: the summary's JSON object to this file too */
     const char *cl_extra; /* --cl-opts: build options appended to every variant */
     const char *sizes;    /* --size: KEY=VALUE,... fixed for every kernel sized (NULL: none) */
     int cpu_latency;     /* --cpu-latency: the PM QoS value held (us), -1 = off */
@@ -1505,18 +1509,6 @@ static void section_resume(bench_t *b)
 
 /* ---- driver ----------------------------------------------------------------------------- */
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            putchar('\\');
-        if ((unsigned char)*s >= 0x20)
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 /* ---- 6. per-kernel poll period ------------------------------------------------------ */
 
 static void section_kpoll(bench_t *b)
@@ -1571,7 +1563,8 @@ static const char *const poke_name[] = {"none", "poll", "write"};
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--sweep] [--no-sweep]\n"
+            "usage: rtmgr bench preempt [--quick] [--device N] [--json] [--json-out FILE]\n"
+            "                           [--sweep] [--no-sweep]\n"
             "                           [--part overhead|response|resume|poll|all]\n"
             "                           [--poll K] [--lanes L] [--groups G] [--wg W] [--static]\n"
             "                           [--cl-opts 'OPTIONS'] [--size KEY=VALUE,...]\n"
@@ -1585,6 +1578,8 @@ static int usage(void)
             "          (poll sweep + section 2), response (sections 4, 4b), resume (section 5),\n"
             "          poll (section 6: each looping kernel's poll period as calibrate\n"
             "          chooses it, every candidate's overhead)\n"
+            "  --json  the summary as one JSON object, alone on stdout (no tables)\n"
+            "  --json-out FILE  the same object written to FILE, the tables on stdout\n"
             "  --kernels the overhead, resume and poll parts for these kernels only\n"
             "  --no-sweep the overhead part without section 3 (spin's poll-period sweep; the\n"
             "          looping kernels' periods are per kernel either way)\n"
@@ -1649,6 +1644,8 @@ int rtm_bench_preempt(int argc, char **argv)
             b.o.quick = true;
         else if (strcmp(a, "--json") == 0)
             b.o.json = true;
+        else if (strcmp(a, "--json-out") == 0 && v && ++i)
+            b.o.json_out = v;
         else if (strcmp(a, "--sweep") == 0)
             b.o.sweep = true;
         else if (strcmp(a, "--no-sweep") == 0)
@@ -1752,8 +1749,17 @@ int rtm_bench_preempt(int argc, char **argv)
         fprintf(stderr, "rtmgr bench preempt: no device %d (%u found)\n", b.o.device, n);
         return RTM_EXIT_USAGE;
     }
-    if (rtm_ocl_open(&b.dev, &infos[b.o.device]) != RTM_OK)
+    /* opened before anything runs: a file that cannot be written stops the bench at once */
+    FILE *jf = b.o.json_out ? fopen(b.o.json_out, "w") : NULL;
+    if (b.o.json_out && !jf) {
+        fprintf(stderr, "rtmgr bench preempt: cannot write %s: %s\n", b.o.json_out, strerror(errno));
+        return RTM_EXIT_USAGE;
+    }
+    if (rtm_ocl_open(&b.dev, &infos[b.o.device]) != RTM_OK) {
+        if (jf)
+            fclose(jf);
         return RTM_EXIT_RUNTIME;
+    }
     rtm_rng_seed(&b.rng, 2018);
     b.cap = 16384;
     b.pool_samples = malloc(b.cap * sizeof(double));
@@ -1762,6 +1768,8 @@ int rtm_bench_preempt(int argc, char **argv)
         free(b.pool_samples);
         free(b.pool_events);
         rtm_ocl_close(&b.dev);
+        if (jf)
+            fclose(jf);
         return RTM_EXIT_RUNTIME;
     }
     const bool held = b.o.cpu_latency >= 0 && rtm_os_hold_cpu_latency(b.o.cpu_latency) == RTM_OK;
@@ -1853,17 +1861,25 @@ int rtm_bench_preempt(int argc, char **argv)
                rtm_stats_percentile(b.pool_events, b.npool, 50) * 1e6, ev99 * 1e6,
                b.worst_check, b.worst_full, (unsigned long long)b.reexec, b.failures,
                rtm_os_now_s() - t_start);
-    if (b.o.json) {
-        printf("{\"device\": ");
-        json_string(b.dev.info.name);
-        printf(", \"response_p50_us\": %.2f, \"response_p99_us\": %.2f, \"response_max_us\": %.2f, "
-               "\"overhead_check_pct\": %.3f, \"overhead_feedback_pct\": %.3f, "
-               "\"blocks_reexecuted\": %llu, \"response_event_p99_us\": %.2f, "
-               "\"aborts_marked\": %zu}\n",
-               p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
-               (unsigned long long)b.reexec, ev99 * 1e6, b.nmarked);
+    FILE *const outs[2] = {b.o.json ? stdout : NULL, jf};
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o])
+            continue;
+        fprintf(outs[o], "{\"device\": ");
+        rtm_bench_json_string(outs[o], b.dev.info.name);
+        fprintf(outs[o],
+                ", \"response_p50_us\": %.2f, \"response_p99_us\": %.2f, \"response_max_us\": %.2f, "
+                "\"overhead_check_pct\": %.3f, \"overhead_feedback_pct\": %.3f, "
+                "\"blocks_reexecuted\": %llu, \"response_event_p99_us\": %.2f, "
+                "\"aborts_marked\": %zu}\n",
+                p50 * 1e6, p99 * 1e6, mx * 1e6, b.worst_check, b.worst_full,
+                (unsigned long long)b.reexec, ev99 * 1e6, b.nmarked);
     }
     fflush(stdout);
+    if (jf && fclose(jf) != 0) {
+        fprintf(stderr, "rtmgr bench preempt: cannot write %s: %s\n", b.o.json_out, strerror(errno));
+        b.failures++;
+    }
     if (b.have_pool)
         rtm_pool_stop(&b.pool);
     free(b.pool_samples);

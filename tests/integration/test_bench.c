@@ -5,7 +5,7 @@
  * exit 1. And `rtmgr bench pool --quick --json`: one line per quick shape with the pool's
  * and the caller-alone figures, a summary line last; its bad arguments exit 1. And
  * `rtmgr bench preempt --part poll` applies --cl-opts to the builds it measures; `--part
- * response` runs sections 4 and 4b. */
+ * response` runs sections 4 and 4b; `--json-out FILE` keeps the tables. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -326,6 +326,40 @@ static void test_preempt_response_parts(void **state)
     assert_non_null(strstr(out, "summary: "));
 }
 
+/* `bench preempt --json-out FILE` writes the summary's JSON object to FILE and keeps the
+ * tables on stdout (session 79: two H100 calls ran with --json, which prints the object
+ * alone, and their tables were lost); a file that cannot be written stops it before
+ * anything runs (exit 1). */
+static void test_preempt_json_out(void **state)
+{
+    (void)state;
+    char path[128], cmd[512];
+    snprintf(path, sizeof(path), "%s/preempt.json", cache);
+    snprintf(cmd, sizeof(cmd), RTM_TEST_RTMGR " bench preempt --quick --part resume --kernels sort "
+                               "--json-out %s", path);
+    assert_int_equal(run(cmd), 0);
+    assert_non_null(strstr(out, "5. aborted at half and resumed"));
+    assert_non_null(strstr(out, "summary: "));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024] = "", extra[8] = "";
+    assert_non_null(fgets(line, sizeof(line), f));
+    assert_null(fgets(extra, sizeof(extra), f)); /* one line */
+    fclose(f);
+    unlink(path);
+    const char *keys[] = {"{\"device\": \"", "\"response_p50_us\": ", "\"response_p99_us\": ",
+                          "\"response_max_us\": ", "\"overhead_check_pct\": ",
+                          "\"overhead_feedback_pct\": ", "\"blocks_reexecuted\": 0"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        assert_non_null(strstr(line, keys[i]));
+    assert_null(strstr(out, "{\"device\"")); /* not on stdout without --json */
+
+    assert_int_equal(run(RTM_TEST_RTMGR " bench preempt --quick --part resume --kernels sort "
+                                        "--json-out /nonexistent-dir/x.json"), 1);
+    assert_non_null(strstr(out, "cannot write /nonexistent-dir/x.json"));
+    assert_null(strstr(out, "5. aborted at half"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_preempt_poll_cl_opts),
         cmocka_unit_test(test_preempt_overhead_size),
         cmocka_unit_test(test_preempt_response_parts),
+        cmocka_unit_test(test_preempt_json_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
