@@ -371,25 +371,26 @@ void cal_keep_basis(cal_t *c, int di, rtm_board_dev_t *bd, bool late)
     }
     if (!used)
         return;
-    if (!same) {
-        fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
-                        "profile's (%s) on another driver (%s, the base's %s), and its kernels "
-                        "not in --kernels keep fits made against the old ones: recalibrate the "
-                        "device whole (--device without --kernels)\n",
-                bd->name, moved, bd->driver, base->driver);
-        cal_note(c, "%s: its own figures moved from the base profile's (%s) on another driver; "
-                    "its kernels not in --kernels keep the base's fits, made against the old ones",
-                 bd->name, moved);
-    } else {
-        fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base "
-                        "profile's (%s)%s: the base's kept, and the kernels measured now fitted "
-                        "against them as its other kernels were; where the device itself changed, "
-                        "recalibrate it whole (--device without --kernels)\n",
-                bd->name, moved, late ? " over the run" : "");
-        cal_note(c, "%s: its own figures moved from the base profile's (%s)%s: the base's kept, "
-                    "the kernels of --kernels fitted against them", bd->name, moved,
-                 late ? " over the run" : "");
-    }
+    /* what follows the list: on the same driver, the base's put back; on another, kept
+     * fits the warning asks to remake */
+    char where[320]; /* two driver strings (128 bytes each) and the words */
+    if (same)
+        snprintf(where, sizeof(where), "%s", late ? " over the run" : "");
+    else
+        snprintf(where, sizeof(where), " on another driver (%s, the base's %s)", bd->driver,
+                 base->driver);
+    fprintf(stderr, "rtmgr: calibrate: WARNING: %s: its own figures moved from the base profile's "
+                    "(%s)%s%s\n", bd->name, moved, where,
+            same ? ": the base's kept, and the kernels measured now fitted against them as its "
+                   "other kernels were; where the device itself changed, recalibrate it whole "
+                   "(--device without --kernels)"
+                 : ", and its kernels not in --kernels keep fits made against the old ones: "
+                   "recalibrate the device whole (--device without --kernels)");
+    cal_note(c, "%s: its own figures moved from the base profile's (%s)%s%s", bd->name, moved,
+             same ? where : " on another driver",
+             same ? ": the base's kept, the kernels of --kernels fitted against them"
+                  : "; its kernels not in --kernels keep the base's fits, made against the old "
+                    "ones");
     fflush(stderr);
 }
 

@@ -828,8 +828,9 @@ static void ocl_settle(const rtm_kexec_t *kx)
     clFinish(kx->dev->side);
 }
 
-/* A chunked run's pacing (rtm_preempt_pacing): polls the job, which releases its next
- * chunks; once its outputs are enqueued, their last event becomes the run's end m1 with
+/* A chunked run's pacing (rtm_preempt_pacing; the executive's jobs have no launch window,
+ * so chunks are all it paces): polls the job, which releases its next chunks; once its
+ * outputs are enqueued, their last event becomes the run's end m1 with
  * the completion callback, as ocl_begin gives every other run. Called unlocked. */
 static rtm_status_t ocl_pace(devrt_t *r, rtm_preempt_job_t *pj, ocl_run_t *run)
 {
@@ -881,7 +882,7 @@ static void ocl_begin(devrt_t *r, const job_t *j, ocl_run_t *run)
      * (the reads are the last commands of their in-order queue; enqueued and flushed),
      * else a marker in order after the outputs, on their queue (on the H100's driver a
      * marker and a flush are 11 and 4 us of host time) */
-    if (st == RTM_OK && rtm_preempt_pacing(pj)) { /* chunks: ocl_wait paces it, then ends */
+    if (st == RTM_OK && rtm_preempt_pacing(pj)) { /* chunks: ocl_wait paces them, then ends */
         run->st = st;
         return;
     }

@@ -410,7 +410,7 @@ rtm_kexec_opts_t rtm_preempt_poll_candidate(const rtm_kexec_opts_t *base, uint32
  * plain grid cut into launches the host releases two ahead. The host must release a
  * chunk before the other queue's chunk reaches its last wave, about half a chunk after
  * the one before it ended; a job is polled every RTM_PREEMPT_CHUNK_POLL_S while it has
- * chunks to release, so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter
+ * chunks to release (or launches beyond its window: rtm_preempt_pacing), so chunks of 0.75 ms leave it 375 us for a late wake-up. Shorter
  * chunks would not do: spin's 65 536 blocks of 15 us would be chunks of 57 us.
  * Production runs such launches in chunks (rtm_preempt_grid_opts) since session 65: on
  * the H100 with the device idle before each run (its clock off the power cap), chunks of

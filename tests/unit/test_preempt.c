@@ -325,7 +325,6 @@ static void test_window_paced(void **state)
     (void)state;
     fixture_t f;
     fixture_open(&f, rtm_kernel_find("sort"), 0, NULL, 2);
-    print_message("sort n=%lld: %u launches\n", (long long)f.k.size[0], f.k.plan.launches);
     assert_true(f.k.plan.launches > 4);
     const double t = run_whole(&f);
     fixture_reset(&f);
